@@ -1,0 +1,72 @@
+import { Command, Flags } from '@oclif/core';
+import { DEFAULT_DB_PATH, DEFAULT_HOST, DEFAULT_PORT, parseRateLimit, startServer } from '@gatehouse/server';
+
+/** `gatehouse serve`: runs the reference management API until SIGINT or SIGTERM. */
+export default class Serve extends Command {
+  static override summary = 'Run the reference management API server.';
+  static override description = `Serves the management API of api-spec.md over HTTP, persisting to SQLite.
+With no API key given or stored, generates one, stores it and prints it once.`;
+  static override examples = [
+    '<%= config.bin %> serve',
+    '<%= config.bin %> serve --port 9000 --db :memory: --api-key secret-key',
+  ];
+
+  static override flags = {
+    host: Flags.string({ description: 'address to listen on', default: DEFAULT_HOST }),
+    port: Flags.integer({ description: 'port to listen on', env: 'GATEHOUSE_PORT', default: DEFAULT_PORT, min: 0, max: 65535 }),
+    db: Flags.string({ description: 'SQLite database file, or :memory:', env: 'GATEHOUSE_DB', default: DEFAULT_DB_PATH }),
+    'api-key': Flags.string({
+      description: 'API key to accept (repeatable; GATEHOUSE_API_KEYS takes a comma-separated list)',
+      multiple: true,
+    }),
+    'base-url': Flags.string({ description: 'absolute URL that resource `uri` fields are built under' }),
+    'rate-limit': Flags.string({ description: 'requests allowed per key and window, e.g. 120/60s (off by default)' }),
+  };
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(Serve);
+    const apiKeys = flags['api-key'] ?? splitKeys(process.env.GATEHOUSE_API_KEYS);
+    let rateLimit;
+    try {
+      rateLimit = flags['rate-limit'] ? parseRateLimit(flags['rate-limit']) : undefined;
+    } catch (error) {
+      this.error(`--rate-limit: ${(error as Error).message}`, { exit: 1 });
+    }
+    const server = await startServer({
+      host: flags.host,
+      port: flags.port,
+      db: flags.db,
+      apiKeys,
+      ...(flags['base-url'] ? { baseUrl: flags['base-url'] } : {}),
+      ...(rateLimit ? { rateLimit } : {}),
+    });
+
+    this.log(`gatehouse reference API listening on ${server.url}`);
+    this.log(`  database: ${flags.db}`);
+    if (server.generatedKey) {
+      this.log(`  API key (generated, shown once): ${server.generatedKey}`);
+    } else if (apiKeys.length > 0) {
+      this.log(`  API keys: ${apiKeys.length} given`);
+    } else {
+      this.log(`  API keys: ${server.app.apiKeys.storedCount()} stored in the database`);
+    }
+
+    let stopping = false;
+    const stop = async (signal: string) => {
+      if (stopping) return;
+      stopping = true;
+      this.log(`${signal}: finishing in-flight requests and closing the database`);
+      await server.close();
+      process.exit(0);
+    };
+    process.once('SIGINT', () => void stop('SIGINT'));
+    process.once('SIGTERM', () => void stop('SIGTERM'));
+  }
+}
+
+function splitKeys(value: string | undefined): string[] {
+  return (value ?? '')
+    .split(',')
+    .map((k) => k.trim())
+    .filter((k) => k.length > 0);
+}

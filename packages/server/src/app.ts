@@ -1,0 +1,71 @@
+/**
+ * `buildApp(options)` assembles the reference management API and returns it without
+ * listening (tests use `app.inject`; `server.ts` listens). The database is opened here and
+ * closed in `onClose`, so closing the app releases everything it holds.
+ */
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { openDatabase, MEMORY, type Db } from './db/database.js';
+import { Store } from './db/store.js';
+import { AuditLog } from './domain/audit.js';
+import { ApiKeys } from './domain/api-keys.js';
+import { registerAuth } from './http/auth.js';
+import { registerErrorHandling } from './http/errors.js';
+import { registerRequestShapeChecks } from './http/request-shape.js';
+import { Urls } from './http/urls.js';
+import { validatorCompiler } from './http/validation.js';
+import { newId } from './ids.js';
+import { registerAllResources } from './resources/index.js';
+import { registerRateLimit, type RateLimit } from './http/rate-limit.js';
+
+export interface AppOptions {
+  /** SQLite file, or ':memory:' (the default). */
+  db?: string;
+  /** API keys accepted in addition to those stored in the database. */
+  apiKeys?: readonly string[];
+  /** Absolute base URL that every `uri` is built under. */
+  baseUrl?: string;
+  /** Requests allowed per key and window; off when absent. */
+  rateLimit?: RateLimit;
+  logger?: FastifyServerOptions['logger'];
+}
+
+export interface GatehouseApp extends FastifyInstance {
+  db: Db;
+  apiKeys: ApiKeys;
+  audit: AuditLog;
+}
+
+export const DEFAULT_BASE_URL = 'http://127.0.0.1:8484';
+
+export async function buildApp(options: AppOptions = {}): Promise<GatehouseApp> {
+  const app = Fastify({
+    logger: options.logger ?? false,
+    genReqId: () => newId('op'),
+    bodyLimit: 1024 * 1024,
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: false } },
+  });
+  app.setValidatorCompiler(validatorCompiler);
+
+  const db = openDatabase(options.db ?? MEMORY);
+  const urls = new Urls(options.baseUrl ?? DEFAULT_BASE_URL);
+  const store = new Store(db);
+  const audit = new AuditLog(db, urls);
+  const apiKeys = new ApiKeys(db, options.apiKeys ?? []);
+
+  app.decorate('services', { store, urls, audit });
+  app.decorate('db', db);
+  app.decorate('apiKeys', apiKeys);
+  app.decorate('audit', audit);
+  app.addHook('onClose', async () => {
+    db.close();
+  });
+
+  registerErrorHandling(app);
+  registerAuth(app, (hash) => apiKeys.resolve(hash));
+  if (options.rateLimit) registerRateLimit(app, options.rateLimit);
+  registerRequestShapeChecks(app);
+  registerAllResources(app);
+
+  await app.ready();
+  return app as unknown as GatehouseApp;
+}

@@ -1,0 +1,67 @@
+/**
+ * The server's error codes: one table, stable codes, each with its HTTP status and a short
+ * explanation (the README's error table is generated from this list by a test that keeps them
+ * in step). Handlers throw `ApiError`; the error handler in `http/errors.ts` turns it into the
+ * envelope of service-behaviour.md.
+ */
+export const ERROR_CODES = {
+  missing_authorization: { status: 401, doc: 'No `Authorization: Bearer <key>` header was sent.' },
+  invalid_authorization: { status: 401, doc: 'The bearer token is malformed or is not a known API key.' },
+  missing_version: { status: 400, doc: 'No `Service-Version` header was sent; send `Service-Version: 2`.' },
+  unsupported_version: { status: 400, doc: 'The `Service-Version` header names a version other than 2.' },
+  route_not_found: { status: 404, doc: 'No endpoint has this method and path.' },
+  not_found: { status: 404, doc: 'No resource of this kind has this id.' },
+  invalid_json: { status: 400, doc: 'The request body is not valid JSON.' },
+  missing_content_type: { status: 400, doc: 'A body was sent without `Content-Type: application/json`.' },
+  unsupported_content_type: { status: 400, doc: 'The body is not `application/json`.' },
+  unexpected_body: { status: 400, doc: 'A body was sent to an endpoint that takes none (GET, DELETE).' },
+  missing_body: { status: 400, doc: 'The endpoint needs a JSON object body.' },
+  empty_update: { status: 400, doc: 'An update (PATCH) named no field to change.' },
+  unknown_field: { status: 400, doc: 'The body has a field the endpoint does not accept.' },
+  missing_field: { status: 400, doc: 'A required field is missing.' },
+  invalid_type: { status: 400, doc: 'A field has a value of the wrong type.' },
+  invalid_value: { status: 400, doc: 'A field has a value outside its allowed set, range or length.' },
+  unknown_query_parameter: { status: 400, doc: 'The query string has a parameter the endpoint does not accept.' },
+  invalid_query_parameter: { status: 400, doc: 'A query parameter has a bad value (for example `limit` outside 1..100).' },
+  invalid_cidr: { status: 400, doc: 'A CIDR is not a valid, canonical IPv4 or IPv6 range with a prefix length.' },
+  duplicate_cidr: { status: 400, doc: 'The IP policy already has a rule with this CIDR.' },
+  invalid_reference: { status: 400, doc: 'A field names an id of a resource that does not exist or is of the wrong kind.' },
+  duplicate_name: { status: 400, doc: 'A bot user with this name already exists.' },
+  duplicate_type: { status: 400, doc: 'An IP restriction of this type already exists.' },
+  hostport_in_use: { status: 400, doc: 'A hostport already belongs to another edge.' },
+  invalid_hostport: { status: 400, doc: 'A hostport is not `hostname:port` with a port in 1..65535 (443 for HTTPS edges).' },
+  duplicate_route: { status: 400, doc: 'The edge already has a route with this match_type and match.' },
+  invalid_module: { status: 400, doc: 'A module configuration breaks one of its rules (see the message).' },
+  payload_too_large: { status: 413, doc: 'The request body is larger than the server accepts.' },
+  rate_limited: { status: 429, doc: 'Too many requests for this API key; retry after the `Retry-After` seconds.' },
+  internal_error: { status: 500, doc: 'The server failed; the operation_id identifies the request in its log.' },
+  service_unavailable: { status: 503, doc: 'The server is shutting down or injected a fault for tests; retry.' },
+} as const satisfies Record<string, { status: number; doc: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** A failure to report to the client, with a stable code and a sentence that says what to do. */
+export class ApiError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details: Record<string, unknown> = {},
+  ) {
+    super(message);
+    this.name = 'ApiError';
+    this.status = ERROR_CODES[code].status;
+  }
+}
+
+export const notFound = (what: string, id: string) =>
+  new ApiError('not_found', `${what} '${id}' does not exist.`, { id });
+
+export const invalidValue = (field: string, message: string) =>
+  new ApiError('invalid_value', `${field}: ${message}`, { field });
+
+export const invalidModule = (field: string, message: string) =>
+  new ApiError('invalid_module', `${field}: ${message}`, { field });
+
+export const invalidReference = (field: string, id: string, what: string) =>
+  new ApiError('invalid_reference', `${field}: ${what} '${id}' does not exist.`, { field, id });

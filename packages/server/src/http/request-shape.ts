@@ -1,0 +1,26 @@
+/**
+ * Checks on the shape of a request that come before its body is parsed: GET and DELETE take
+ * no body, and a body must be declared as JSON. Registered after authentication.
+ */
+import type { FastifyInstance } from 'fastify';
+import { ApiError } from '../errors.js';
+
+const BODYLESS = new Set(['GET', 'HEAD', 'DELETE']);
+
+function hasBody(headers: Record<string, string | string[] | undefined>): boolean {
+  const length = headers['content-length'];
+  return headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
+
+export function registerRequestShapeChecks(app: FastifyInstance): void {
+  app.addHook('onRequest', async (request) => {
+    const withBody = hasBody(request.headers);
+    if (BODYLESS.has(request.method)) {
+      if (withBody) {
+        throw new ApiError('unexpected_body', `${request.method} takes no body; send the request without one.`);
+      }
+    } else if (withBody && request.headers['content-type'] === undefined) {
+      throw new ApiError('missing_content_type', 'Send the body with `Content-Type: application/json`.');
+    }
+  });
+}

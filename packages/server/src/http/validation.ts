@@ -1,0 +1,89 @@
+/**
+ * Request validation against the JSON Schemas of `@gatehouse/schemas`.
+ *
+ * Bodies are validated strictly: no type coercion, unknown fields rejected (never silently
+ * removed), no defaults injected, so that a wrong type is a 400 as it is on the service.
+ * Query strings arrive as text, so they are coerced ("10" -> 10) but are otherwise as strict.
+ * `describeValidationError` turns ajv's first error into a stable code and a sentence naming
+ * the field.
+ */
+import AjvModule, { type ErrorObject, type KeywordDefinition } from 'ajv';
+import { customKeywords } from '@gatehouse/schemas';
+import type { FastifySchemaCompiler } from 'fastify';
+import { ApiError, type ErrorCode } from '../errors.js';
+
+const Ajv = AjvModule.default;
+
+function makeAjv(coerceTypes: boolean) {
+  const ajv = new Ajv({
+    coerceTypes,
+    removeAdditional: false,
+    useDefaults: false,
+    allErrors: false,
+    verbose: true,
+    strict: false,
+  });
+  for (const keyword of customKeywords) ajv.addKeyword(keyword as unknown as KeywordDefinition);
+  return ajv;
+}
+
+const bodyAjv = makeAjv(false);
+const textAjv = makeAjv(true);
+
+export const validatorCompiler: FastifySchemaCompiler<object> = ({ schema, httpPart }) =>
+  (httpPart === 'body' ? bodyAjv : textAjv).compile(schema);
+
+/** JSON pointer `/a/b/0` -> `a.b[0]`, the field name users see in messages. */
+export function fieldName(instancePath: string, child?: string): string {
+  const parts = instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  if (child !== undefined) parts.push(child);
+  return parts.reduce((acc, part) => (/^\d+$/.test(part) ? `${acc}[${part}]` : acc ? `${acc}.${part}` : part), '');
+}
+
+/** Converts ajv's first error for a request part into the API error to answer with. */
+export function describeValidationError(error: ErrorObject, part: string): ApiError {
+  const inQuery = part === 'querystring';
+  const params = error.params as Record<string, unknown>;
+  const at = (child?: string) => fieldName(error.instancePath, child);
+  const fail = (code: ErrorCode, field: string, message: string) =>
+    new ApiError(code, message, { field, ...(inQuery ? { location: 'query' } : {}) });
+
+  switch (error.keyword) {
+    case 'additionalProperties': {
+      const field = at(String(params.additionalProperty));
+      return inQuery
+        ? fail('unknown_query_parameter', field, `Unknown query parameter '${field}'.`)
+        : fail('unknown_field', field, `Unknown field '${field}'; remove it or check its spelling.`);
+    }
+    case 'required': {
+      const field = at(String(params.missingProperty));
+      return fail('missing_field', field, `Field '${field}' is required.`);
+    }
+    case 'minProperties':
+      if (error.instancePath === '' && !inQuery) {
+        return fail('empty_update', '', 'The update names no field; send at least one field to change.');
+      }
+      return fail('invalid_value', at(), `Field '${at()}' must have at least ${String(params.limit)} entries.`);
+    case 'type': {
+      const field = at() || 'body';
+      if (field === 'body') return fail('missing_body', field, 'The body must be a JSON object.');
+      return inQuery
+        ? fail('invalid_query_parameter', field, `Query parameter '${field}' must be ${String(params.type)}.`)
+        : fail('invalid_type', field, `Field '${field}' must be ${String(params.type)}.`);
+    }
+    case 'maxBytes':
+      return fail('invalid_value', at(), `Field '${at()}' is longer than ${error.schema as number} bytes of UTF-8.`);
+    case 'enum':
+      return fail(
+        inQuery ? 'invalid_query_parameter' : 'invalid_value',
+        at(),
+        `Field '${at()}' must be one of: ${(params.allowedValues as unknown[]).join(', ')}.`,
+      );
+    default:
+      return fail(
+        inQuery ? 'invalid_query_parameter' : 'invalid_value',
+        at(),
+        `${inQuery ? 'Query parameter' : 'Field'} '${at()}' ${error.message ?? 'is invalid'}.`,
+      );
+  }
+}

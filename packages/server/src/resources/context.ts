@@ -1,0 +1,23 @@
+/**
+ * What a resource's code sees while it handles a request: the store, URL building, the audit
+ * log and who is asking. Built once per app; `principal` comes from the request.
+ */
+import type { Store } from '../db/store.js';
+import type { AuditLog, Principal } from '../domain/audit.js';
+import type { Urls } from '../http/urls.js';
+
+export interface Services {
+  store: Store;
+  urls: Urls;
+  audit: AuditLog;
+}
+
+export interface RequestContext extends Services {
+  principal: Principal;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    services: Services;
+  }
+}

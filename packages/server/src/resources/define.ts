@@ -1,0 +1,195 @@
+/**
+ * One description per resource kind, and the generic CRUD endpoints built from it.
+ *
+ * A `ResourceDefinition` says what a kind is (storage kind, id prefix, collection path,
+ * schemas, audit name) and supplies the three functions that differ between kinds: `write`
+ * (build the stored fields from a create body or a PATCH, applying the service's rules),
+ * `render` (stored fields -> response) and, optionally, `uniqueKeys` and `onDelete`.
+ * `registerResource` turns it into create / get / list / update / delete with the service's
+ * status codes, pagination, audit events and one transaction per request.
+ */
+import type { TSchema } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { IdParams, ListQuery } from '@gatehouse/schemas';
+import type { StoredObject } from '../db/store.js';
+import { ApiError, notFound } from '../errors.js';
+import { newId } from '../ids.js';
+import type { RequestContext, Services } from './context.js';
+
+/** A unique key an object claims, and the error to answer when another object holds it. */
+export interface UniqueKey {
+  key: string;
+  conflict: () => ApiError;
+}
+
+export interface ParentSpec {
+  /** Storage kind of the parent (e.g. 'https_edge'). */
+  kind: string;
+  /** Path parameter that holds the parent's id (e.g. 'edge_id'). */
+  param: string;
+  label: string;
+}
+
+export interface ResourceDefinition<Stored, Rendered = unknown> {
+  /** Storage kind, e.g. 'ip_policy'. */
+  kind: string;
+  /** What messages call one object, e.g. 'IP policy'. */
+  label: string;
+  idPrefix: string;
+  /** Collection path with Fastify parameters, e.g. '/ip_policies' or '/edges/https/:edge_id/routes'. */
+  path: string;
+  /** Envelope key of the list response; no list endpoint when absent. */
+  listKey?: string;
+  /** Audit event name (`<audit>_created.v0` ...); no events when absent. */
+  audit?: string;
+  /** Parent named by the URL (routes under their edge). */
+  parent?: ParentSpec;
+  /**
+   * Parent named by a create-body field instead (a rule's `ip_policy_id`): checks that it
+   * exists and returns its id. The parent of an object never changes.
+   */
+  parentFromBody?(body: Record<string, unknown>, ctx: RequestContext): string;
+  schemas: { create: TSchema; update: TSchema; resource: TSchema; list?: TSchema };
+  /**
+   * Builds the fields to store from a create body (`current` undefined) or from a PATCH over
+   * the current fields, enforcing every rule of the service; throws `ApiError` on a violation.
+   */
+  write(input: Record<string, unknown>, current: Stored | undefined, ctx: WriteContext): Stored;
+  /** The response for a stored object. */
+  render(object: StoredObject<Stored>, ctx: Services): Rendered;
+  uniqueKeys?(data: Stored, object: { id: string; parentId: string | null }): UniqueKey[];
+  /** Runs in the delete's transaction before the object is removed (cascades). */
+  onDelete?(object: StoredObject<Stored>, ctx: RequestContext): void;
+}
+
+export interface WriteContext extends RequestContext {
+  /** Id of the object being updated, or the id it will get when created. */
+  id: string;
+  parentId: string | null;
+}
+
+/** Shallow merge of a PATCH: given fields replace the current ones whole. */
+export function merge<T extends object>(current: T | undefined, input: Record<string, unknown>): T {
+  return { ...(current ?? {}), ...input } as T;
+}
+
+/** Absolute collection path for an object: fills `:param` from its parent id. */
+function collectionPath(def: ResourceDefinition<unknown>, parentId: string | null): string {
+  return def.parent && parentId !== null ? def.path.replace(`:${def.parent.param}`, parentId) : def.path;
+}
+
+export function objectPath(def: ResourceDefinition<unknown>, object: { id: string; parentId: string | null }): string {
+  return `${collectionPath(def, object.parentId)}/${object.id}`;
+}
+
+export function registerResource<Stored>(app: FastifyInstance, def: ResourceDefinition<Stored>): void {
+  const services = () => app.services;
+  const ctxOf = (request: FastifyRequest): RequestContext => ({ ...services(), principal: request.principal });
+  const itemPath = `${def.path}/:id`;
+
+  const parentIdOf = (request: FastifyRequest): string | null => {
+    if (!def.parent) return null;
+    const parentId = (request.params as Record<string, string>)[def.parent.param]!;
+    if (!services().store.get(parentId, def.parent.kind)) throw notFound(def.parent.label, parentId);
+    return parentId;
+  };
+
+  const load = (request: FastifyRequest): StoredObject<Stored> => {
+    const parentId = parentIdOf(request);
+    const id = (request.params as { id: string }).id;
+    const object = services().store.get<Stored>(id, def.kind);
+    if (!object || (parentId !== null && object.parentId !== parentId)) throw notFound(def.label, id);
+    return object;
+  };
+
+  const claimKeys = (data: Stored, object: { id: string; parentId: string | null }) => {
+    if (!def.uniqueKeys) return;
+    const keys = def.uniqueKeys(data, object);
+    for (const { key, conflict } of keys) {
+      const owner = services().store.keyOwner(key);
+      if (owner !== undefined && owner !== object.id) throw conflict();
+    }
+    services().store.setKeys(object.id, keys.map((k) => k.key));
+  };
+
+  const recordAudit = (action: 'created' | 'updated' | 'deleted', object: StoredObject<Stored>, ctx: RequestContext) => {
+    if (def.audit) ctx.audit.record(def.audit, action, def.render(object, ctx), ctx.principal);
+  };
+
+  const response200 = { 200: def.schemas.resource };
+
+  app.post(def.path, { schema: { body: def.schemas.create, response: { 201: def.schemas.resource } } }, async (request, reply) => {
+    const ctx = ctxOf(request);
+    const created = ctx.store.transaction(() => {
+      const body = request.body as Record<string, unknown>;
+      const parentId = def.parentFromBody ? def.parentFromBody(body, ctx) : parentIdOf(request);
+      const id = newId(def.idPrefix);
+      const data = def.write(body, undefined, { ...ctx, id, parentId });
+      claimKeys(data, { id, parentId });
+      const object = ctx.store.insert(def.kind, id, data, parentId);
+      recordAudit('created', object, ctx);
+      return object;
+    });
+    return reply.code(201).send(def.render(created, ctx));
+  });
+
+  app.get(itemPath, { schema: { params: IdParams, response: response200 } }, async (request) =>
+    def.render(load(request), services()),
+  );
+
+  if (def.listKey && def.schemas.list) {
+    const listKey = def.listKey;
+    app.get(def.path, { schema: { querystring: ListQuery, response: { 200: def.schemas.list } } }, async (request) => {
+      const query = request.query as ListQuery;
+      const parentId = parentIdOf(request);
+      const limit = query.limit ?? 100;
+      const { store, urls } = services();
+      const page = store.page<Stored>(def.kind, {
+        limit,
+        ...(query.before_id !== undefined ? { beforeId: query.before_id } : {}),
+        ...(parentId !== null ? { parentId } : {}),
+      });
+      if (!page) {
+        throw new ApiError('invalid_query_parameter', `before_id '${query.before_id}' is not the id of a ${def.label}.`, {
+          field: 'before_id',
+          location: 'query',
+        });
+      }
+      const path = collectionPath(def, parentId);
+      const last = page.items[page.items.length - 1];
+      return {
+        [listKey]: page.items.map((item) => def.render(item, services())),
+        uri: urls.of(path),
+        next_page_uri: page.hasMore && last ? urls.of(`${path}?before_id=${last.id}&limit=${limit}`) : null,
+      };
+    });
+  }
+
+  app.patch(itemPath, { schema: { params: IdParams, body: def.schemas.update, response: response200 } }, async (request) => {
+    const ctx = ctxOf(request);
+    const updated = ctx.store.transaction(() => {
+      const current = load(request);
+      const data = def.write(request.body as Record<string, unknown>, current.data, {
+        ...ctx,
+        id: current.id,
+        parentId: current.parentId,
+      });
+      claimKeys(data, current);
+      const object = ctx.store.update(current, data);
+      recordAudit('updated', object, ctx);
+      return object;
+    });
+    return def.render(updated, ctx);
+  });
+
+  app.delete(itemPath, { schema: { params: IdParams } }, async (request, reply) => {
+    const ctx = ctxOf(request);
+    ctx.store.transaction(() => {
+      const current = load(request);
+      def.onDelete?.(current, ctx);
+      recordAudit('deleted', current, ctx);
+      ctx.store.remove(current.id);
+    });
+    return reply.code(204).send();
+  });
+}

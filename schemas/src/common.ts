@@ -1,0 +1,97 @@
+/**
+ * Building blocks shared by every API body and manifest schema.
+ *
+ * Byte limits (`description` 255 bytes, `metadata` 4096 bytes) use the custom `maxBytes`
+ * keyword, counted in UTF-8 bytes as the service does; `maxLength` carries the same number so
+ * that editors that do not know `maxBytes` still catch most mistakes. Every validator that
+ * consumes these schemas registers `maxBytes` (see `keywords.ts`).
+ */
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+
+export const DESCRIPTION_MAX_BYTES = 255;
+export const METADATA_MAX_BYTES = 4096;
+export const UINT32_MAX = 4_294_967_295;
+
+export const Description = Type.String({
+  maxLength: DESCRIPTION_MAX_BYTES,
+  maxBytes: DESCRIPTION_MAX_BYTES,
+  description: 'human-readable description, at most 255 bytes of UTF-8',
+});
+export const Metadata = Type.String({
+  maxLength: METADATA_MAX_BYTES,
+  maxBytes: METADATA_MAX_BYTES,
+  description: 'arbitrary machine-readable data, at most 4096 bytes of UTF-8',
+});
+export const Timestamp = Type.String({ description: 'RFC 3339 timestamp' });
+export const Id = Type.String({ minLength: 1, description: 'opaque resource identifier' });
+export const Uint32 = Type.Integer({ minimum: 0, maximum: UINT32_MAX });
+
+export const Ref = Type.Object(
+  { id: Type.String(), uri: Type.String() },
+  { additionalProperties: false, description: 'reference to another resource' },
+);
+export type Ref = Static<typeof Ref>;
+
+/** Fields every top-level resource response carries. */
+export const resourceBase = {
+  id: Type.String(),
+  uri: Type.String(),
+  created_at: Timestamp,
+  description: Type.Optional(Description),
+  metadata: Type.Optional(Metadata),
+};
+
+/** `?limit=&before_id=` accepted by every list endpoint; anything else is rejected. */
+export const ListQuery = Type.Object(
+  {
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+    before_id: Type.Optional(Type.String({ minLength: 1 })),
+  },
+  { additionalProperties: false },
+);
+export type ListQuery = Static<typeof ListQuery>;
+
+/** `{ <key>: [...], uri, next_page_uri }`, the envelope of every list response. */
+export function listEnvelope<K extends string, T extends TSchema>(key: K, item: T) {
+  return Type.Object(
+    {
+      [key]: Type.Array(item),
+      uri: Type.String(),
+      next_page_uri: Type.Union([Type.String(), Type.Null()]),
+    } as { [P in K]: ReturnType<typeof Type.Array<T>> } & {
+      uri: ReturnType<typeof Type.String>;
+      next_page_uri: ReturnType<typeof Type.Union<[ReturnType<typeof Type.String>, ReturnType<typeof Type.Null>]>>;
+    },
+    { additionalProperties: false },
+  );
+}
+
+/** `:id` path parameter. */
+export const IdParams = Type.Object({ id: Type.String() });
+
+/** The error envelope of every failure (see service-behaviour.md). */
+export const ErrorBody = Type.Object({
+  error_code: Type.String(),
+  status_code: Type.Integer(),
+  msg: Type.String(),
+  details: Type.Record(Type.String(), Type.Unknown()),
+});
+export type ErrorBody = Static<typeof ErrorBody>;
+
+/** Object schema that rejects unknown properties, the default for every request body. */
+export function Strict<T extends Parameters<typeof Type.Object>[0]>(properties: T, description?: string) {
+  return Type.Object(properties, { additionalProperties: false, ...(description ? { description } : {}) });
+}
+
+/**
+ * A string from a fixed set, as `{type: 'string', enum: [...]}` so that validators report
+ * "must be one of" and editors complete the values.
+ */
+export function StringEnum<const T extends readonly string[]>(values: T, options: { description?: string } = {}) {
+  return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
+}
+
+/** A module or object that may be `null` in a response. */
+export function Nullable<T extends TSchema>(schema: T) {
+  return Type.Union([schema, Type.Null()]);
+}

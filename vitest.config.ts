@@ -1,0 +1,24 @@
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitest/config';
+
+const src = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+
+/**
+ * Unit tests import sibling packages from their TypeScript sources (no build needed);
+ * end-to-end tests in test/ run the built CLI, which `npm test` builds first.
+ */
+export default defineConfig({
+  resolve: {
+    alias: {
+      '@gatehouse/schemas': src('./schemas/src/index.ts'),
+      '@gatehouse/client': src('./packages/client/src/index.ts'),
+      '@gatehouse/engine': src('./packages/engine/src/index.ts'),
+      '@gatehouse/server': src('./packages/server/src/index.ts'),
+    },
+  },
+  test: {
+    include: ['schemas/src/**/*.test.ts', 'packages/*/src/**/*.test.ts', 'test/**/*.test.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+  },
+});
