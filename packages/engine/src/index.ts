@@ -1,0 +1,3 @@
+export * from './ports.js';
+export * from './plan-model.js';
+export * from './source.js';

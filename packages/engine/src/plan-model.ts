@@ -1,0 +1,92 @@
+/**
+ * The plan as a value: computed by `plan`, printed by the CLI's renderers (text, json,
+ * markdown), saved with `--out`, and consumed by `apply`. It never holds a secret: sensitive
+ * values are replaced by `SENSITIVE` markers, so a saved plan is a proof of what was reviewed,
+ * not a payload. Apply recomputes the desired objects from the manifests (whose checksum the
+ * plan records) and refuses changes whose live object no longer has the recorded fingerprint.
+ */
+import type { SourceLocation } from './source.js';
+
+export const PLAN_FORMAT_VERSION = 1;
+
+/** Shown in place of a secret. */
+export const SENSITIVE = '(sensitive)';
+/** Shown when a secret's value differs between live and desired. */
+export const SENSITIVE_CHANGED = '(sensitive value changed)';
+
+export type Action = 'create' | 'update' | 'delete' | 'replace';
+
+/** One field of an update: its dotted path (`routes[0].oidc.scopes`), old and new value. */
+export interface FieldChange {
+  path: string;
+  before: unknown;
+  after: unknown;
+  sensitive: boolean;
+}
+
+/** RFC 6902 operation, as in the JSON plan's `patch`. */
+export interface PatchOperation {
+  op: 'add' | 'remove' | 'replace';
+  path: string;
+  value?: unknown;
+}
+
+export interface Change {
+  /** Stable address of the object: `IPPolicy/office`, `IPPolicyRule/office/10.0.0.0/8`. */
+  address: string;
+  action: Action;
+  /** Kind of the API object (`IPPolicy`, `IPPolicyRule`, `HTTPSEdge`, `HTTPSEdgeRoute`...). */
+  kind: string;
+  /** Name shown to people (`office`, `api path_prefix:/`). */
+  name: string;
+  /** Live id; null for a create. */
+  id: string | null;
+  /** Live object before the change, normalized and masked; null for a create. */
+  before: Record<string, unknown> | null;
+  /** Desired object after the change, normalized and masked; null for a delete. */
+  after: Record<string, unknown> | null;
+  /** Changed fields of an update or replace (empty for create and delete). */
+  fields: FieldChange[];
+  /** RFC 6902 patch from `before` to `after` (masked values). */
+  patch: PatchOperation[];
+  /** Addresses of the changes that must finish before this one starts. */
+  dependsOn: string[];
+  /** Why an object is replaced rather than updated (`type cannot be updated`). */
+  reason?: string;
+  /** Where the desired object is declared; absent for deletes. */
+  source?: SourceLocation;
+}
+
+/** A live object that no manifest declares and this stack does not own: listed, never touched. */
+export interface UnmanagedObject {
+  kind: string;
+  id: string;
+  /** A human hint: its name, description or natural key. */
+  label: string;
+}
+
+export interface PlanSummary {
+  create: number;
+  update: number;
+  delete: number;
+  replace: number;
+  unchanged: number;
+}
+
+export interface Plan {
+  format_version: typeof PLAN_FORMAT_VERSION;
+  target: { url: string; embedded: boolean };
+  stack: string;
+  /** RFC 3339 time the live state was read. */
+  created_at: string;
+  summary: PlanSummary;
+  /** In an order that respects `dependsOn` (parents first for creates, children first for deletes). */
+  changes: Change[];
+  unmanaged: UnmanagedObject[];
+  /** Fingerprint of each live object a change affects, as read: id -> sha256 of its content. */
+  fingerprints: Record<string, string>;
+  /** sha256 over the manifests' files, in path order, that the plan was computed from. */
+  manifest_checksum: string;
+  /** API requests spent reading live state. */
+  requests: number;
+}
