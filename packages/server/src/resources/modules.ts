@@ -1,0 +1,120 @@
+/**
+ * Modules: sub-objects of an owner (a route, an HTTPS edge, a TCP edge) that are replaced,
+ * read and deleted on their own (`PUT/GET/DELETE <owner>/<module>`, api-spec 4.4-4.6), and
+ * that may also be given whole in the owner's create and PATCH bodies.
+ *
+ * A `ModuleDefinition` is described once (input schema, output schema, `write`, `render`);
+ * the owner stores each module's written form under the module's name in its own data and
+ * renders an unset module as `null`.
+ */
+import type { TSchema } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { StoredObject } from '../db/store.js';
+import { notFound } from '../errors.js';
+import type { RequestContext, Services } from './context.js';
+
+export interface ModuleDefinition<Stored = Record<string, unknown>> {
+  /** Field name on the owner and last path segment (`oidc`, `response_headers`). */
+  name: string;
+  /** Request body of PUT and of the field in the owner's create/PATCH body. */
+  input: TSchema;
+  /** Response body of PUT/GET and of the field in the owner's response. */
+  output: TSchema;
+  /**
+   * Applies the service's rules and defaults (`enabled` true when unspecified...) and returns
+   * what is stored; throws `ApiError` naming `<field>` on a violation. `field` is the name to
+   * use in messages (`oidc` for PUT, `routes.oidc` style when nested is not needed).
+   */
+  write(input: Record<string, unknown>, ctx: RequestContext, field: string): Stored;
+  render(stored: Stored, ctx: Services): unknown;
+}
+
+export type AnyModule = ModuleDefinition<any>;
+
+export interface ModuleOwner {
+  /** Storage kind of the owner. */
+  kind: string;
+  label: string;
+  /** Item path of the owner with Fastify params; the owner's id is `:id`. */
+  path: string;
+  /** When the owner sits under a parent in the URL (a route under its edge). */
+  parent?: { param: string; kind: string; label: string };
+}
+
+/** Writes every module present in a create or PATCH body; returns the fields to store. */
+export function writeModules(
+  input: Record<string, unknown>,
+  modules: readonly AnyModule[],
+  ctx: RequestContext,
+): Record<string, unknown> {
+  const written: Record<string, unknown> = {};
+  for (const module of modules) {
+    const value = input[module.name];
+    if (value !== undefined && value !== null) {
+      written[module.name] = module.write(value as Record<string, unknown>, ctx, module.name);
+    }
+  }
+  return written;
+}
+
+/** Every module of an owner as it is returned: rendered, or `null` when unset. */
+export function renderModules(
+  data: Record<string, unknown>,
+  modules: readonly AnyModule[],
+  ctx: Services,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const module of modules) {
+    const stored = data[module.name];
+    out[module.name] = stored === undefined || stored === null ? null : module.render(stored, ctx);
+  }
+  return out;
+}
+
+/** Registers `PUT/GET/DELETE <owner path>/<module>` for each module. */
+export function registerModules(app: FastifyInstance, owner: ModuleOwner, modules: readonly AnyModule[]): void {
+  const load = (request: FastifyRequest): StoredObject<Record<string, unknown>> => {
+    const params = request.params as Record<string, string>;
+    const { store } = app.services;
+    if (owner.parent && !store.get(params[owner.parent.param]!, owner.parent.kind)) {
+      throw notFound(owner.parent.label, params[owner.parent.param]!);
+    }
+    const object = store.get<Record<string, unknown>>(params.id!, owner.kind);
+    if (!object || (owner.parent && object.parentId !== params[owner.parent.param])) {
+      throw notFound(owner.label, params.id!);
+    }
+    return object;
+  };
+
+  for (const module of modules) {
+    const path = `${owner.path}/${module.name}`;
+
+    app.put(path, { schema: { body: module.input, response: { 200: module.output } } }, async (request) => {
+      const ctx: RequestContext = { ...app.services, principal: request.principal };
+      const stored = ctx.store.transaction(() => {
+        const object = load(request);
+        const written = module.write(request.body as Record<string, unknown>, ctx, module.name);
+        ctx.store.update(object, { ...object.data, [module.name]: written });
+        return written;
+      });
+      return module.render(stored, app.services);
+    });
+
+    app.get(path, { schema: { response: { 200: module.output } } }, async (request) => {
+      const stored = load(request).data[module.name];
+      if (stored === undefined || stored === null) {
+        throw notFound(`${module.name} module of ${owner.label}`, (request.params as { id: string }).id);
+      }
+      return module.render(stored, app.services);
+    });
+
+    app.delete(path, async (request, reply) => {
+      app.services.store.transaction(() => {
+        const object = load(request);
+        const { [module.name]: _removed, ...rest } = object.data;
+        app.services.store.update(object, rest);
+      });
+      return reply.code(204).send();
+    });
+  }
+}
