@@ -1,0 +1,113 @@
+/**
+ * Runs steps concurrently in dependency order, as Terraform's `internal/dag/walk.go` does:
+ * a step starts as soon as the steps it depends on are done (not when a whole level is), at
+ * most `parallelism` at a time. A failed step's dependents, and theirs, are skipped and
+ * reported as such (cli-utils' filter of dependents of a failed step); independent steps go
+ * on, so one failure never hides how far the rest got.
+ *
+ * The input is expected to be acyclic (the plan orders it); a cycle or a dependency on an
+ * unknown step is reported as `WalkError` before anything runs.
+ */
+import PQueue from 'p-queue';
+
+export interface Step<T> {
+  key: string;
+  dependsOn: readonly string[];
+  run(): Promise<T>;
+}
+
+export type StepOutcome<T> =
+  | { key: string; status: 'done'; value: T; ms: number }
+  | { key: string; status: 'failed'; error: unknown; ms: number }
+  | { key: string; status: 'skipped'; because: string };
+
+export interface WalkOptions<T> {
+  parallelism: number;
+  /** Called once per step, in the order steps finish (or are skipped). */
+  onOutcome?(outcome: StepOutcome<T>): void;
+  /** Called when a step starts. */
+  onStart?(key: string): void;
+}
+
+export class WalkError extends Error {
+  constructor(message: string, readonly keys: string[]) {
+    super(message);
+    this.name = 'WalkError';
+  }
+}
+
+export async function walk<T>(steps: readonly Step<T>[], options: WalkOptions<T>): Promise<StepOutcome<T>[]> {
+  const byKey = new Map(steps.map((s) => [s.key, s]));
+  const waitingOn = new Map<string, number>();
+  const dependents = new Map<string, string[]>();
+  for (const step of steps) {
+    waitingOn.set(step.key, step.dependsOn.length);
+    for (const dep of step.dependsOn) {
+      if (!byKey.has(dep)) throw new WalkError(`step ${step.key} depends on unknown step ${dep}`, [step.key, dep]);
+      dependents.set(dep, [...(dependents.get(dep) ?? []), step.key]);
+    }
+  }
+  assertAcyclic(steps, dependents);
+
+  const outcomes: StepOutcome<T>[] = [];
+  const settled = new Set<string>();
+  const queue = new PQueue({ concurrency: Math.max(1, options.parallelism) });
+
+  const record = (outcome: StepOutcome<T>) => {
+    settled.add(outcome.key);
+    outcomes.push(outcome);
+    options.onOutcome?.(outcome);
+  };
+
+  const skipDependentsOf = (failedKey: string, rootCause: string) => {
+    for (const next of dependents.get(failedKey) ?? []) {
+      if (settled.has(next)) continue;
+      record({ key: next, status: 'skipped', because: rootCause });
+      skipDependentsOf(next, rootCause);
+    }
+  };
+
+  const start = (step: Step<T>) => {
+    void queue.add(async () => {
+      options.onStart?.(step.key);
+      const began = performance.now();
+      try {
+        const value = await step.run();
+        record({ key: step.key, status: 'done', value, ms: performance.now() - began });
+      } catch (error) {
+        record({ key: step.key, status: 'failed', error, ms: performance.now() - began });
+        skipDependentsOf(step.key, step.key);
+        return;
+      }
+      for (const next of dependents.get(step.key) ?? []) {
+        const remaining = waitingOn.get(next)! - 1;
+        waitingOn.set(next, remaining);
+        if (remaining === 0 && !settled.has(next)) start(byKey.get(next)!);
+      }
+    });
+  };
+
+  for (const step of steps) if (step.dependsOn.length === 0) start(step);
+  await queue.onIdle();
+  return outcomes;
+}
+
+/** Kahn's algorithm over the whole input; names the steps left on a cycle. */
+function assertAcyclic<T>(steps: readonly Step<T>[], dependents: Map<string, string[]>): void {
+  const indegree = new Map(steps.map((s) => [s.key, s.dependsOn.length]));
+  const ready = steps.filter((s) => s.dependsOn.length === 0).map((s) => s.key);
+  let seen = 0;
+  while (ready.length > 0) {
+    const key = ready.pop()!;
+    seen++;
+    for (const next of dependents.get(key) ?? []) {
+      const n = indegree.get(next)! - 1;
+      indegree.set(next, n);
+      if (n === 0) ready.push(next);
+    }
+  }
+  if (seen < steps.length) {
+    const stuck = [...indegree].filter(([, n]) => n > 0).map(([k]) => k);
+    throw new WalkError(`steps depend on each other in a cycle: ${stuck.join(', ')}`, stuck);
+  }
+}
