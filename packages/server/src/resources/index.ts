@@ -2,8 +2,16 @@
 import type { FastifyInstance } from 'fastify';
 import { registerResource } from './define.js';
 import { ipPolicies, ipPolicyRules } from './ip-policies.js';
+import { ipRestrictions } from './ip-restrictions.js';
+import { botUsers } from './bot-users.js';
+import { registerBackends } from './backends.js';
+import { registerTcpEdges } from './tcp-edges.js';
 
 export function registerAllResources(app: FastifyInstance): void {
   registerResource(app, ipPolicies);
   registerResource(app, ipPolicyRules);
+  registerResource(app, ipRestrictions);
+  registerResource(app, botUsers);
+  registerBackends(app);
+  registerTcpEdges(app);
 }

@@ -1,0 +1,185 @@
+/**
+ * Backends under `/backends/<kind>` (the objects endpoint backend modules point at), one
+ * `ResourceDefinition` per kind built by `backendKind`, which supplies what the four share:
+ * path, id prefix, list key `backends`, description/metadata, no audit events.
+ *
+ * Rules: tunnel_group needs at least one label; http_response header names are HTTP tokens
+ * (body "" , headers {} and status_code 200 when unspecified); failover and weighted name at
+ * least one existing backend of any kind and may not reach themselves through other composite
+ * backends (a cycle would never resolve to a real upstream).
+ */
+import {
+  FailoverBackend,
+  FailoverBackendCreate,
+  FailoverBackendList,
+  FailoverBackendUpdate,
+  HttpResponseBackend,
+  HttpResponseBackendCreate,
+  HttpResponseBackendList,
+  HttpResponseBackendUpdate,
+  TunnelGroupBackend,
+  TunnelGroupBackendCreate,
+  TunnelGroupBackendList,
+  TunnelGroupBackendUpdate,
+  WeightedBackend,
+  WeightedBackendCreate,
+  WeightedBackendList,
+  WeightedBackendUpdate,
+} from '@gatehouse/schemas';
+import type { TSchema } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { invalidReference, invalidValue } from '../errors.js';
+import type { StoredObject } from '../db/store.js';
+import { withCommonFields, type CommonFields } from './common.js';
+import { merge, registerResource, type ResourceDefinition, type WriteContext } from './define.js';
+
+export const TUNNEL_GROUP_BACKEND = 'backend_tunnel_group';
+export const HTTP_RESPONSE_BACKEND = 'backend_http_response';
+export const FAILOVER_BACKEND = 'backend_failover';
+export const WEIGHTED_BACKEND = 'backend_weighted';
+/** Storage kinds of every backend, for modules that accept a backend of any kind. */
+export const BACKEND_KINDS = [TUNNEL_GROUP_BACKEND, HTTP_RESPONSE_BACKEND, FAILOVER_BACKEND, WEIGHTED_BACKEND] as const;
+
+interface KindSpec<Stored> {
+  /** Path segment and storage suffix: `tunnel_group` -> `/backends/tunnel_group`. */
+  segment: string;
+  label: string;
+  idPrefix: string;
+  schemas: { create: TSchema; update: TSchema; resource: TSchema; list: TSchema };
+  /** Defaults of a new object, before the create body is merged over them. */
+  defaults: Omit<Stored, keyof CommonFields>;
+  /**
+   * Checks the fields a create or PATCH gives; throws `ApiError` naming the field. Fields
+   * not given were checked when they were written (and a member deleted since stays listed).
+   */
+  check?(given: Partial<Stored>, ctx: WriteContext): void;
+  /** The kind's own response fields. */
+  fields(data: Stored): object;
+}
+
+function backendKind<Stored extends CommonFields>(spec: KindSpec<Stored>): ResourceDefinition<Stored> {
+  const path = `/backends/${spec.segment}`;
+  return {
+    kind: `backend_${spec.segment}`,
+    label: spec.label,
+    idPrefix: spec.idPrefix,
+    path,
+    listKey: 'backends',
+    schemas: spec.schemas,
+    write(input, current, ctx) {
+      const data = merge<Stored>(current ?? (spec.defaults as Stored), input);
+      spec.check?.(input as Partial<Stored>, ctx);
+      return data;
+    },
+    render: (object: StoredObject<Stored>, { urls }) => withCommonFields(object, urls.of(`${path}/${object.id}`), spec.fields(object.data)),
+  };
+}
+
+/**
+ * Every id must be a live backend, and following composite backends from them must not lead
+ * back to `selfId` (the object being written).
+ */
+function checkMembers(ids: readonly string[] | undefined, ctx: WriteContext): void {
+  if (ids === undefined) return;
+  for (const id of ids) {
+    if (!ctx.store.get(id, ...BACKEND_KINDS)) throw invalidReference('backends', id, 'Backend');
+  }
+  const seen = new Set<string>();
+  const pending = [...ids];
+  while (pending.length > 0) {
+    const id = pending.pop()!;
+    if (id === ctx.id) throw invalidValue('backends', `a composite backend cannot contain itself, directly or through '${id}'.`);
+    if (seen.has(id)) continue;
+    seen.add(id);
+    const member = ctx.store.get<{ backends?: string[] | Record<string, number> }>(id, FAILOVER_BACKEND, WEIGHTED_BACKEND);
+    const inner = member?.data.backends;
+    if (inner) pending.push(...(Array.isArray(inner) ? inner : Object.keys(inner)));
+  }
+}
+
+interface StoredTunnelGroup extends CommonFields {
+  labels: Record<string, string>;
+}
+
+export const tunnelGroupBackends = backendKind<StoredTunnelGroup>({
+  segment: 'tunnel_group',
+  label: 'Tunnel group backend',
+  idPrefix: 'bkdtg',
+  schemas: {
+    create: TunnelGroupBackendCreate,
+    update: TunnelGroupBackendUpdate,
+    resource: TunnelGroupBackend,
+    list: TunnelGroupBackendList,
+  },
+  defaults: { labels: {} },
+  check(given) {
+    for (const name of Object.keys(given.labels ?? {})) {
+      if (name === '') throw invalidValue('labels', 'label names must not be empty.');
+    }
+  },
+  fields: (data) => ({ labels: data.labels, tunnels: [] }),
+});
+
+interface StoredHttpResponse extends CommonFields {
+  body: string;
+  headers: Record<string, string>;
+  status_code: number;
+}
+
+/** An HTTP header name: a token of RFC 9110 section 5.6.2. */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+export const httpResponseBackends = backendKind<StoredHttpResponse>({
+  segment: 'http_response',
+  label: 'HTTP response backend',
+  idPrefix: 'bkdhr',
+  schemas: {
+    create: HttpResponseBackendCreate,
+    update: HttpResponseBackendUpdate,
+    resource: HttpResponseBackend,
+    list: HttpResponseBackendList,
+  },
+  defaults: { body: '', headers: {}, status_code: 200 },
+  check(given) {
+    for (const name of Object.keys(given.headers ?? {})) {
+      if (!HEADER_NAME.test(name)) throw invalidValue(`headers.${name}`, `'${name}' is not a valid HTTP header name.`);
+    }
+  },
+  fields: (data) => ({ body: data.body, headers: data.headers, status_code: data.status_code }),
+});
+
+interface StoredFailover extends CommonFields {
+  backends: string[];
+}
+
+export const failoverBackends = backendKind<StoredFailover>({
+  segment: 'failover',
+  label: 'Failover backend',
+  idPrefix: 'bkdfo',
+  schemas: { create: FailoverBackendCreate, update: FailoverBackendUpdate, resource: FailoverBackend, list: FailoverBackendList },
+  defaults: { backends: [] },
+  check: (given, ctx) => checkMembers(given.backends, ctx),
+  fields: (data) => ({ backends: data.backends }),
+});
+
+interface StoredWeighted extends CommonFields {
+  backends: Record<string, number>;
+}
+
+export const weightedBackends = backendKind<StoredWeighted>({
+  segment: 'weighted',
+  label: 'Weighted backend',
+  idPrefix: 'bkdwd',
+  schemas: { create: WeightedBackendCreate, update: WeightedBackendUpdate, resource: WeightedBackend, list: WeightedBackendList },
+  defaults: { backends: {} },
+  check: (given, ctx) => checkMembers(given.backends && Object.keys(given.backends), ctx),
+  fields: (data) => ({ backends: data.backends }),
+});
+
+/** CRUD endpoints of the four backend kinds. */
+export function registerBackends(app: FastifyInstance): void {
+  registerResource(app, tunnelGroupBackends);
+  registerResource(app, httpResponseBackends);
+  registerResource(app, failoverBackends);
+  registerResource(app, weightedBackends);
+}

@@ -1,0 +1,26 @@
+/** Bot users (api-spec 2.3, 4.3): a name and an active switch, no description or metadata. */
+import { Type, type Static } from '@sinclair/typebox';
+import { Strict, Timestamp, listEnvelope } from '../common.js';
+
+const Name = Type.String({ minLength: 1, description: 'human-readable name identifying the bot; unique, not empty' });
+
+export const BotUserCreate = Strict({
+  name: Name,
+  active: Type.Optional(Type.Boolean({ description: 'whether the bot is active; true when unspecified' })),
+});
+export const BotUserUpdate = Type.Object(
+  { name: Type.Optional(Name), active: Type.Optional(Type.Boolean()) },
+  { additionalProperties: false, minProperties: 1 },
+);
+export const BotUser = Type.Object({
+  id: Type.String(),
+  uri: Type.String(),
+  name: Type.String(),
+  active: Type.Boolean(),
+  created_at: Timestamp,
+});
+export const BotUserList = listEnvelope('bot_users', BotUser);
+
+export type BotUserCreate = Static<typeof BotUserCreate>;
+export type BotUserUpdate = Static<typeof BotUserUpdate>;
+export type BotUser = Static<typeof BotUser>;
