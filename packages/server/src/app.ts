@@ -16,6 +16,8 @@ import { validatorCompiler } from './http/validation.js';
 import { newId } from './ids.js';
 import { registerAllResources } from './resources/index.js';
 import { registerRateLimit, type RateLimit } from './http/rate-limit.js';
+import { registerFaultInjection, type FaultInjection } from './http/faults.js';
+import { ApiError } from './errors.js';
 
 export interface AppOptions {
   /** SQLite file, or ':memory:' (the default). */
@@ -26,6 +28,8 @@ export interface AppOptions {
   baseUrl?: string;
   /** Requests allowed per key and window; off when absent. */
   rateLimit?: RateLimit;
+  /** TESTS ONLY: fail a fraction of requests before or after processing (see http/faults.ts). */
+  faults?: FaultInjection;
   logger?: FastifyServerOptions['logger'];
 }
 
@@ -42,9 +46,15 @@ export async function buildApp(options: AppOptions = {}): Promise<GatehouseApp> 
     logger: options.logger ?? false,
     genReqId: () => newId('op'),
     bodyLimit: 1024 * 1024,
+    // Requests arriving while the server closes get the error envelope (hook below), not
+    // Fastify's own 503 body.
+    return503OnClosing: false,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: false } },
   });
   app.setValidatorCompiler(validatorCompiler);
+  // Bodies are JSON only: without this, Fastify's default text/plain parser would hand a
+  // string to validation and the client would hear about a type error, not the media type.
+  app.removeContentTypeParser('text/plain');
 
   const db = openDatabase(options.db ?? MEMORY);
   const urls = new Urls(options.baseUrl ?? DEFAULT_BASE_URL);
@@ -59,10 +69,21 @@ export async function buildApp(options: AppOptions = {}): Promise<GatehouseApp> 
   app.addHook('onClose', async () => {
     db.close();
   });
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onRequest', async (_request, reply) => {
+    if (closing) {
+      reply.header('connection', 'close');
+      throw new ApiError('service_unavailable', 'The server is shutting down; retry against its replacement.');
+    }
+  });
 
   registerErrorHandling(app);
   registerAuth(app, (hash) => apiKeys.resolve(hash));
   if (options.rateLimit) registerRateLimit(app, options.rateLimit);
+  if (options.faults) registerFaultInjection(app, options.faults);
   registerRequestShapeChecks(app);
   registerAllResources(app);
 

@@ -1,5 +1,13 @@
 import { Command, Flags } from '@oclif/core';
-import { DEFAULT_DB_PATH, DEFAULT_HOST, DEFAULT_PORT, parseRateLimit, startServer } from '@gatehouse/server';
+import {
+  DEFAULT_DB_PATH,
+  DEFAULT_HOST,
+  DEFAULT_PORT,
+  parseFaultInjection,
+  parseRateLimit,
+  startServer,
+  type FaultInjection,
+} from '@gatehouse/server';
 
 /** `gatehouse serve`: runs the reference management API until SIGINT or SIGTERM. */
 export default class Serve extends Command {
@@ -21,6 +29,13 @@ With no API key given or stored, generates one, stores it and prints it once.`;
     }),
     'base-url': Flags.string({ description: 'absolute URL that resource `uri` fields are built under' }),
     'rate-limit': Flags.string({ description: 'requests allowed per key and window, e.g. 120/60s (off by default)' }),
+    // Tests only (hidden): see packages/server/src/http/faults.ts.
+    'inject-faults': Flags.string({ description: 'TESTS ONLY: fraction of requests to fail, 0..1', hidden: true }),
+    'fault-seed': Flags.string({ description: 'TESTS ONLY: seed making injected faults deterministic', hidden: true }),
+    'fault-modes': Flags.string({
+      description: 'TESTS ONLY: comma-separated subset of before,after-503,after-drop',
+      hidden: true,
+    }),
   };
 
   async run(): Promise<void> {
@@ -32,6 +47,14 @@ With no API key given or stored, generates one, stores it and prints it once.`;
     } catch (error) {
       this.error(`--rate-limit: ${(error as Error).message}`, { exit: 1 });
     }
+    let faults: FaultInjection | undefined;
+    try {
+      faults = flags['inject-faults']
+        ? parseFaultInjection(flags['inject-faults'], flags['fault-seed'], flags['fault-modes'])
+        : undefined;
+    } catch (error) {
+      this.error(`--inject-faults: ${(error as Error).message}`, { exit: 1 });
+    }
     const server = await startServer({
       host: flags.host,
       port: flags.port,
@@ -39,10 +62,14 @@ With no API key given or stored, generates one, stores it and prints it once.`;
       apiKeys,
       ...(flags['base-url'] ? { baseUrl: flags['base-url'] } : {}),
       ...(rateLimit ? { rateLimit } : {}),
+      ...(faults ? { faults } : {}),
     });
 
     this.log(`gatehouse reference API listening on ${server.url}`);
     this.log(`  database: ${flags.db}`);
+    if (faults) {
+      this.log(`  FAULT INJECTION ON (tests only): ${faults.rate} of requests fail, seed ${faults.seed ?? 'random'}`);
+    }
     if (server.generatedKey) {
       this.log(`  API key (generated, shown once): ${server.generatedKey}`);
     } else if (apiKeys.length > 0) {

@@ -1,6 +1,8 @@
 /**
  * Checks on the shape of a request that come before its body is parsed: GET and DELETE take
- * no body, and a body must be declared as JSON. Registered after authentication.
+ * no body, a body must be declared as JSON, and an endpoint without a query-string schema
+ * takes no query parameter at all (those with one reject unknown parameters through it).
+ * Registered after authentication.
  */
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../errors.js';
@@ -21,6 +23,15 @@ export function registerRequestShapeChecks(app: FastifyInstance): void {
       }
     } else if (withBody && request.headers['content-type'] === undefined) {
       throw new ApiError('missing_content_type', 'Send the body with `Content-Type: application/json`.');
+    }
+    if (!request.is404 && request.routeOptions.schema?.querystring === undefined) {
+      const [field] = Object.keys(request.query as Record<string, unknown>);
+      if (field !== undefined) {
+        throw new ApiError('unknown_query_parameter', `Unknown query parameter '${field}'; this endpoint takes none.`, {
+          field,
+          location: 'query',
+        });
+      }
     }
   });
 }
