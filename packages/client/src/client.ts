@@ -1,0 +1,178 @@
+/**
+ * `GatehouseClient`: typed accessors for every endpoint of the management API, each built
+ * from the generic `collection`/`module` accessors with its path and schema types. A new
+ * family (certificate authorities, event destinations and subscriptions) is one more field
+ * here with its types from `@gatehouse/schemas`.
+ */
+import type {
+  BotUser,
+  BotUserCreate,
+  BotUserUpdate,
+  EndpointBackend,
+  EndpointBackendInput,
+  EndpointCircuitBreaker,
+  EndpointCircuitBreakerInput,
+  EndpointHeaders,
+  EndpointHeadersInput,
+  EndpointIpPolicy,
+  EndpointIpPolicyInput,
+  EndpointMutualTls,
+  EndpointMutualTlsInput,
+  EndpointOAuth,
+  EndpointOAuthInput,
+  EndpointOidc,
+  EndpointOidcInput,
+  EndpointSaml,
+  EndpointSamlInput,
+  EndpointSwitch,
+  EndpointSwitchInput,
+  EndpointTlsTermination,
+  EndpointTlsTerminationInput,
+  EndpointTrafficPolicy,
+  EndpointTrafficPolicyInput,
+  EndpointUserAgentFilter,
+  EndpointUserAgentFilterInput,
+  EndpointWebhookValidation,
+  EndpointWebhookValidationInput,
+  FailoverBackend,
+  FailoverBackendCreate,
+  HttpResponseBackend,
+  HttpResponseBackendCreate,
+  HttpsEdge,
+  HttpsEdgeCreate,
+  HttpsEdgeRoute,
+  HttpsEdgeRouteCreate,
+  HttpsEdgeRouteUpdate,
+  HttpsEdgeUpdate,
+  IpPolicy,
+  IpPolicyCreate,
+  IpPolicyRule,
+  IpPolicyRuleCreate,
+  IpPolicyRuleUpdate,
+  IpPolicyUpdate,
+  IpRestriction,
+  IpRestrictionCreate,
+  IpRestrictionUpdate,
+  TcpEdge,
+  TcpEdgeCreate,
+  TcpEdgeUpdate,
+  TunnelGroupBackend,
+  TunnelGroupBackendCreate,
+  WeightedBackend,
+  WeightedBackendCreate,
+} from '@gatehouse/schemas';
+import { collection, listableCollection, moduleAccessor, paginate, type Collection, type ModuleAccessor } from './resources.js';
+import { Transport, type ClientOptions, type Method, type RequestCounts, type RequestOptions } from './transport.js';
+
+/** A backend's PATCH body: any of its create fields, at least one. */
+type BackendUpdate<C> = Partial<C>;
+
+/** The thirteen route modules, keyed by their field name (api-spec 2.7). */
+export interface RouteModules {
+  backend: ModuleAccessor<EndpointBackend, EndpointBackendInput>;
+  ip_restriction: ModuleAccessor<EndpointIpPolicy, EndpointIpPolicyInput>;
+  circuit_breaker: ModuleAccessor<EndpointCircuitBreaker, EndpointCircuitBreakerInput>;
+  compression: ModuleAccessor<EndpointSwitch, EndpointSwitchInput>;
+  request_headers: ModuleAccessor<EndpointHeaders, EndpointHeadersInput>;
+  response_headers: ModuleAccessor<EndpointHeaders, EndpointHeadersInput>;
+  webhook_verification: ModuleAccessor<EndpointWebhookValidation, EndpointWebhookValidationInput>;
+  oauth: ModuleAccessor<EndpointOAuth, EndpointOAuthInput>;
+  saml: ModuleAccessor<EndpointSaml, EndpointSamlInput>;
+  oidc: ModuleAccessor<EndpointOidc, EndpointOidcInput>;
+  websocket_tcp_converter: ModuleAccessor<EndpointSwitch, EndpointSwitchInput>;
+  user_agent_filter: ModuleAccessor<EndpointUserAgentFilter, EndpointUserAgentFilterInput>;
+  traffic_policy: ModuleAccessor<EndpointTrafficPolicy, EndpointTrafficPolicyInput>;
+}
+
+export const ROUTE_MODULE_NAMES = [
+  'backend',
+  'ip_restriction',
+  'circuit_breaker',
+  'compression',
+  'request_headers',
+  'response_headers',
+  'webhook_verification',
+  'oauth',
+  'saml',
+  'oidc',
+  'websocket_tcp_converter',
+  'user_agent_filter',
+  'traffic_policy',
+] as const satisfies readonly (keyof RouteModules)[];
+
+export interface HttpsEdgeRoutes extends Collection<HttpsEdgeRoute, HttpsEdgeRouteCreate, HttpsEdgeRouteUpdate> {
+  /** Modules of a route of this edge; the owner id is the route's id. */
+  modules: RouteModules;
+}
+
+export class GatehouseClient {
+  readonly transport: Transport;
+
+  readonly ipPolicies;
+  readonly ipPolicyRules;
+  readonly ipRestrictions;
+  readonly botUsers;
+  readonly httpsEdges;
+  /** `mutual_tls` and `tls_termination` of an HTTPS edge; the owner id is the edge's id. */
+  readonly httpsEdgeModules;
+  readonly tcpEdges;
+  /** `backend`, `ip_restriction` and `traffic_policy` of a TCP edge. */
+  readonly tcpEdgeModules;
+  readonly backends;
+
+  constructor(options: ClientOptions) {
+    const t = (this.transport = new Transport(options));
+    this.ipPolicies = listableCollection<IpPolicy, IpPolicyCreate, IpPolicyUpdate>(t, '/ip_policies', 'ip_policies');
+    this.ipPolicyRules = listableCollection<IpPolicyRule, IpPolicyRuleCreate, IpPolicyRuleUpdate>(t, '/ip_policy_rules', 'ip_policy_rules');
+    this.ipRestrictions = listableCollection<IpRestriction, IpRestrictionCreate, IpRestrictionUpdate>(t, '/ip_restrictions', 'ip_restrictions');
+    this.botUsers = listableCollection<BotUser, BotUserCreate, BotUserUpdate>(t, '/bot_users', 'bot_users');
+    this.httpsEdges = listableCollection<HttpsEdge, HttpsEdgeCreate, HttpsEdgeUpdate>(t, '/edges/https', 'https_edges');
+    const httpsEdge = (id: string) => `/edges/https/${encodeURIComponent(id)}`;
+    this.httpsEdgeModules = {
+      mutual_tls: moduleAccessor<EndpointMutualTls, EndpointMutualTlsInput>(t, httpsEdge, 'mutual_tls'),
+      tls_termination: moduleAccessor<EndpointTlsTermination, EndpointTlsTerminationInput>(t, httpsEdge, 'tls_termination'),
+    };
+    this.tcpEdges = listableCollection<TcpEdge, TcpEdgeCreate, TcpEdgeUpdate>(t, '/edges/tcp', 'tcp_edges');
+    const tcpEdge = (id: string) => `/edges/tcp/${encodeURIComponent(id)}`;
+    this.tcpEdgeModules = {
+      backend: moduleAccessor<EndpointBackend, EndpointBackendInput>(t, tcpEdge, 'backend'),
+      ip_restriction: moduleAccessor<EndpointIpPolicy, EndpointIpPolicyInput>(t, tcpEdge, 'ip_restriction'),
+      traffic_policy: moduleAccessor<EndpointTrafficPolicy, EndpointTrafficPolicyInput>(t, tcpEdge, 'traffic_policy'),
+    };
+    this.backends = {
+      tunnelGroup: listableCollection<TunnelGroupBackend, TunnelGroupBackendCreate, BackendUpdate<TunnelGroupBackendCreate>>(t, '/backends/tunnel_group', 'backends'),
+      httpResponse: listableCollection<HttpResponseBackend, HttpResponseBackendCreate, BackendUpdate<HttpResponseBackendCreate>>(t, '/backends/http_response', 'backends'),
+      failover: listableCollection<FailoverBackend, FailoverBackendCreate, BackendUpdate<FailoverBackendCreate>>(t, '/backends/failover', 'backends'),
+      weighted: listableCollection<WeightedBackend, WeightedBackendCreate, BackendUpdate<WeightedBackendCreate>>(t, '/backends/weighted', 'backends'),
+    };
+  }
+
+  /** Routes of one HTTPS edge (no list endpoint: routes appear inline in their edge). */
+  httpsEdgeRoutes(edgeId: string): HttpsEdgeRoutes {
+    const base = `/edges/https/${encodeURIComponent(edgeId)}/routes`;
+    const route = (id: string) => `${base}/${encodeURIComponent(id)}`;
+    const modules = Object.fromEntries(
+      ROUTE_MODULE_NAMES.map((name) => [name, moduleAccessor(this.transport, route, name)]),
+    ) as unknown as RouteModules;
+    return { ...collection<HttpsEdgeRoute, HttpsEdgeRouteCreate, HttpsEdgeRouteUpdate>(this.transport, base), modules };
+  }
+
+  /** Untyped escape hatch over the same transport (paths relative to the base URL). */
+  request<T>(method: Method, path: string, options?: RequestOptions): Promise<T> {
+    return this.transport.request<T>(method, path, options);
+  }
+
+  /** Every item of any list endpoint, following `next_page_uri`. */
+  list<T>(path: string, listKey: string, options?: RequestOptions): AsyncGenerator<T> {
+    return paginate<T>(this.transport, path, listKey, options);
+  }
+
+  /** Attempts made so far, retries included. */
+  get requests(): RequestCounts {
+    return this.transport.counts;
+  }
+
+  close(): Promise<void> {
+    return this.transport.close();
+  }
+}
