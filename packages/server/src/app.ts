@@ -82,7 +82,7 @@ export async function buildApp(options: AppOptions = {}): Promise<GatehouseApp> 
 
   registerErrorHandling(app);
   registerAuth(app, (hash) => apiKeys.resolve(hash));
-  if (options.rateLimit) registerRateLimit(app, options.rateLimit);
+  if (options.rateLimit) await registerRateLimit(app, options.rateLimit);
   if (options.faults) registerFaultInjection(app, options.faults);
   registerRequestShapeChecks(app);
   registerAllResources(app);

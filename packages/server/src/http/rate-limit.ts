@@ -24,8 +24,12 @@ export function parseRateLimit(text: string): RateLimit {
   return { max, windowMs };
 }
 
-export function registerRateLimit(app: FastifyInstance, limit: RateLimit): void {
-  void app.register(rateLimit, {
+/**
+ * Must be awaited before any route is registered: the plugin applies itself to routes from an
+ * onRoute hook, so routes declared before it loads would not be limited.
+ */
+export async function registerRateLimit(app: FastifyInstance, limit: RateLimit): Promise<void> {
+  await app.register(rateLimit, {
     global: true,
     max: limit.max,
     timeWindow: limit.windowMs,
