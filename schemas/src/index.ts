@@ -6,3 +6,7 @@ export * from './api/bot-users.js';
 export * from './api/backend-modules.js';
 export * from './api/backends.js';
 export * from './api/tcp-edges.js';
+export * from './events.js';
+export * from './api/certificate-authorities.js';
+export * from './api/event-destinations.js';
+export * from './api/event-subscriptions.js';
