@@ -6,6 +6,7 @@ import { ipRestrictions } from './ip-restrictions.js';
 import { botUsers } from './bot-users.js';
 import { registerBackends } from './backends.js';
 import { registerTcpEdges } from './tcp-edges.js';
+import { registerHttpsEdges } from './https-edges.js';
 
 export function registerAllResources(app: FastifyInstance): void {
   registerResource(app, ipPolicies);
@@ -14,4 +15,5 @@ export function registerAllResources(app: FastifyInstance): void {
   registerResource(app, botUsers);
   registerBackends(app);
   registerTcpEdges(app);
+  registerHttpsEdges(app);
 }

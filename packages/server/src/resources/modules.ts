@@ -26,7 +26,18 @@ export interface ModuleDefinition<Stored = Record<string, unknown>> {
    * use in messages (`oidc` for PUT, `routes.oidc` style when nested is not needed).
    */
   write(input: Record<string, unknown>, ctx: RequestContext, field: string): Stored;
-  render(stored: Stored, ctx: Services): unknown;
+  /**
+   * The module as it is returned. `owner` is the object it belongs to, for the few modules
+   * whose output derives from it (SAML's service-provider URLs); every caller that can pass
+   * it does.
+   */
+  render(stored: Stored, ctx: Services, owner?: ModuleOwnerRef): unknown;
+}
+
+/** The object a module belongs to: its id and its parent's id (a route's edge). */
+export interface ModuleOwnerRef {
+  id: string;
+  parentId: string | null;
 }
 
 export type AnyModule = ModuleDefinition<any>;
@@ -39,6 +50,11 @@ export interface ModuleOwner {
   path: string;
   /** When the owner sits under a parent in the URL (a route under its edge). */
   parent?: { param: string; kind: string; label: string };
+  /**
+   * Rules across the owner's modules (at most one identity module enabled on a route), run on
+   * the owner's data as a module PUT leaves it; throws `ApiError` on a violation.
+   */
+  validate?(data: Record<string, unknown>): void;
 }
 
 /** Writes every module present in a create or PATCH body; returns the fields to store. */
@@ -62,11 +78,12 @@ export function renderModules(
   data: Record<string, unknown>,
   modules: readonly AnyModule[],
   ctx: Services,
+  owner?: ModuleOwnerRef,
 ): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const module of modules) {
     const stored = data[module.name];
-    out[module.name] = stored === undefined || stored === null ? null : module.render(stored, ctx);
+    out[module.name] = stored === undefined || stored === null ? null : module.render(stored, ctx, owner);
   }
   return out;
 }
@@ -91,21 +108,24 @@ export function registerModules(app: FastifyInstance, owner: ModuleOwner, module
 
     app.put(path, { schema: { body: module.input, response: { 200: module.output } } }, async (request) => {
       const ctx: RequestContext = { ...app.services, principal: request.principal };
-      const stored = ctx.store.transaction(() => {
+      const { stored, object } = ctx.store.transaction(() => {
         const object = load(request);
         const written = module.write(request.body as Record<string, unknown>, ctx, module.name);
-        ctx.store.update(object, { ...object.data, [module.name]: written });
-        return written;
+        const data = { ...object.data, [module.name]: written };
+        owner.validate?.(data);
+        ctx.store.update(object, data);
+        return { stored: written, object };
       });
-      return module.render(stored, app.services);
+      return module.render(stored, app.services, object);
     });
 
     app.get(path, { schema: { response: { 200: module.output } } }, async (request) => {
-      const stored = load(request).data[module.name];
+      const object = load(request);
+      const stored = object.data[module.name];
       if (stored === undefined || stored === null) {
-        throw notFound(`${module.name} module of ${owner.label}`, (request.params as { id: string }).id);
+        throw notFound(`${module.name} module of ${owner.label}`, object.id);
       }
-      return module.render(stored, app.services);
+      return module.render(stored, app.services, object);
     });
 
     app.delete(path, async (request, reply) => {

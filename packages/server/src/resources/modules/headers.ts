@@ -1,0 +1,28 @@
+/**
+ * Request and response header modules (EndpointRequestHeaders, EndpointResponseHeaders,
+ * api-spec 2.6/2.7): header names in `add` are stored lowercased (HTTP header names are
+ * case-insensitive, and the service returns them so), two names that differ only in case are
+ * a 400 rather than one silently winning, and `remove` is `[]` when not given.
+ */
+import { EndpointHeaders, EndpointHeadersInput } from '@gatehouse/schemas';
+import { invalidModule } from '../../errors.js';
+import type { ModuleDefinition } from '../modules.js';
+
+export function headersModule(name: 'request_headers' | 'response_headers'): ModuleDefinition<EndpointHeaders> {
+  return {
+    name,
+    input: EndpointHeadersInput,
+    output: EndpointHeaders,
+    write(input, _ctx, field) {
+      const given = input as EndpointHeadersInput;
+      const add: Record<string, string> = {};
+      for (const [header, value] of Object.entries(given.add ?? {})) {
+        const lower = header.toLowerCase();
+        if (lower in add) throw invalidModule(`${field}.add`, `header '${lower}' is given twice (names are case-insensitive).`);
+        add[lower] = value;
+      }
+      return { enabled: given.enabled ?? true, add, remove: [...(given.remove ?? [])] };
+    },
+    render: (stored): EndpointHeaders => ({ enabled: stored.enabled, add: { ...stored.add }, remove: [...stored.remove] }),
+  };
+}

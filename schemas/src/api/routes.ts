@@ -1,0 +1,86 @@
+/**
+ * HTTPS edge routes (api-spec 2.7), under `/edges/https/{edge_id}/routes`. A route has a
+ * match selector and thirteen optional modules, given inline on create and PATCH (a module
+ * in a PATCH replaces the current one whole; only its own DELETE removes it) and rendered
+ * inline, `null` when unset. Routes have no list endpoint: they appear in their edge.
+ */
+import { Type, type Static, type TNull, type TOptional, type TUnion } from '@sinclair/typebox';
+import { Description, Metadata, Nullable, StringEnum, Timestamp } from '../common.js';
+import {
+  EndpointBackend,
+  EndpointBackendInput,
+  EndpointIpPolicy,
+  EndpointIpPolicyInput,
+  EndpointTrafficPolicy,
+  EndpointTrafficPolicyInput,
+} from './backend-modules.js';
+import {
+  EndpointCircuitBreaker,
+  EndpointCircuitBreakerInput,
+  EndpointHeaders,
+  EndpointHeadersInput,
+  EndpointSwitch,
+  EndpointSwitchInput,
+  EndpointUserAgentFilter,
+  EndpointUserAgentFilterInput,
+  EndpointWebhookValidation,
+  EndpointWebhookValidationInput,
+} from './endpoint-modules.js';
+import { EndpointOAuth, EndpointOAuthInput, EndpointOidc, EndpointOidcInput, EndpointSaml, EndpointSamlInput } from './auth-modules.js';
+
+export const RouteMatchType = StringEnum(['exact_path', 'path_prefix'], { description: 'how match selects requests' });
+export const RouteMatch = Type.String({
+  minLength: 1,
+  description: 'route selector: a path (beginning with /), a host, or a host plus path; unique per edge',
+});
+
+/** The thirteen route modules, in the order of api-spec 2.7: input and output schema. */
+export const ROUTE_MODULE_SCHEMAS = {
+  backend: [EndpointBackendInput, EndpointBackend],
+  ip_restriction: [EndpointIpPolicyInput, EndpointIpPolicy],
+  circuit_breaker: [EndpointCircuitBreakerInput, EndpointCircuitBreaker],
+  compression: [EndpointSwitchInput, EndpointSwitch],
+  request_headers: [EndpointHeadersInput, EndpointHeaders],
+  response_headers: [EndpointHeadersInput, EndpointHeaders],
+  webhook_verification: [EndpointWebhookValidationInput, EndpointWebhookValidation],
+  oauth: [EndpointOAuthInput, EndpointOAuth],
+  saml: [EndpointSamlInput, EndpointSaml],
+  oidc: [EndpointOidcInput, EndpointOidc],
+  websocket_tcp_converter: [EndpointSwitchInput, EndpointSwitch],
+  user_agent_filter: [EndpointUserAgentFilterInput, EndpointUserAgentFilter],
+  traffic_policy: [EndpointTrafficPolicyInput, EndpointTrafficPolicy],
+} as const;
+type ModuleSchemas = typeof ROUTE_MODULE_SCHEMAS;
+type ModuleName = keyof ModuleSchemas;
+
+const moduleInputs = Object.fromEntries(
+  Object.entries(ROUTE_MODULE_SCHEMAS).map(([name, [input]]) => [name, Type.Optional(input)]),
+) as { [K in ModuleName]: TOptional<ModuleSchemas[K][0]> };
+const moduleOutputs = Object.fromEntries(
+  Object.entries(ROUTE_MODULE_SCHEMAS).map(([name, [, output]]) => [name, Nullable(output)]),
+) as { [K in ModuleName]: TUnion<[ModuleSchemas[K][1], TNull]> };
+
+const common = { description: Type.Optional(Description), metadata: Type.Optional(Metadata) };
+
+export const HttpsEdgeRouteCreate = Type.Object(
+  { match_type: RouteMatchType, match: RouteMatch, ...common, ...moduleInputs },
+  { additionalProperties: false },
+);
+export const HttpsEdgeRouteUpdate = Type.Object(
+  { match_type: Type.Optional(RouteMatchType), match: Type.Optional(RouteMatch), ...common, ...moduleInputs },
+  { additionalProperties: false, minProperties: 1 },
+);
+export const HttpsEdgeRoute = Type.Object({
+  edge_id: Type.String(),
+  id: Type.String(),
+  created_at: Timestamp,
+  match_type: RouteMatchType,
+  match: Type.String(),
+  uri: Type.String(),
+  ...common,
+  ...moduleOutputs,
+});
+
+export type HttpsEdgeRouteCreate = Static<typeof HttpsEdgeRouteCreate>;
+export type HttpsEdgeRouteUpdate = Static<typeof HttpsEdgeRouteUpdate>;
+export type HttpsEdgeRoute = Static<typeof HttpsEdgeRoute>;
