@@ -1,0 +1,87 @@
+/**
+ * The plan as JSON, format_version 1 (documented in packages/engine/docs/plan-json.md): what
+ * scripts read, what `--out` saves and what `apply --plan` consumes. `parsePlanJson` is its
+ * inverse and refuses other versions. Keys are snake_case like the API's.
+ */
+import { PLAN_FORMAT_VERSION, type Change, type Plan } from '../plan-model.js';
+
+export interface JsonChange {
+  address: string;
+  action: Change['action'];
+  kind: string;
+  name: string;
+  id: string | null;
+  before: Change['before'];
+  after: Change['after'];
+  patch: Change['patch'];
+  fields: Change['fields'];
+  depends_on: string[];
+  reason?: string;
+  source?: Change['source'];
+}
+
+export type JsonPlan = Omit<Plan, 'changes'> & { changes: JsonChange[] };
+
+export function toJsonPlan(plan: Plan): JsonPlan {
+  return {
+    format_version: plan.format_version,
+    target: plan.target,
+    stack: plan.stack,
+    created_at: plan.created_at,
+    summary: plan.summary,
+    changes: plan.changes.map((c) => ({
+      address: c.address,
+      action: c.action,
+      kind: c.kind,
+      name: c.name,
+      id: c.id,
+      before: c.before,
+      after: c.after,
+      patch: c.patch,
+      fields: c.fields,
+      depends_on: c.dependsOn,
+      ...(c.reason !== undefined ? { reason: c.reason } : {}),
+      ...(c.source !== undefined ? { source: c.source } : {}),
+    })),
+    unmanaged: plan.unmanaged,
+    fingerprints: plan.fingerprints,
+    manifest_checksum: plan.manifest_checksum,
+    requests: plan.requests,
+  };
+}
+
+/** Pretty-printed, with a final newline; `format_version` and `target` come first. */
+export function renderJson(plan: Plan): string {
+  return `${JSON.stringify(toJsonPlan(plan), null, 2)}\n`;
+}
+
+export class PlanFormatError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'PlanFormatError';
+  }
+}
+
+/** Reads a saved plan back; throws `PlanFormatError` saying what is wrong. */
+export function parsePlanJson(text: string): Plan {
+  let data: Partial<JsonPlan>;
+  try {
+    data = JSON.parse(text) as Partial<JsonPlan>;
+  } catch (error) {
+    throw new PlanFormatError(`not JSON: ${(error as Error).message}`);
+  }
+  if (data === null || typeof data !== 'object') throw new PlanFormatError('a plan is a JSON object');
+  if (data.format_version !== PLAN_FORMAT_VERSION) {
+    throw new PlanFormatError(`format_version ${String(data.format_version)} is not supported; this gatehouse reads version ${PLAN_FORMAT_VERSION}`);
+  }
+  for (const key of ['target', 'stack', 'summary', 'changes', 'unmanaged', 'fingerprints', 'manifest_checksum'] as const) {
+    if (data[key] === undefined) throw new PlanFormatError(`the plan has no '${key}'`);
+  }
+  if (!Array.isArray(data.changes)) throw new PlanFormatError("'changes' must be an array");
+  const { changes, ...rest } = data as JsonPlan;
+  return {
+    ...rest,
+    requests: rest.requests ?? 0,
+    changes: changes.map(({ depends_on, ...c }) => ({ ...c, dependsOn: depends_on ?? [] })),
+  };
+}

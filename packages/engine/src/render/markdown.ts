@@ -1,0 +1,99 @@
+/**
+ * The plan as a pull-request comment: the target on the first line, a summary table, then one
+ * collapsible `<details>` section per change with a `diff` block. GitHub refuses comments over
+ * 65,536 characters, so the output is kept under `maxLength` (65,000 by default): changes that
+ * do not fit are left out and a note says how many and which kinds; long values are cut.
+ */
+import type { Change, Plan } from '../plan-model.js';
+import { formatField } from './text.js';
+import { SYMBOLS, countChanges, describeTarget, flatten, formatValue, summaryLine } from './values.js';
+
+export const MARKDOWN_MAX_LENGTH = 65_000;
+/** Longest value shown in a comment; a SAML metadata document need not be read in full there. */
+const VALUE_MAX = 300;
+
+export interface MarkdownOptions {
+  maxLength?: number;
+}
+
+const LABELS = { create: 'create', update: 'update', replace: 'replace', delete: 'delete' } as const;
+
+export function renderMarkdown(plan: Plan, options: MarkdownOptions = {}): string {
+  const maxLength = options.maxLength ?? MARKDOWN_MAX_LENGTH;
+  const head = [
+    `### gatehouse plan for \`${describeTarget(plan)}\`, stack \`${plan.stack}\``,
+    '',
+    '| Action | Count |',
+    '|:--|--:|',
+    `| \`+\` create | ${plan.summary.create} |`,
+    `| \`~\` update | ${plan.summary.update} |`,
+    `| \`-/+\` replace | ${plan.summary.replace} |`,
+    `| \`-\` delete | ${plan.summary.delete} |`,
+    `| unchanged | ${plan.summary.unchanged} |`,
+    '',
+  ].join('\n');
+  const noChanges = countChanges(plan.summary) === 0 ? '**No changes.** The live objects match the manifests.\n\n' : '';
+  const tail = [
+    plan.unmanaged.length > 0 ? `${plan.unmanaged.length} unmanaged object(s) left untouched.` : '',
+    `**Plan:** ${summaryLine(plan.summary)} Live state read with ${plan.requests} API requests.`,
+  ]
+    .filter((line) => line !== '')
+    .join('\n\n');
+
+  const sections = plan.changes.map(section);
+  // Room for the note about cut changes, whatever it says.
+  const reserve = 400;
+  let body = '';
+  let shown = 0;
+  for (const text of sections) {
+    if (head.length + noChanges.length + body.length + text.length + tail.length + reserve > maxLength) break;
+    body += text;
+    shown++;
+  }
+  let note = '';
+  if (shown < sections.length) {
+    const cut = plan.changes.slice(shown);
+    const kinds = [...new Set(cut.map((c) => c.kind))].join(', ');
+    note = `> **${cut.length} of ${sections.length} changes not shown** (${kinds}) to keep this comment under ${maxLength.toLocaleString('en-US')} characters. Run \`gatehouse plan\` for the full plan.\n\n`;
+  }
+  return `${head}\n${noChanges}${body}${note}${tail}\n`;
+}
+
+function section(change: Change): string {
+  const id = change.id ? ` (<code>${escape(change.id)}</code>)` : '';
+  const reason = change.reason ? ` — ${escape(change.reason)}` : '';
+  const summary = `<code>${escape(SYMBOLS[change.action])}</code> ${LABELS[change.action]} <b>${escape(change.kind)}</b> ${escape(change.name)}${id}${reason}`;
+  return `<details><summary>${summary}</summary>\n\n\`\`\`diff\n${diffLines(change).join('\n')}\n\`\`\`\n\n</details>\n\n`;
+}
+
+function diffLines(change: Change): string[] {
+  switch (change.action) {
+    case 'create':
+      return flatten(change.after ?? {})
+        .filter(([, value]) => value !== null)
+        .map(([path, value]) => fence(`+ ${path}: ${formatValue(value, VALUE_MAX)}`));
+    case 'delete':
+      return flatten(change.before ?? {})
+        .filter(([, value]) => value !== null)
+        .map(([path, value]) => fence(`- ${path}: ${formatValue(value, VALUE_MAX)}`));
+    default:
+      return change.fields.flatMap((field) =>
+        field.sensitive
+          ? [fence(`! ${formatField(field)}`)]
+          : [
+              fence(`- ${field.path}: ${formatValue(field.before, VALUE_MAX)}`),
+              fence(`+ ${field.path}: ${formatValue(field.after, VALUE_MAX)}`),
+            ],
+      );
+  }
+}
+
+/** Text inside the summary is HTML. */
+function escape(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/** A value cannot close the code block it sits in. */
+function fence(line: string): string {
+  return line.replace(/```/g, '`\u200b``');
+}

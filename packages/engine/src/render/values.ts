@@ -1,0 +1,48 @@
+/**
+ * Shared helpers of the renderers: one-line value formatting, object flattening to dotted
+ * paths, the target line and the action symbols. Secrets reach the renderers already masked
+ * (`SENSITIVE`, `SENSITIVE_CHANGED`); they are printed bare, never quoted.
+ */
+import { SENSITIVE, SENSITIVE_CHANGED, type Action, type Plan, type PlanSummary } from '../plan-model.js';
+
+export const SYMBOLS: Record<Action, string> = { create: '+', update: '~', delete: '-', replace: '-/+' };
+
+/** A value on one line: strings JSON-quoted, masks bare, objects as compact JSON. */
+export function formatValue(value: unknown, maxLength = Infinity): string {
+  if (value === SENSITIVE || value === SENSITIVE_CHANGED) return value;
+  if (value === undefined) return '(absent)';
+  const text = JSON.stringify(value) ?? String(value);
+  if (text.length <= maxLength) return text;
+  return `${text.slice(0, maxLength)}… (${text.length - maxLength} more characters)`;
+}
+
+/**
+ * Leaves of an object as `[path, value]` in document order: `routes[0].oidc.scopes`. Empty
+ * objects and arrays are leaves; `null` leaves are kept (a route's unset module).
+ */
+export function flatten(value: unknown, prefix = ''): [string, unknown][] {
+  if (Array.isArray(value)) {
+    if (value.length === 0 || value.every((item) => item === null || typeof item !== 'object')) return [[prefix, value]];
+    return value.flatMap((item, index) => flatten(item, `${prefix}[${index}]`));
+  }
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
+    if (entries.length === 0) return [[prefix, value]];
+    return entries.flatMap(([key, v]) => flatten(v, prefix === '' ? key : `${prefix}.${key}`));
+  }
+  return [[prefix, value]];
+}
+
+/** `http://127.0.0.1:8484 (embedded reference server, .gatehouse/server.db)` or the URL alone. */
+export function describeTarget(plan: Pick<Plan, 'target'>): string {
+  return plan.target.embedded ? `${plan.target.url} (embedded reference server, .gatehouse/server.db)` : plan.target.url;
+}
+
+export function countChanges(summary: PlanSummary): number {
+  return summary.create + summary.update + summary.delete + summary.replace;
+}
+
+/** `2 to create, 1 to update, 0 to replace, 1 to delete, 7 unchanged.` */
+export function summaryLine(summary: PlanSummary): string {
+  return `${summary.create} to create, ${summary.update} to update, ${summary.replace} to replace, ${summary.delete} to delete, ${summary.unchanged} unchanged.`;
+}
