@@ -5,10 +5,9 @@
  */
 import { EndpointMutualTls, EndpointMutualTlsInput } from '@gatehouse/schemas';
 import { invalidReference } from '../../errors.js';
+import { CERTIFICATE_AUTHORITY } from '../certificate-authorities.js';
 import type { ModuleDefinition } from '../modules.js';
 
-/** Storage kind of certificate authorities (`/certificate_authorities`, ids `ca_...`). */
-export const CERTIFICATE_AUTHORITY = 'certificate_authority';
 
 interface StoredMutualTls {
   enabled: boolean;
