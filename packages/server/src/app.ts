@@ -18,6 +18,10 @@ import { registerAllResources } from './resources/index.js';
 import { registerRateLimit, type RateLimit } from './http/rate-limit.js';
 import { registerFaultInjection, type FaultInjection } from './http/faults.js';
 import { ApiError } from './errors.js';
+import { Deliverer, type DeliveryOptions } from './domain/delivery.js';
+import { DeliveryLog } from './domain/delivery-log.js';
+import { registerAdminDeliveries } from './http/admin-deliveries.js';
+import { EVENT_DESTINATION } from './resources/event-destinations.js';
 
 export interface AppOptions {
   /** SQLite file, or ':memory:' (the default). */
@@ -30,6 +34,11 @@ export interface AppOptions {
   rateLimit?: RateLimit;
   /** TESTS ONLY: fail a fraction of requests before or after processing (see http/faults.ts). */
   faults?: FaultInjection;
+  /**
+   * Event delivery (domain/delivery.ts), e.g. `{ sinkPath }` for a JSON-lines sink. `false`
+   * runs no deliverer: events stay queued in the outbox (tests of delivery across restarts).
+   */
+  delivery?: DeliveryOptions | false;
   logger?: FastifyServerOptions['logger'];
 }
 
@@ -37,6 +46,10 @@ export interface GatehouseApp extends FastifyInstance {
   db: Db;
   apiKeys: ApiKeys;
   audit: AuditLog;
+  /** The delivery outbox and log (read by `GET /_admin/deliveries`). */
+  deliveryLog: DeliveryLog;
+  /** Absent when `delivery: false`. `flush()` delivers everything deliverable now. */
+  deliverer: Deliverer | undefined;
 }
 
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:8484';
@@ -61,14 +74,28 @@ export async function buildApp(options: AppOptions = {}): Promise<GatehouseApp> 
   const store = new Store(db);
   const audit = new AuditLog(db, urls);
   const apiKeys = new ApiKeys(db, options.apiKeys ?? []);
+  const deliveryLog = new DeliveryLog(db);
+  const deliverer =
+    options.delivery === false
+      ? undefined
+      : new Deliverer(deliveryLog, (id) => store.get(id, EVENT_DESTINATION) !== undefined, app.log, options.delivery);
 
   app.decorate('services', { store, urls, audit });
   app.decorate('db', db);
   app.decorate('apiKeys', apiKeys);
   app.decorate('audit', audit);
+  app.decorate('deliveryLog', deliveryLog);
+  app.decorate('deliverer', deliverer);
   app.addHook('onClose', async () => {
+    await deliverer?.stop();
     db.close();
   });
+  // A write's transaction has committed by the time its response is sent: deliver its events.
+  if (deliverer) {
+    app.addHook('onResponse', async (request) => {
+      if (request.method !== 'GET') deliverer.wake();
+    });
+  }
   let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
@@ -86,7 +113,9 @@ export async function buildApp(options: AppOptions = {}): Promise<GatehouseApp> 
   if (options.faults) registerFaultInjection(app, options.faults);
   registerRequestShapeChecks(app);
   registerAllResources(app);
+  registerAdminDeliveries(app, deliveryLog);
 
   await app.ready();
+  deliverer?.start();
   return app as unknown as GatehouseApp;
 }

@@ -32,6 +32,8 @@ export const ERROR_CODES = {
   invalid_hostport: { status: 400, doc: 'A hostport is not `hostname:port` with a port in 1..65535 (443 for HTTPS edges).' },
   duplicate_route: { status: 400, doc: 'The edge already has a route with this match_type and match.' },
   invalid_module: { status: 400, doc: 'A module configuration breaks one of its rules (see the message).' },
+  invalid_certificate: { status: 400, doc: 'A PEM field is not one or more valid X.509 certificates (the message says why).' },
+  invalid_event_source: { status: 400, doc: 'A subscription source names an unknown event type or field, or a filter that is not CEL over filterable fields.' },
   payload_too_large: { status: 413, doc: 'The request body is larger than the server accepts.' },
   rate_limited: { status: 429, doc: 'Too many requests for this API key; retry after the `Retry-After` seconds.' },
   internal_error: { status: 500, doc: 'The server failed; the operation_id identifies the request in its log.' },

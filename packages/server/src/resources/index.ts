@@ -2,6 +2,9 @@
 import type { FastifyInstance } from 'fastify';
 import { registerResource } from './define.js';
 import { ipPolicies, ipPolicyRules } from './ip-policies.js';
+import { certificateAuthorities } from './certificate-authorities.js';
+import { eventDestinations } from './event-destinations.js';
+import { eventSubscriptions } from './event-subscriptions.js';
 import { ipRestrictions } from './ip-restrictions.js';
 import { botUsers } from './bot-users.js';
 import { registerBackends } from './backends.js';
@@ -11,6 +14,9 @@ import { registerHttpsEdges } from './https-edges.js';
 export function registerAllResources(app: FastifyInstance): void {
   registerResource(app, ipPolicies);
   registerResource(app, ipPolicyRules);
+  registerResource(app, certificateAuthorities);
+  registerResource(app, eventDestinations);
+  registerResource(app, eventSubscriptions);
   registerResource(app, ipRestrictions);
   registerResource(app, botUsers);
   registerBackends(app);
