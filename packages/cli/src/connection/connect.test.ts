@@ -1,0 +1,46 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CliError } from '../errors.js';
+import { connect } from './connect.js';
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'gatehouse-connect-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('connect', () => {
+  it('starts the embedded reference server over the database and stops it on close', async () => {
+    const db = join(dir, 'sub', 'server.db');
+    const first = await connect({ stack: 'default' }, { embeddedDb: db });
+    expect(first.target.embedded).toBe(true);
+    expect(first.target.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const created = await first.api.create('/bot_users', { name: 'kept' });
+    await first.close();
+    await first.close();
+
+    // Same database, new process-local key: the object is still there.
+    const second = await connect({ stack: 'default' }, { embeddedDb: db });
+    expect(second.target.url).not.toBe('');
+    expect(await second.api.get(`/bot_users/${String(created.id)}`)).toMatchObject({ name: 'kept' });
+    await second.close();
+    await expect(second.client.botUsers.get(String(created.id))).rejects.toThrow();
+  });
+
+  it('needs a key with an API URL and an http(s) URL', async () => {
+    await expect(connect({ stack: 'default', 'api-url': 'http://127.0.0.1:9' })).rejects.toMatchObject({ code: 'missing_api_key' });
+    await expect(connect({ stack: 'default', 'api-url': 'ftp://x', 'api-key': 'k' })).rejects.toBeInstanceOf(CliError);
+    await expect(connect({ stack: 'default', 'rate-limit': 'fast' })).rejects.toMatchObject({ code: 'bad_rate_limit' });
+  });
+
+  it('uses the given API and stack, without starting anything', async () => {
+    const connection = await connect({ stack: 'team-a', 'api-url': 'https://api.example.com/', 'api-key': 'k', 'rate-limit': '120/60s' });
+    expect(connection.target).toEqual({ url: 'https://api.example.com', embedded: false });
+    expect(connection.stack).toBe('team-a');
+    await connection.close();
+  });
+});

@@ -1,0 +1,70 @@
+/**
+ * Opens the connection a command works through: the HTTP client and the engine's `LiveApi`
+ * over it. With an API URL, that API (a key is then required). Without one, the embedded
+ * default: the reference server started in this process on 127.0.0.1 (a free port) over
+ * `.gatehouse/server.db`, the database `gatehouse serve` uses, with a fresh random key that
+ * only this process knows; `close()` stops it. The key is never printed.
+ */
+import { randomBytes } from 'node:crypto';
+import { GatehouseClient, type RequestEvent } from '@gatehouse/client';
+import type { LiveApi, Target } from '@gatehouse/engine';
+import { DEFAULT_DB_PATH, parseRateLimit, startServer } from '@gatehouse/server';
+import { CliError } from '../errors.js';
+import { ClientLiveApi } from '../live-api.js';
+import type { ConnectionFlagValues } from './flags.js';
+
+export interface Connection {
+  client: GatehouseClient;
+  api: LiveApi;
+  target: Target;
+  stack: string;
+  /** Closes the client and, in embedded mode, the server. Safe to call twice. */
+  close(): Promise<void>;
+}
+
+export interface ConnectOptions {
+  /** Database of the embedded server; `.gatehouse/server.db` unless a test says otherwise. */
+  embeddedDb?: string;
+  onRequest?: (event: RequestEvent) => void;
+}
+
+export async function connect(flags: ConnectionFlagValues, options: ConnectOptions = {}): Promise<Connection> {
+  const rateLimit = readRateLimit(flags['rate-limit']);
+  const clientOptions = {
+    ...(rateLimit ? { rateLimit } : {}),
+    ...(options.onRequest ? { onRequest: options.onRequest } : {}),
+  };
+  const apiUrl = flags['api-url'];
+  if (apiUrl) {
+    if (!/^https?:\/\/[^/]/i.test(apiUrl)) throw new CliError('bad_api_url', `--api-url '${apiUrl}' must be an http:// or https:// URL`);
+    const apiKey = flags['api-key'];
+    if (!apiKey) throw new CliError('missing_api_key', 'an API key is required with --api-url: set GATEHOUSE_API_KEY or pass --api-key');
+    const client = new GatehouseClient({ baseUrl: apiUrl, apiKey, ...clientOptions });
+    const target: Target = { url: client.transport.baseUrl, embedded: false };
+    return withClose({ client, api: new ClientLiveApi(client, target), target, stack: flags.stack }, () => client.close());
+  }
+
+  const apiKey = `gh_embedded_${randomBytes(24).toString('base64url')}`;
+  const server = await startServer({ host: '127.0.0.1', port: 0, db: options.embeddedDb ?? DEFAULT_DB_PATH, apiKeys: [apiKey] });
+  const client = new GatehouseClient({ baseUrl: server.url, apiKey, ...clientOptions });
+  const target: Target = { url: server.url, embedded: true };
+  return withClose({ client, api: new ClientLiveApi(client, target), target, stack: flags.stack }, async () => {
+    await client.close();
+    await server.close();
+  });
+}
+
+function withClose(connection: Omit<Connection, 'close'>, close: () => Promise<void>): Connection {
+  let closing: Promise<void> | undefined;
+  return { ...connection, close: () => (closing ??= close()) };
+}
+
+function readRateLimit(text: string | undefined) {
+  if (!text) return undefined;
+  try {
+    const { max, windowMs } = parseRateLimit(text);
+    return { requests: max, intervalMs: windowMs };
+  } catch (error) {
+    throw new CliError('bad_rate_limit', `--rate-limit: ${(error as Error).message}`);
+  }
+}

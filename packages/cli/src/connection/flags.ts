@@ -1,0 +1,38 @@
+/**
+ * Connection flags shared by plan, apply, drift and export, each with its environment
+ * variable. With no API URL the commands use the embedded default (see `connect.ts`).
+ */
+import { Flags } from '@oclif/core';
+
+export const DEFAULT_STACK = 'default';
+
+export const connectionFlags = {
+  'api-url': Flags.string({
+    description: 'base URL of the management API; without it, the embedded reference server over .gatehouse/server.db',
+    env: 'GATEHOUSE_API_URL',
+    helpGroup: 'CONNECTION',
+  }),
+  'api-key': Flags.string({
+    description: 'API key (prefer the environment variable: flags show up in process lists)',
+    env: 'GATEHOUSE_API_KEY',
+    helpGroup: 'CONNECTION',
+  }),
+  stack: Flags.string({
+    description: 'ownership scope: objects this stack manages carry its marker',
+    env: 'GATEHOUSE_STACK',
+    default: DEFAULT_STACK,
+    helpGroup: 'CONNECTION',
+  }),
+  'rate-limit': Flags.string({
+    description: 'client-side limit of requests per window, e.g. 120/60s (off by default)',
+    env: 'GATEHOUSE_RATE_LIMIT',
+    helpGroup: 'CONNECTION',
+  }),
+};
+
+export interface ConnectionFlagValues {
+  'api-url'?: string | undefined;
+  'api-key'?: string | undefined;
+  stack: string;
+  'rate-limit'?: string | undefined;
+}

@@ -1,0 +1,24 @@
+/**
+ * The CLI's error codes: one table. A `CliError` is a user-facing failure (exit 1) whose
+ * message says what to do; it never contains the API key.
+ */
+export const CLI_ERROR_CODES = {
+  bad_api_url: 'the API URL is not an http(s) URL',
+  missing_api_key: 'an API URL was given without an API key',
+  bad_rate_limit: 'the client-side rate limit is not of the form 120/60s',
+  manifest_problems: 'the manifests have problems (each printed as file:line:col: message)',
+  api_failure: 'the API answered with an error or could not be reached',
+  write_failed: 'an output file could not be written',
+} as const;
+
+export type CliErrorCode = keyof typeof CLI_ERROR_CODES;
+
+export class CliError extends Error {
+  constructor(
+    readonly code: CliErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'CliError';
+  }
+}

@@ -1,0 +1,62 @@
+/**
+ * The engine's `LiveApi` port filled with the HTTP client. The engine never imports the
+ * client (DESIGN.md), so this adapter lives in the CLI: it maps the port's verbs onto client
+ * requests and every `GatehouseApiError` onto the engine's `LiveApiError`, keeping the
+ * client's judgement of what is retryable and whether a lost answer leaves the outcome unknown.
+ */
+import { GatehouseApiError, type GatehouseClient } from '@gatehouse/client';
+import { LiveApiError, type ApiObject, type LiveApi, type Target } from '@gatehouse/engine';
+
+export class ClientLiveApi implements LiveApi {
+  constructor(
+    private readonly client: GatehouseClient,
+    readonly target: Target,
+  ) {}
+
+  async *list(path: string, listKey: string): AsyncIterable<ApiObject> {
+    try {
+      for await (const item of this.client.list<ApiObject>(path, listKey)) yield item;
+    } catch (error) {
+      throw toLiveApiError(error);
+    }
+  }
+
+  async get(path: string): Promise<ApiObject | undefined> {
+    try {
+      return await this.client.request<ApiObject>('GET', path);
+    } catch (error) {
+      if (error instanceof GatehouseApiError && error.status === 404) return undefined;
+      throw toLiveApiError(error);
+    }
+  }
+
+  create(path: string, body: ApiObject): Promise<ApiObject> {
+    return this.#call('POST', path, body);
+  }
+
+  update(path: string, body: ApiObject): Promise<ApiObject> {
+    return this.#call('PATCH', path, body);
+  }
+
+  replace(path: string, body: ApiObject): Promise<ApiObject> {
+    return this.#call('PUT', path, body);
+  }
+
+  async remove(path: string): Promise<void> {
+    await this.#call('DELETE', path);
+  }
+
+  async #call(method: 'POST' | 'PATCH' | 'PUT' | 'DELETE', path: string, body?: ApiObject): Promise<ApiObject> {
+    try {
+      return await this.client.request<ApiObject>(method, path, body === undefined ? {} : { body });
+    } catch (error) {
+      throw toLiveApiError(error);
+    }
+  }
+}
+
+/** The engine's error for a client failure; anything else (a bug) is rethrown unchanged. */
+export function toLiveApiError(error: unknown): unknown {
+  if (!(error instanceof GatehouseApiError)) return error;
+  return new LiveApiError(error.message, error.status, error.errorCode, error.retryable, error.outcomeUnknown);
+}

@@ -1,0 +1,40 @@
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formatProblem, terminalStyle, writeFileAtomic } from './output.js';
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'gatehouse-output-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('output helpers', () => {
+  it('writes files atomically, replacing the old content and leaving no temporary file', async () => {
+    const file = join(dir, 'nested', 'plan.json');
+    await writeFileAtomic(file, 'one');
+    await writeFileAtomic(file, 'two');
+    expect(await readFile(file, 'utf8')).toBe('two');
+    expect(await readdir(join(dir, 'nested'))).toEqual(['plan.json']);
+  });
+
+  it('reports an unwritable path as a CliError', async () => {
+    await writeFileAtomic(join(dir, 'a-file'), 'x');
+    await expect(writeFileAtomic(join(dir, 'a-file', 'plan.json'), 'x')).rejects.toMatchObject({ code: 'write_failed' });
+  });
+
+  it('formats problems with their place and code', () => {
+    expect(formatProblem({ code: 'unknown_field', message: "unknown field 'descripton'", at: { file: 'a.yaml', line: 3, col: 5 } })).toBe(
+      "a.yaml:3:5: unknown field 'descripton' [unknown_field]",
+    );
+    expect(formatProblem({ code: 'no_manifests', message: 'no manifests' })).toBe('no manifests [no_manifests]');
+  });
+
+  it('paints only when colour is enabled', () => {
+    expect(terminalStyle(false).create('x')).toBe('x');
+    expect(terminalStyle(true).create('x')).not.toBe('x');
+  });
+});

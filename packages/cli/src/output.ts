@@ -1,0 +1,38 @@
+/** Output helpers: colour decision, atomic file writes, problem lines. */
+import { randomBytes } from 'node:crypto';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { formatLocation, type Problem, type Style } from '@gatehouse/engine';
+import pc from 'picocolors';
+import { CliError } from './errors.js';
+
+/**
+ * Colour on a terminal only: picocolors says no when stdout is not a TTY, when NO_COLOR is set,
+ * or with --no-color, and yes with FORCE_COLOR.
+ */
+export function terminalStyle(enabled = pc.isColorSupported): Style {
+  const c = pc.createColors(enabled);
+  return { create: c.green, update: c.yellow, delete: c.red, replace: c.magenta, bold: c.bold, dim: c.dim };
+}
+
+/**
+ * Writes `text` to `path` so that a reader sees the old file or the new one, never half of
+ * one: a temporary file beside it, then a rename (atomic on one file system).
+ */
+export async function writeFileAtomic(path: string, text: string): Promise<void> {
+  const dir = dirname(path);
+  const temp = join(dir, `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
+  try {
+    await mkdir(dir, { recursive: true });
+    await writeFile(temp, text, { mode: 0o600 });
+    await rename(temp, path);
+  } catch (error) {
+    await rm(temp, { force: true }).catch(() => undefined);
+    throw new CliError('write_failed', `cannot write ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+}
+
+/** `file:line:col: message [code]`, or `message [code]` for a problem without a place. */
+export function formatProblem(problem: Problem): string {
+  return `${problem.at ? `${formatLocation(problem.at)}: ` : ''}${problem.message} [${problem.code}]`;
+}
