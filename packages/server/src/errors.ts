@@ -26,6 +26,7 @@ export const ERROR_CODES = {
   invalid_cidr: { status: 400, doc: 'A CIDR is not a valid, canonical IPv4 or IPv6 range with a prefix length.' },
   duplicate_cidr: { status: 400, doc: 'The IP policy already has a rule with this CIDR.' },
   invalid_reference: { status: 400, doc: 'A field names an id of a resource that does not exist or is of the wrong kind.' },
+  resource_in_use: { status: 400, doc: 'The object is still referenced by another (e.g. a backend by a failover or weighted backend); remove the reference first.' },
   duplicate_name: { status: 400, doc: 'A bot user with this name already exists.' },
   duplicate_type: { status: 400, doc: 'An IP restriction of this type already exists.' },
   hostport_in_use: { status: 400, doc: 'A hostport already belongs to another edge.' },

@@ -159,13 +159,20 @@ describe('failover backends', () => {
     expect((await h.call('GET', `/backends/failover/${outer}`)).body.backends).toEqual([leaf]);
   });
 
-  it('keeps listing a member deleted later and still accepts updates of other fields', async () => {
+  it('refuses to delete a backend that a failover or weighted backend lists, until it is removed there', async () => {
     const leaf = await idOf('http_response', {});
-    const id = await idOf('failover', { backends: [leaf] });
-    await h.call('DELETE', `/backends/http_response/${leaf}`);
-    const patched = await h.call('PATCH', `/backends/failover/${id}`, { description: 'after' });
-    expect(patched.status).toBe(200);
-    expect(patched.body.backends).toEqual([leaf]);
+    const failover = await idOf('failover', { backends: [leaf] });
+    const weighted = await idOf('weighted', { backends: { [leaf]: 1 } });
+    const refused = await h.call('DELETE', `/backends/http_response/${leaf}`);
+    expect(refused.status).toBe(400);
+    expect(errorOf(refused).code).toBe('resource_in_use');
+    expect(refused.body.details.referenced_by).toBe(failover);
+    expect((await h.call('GET', `/backends/http_response/${leaf}`)).status).toBe(200);
+    expect((await h.call('DELETE', `/backends/failover/${failover}`)).status).toBe(204);
+    expect(errorOf(await h.call('DELETE', `/backends/http_response/${leaf}`)).code).toBe('resource_in_use');
+    const other = await idOf('tunnel_group', { labels: { a: 'b' } });
+    await h.call('PATCH', `/backends/weighted/${weighted}`, { backends: { [other]: 1 } });
+    expect((await h.call('DELETE', `/backends/http_response/${leaf}`)).status).toBe(204);
   });
 });
 

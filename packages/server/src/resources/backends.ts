@@ -6,7 +6,9 @@
  * Rules: tunnel_group needs at least one label; http_response header names are HTTP tokens
  * (body "" , headers {} and status_code 200 when unspecified); failover and weighted name at
  * least one existing backend of any kind and may not reach themselves through other composite
- * backends (a cycle would never resolve to a real upstream).
+ * backends (a cycle would never resolve to a real upstream). A backend that a failover or
+ * weighted backend still lists cannot be deleted (`resource_in_use`), as the service refuses
+ * it; references from edge modules are not checked here.
  */
 import {
   FailoverBackend,
@@ -28,8 +30,8 @@ import {
 } from '@gatehouse/schemas';
 import type { TSchema } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { invalidReference, invalidValue } from '../errors.js';
-import type { StoredObject } from '../db/store.js';
+import { ApiError, invalidReference, invalidValue } from '../errors.js';
+import type { Store, StoredObject } from '../db/store.js';
 import { withCommonFields, type CommonFields } from './common.js';
 import { merge, registerResource, type ResourceDefinition, type WriteContext } from './define.js';
 
@@ -71,6 +73,7 @@ function backendKind<Stored extends CommonFields>(spec: KindSpec<Stored>): Resou
       spec.check?.(input as Partial<Stored>, ctx);
       return data;
     },
+    onDelete: (object, ctx) => refuseIfListed(object.id, ctx.store),
     render: (object: StoredObject<Stored>, { urls }) => withCommonFields(object, urls.of(`${path}/${object.id}`), spec.fields(object.data)),
   };
 }
@@ -91,9 +94,26 @@ function checkMembers(ids: readonly string[] | undefined, ctx: WriteContext): vo
     if (id === ctx.id) throw invalidValue('backends', `a composite backend cannot contain itself, directly or through '${id}'.`);
     if (seen.has(id)) continue;
     seen.add(id);
-    const member = ctx.store.get<{ backends?: string[] | Record<string, number> }>(id, FAILOVER_BACKEND, WEIGHTED_BACKEND);
-    const inner = member?.data.backends;
-    if (inner) pending.push(...(Array.isArray(inner) ? inner : Object.keys(inner)));
+    pending.push(...membersOf(ctx.store.get<{ backends?: string[] | Record<string, number> }>(id, FAILOVER_BACKEND, WEIGHTED_BACKEND)?.data));
+  }
+}
+
+/** Members of a composite backend, in the form both kinds store them. */
+function membersOf(data: { backends?: string[] | Record<string, number> } | undefined): string[] {
+  const inner = data?.backends;
+  return inner === undefined ? [] : Array.isArray(inner) ? inner : Object.keys(inner);
+}
+
+/** Throws `resource_in_use` when a live failover or weighted backend lists `id`. */
+function refuseIfListed(id: string, store: Store): void {
+  for (const kind of [FAILOVER_BACKEND, WEIGHTED_BACKEND]) {
+    const holder = store.all<{ backends: string[] | Record<string, number> }>(kind).find((b) => membersOf(b.data).includes(id));
+    if (holder) {
+      throw new ApiError('resource_in_use', `Backend '${id}' is still listed by backend '${holder.id}'; remove it there first.`, {
+        id,
+        referenced_by: holder.id,
+      });
+    }
   }
 }
 
