@@ -52,9 +52,10 @@ export interface ModuleOwner {
   parent?: { param: string; kind: string; label: string };
   /**
    * Rules across the owner's modules (at most one identity module enabled on a route), run on
-   * the owner's data as a module PUT leaves it; throws `ApiError` on a violation.
+   * the owner's data as a module PUT leaves it, with the name of the module just written (to
+   * name in the error); throws `ApiError` on a violation.
    */
-  validate?(data: Record<string, unknown>): void;
+  validate?(data: Record<string, unknown>, written: string): void;
 }
 
 /** Writes every module present in a create or PATCH body; returns the fields to store. */
@@ -112,7 +113,7 @@ export function registerModules(app: FastifyInstance, owner: ModuleOwner, module
         const object = load(request);
         const written = module.write(request.body as Record<string, unknown>, ctx, module.name);
         const data = { ...object.data, [module.name]: written };
-        owner.validate?.(data);
+        owner.validate?.(data, module.name);
         ctx.store.update(object, data);
         return { stored: written, object };
       });

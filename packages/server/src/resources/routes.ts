@@ -74,11 +74,15 @@ export function checkMatch(match: string): void {
   }
 }
 
-/** At most one of saml, oidc and oauth enabled on a route. */
-export function checkIdentityModules(data: Record<string, unknown>): void {
+/**
+ * At most one of saml, oidc and oauth enabled on a route. The error names the first enabled
+ * one among `written` (the modules this request wrote), else the second enabled one.
+ */
+export function checkIdentityModules(data: Record<string, unknown>, ...written: string[]): void {
   const enabled = IDENTITY_MODULES.filter((name) => (data[name] as { enabled?: boolean } | undefined)?.enabled === true);
   if (enabled.length > 1) {
-    throw invalidModule(enabled[1]!, `at most one of saml, oidc and oauth may be enabled on a route; ${enabled.join(' and ')} are.`);
+    const field = enabled.find((name) => written.includes(name)) ?? enabled[1]!;
+    throw invalidModule(field, `at most one of saml, oidc and oauth may be enabled on a route; ${enabled.join(' and ')} are.`);
   }
 }
 
@@ -93,7 +97,7 @@ export const httpsEdgeRoutes: ResourceDefinition<StoredRoute, HttpsEdgeRoute> = 
     const plain = Object.fromEntries(Object.entries(input).filter(([key]) => !MODULE_NAMES.has(key)));
     if (typeof plain.match === 'string') checkMatch(plain.match);
     const data = { ...merge<StoredRoute>(current, plain), ...writeModules(input, ROUTE_MODULES, ctx) };
-    checkIdentityModules(data);
+    checkIdentityModules(data, ...Object.keys(input));
     return data;
   },
   uniqueKeys: (data, route) => [
