@@ -5,6 +5,15 @@
  * here with its types from `@gatehouse/schemas`.
  */
 import type {
+  CertificateAuthority,
+  CertificateAuthorityCreate,
+  CertificateAuthorityUpdate,
+  EventDestination,
+  EventDestinationCreate,
+  EventDestinationUpdate,
+  EventSubscription,
+  EventSubscriptionCreate,
+  EventSubscriptionUpdate,
   BotUser,
   BotUserCreate,
   BotUserUpdate,
@@ -119,6 +128,9 @@ export class GatehouseClient {
   /** `backend`, `ip_restriction` and `traffic_policy` of a TCP edge. */
   readonly tcpEdgeModules;
   readonly backends;
+  readonly certificateAuthorities;
+  readonly eventDestinations;
+  readonly eventSubscriptions;
 
   constructor(options: ClientOptions) {
     const t = (this.transport = new Transport(options));
@@ -145,6 +157,17 @@ export class GatehouseClient {
       failover: listableCollection<FailoverBackend, FailoverBackendCreate, BackendUpdate<FailoverBackendCreate>>(t, '/backends/failover', 'backends'),
       weighted: listableCollection<WeightedBackend, WeightedBackendCreate, BackendUpdate<WeightedBackendCreate>>(t, '/backends/weighted', 'backends'),
     };
+    this.certificateAuthorities = listableCollection<CertificateAuthority, CertificateAuthorityCreate, CertificateAuthorityUpdate>(
+      t,
+      '/certificate_authorities',
+      'certificate_authorities',
+    );
+    this.eventDestinations = listableCollection<EventDestination, EventDestinationCreate, EventDestinationUpdate>(t, '/event_destinations', 'event_destinations');
+    this.eventSubscriptions = listableCollection<EventSubscription, EventSubscriptionCreate, EventSubscriptionUpdate>(
+      t,
+      '/event_subscriptions',
+      'event_subscriptions',
+    );
   }
 
   /** Routes of one HTTPS edge (no list endpoint: routes appear inline in their edge). */
