@@ -29,6 +29,10 @@ With no API key given or stored, generates one, stores it and prints it once.`;
     }),
     'base-url': Flags.string({ description: 'absolute URL that resource `uri` fields are built under' }),
     'rate-limit': Flags.string({ description: 'requests allowed per key and window, e.g. 120/60s (off by default)' }),
+    'event-sink': Flags.string({
+      description: 'JSON-lines file every event delivery is appended to, to watch events arrive (deliveries are also listed at GET /_admin/deliveries)',
+      env: 'GATEHOUSE_EVENT_SINK',
+    }),
     // Tests only (hidden): see packages/server/src/http/faults.ts.
     'inject-faults': Flags.string({ description: 'TESTS ONLY: fraction of requests to fail, 0..1', hidden: true }),
     'fault-seed': Flags.string({ description: 'TESTS ONLY: seed making injected faults deterministic', hidden: true }),
@@ -62,11 +66,13 @@ With no API key given or stored, generates one, stores it and prints it once.`;
       apiKeys,
       ...(flags['base-url'] ? { baseUrl: flags['base-url'] } : {}),
       ...(rateLimit ? { rateLimit } : {}),
+      ...(flags['event-sink'] ? { delivery: { sinkPath: flags['event-sink'] } } : {}),
       ...(faults ? { faults } : {}),
     });
 
     this.log(`gatehouse reference API listening on ${server.url}`);
     this.log(`  database: ${flags.db}`);
+    if (flags['event-sink']) this.log(`  event sink: ${flags['event-sink']}`);
     if (faults) {
       this.log(`  FAULT INJECTION ON (tests only): ${faults.rate} of requests fail, seed ${faults.seed ?? 'random'}`);
     }

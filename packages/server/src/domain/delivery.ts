@@ -96,7 +96,10 @@ export class Deliverer {
     await this.sink?.close();
   }
 
-  /** Queues one pass after the current one; resolves with the number of rows it settled. */
+  /**
+   * Queues one pass after the current one; resolves with the number of rows it delivered or
+   * dropped (failures are not progress, so `flush` ends while a destination keeps failing).
+   */
   private runPass(): Promise<number> {
     this.chain = this.chain.then(
       () => (this.stopped ? 0 : this.pass()),
@@ -120,8 +123,8 @@ export class Deliverer {
         held.add(row.destinationId);
         continue;
       }
-      if (!(await this.deliver(row))) held.add(row.destinationId);
-      settled++;
+      if (await this.deliver(row)) settled++;
+      else held.add(row.destinationId);
     }
     if (rows.length === this.batch && settled > 0) this.wake();
     return settled;

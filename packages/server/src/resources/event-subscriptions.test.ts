@@ -1,0 +1,178 @@
+import { EVENT_TYPES } from '@gatehouse/schemas';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { errorOf, startHarness, TEST_BASE_URL, type Harness } from '../testing/harness.js';
+
+let h: Harness;
+let destinationId: string;
+beforeEach(async () => {
+  h = await startHarness();
+  const destination = await h.call('POST', '/event_destinations', {
+    target: { kinesis: { stream_arn: 'arn:aws:kinesis:us-east-1:123456789012:stream/audit', auth: { role: { role_arn: 'arn:aws:iam::123456789012:role/events' } } } },
+  });
+  destinationId = destination.body.id;
+});
+afterEach(() => h.close());
+
+/** api-spec 6.1 to 6.3, typed out here so that a name missing from the catalogue fails. */
+const TRIPLES = [
+  'api_key', 'certificate_authority', 'domain', 'event_destination', 'event_subscription', 'ip_policy',
+  'ip_policy_rule', 'ip_restriction', 'ssh_certificate_authority', 'ssh_host_certificate', 'ssh_public_key',
+  'ssh_user_certificate', 'tcp_address', 'tls_certificate', 'tunnel_credential',
+];
+const SPEC_EVENT_NAMES = [
+  'agent_session_start.v0',
+  'agent_session_stop.v0',
+  ...TRIPLES.flatMap((r) => [`${r}_created.v0`, `${r}_deleted.v0`, `${r}_updated.v0`]),
+  'http_request_complete.v0',
+  'tcp_connection_closed.v0',
+];
+
+const subscribe = (sources: unknown[], extra: Record<string, unknown> = {}) =>
+  h.call('POST', '/event_subscriptions', { sources, destination_ids: [destinationId], ...extra });
+
+describe('event subscriptions', () => {
+  it('knows exactly the event names of api-spec part 6', () => {
+    expect(SPEC_EVENT_NAMES).toHaveLength(49);
+    expect([...EVENT_TYPES].sort()).toEqual([...SPEC_EVENT_NAMES].sort());
+  });
+
+  it('accepts every part 6 event name, one source each', async () => {
+    const res = await subscribe(SPEC_EVENT_NAMES.map((type) => ({ type })));
+    expect(res.status).toBe(201);
+    expect(res.body.sources.map((s: { type: string }) => s.type)).toEqual(SPEC_EVENT_NAMES);
+    for (const type of SPEC_EVENT_NAMES) {
+      expect((await subscribe([{ type }])).status, type).toBe(201);
+    }
+  });
+
+  it('creates with the shape of api-spec 6: sources with uris, destinations as Refs', async () => {
+    const res = await subscribe(
+      [
+        { type: 'ip_policy_updated.v0' },
+        { type: 'http_request_complete.v0', fields: ['conn.client_ip', 'http.response.status_code'], filter: 'conn.server_port == 443' },
+      ],
+      { description: 'audit', metadata: '{"a":1}' },
+    );
+    expect(res.status).toBe(201);
+    const uri = `${TEST_BASE_URL}/event_subscriptions/${res.body.id}`;
+    expect(res.body.id).toMatch(/^esb_[0-9A-Za-z]{26}$/);
+    expect(res.body).toEqual({
+      id: res.body.id,
+      uri,
+      created_at: res.body.created_at,
+      description: 'audit',
+      metadata: '{"a":1}',
+      sources: [
+        { type: 'ip_policy_updated.v0', uri: `${uri}/sources/ip_policy_updated.v0` },
+        {
+          type: 'http_request_complete.v0',
+          uri: `${uri}/sources/http_request_complete.v0`,
+          fields: ['conn.client_ip', 'http.response.status_code'],
+          filter: 'conn.server_port == 443',
+        },
+      ],
+      destinations: [{ id: destinationId, uri: `${TEST_BASE_URL}/event_destinations/${destinationId}` }],
+    });
+    expect((await h.call('GET', `/event_subscriptions/${res.body.id}`)).body).toEqual(res.body);
+    expect((await h.call('GET', '/event_subscriptions')).body.event_subscriptions).toEqual([res.body]);
+  });
+
+  it('rejects unknown event types, with a hint for a missing version suffix', async () => {
+    expect(errorOf(await subscribe([{ type: 'ip_policy_created' }]))).toEqual({
+      code: 'invalid_event_source',
+      field: 'sources[0].type',
+      msg: "sources[0].type: 'ip_policy_created' is not a known event type (did you mean 'ip_policy_created.v0'?).",
+    });
+    for (const type of ['bot_user_created.v0', 'http_request_complete.v1', 'IP_POLICY_CREATED.V0']) {
+      expect(errorOf(await subscribe([{ type: 'ip_policy_deleted.v0' }, { type }]))).toMatchObject({
+        code: 'invalid_event_source',
+        field: 'sources[1].type',
+        msg: `sources[1].type: '${type}' is not a known event type.`,
+      });
+    }
+    expect(errorOf(await subscribe([{ type: 'ip_policy_deleted.v0' }, { type: 'ip_policy_deleted.v0' }])).msg).toBe(
+      "sources[1].type: event type 'ip_policy_deleted.v0' appears in more than one source.",
+    );
+  });
+
+  it('rejects fields that the event type does not have, and fields or filters on audit events', async () => {
+    expect(errorOf(await subscribe([{ type: 'http_request_complete.v0', fields: ['conn.client_ip', 'conn.bytes_in'] }]))).toEqual({
+      code: 'invalid_event_source',
+      field: 'sources[0].fields[1]',
+      msg: "sources[0].fields[1]: 'conn.bytes_in' is not a field of http_request_complete.v0.",
+    });
+    expect((await subscribe([{ type: 'tcp_connection_closed.v0', fields: ['conn.bytes_in', 'conn.end_ts'] }])).status).toBe(201);
+    expect(errorOf(await subscribe([{ type: 'ip_policy_created.v0', fields: ['id'] }]))).toMatchObject({
+      field: 'sources[0].fields',
+      msg: "sources[0].fields: fields are only accepted for traffic events, not for 'ip_policy_created.v0'.",
+    });
+    expect(errorOf(await subscribe([{ type: 'ip_policy_created.v0', filter: 'true' }]))).toMatchObject({
+      field: 'sources[0].filter',
+    });
+  });
+
+  it('accepts CEL filters over filterable fields, macros and methods included', async () => {
+    for (const filter of [
+      'conn.server_port == 443 && conn.server_name.endsWith(".example.com")',
+      '["10.0.0.1", "10.0.0.2"].exists(ip, ip == conn.client_ip)',
+      'has(conn.server_ip) || !(conn.client_ip in ["1.2.3.4"])',
+    ]) {
+      expect((await subscribe([{ type: 'tcp_connection_closed.v0', filter }])).status, filter).toBe(201);
+    }
+  });
+
+  it('rejects filters on non-filterable or unknown fields, naming the field and its column', async () => {
+    const filterError = async (type: string, filter: string) =>
+      errorOf(await subscribe([{ type, filter }]));
+    expect(await filterError('http_request_complete.v0', 'conn.server_port == 443 && http.request.method == "get"')).toMatchObject({
+      code: 'invalid_event_source',
+      field: 'sources[0].filter',
+      msg: expect.stringMatching(/^sources\[0\]\.filter: field 'http\.request\.method' \(column 28\) is not filterable; filterable fields: conn\.client_ip, conn\.server_ip, conn\.server_name, conn\.server_port\.$/),
+    });
+    expect((await filterError('http_request_complete.v0', 'http.request.headers["Host"] == ["a"]')).msg).toContain(
+      "field 'http.request.headers' (column 1) is not filterable",
+    );
+    expect((await filterError('tcp_connection_closed.v0', 'conn.bytes_in > 100')).msg).toContain("field 'conn.bytes_in' (column 1) is not filterable");
+    expect((await filterError('tcp_connection_closed.v0', 'request.path == "/"')).msg).toContain(
+      "'request.path' (column 1) is not a field of this event type",
+    );
+    expect((await filterError('tcp_connection_closed.v0', 'conn == 1')).msg).toContain("'conn' (column 1) is not a field");
+  });
+
+  it('rejects filters that are not CEL, with the position', async () => {
+    const res = errorOf(await subscribe([{ type: 'http_request_complete.v0', filter: 'conn.client_ip == "1.2.3.4" &&' }]));
+    expect(res).toMatchObject({ code: 'invalid_event_source', field: 'sources[0].filter' });
+    expect(res.msg).toMatch(/^sources\[0\]\.filter: not valid CEL at column \d+: .+/);
+  });
+
+  it('requires destinations that exist, and PATCH replaces sources and destinations whole', async () => {
+    expect(errorOf(await h.call('POST', '/event_subscriptions', { sources: [{ type: 'ip_policy_created.v0' }], destination_ids: ['ed_missing'] }))).toEqual({
+      code: 'invalid_reference',
+      field: 'destination_ids[0]',
+      msg: "destination_ids[0]: Event destination 'ed_missing' does not exist.",
+    });
+    const { body: sub } = await subscribe([{ type: 'ip_policy_created.v0' }, { type: 'ip_policy_deleted.v0' }]);
+    const patched = await h.call('PATCH', `/event_subscriptions/${sub.id}`, { sources: [{ type: 'ip_restriction_created.v0' }], destination_ids: [] });
+    expect(patched.body).toMatchObject({ sources: [{ type: 'ip_restriction_created.v0' }], destinations: [] });
+    expect(errorOf(await h.call('PATCH', `/event_subscriptions/${sub.id}`, { sources: [{ type: 'nope.v0' }] })).code).toBe('invalid_event_source');
+    expect(errorOf(await h.call('PATCH', `/event_subscriptions/${sub.id}`, {})).code).toBe('empty_update');
+    expect(errorOf(await h.call('PATCH', `/event_subscriptions/${sub.id}`, { sources: [] })).code).toBe('invalid_value');
+  });
+
+  it('limits description and metadata in characters, not bytes', async () => {
+    const ok = await subscribe([{ type: 'ip_policy_created.v0' }], { description: 'é'.repeat(255), metadata: 'ü'.repeat(4096) });
+    expect(ok.status).toBe(201);
+    expect(errorOf(await subscribe([{ type: 'ip_policy_created.v0' }], { description: 'a'.repeat(256) }))).toMatchObject({
+      code: 'invalid_value',
+      field: 'description',
+    });
+  });
+
+  it('records event_subscription_* audit events', async () => {
+    const { body: sub } = await subscribe([{ type: 'ip_policy_created.v0' }]);
+    await h.call('PATCH', `/event_subscriptions/${sub.id}`, { description: 'd' });
+    await h.call('DELETE', `/event_subscriptions/${sub.id}`);
+    const types = h.app.audit.read().map((e) => e.event_type).filter((t) => t.startsWith('event_subscription'));
+    expect(types).toEqual(['event_subscription_created.v0', 'event_subscription_updated.v0', 'event_subscription_deleted.v0']);
+  });
+});
