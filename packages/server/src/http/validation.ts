@@ -65,8 +65,8 @@ export function describeValidationError(error: ErrorObject, part: string): ApiEr
       }
       return fail('invalid_value', at(), `Field '${at()}' must have at least ${String(params.limit)} entries.`);
     case 'type': {
-      const field = at() || 'body';
-      if (field === 'body') return fail('missing_body', field, 'The body must be a JSON object.');
+      if (error.instancePath === '' && !inQuery) return fail('missing_body', '', 'The body must be a JSON object.');
+      const field = at();
       return inQuery
         ? fail('invalid_query_parameter', field, `Query parameter '${field}' must be ${String(params.type)}.`)
         : fail('invalid_type', field, `Field '${field}' must be ${String(params.type)}.`);
