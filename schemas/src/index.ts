@@ -10,6 +10,7 @@ export * from './api/endpoint-modules.js';
 export * from './api/auth-modules.js';
 export * from './api/routes.js';
 export * from './api/https-edges.js';
+export * from './manifests/index.js';
 export * from './events.js';
 export * from './api/certificate-authorities.js';
 export * from './api/event-destinations.js';

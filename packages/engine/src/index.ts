@@ -1,4 +1,15 @@
 export * from './ports.js';
 export * from './plan-model.js';
 export * from './source.js';
+export { PROBLEM_CODES, ManifestProblems, type Problem, type ProblemCode } from './problems.js';
+export { computePlan, validateManifests, readManifests, observeAndMatch, DEFAULT_STACK, type EngineOptions, type Desired } from './engine.js';
+export { DependencyCycleError, type Edge } from './steps/order.js';
+export { KINDS, descriptor } from './kinds/index.js';
+export type { KindDescriptor, ApiCall, CallContext, Spec } from './kinds/types.js';
+export type { DesiredObject } from './desired.js';
+export type { LiveObject } from './live.js';
+export type { Matching } from './steps/match.js';
+export { MARKER_PREFIX, composeMetadata, parseMarker, formatMarker, type Marker } from './marker.js';
+export { desiredHash, liveNormal } from './steps/plan.js';
+export * from './render/index.js';
 export * from './render/index.js';

@@ -1,0 +1,28 @@
+/** The desired object: one API object that the manifests declare, in normal form. */
+import type { KindDescriptor, Spec } from './kinds/types.js';
+import type { SourceLocation } from './source.js';
+import type { LoadedDocument } from './steps/load.js';
+
+export interface DesiredObject {
+  /** `Kind/name` for top-level objects, `Kind/<parent name>/<natural key>` for children. */
+  address: string;
+  descriptor: KindDescriptor;
+  /** Name shown to people (`office`, `api path_prefix:/`). */
+  name: string;
+  /** The address without its kind: the name recorded in the ownership marker. */
+  markerName: string;
+  /** Address of the parent (rules, routes). */
+  parent?: string;
+  /** Normal form: references are tokens (addresses or ids), defaults filled in. */
+  normal: Spec;
+  /** Live id this manifest adopts explicitly (`adopt:`). */
+  adopt?: string;
+  /** `lifecycle.prevent_destroy` of the manifest (children inherit their parent's). */
+  preventDestroy: boolean;
+  /** Addresses of desired objects this one references (its parent included). */
+  references: string[];
+  doc: LoadedDocument;
+  /** Where the object's spec sits in its document (`['spec']`, `['spec', 'rules', 2]`). */
+  specPath: (string | number)[];
+  source: SourceLocation;
+}

@@ -1,0 +1,67 @@
+/**
+ * The orchestrator: the pipeline steps in order (DESIGN.md). Each step is a module with one
+ * job; this file only sequences them and turns collected problems into `ManifestProblems`.
+ */
+import type { DesiredObject } from './desired.js';
+import { ManifestProblems, sortProblems, type Problem } from './problems.js';
+import type { Plan } from './plan-model.js';
+import type { LiveApi } from './ports.js';
+import { check } from './steps/check.js';
+import { interpolate } from './steps/interpolate.js';
+import { load } from './steps/load.js';
+import { match, type Matching } from './steps/match.js';
+import { observe } from './steps/observe.js';
+import { plan } from './steps/plan.js';
+import { resolve } from './steps/resolve.js';
+import { validate } from './steps/validate.js';
+
+export const DEFAULT_STACK = 'default';
+
+export interface EngineOptions {
+  /** Manifest files or directories (searched recursively for *.yaml and *.yml). */
+  paths: string[];
+  /** Variables for `${env:NAME}`; `process.env` when absent. */
+  env?: Record<string, string | undefined>;
+  /**
+   * Stack whose ownership marker the metadata byte limit accounts for (addition to the
+   * brief's signature; `computePlan`'s `stack` wins). Default `default`.
+   */
+  stack?: string;
+}
+
+export interface Desired {
+  desired: DesiredObject[];
+  problems: Problem[];
+  checksum: string;
+}
+
+/** Steps 1-3: load, validate, resolve (and the service's rules). No network. */
+export async function readManifests(options: EngineOptions): Promise<Desired> {
+  const stack = options.stack ?? DEFAULT_STACK;
+  const loaded = await load(options.paths);
+  const interpolated = interpolate(loaded.documents, options.env ?? process.env);
+  const validated = validate(interpolated.documents);
+  const resolved = resolve(validated.valid, validated.declared);
+  const problems = [...loaded.problems, ...interpolated.problems, ...validated.problems, ...resolved.problems, ...check(resolved.desired, stack)];
+  return { desired: resolved.desired, problems: sortProblems(problems), checksum: loaded.checksum };
+}
+
+/** Every problem of the manifests, all together; `[]` when they are valid. */
+export async function validateManifests(options: EngineOptions): Promise<Problem[]> {
+  return (await readManifests(options)).problems;
+}
+
+/** Steps 4-5 for callers that need the matching itself (apply, drift). */
+export async function observeAndMatch(desired: DesiredObject[], api: LiveApi, stack: string): Promise<{ matching: Matching; requests: number }> {
+  const observation = await observe(api);
+  return { matching: match(desired, observation.live, stack), requests: observation.requests };
+}
+
+/** The plan of the manifests against the live API; throws `ManifestProblems` when invalid. */
+export async function computePlan(options: EngineOptions & { api: LiveApi; stack: string }): Promise<Plan> {
+  const { desired, problems, checksum } = await readManifests(options);
+  if (problems.length > 0) throw new ManifestProblems(problems);
+  const { matching, requests } = await observeAndMatch(desired, options.api, options.stack);
+  if (matching.problems.length > 0) throw new ManifestProblems(sortProblems(matching.problems));
+  return plan({ matching, stack: options.stack, target: options.api.target, checksum, requests });
+}

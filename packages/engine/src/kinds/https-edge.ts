@@ -1,0 +1,91 @@
+/**
+ * HTTPS edges (api-spec 2.7, 4.7) with their edge modules, and their routes, declared inline
+ * in the edge's manifest and read inline in the edge's live object (routes have no list).
+ * A route's identity is its edge plus match_type and match (unique per edge); its modules
+ * are PUT and DELETEd on their own when they change.
+ */
+import { problem, type Problem } from '../problems.js';
+import { checkHostports, hostportKeys } from './hostports.js';
+import { HTTPS_EDGE_MODULES, ROUTE_MODULES, moduleSet } from './modules.js';
+import { commonBody, commonFields, moduleBodies, requireId, requireParent, updateWithModules } from './shared.js';
+import type { KindDescriptor } from './types.js';
+
+const edgeModules = moduleSet(HTTPS_EDGE_MODULES);
+const routeModules = moduleSet(ROUTE_MODULES);
+
+export const httpsEdge: KindDescriptor = {
+  kind: 'HTTPSEdge',
+  title: 'HTTPS edge',
+  manifestKind: 'HTTPSEdge',
+  observe: { lists: [{ path: '/edges/https', listKey: 'https_edges' }] },
+  metadata: true,
+  uniqueKeys: hostportKeys,
+  fromManifest: (spec) => ({ ...commonFields(spec), hostports: (spec.hostports as string[] | undefined) ?? [], ...edgeModules.fromManifest(spec) }),
+  fromLive: (live) => ({ ...commonFields(live), hostports: (live.hostports as string[] | undefined) ?? [], ...edgeModules.fromLive(live) }),
+  refs: edgeModules.refs,
+  sensitive: edgeModules.sensitive,
+  sets: [['hostports']],
+  immutable: [],
+  serverChosen: edgeModules.serverChosen,
+  label: (normal, name) => name ?? ((normal.hostports as string[])[0] ?? String(normal.description ?? '')),
+  check: (normal, ctx) => [...checkHostports(normal, ctx, true), ...edgeModules.check(normal, ctx)],
+  calls: {
+    create: (normal, ctx) => [
+      {
+        method: 'POST',
+        path: '/edges/https',
+        body: { ...commonBody(normal, ctx), hostports: normal.hostports, ...moduleBodies(normal, edgeModules.inputs, ctx.resolve) },
+      },
+    ],
+    update: (_before, after, changed, ctx) =>
+      updateWithModules(`/edges/https/${requireId(ctx)}`, after, changed, ctx, edgeModules.inputs, (a, fields, c) => ({
+        ...(fields.some((f) => f === 'description' || f === 'metadata') || c.metadata !== undefined ? commonBody(a, c, fields) : {}),
+        ...(fields.includes('hostports') ? { hostports: a.hostports } : {}),
+      })),
+    delete: (_normal, ctx) => [{ method: 'DELETE', path: `/edges/https/${requireId(ctx)}` }],
+  },
+};
+
+const AUTH_MODULES = ['saml', 'oidc', 'oauth'] as const;
+
+export const httpsEdgeRoute: KindDescriptor = {
+  kind: 'HTTPSEdgeRoute',
+  title: 'HTTPS edge route',
+  child: { parentKind: 'HTTPSEdge', field: 'routes', duplicate: 'duplicate_route' },
+  observe: { inline: { field: 'routes' } },
+  metadata: true,
+  naturalKey: (normal) => `${String(normal.match_type)}:${String(normal.match)}`,
+  fromManifest: (spec) => ({ ...commonFields(spec), match_type: spec.match_type, match: spec.match, ...routeModules.fromManifest(spec) }),
+  fromLive: (live) => ({ ...commonFields(live), match_type: live.match_type, match: live.match, ...routeModules.fromLive(live) }),
+  refs: routeModules.refs,
+  sensitive: routeModules.sensitive,
+  immutable: [],
+  serverChosen: routeModules.serverChosen,
+  label: (normal) => `${String(normal.match_type)}:${String(normal.match)}`,
+  check: (normal, ctx) => {
+    const out: Problem[] = [];
+    const match = String(normal.match);
+    if (match.includes(' ') || (!match.startsWith('/') && !/^[a-z0-9.*-]+(\/.*)?$/i.test(match))) {
+      out.push(problem('route_match_invalid', `route match "${match}" must be a path beginning with /, a host, or a host plus path`, ctx.at(['match'])));
+    }
+    const auth = AUTH_MODULES.filter((m) => (normal[m] as { enabled?: boolean } | undefined)?.enabled === true);
+    if (auth.length > 1) {
+      out.push(problem('module_invalid', `at most one of saml, oidc and oauth may be enabled on a route; this one enables ${auth.join(' and ')}`, ctx.at([auth[1]!])));
+    }
+    return [...out, ...routeModules.check(normal, ctx)];
+  },
+  calls: {
+    create: (normal, ctx) => [
+      {
+        method: 'POST',
+        path: `/edges/https/${requireParent(ctx)}/routes`,
+        body: { ...commonBody(normal, ctx), match_type: normal.match_type, match: normal.match, ...moduleBodies(normal, routeModules.inputs, ctx.resolve) },
+      },
+    ],
+    update: (_before, after, changed, ctx) =>
+      updateWithModules(`/edges/https/${requireParent(ctx)}/routes/${requireId(ctx)}`, after, changed, ctx, routeModules.inputs, (a, fields, c) =>
+        fields.length > 0 || c.metadata !== undefined ? commonBody(a, c, fields) : {},
+      ),
+    delete: (_normal, ctx) => [{ method: 'DELETE', path: `/edges/https/${requireParent(ctx)}/routes/${requireId(ctx)}` }],
+  },
+};

@@ -1,0 +1,26 @@
+/**
+ * The registry of kind descriptors. Order matters only for display (plans list kinds in this
+ * order when dependencies allow); dependencies come from references, not from this list.
+ */
+import { backend } from './backend.js';
+import { botUser } from './bot-user.js';
+import { httpsEdge, httpsEdgeRoute } from './https-edge.js';
+import { ipPolicy, ipPolicyRule } from './ip-policy.js';
+import { ipRestriction } from './ip-restriction.js';
+import { tcpEdge } from './tcp-edge.js';
+import type { KindDescriptor } from './types.js';
+
+export const KINDS: readonly KindDescriptor[] = [ipPolicy, ipPolicyRule, ipRestriction, botUser, backend, httpsEdge, httpsEdgeRoute, tcpEdge];
+
+const byKind = new Map(KINDS.map((k) => [k.kind, k]));
+export function descriptor(kind: string): KindDescriptor {
+  const found = byKind.get(kind);
+  if (!found) throw new Error(`no descriptor for kind ${kind}`);
+  return found;
+}
+/** Top-level manifest kinds. */
+export const MANIFEST_KINDS = KINDS.filter((k) => k.manifestKind !== undefined);
+/** Child kinds declared inline in a parent of `kind`. */
+export const childrenOf = (kind: string) => KINDS.filter((k) => k.child?.parentKind === kind);
+
+export type { KindDescriptor } from './types.js';

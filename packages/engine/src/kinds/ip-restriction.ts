@@ -1,0 +1,55 @@
+/** IP restrictions (api-spec 2.1, 4.1): at most one per type; the type cannot be updated. */
+import { commonBody, commonFields, refToken, requireId } from './shared.js';
+import type { KindDescriptor } from './types.js';
+
+export const ipRestriction: KindDescriptor = {
+  kind: 'IPRestriction',
+  title: 'IP restriction',
+  manifestKind: 'IPRestriction',
+  observe: { lists: [{ path: '/ip_restrictions', listKey: 'ip_restrictions' }] },
+  metadata: true,
+  naturalKey: (normal) => String(normal.type),
+  uniqueKeys: (normal) => [{ key: `type:${String(normal.type)}`, path: ['type'], code: 'duplicate_restriction_type' }],
+  fromManifest: (spec) => ({
+    ...commonFields(spec),
+    type: spec.type,
+    enforced: Boolean(spec.enforced ?? false),
+    ip_policies: (spec.ip_policies as unknown[]).map(refToken),
+  }),
+  fromLive: (live) => ({
+    ...commonFields(live),
+    type: live.type,
+    enforced: Boolean(live.enforced),
+    ip_policies: ((live.ip_policies as unknown[]) ?? []).map(refToken),
+  }),
+  refs: [{ pattern: ['ip_policies', '*'], kind: 'IPPolicy', set: true }],
+  sensitive: [],
+  immutable: ['type'],
+  label: (normal, name) => name ?? String(normal.type),
+  calls: {
+    create: (normal, ctx) => [
+      {
+        method: 'POST',
+        path: '/ip_restrictions',
+        body: {
+          ...commonBody(normal, ctx),
+          type: normal.type,
+          enforced: normal.enforced,
+          ip_policy_ids: (normal.ip_policies as string[]).map(ctx.resolve),
+        },
+      },
+    ],
+    update: (_before, after, changed, ctx) => [
+      {
+        method: 'PATCH',
+        path: `/ip_restrictions/${requireId(ctx)}`,
+        body: {
+          ...commonBody(after, ctx, changed),
+          ...(changed.includes('enforced') ? { enforced: after.enforced } : {}),
+          ...(changed.includes('ip_policies') ? { ip_policy_ids: (after.ip_policies as string[]).map(ctx.resolve) } : {}),
+        },
+      },
+    ],
+    delete: (_normal, ctx) => [{ method: 'DELETE', path: `/ip_restrictions/${requireId(ctx)}` }],
+  },
+};

@@ -1,0 +1,224 @@
+/**
+ * Endpoint modules (api-spec 2.4-2.7), described once each and shared by the descriptors of
+ * HTTPS edges, routes and TCP edges: how a module's manifest form and live form become one
+ * normal form (server defaults filled in, header names lowercased, sets sorted), how the
+ * normal form becomes the request body (Refs become ids), and the service's rules.
+ */
+import { DEFAULT_SAML_NAMEID_FORMAT, OAUTH_PROVIDERS } from '@gatehouse/schemas';
+import type { ApiObject } from '../ports.js';
+import { problem, type Problem } from '../problems.js';
+import { lowerKeys, refToken, sorted, sortedKeys } from './shared.js';
+import type { CheckContext, Pattern, Spec } from './types.js';
+
+export interface ModuleDef {
+  fromManifest(m: Spec): Spec;
+  fromLive(m: Spec): Spec;
+  toInput(normal: Spec, resolve: (token: string) => string): ApiObject;
+  /** References inside the module (patterns relative to the module; `set` lists are sorted). */
+  refs?: { pattern: Pattern; kind: string; set?: boolean }[];
+  sensitive?: Pattern[];
+  serverChosen?: Pattern[];
+  check?(normal: Spec, at: (path: (string | number)[]) => ReturnType<CheckContext['at']>): Problem[];
+}
+
+const enabled = (m: Spec) => (m.enabled === undefined ? true : Boolean(m.enabled));
+const identity = (n: Spec): ApiObject => ({ ...n });
+const session = (m: Spec): Spec => ({
+  enabled: enabled(m),
+  options_passthrough: Boolean(m.options_passthrough ?? false),
+  cookie_prefix: String(m.cookie_prefix ?? ''),
+  inactivity_timeout: Number(m.inactivity_timeout ?? 0),
+  maximum_duration: Number(m.maximum_duration ?? 0),
+});
+const pick = (m: Spec, keys: string[]): Spec => Object.fromEntries(keys.filter((k) => m[k] !== undefined).map((k) => [k, m[k]]));
+
+const switchModule: ModuleDef = {
+  fromManifest: (m) => ({ enabled: enabled(m) }),
+  fromLive: (m) => ({ enabled: enabled(m) }),
+  toInput: identity,
+};
+
+const headers: ModuleDef = {
+  fromManifest: (m) => ({
+    enabled: enabled(m),
+    add: sortedKeys(lowerKeys(m.add)),
+    remove: sorted(((m.remove as string[] | undefined) ?? []).map((h) => h.toLowerCase())),
+  }),
+  fromLive: (m) => headers.fromManifest(m),
+  toInput: identity,
+};
+
+const CIRCUIT_FIELDS = ['tripped_duration', 'rolling_window', 'num_buckets', 'volume_threshold', 'error_threshold_percentage'];
+
+function providerNormal(name: string, p: Spec): Spec {
+  const out: Spec = {
+    client_id: p.client_id ?? null,
+    client_secret: p.client_secret ?? null,
+    scopes: sorted(p.scopes),
+    email_addresses: sorted(p.email_addresses),
+    email_domains: sorted(p.email_domains),
+  };
+  if (name === 'github') Object.assign(out, { teams: sorted(p.teams), organizations: sorted(p.organizations) });
+  return out;
+}
+const providers = (m: unknown): Spec =>
+  Object.fromEntries(
+    Object.entries((m ?? {}) as Record<string, Spec | null>)
+      .filter(([, v]) => v !== null && v !== undefined)
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([k, v]) => [k, providerNormal(k, v as Spec)]),
+  );
+const stripNullIds = (provider: Spec): Spec =>
+  Object.fromEntries(
+    Object.entries(provider).map(([name, p]) => [
+      name,
+      Object.fromEntries(Object.entries(p as Spec).filter(([, v]) => v !== null)),
+    ]),
+  );
+
+function samlNormal(m: Spec): Spec {
+  return {
+    ...session(m),
+    idp_metadata: m.idp_metadata ?? '',
+    ...pick(m, ['idp_metadata_url']),
+    force_authn: Boolean(m.force_authn ?? false),
+    allow_idp_initiated: Boolean(m.allow_idp_initiated ?? false),
+    authorized_groups: sorted(m.authorized_groups),
+    nameid_format: m.nameid_format ?? DEFAULT_SAML_NAMEID_FORMAT,
+  };
+}
+const oidcNormal = (m: Spec): Spec => ({ ...session(m), issuer: m.issuer, client_id: m.client_id, client_secret: m.client_secret, scopes: sorted(m.scopes) });
+const userAgentNormal = (m: Spec): Spec => ({ enabled: enabled(m), allow: (m.allow as string[] | undefined) ?? [], deny: (m.deny as string[] | undefined) ?? [] });
+
+const SAML_DERIVED = ['entity_id', 'assertion_consumer_service_url', 'single_logout_url', 'request_signing_certificate_pem', 'metadata_url'];
+
+/** The modules, by field name. */
+export const MODULES = {
+  backend: {
+    fromManifest: (m) => ({ enabled: enabled(m), backend: refToken(m.backend) }),
+    fromLive: (m) => ({ enabled: enabled(m), backend: refToken(m.backend) }),
+    toInput: (n, resolve) => ({ enabled: n.enabled, backend_id: resolve(String(n.backend)) }),
+    refs: [{ pattern: ['backend'], kind: 'Backend' }],
+  },
+  ip_restriction: {
+    fromManifest: (m) => ({ enabled: enabled(m), ip_policies: (m.ip_policies as unknown[]).map(refToken) }),
+    fromLive: (m) => ({ enabled: enabled(m), ip_policies: ((m.ip_policies as unknown[]) ?? []).map(refToken) }),
+    toInput: (n, resolve) => ({ enabled: n.enabled, ip_policy_ids: (n.ip_policies as string[]).map(resolve) }),
+    refs: [{ pattern: ['ip_policies', '*'], kind: 'IPPolicy', set: true }],
+  },
+  mutual_tls: {
+    fromManifest: (m) => ({ enabled: enabled(m), certificate_authorities: ((m.certificate_authorities as unknown[]) ?? []).map(refToken) }),
+    fromLive: (m) => ({ enabled: enabled(m), certificate_authorities: ((m.certificate_authorities as unknown[]) ?? []).map(refToken) }),
+    toInput: (n, resolve) => ({ enabled: n.enabled, certificate_authority_ids: (n.certificate_authorities as string[]).map(resolve) }),
+    refs: [{ pattern: ['certificate_authorities', '*'], kind: 'CertificateAuthority', set: true }],
+  },
+  tls_termination: {
+    fromManifest: (m) => ({ enabled: enabled(m), terminate_at: m.terminate_at ?? 'edge', ...pick(m, ['min_version']) }),
+    fromLive: (m) => ({ enabled: enabled(m), terminate_at: m.terminate_at ?? 'edge', min_version: m.min_version ?? null }),
+    toInput: identity,
+    serverChosen: [['min_version']],
+    check: (n, at) =>
+      n.terminate_at === 'upstream' && n.min_version !== undefined && n.min_version !== null
+        ? [problem('module_invalid', 'tls_termination.min_version must be null or absent when terminate_at is upstream; remove min_version', at(['min_version']))]
+        : [],
+  },
+  circuit_breaker: {
+    fromManifest: (m) => ({ enabled: enabled(m), ...pick(m, CIRCUIT_FIELDS) }),
+    fromLive: (m) => ({ enabled: enabled(m), ...pick(m, CIRCUIT_FIELDS) }),
+    toInput: identity,
+    serverChosen: CIRCUIT_FIELDS.map((f) => [f]),
+  },
+  compression: switchModule,
+  request_headers: headers,
+  response_headers: headers,
+  webhook_verification: {
+    fromManifest: (m) => ({ enabled: enabled(m), provider: String(m.provider).toLowerCase(), secret: m.secret ?? '' }),
+    fromLive: (m) => ({ enabled: enabled(m), provider: String(m.provider).toLowerCase(), secret: m.secret ?? '' }),
+    toInput: (n) => (n.provider === 'sns' && n.secret === '' ? { enabled: n.enabled, provider: n.provider } : { ...n }),
+    sensitive: [['secret']],
+    check: (n, at) => {
+      if (n.provider === 'sns' && n.secret !== '') return [problem('module_invalid', 'webhook_verification: provider sns takes no secret; remove secret', at(['secret']))];
+      if (n.provider !== 'sns' && n.secret === '') return [problem('module_invalid', `webhook_verification: provider ${String(n.provider)} needs a secret; add secret (e.g. \${env:WEBHOOK_SECRET})`, at([]))];
+      return [];
+    },
+  },
+  oauth: {
+    fromManifest: (m) => ({ ...session(m), auth_check_interval: Number(m.auth_check_interval ?? 0), provider: providers(m.provider) }),
+    fromLive: (m) => ({ ...session(m), auth_check_interval: Number(m.auth_check_interval ?? 0), provider: providers(m.provider) }),
+    toInput: (n) => ({ ...n, provider: stripNullIds(n.provider as Spec) }),
+    sensitive: [['provider', '*', 'client_secret']],
+    check: (n, at) => {
+      const out: Problem[] = [];
+      const entries = Object.entries(n.provider as Record<string, Spec>);
+      if (entries.length !== 1) {
+        out.push(problem('module_invalid', `oauth.provider must name exactly one identity provider (${OAUTH_PROVIDERS.join(', ')}); it names ${entries.length}`, at(['provider'])));
+      }
+      for (const [name, p] of entries) {
+        if (p.client_id !== null && p.client_secret === null) {
+          out.push(problem('module_invalid', `oauth.provider.${name}: client_secret is required when client_id is given; add client_secret`, at(['provider', name])));
+        }
+        if ((p.scopes as string[]).length > 0 && (p.client_id === null || p.client_secret === null)) {
+          out.push(problem('module_invalid', `oauth.provider.${name}: scopes may be set only with both client_id and client_secret`, at(['provider', name, 'scopes'])));
+        }
+      }
+      return out;
+    },
+  },
+  saml: {
+    fromManifest: samlNormal,
+    fromLive: (m) => {
+      const out: Spec = { ...m };
+      for (const field of SAML_DERIVED) delete out[field];
+      return { ...out, ...samlNormal(out) };
+    },
+    toInput: (n) => (n.idp_metadata === '' ? Object.fromEntries(Object.entries(n).filter(([k]) => k !== 'idp_metadata')) : { ...n }),
+    serverChosen: [['idp_metadata_url']],
+    check: (n, at) =>
+      (n.idp_metadata !== '') === (n.idp_metadata_url !== undefined)
+        ? [problem('module_invalid', 'saml needs exactly one of idp_metadata or idp_metadata_url; keep one', at([]))]
+        : [],
+  },
+  oidc: {
+    fromManifest: oidcNormal,
+    fromLive: oidcNormal,
+    toInput: identity,
+    sensitive: [['client_secret']],
+  },
+  websocket_tcp_converter: switchModule,
+  user_agent_filter: {
+    fromManifest: userAgentNormal,
+    fromLive: userAgentNormal,
+    toInput: identity,
+  },
+  traffic_policy: {
+    fromManifest: (m) => ({ enabled: enabled(m), value: m.value }),
+    fromLive: (m) => ({ enabled: enabled(m), value: m.value }),
+    toInput: identity,
+  },
+} satisfies Record<string, ModuleDef>;
+export type ModuleName = keyof typeof MODULES;
+
+export const ROUTE_MODULES: ModuleName[] = [
+  'backend', 'ip_restriction', 'circuit_breaker', 'compression', 'request_headers', 'response_headers',
+  'webhook_verification', 'oauth', 'saml', 'oidc', 'websocket_tcp_converter', 'user_agent_filter', 'traffic_policy',
+];
+export const HTTPS_EDGE_MODULES: ModuleName[] = ['mutual_tls', 'tls_termination'];
+export const TCP_EDGE_MODULES: ModuleName[] = ['backend', 'ip_restriction', 'traffic_policy'];
+
+/** What a descriptor needs from a set of modules, prefixed by the module's field name. */
+export function moduleSet(names: ModuleName[]) {
+  const defs = names.map((name) => [name, MODULES[name] as ModuleDef] as const);
+  return {
+    names,
+    fromManifest: (spec: Spec): Spec =>
+      Object.fromEntries(defs.filter(([n]) => spec[n] != null).map(([n, d]) => [n, d.fromManifest(spec[n] as Spec)])),
+    fromLive: (live: ApiObject): Spec =>
+      Object.fromEntries(defs.filter(([n]) => live[n] != null).map(([n, d]) => [n, d.fromLive(live[n] as Spec)])),
+    inputs: Object.fromEntries(defs.map(([n, d]) => [n, d.toInput])) as Record<string, ModuleDef['toInput']>,
+    refs: defs.flatMap(([n, d]) => (d.refs ?? []).map((r) => ({ ...r, pattern: [n, ...r.pattern] }))),
+    sensitive: defs.flatMap(([n, d]) => (d.sensitive ?? []).map((p) => [n, ...p])),
+    serverChosen: defs.flatMap(([n, d]) => (d.serverChosen ?? []).map((p) => [n, ...p])),
+    check: (normal: Spec, ctx: CheckContext): Problem[] =>
+      defs.flatMap(([n, d]) => (normal[n] && d.check ? d.check(normal[n] as Spec, (p) => ctx.at([n, ...p])) : [])),
+  };
+}

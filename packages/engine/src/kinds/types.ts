@@ -1,0 +1,113 @@
+/**
+ * The kind descriptor: everything the engine knows about one kind of API object, in one
+ * place. Every pipeline step is generic over descriptors; adding a kind is adding one
+ * descriptor to `kinds/index.ts`.
+ *
+ * Two forms of a spec appear here:
+ * - the manifest form (what a user writes, references by name or `{id}`), and
+ * - the normal form: the same shape with references replaced by tokens (the address
+ *   `Kind/name` of a desired object, or a live id), server defaults filled in, set-valued
+ *   lists sorted and server-derived fields dropped. Desired and live objects are compared in
+ *   normal form, so a configuration just applied plans as no changes.
+ */
+import type { ApiObject } from '../ports.js';
+import type { Problem, ProblemCode } from '../problems.js';
+import type { SourceLocation } from '../source.js';
+
+export type Spec = Record<string, unknown>;
+/** A path pattern into a spec: `*` is every item of a list, `{}` every key of a map. */
+export type Pattern = readonly string[];
+
+export interface RefField {
+  pattern: Pattern;
+  /** Kind of the referenced object. */
+  kind: string;
+  /** The list holding these references is a set: its order does not matter. */
+  set?: boolean;
+}
+
+export interface Collection {
+  /** List path, e.g. `/ip_policies`. */
+  path: string;
+  /** Envelope key, e.g. `ip_policies`. */
+  listKey: string;
+}
+
+/** One HTTP request apply will make; bodies are the API's request bodies. */
+export interface ApiCall {
+  method: 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+  path: string;
+  body?: ApiObject;
+}
+
+/** What apply knows when it turns a change into calls. */
+export interface CallContext {
+  /** Live id of the object (update, delete); undefined for a create. */
+  id?: string;
+  /** Live id of the parent object (routes, rules). */
+  parentId?: string;
+  /** Live id for a reference token (an address of a desired object, or an id). */
+  resolve(token: string): string;
+  /** The metadata to write: the user's own value plus this stack's ownership marker. */
+  metadata?: string;
+}
+
+/** Context of the server-rule checks of validate. */
+export interface CheckContext {
+  /** Location of a path inside this object's spec. */
+  at(path: readonly (string | number)[], options?: { key?: boolean }): SourceLocation;
+}
+
+export interface KindDescriptor {
+  /** Kind of API object, as in plan addresses (`IPPolicy`, `HTTPSEdgeRoute`). */
+  kind: string;
+  /** What messages call one object (`IP policy`). */
+  title: string;
+  /** The manifest kind this descriptor reads, for top-level kinds. */
+  manifestKind?: string;
+  /** For objects declared inline in their parent's manifest (rules, routes). */
+  child?: {
+    parentKind: string;
+    /** Field of the parent's manifest spec holding the children's specs. */
+    field: string;
+    /** Problem code when two siblings share a natural key. */
+    duplicate: ProblemCode;
+  };
+  /** How observe reads live objects: own paginated lists, or inline in the parent's object. */
+  observe:
+    | { lists: Collection[]; parentId?(live: ApiObject): string | undefined }
+    | { inline: { field: string } };
+  /** Whether the object has `metadata` (so it can carry the ownership marker). */
+  metadata: boolean;
+  /**
+   * Natural key, for kinds whose key the service keeps unique within the parent (children)
+   * or the whole account (an IP restriction's type, a bot user's name). Identity uses it.
+   */
+  naturalKey?(normal: Spec): string;
+  /** Keys that no two objects of this kind may share (hostports): validate and adoption use them. */
+  uniqueKeys?(normal: Spec): { key: string; path: (string | number)[]; code: 'duplicate_hostport' | 'duplicate_restriction_type' }[];
+  /** Manifest spec (after references are tokens) -> normal form. `name` is the manifest name. */
+  fromManifest(spec: Spec, name: string): Spec;
+  /** Live object -> normal form (Refs become ids; tokens are canonicalized afterwards). */
+  fromLive(live: ApiObject, collection: Collection | undefined): Spec;
+  /** References in the manifest and normal forms. */
+  refs: RefField[];
+  /** Fields that hold secrets (patterns over the normal form). */
+  sensitive: Pattern[];
+  /** Top-level fields that cannot be updated: a change means replace. */
+  immutable: string[];
+  /** Lists whose order does not matter (sorted before comparing). */
+  sets?: Pattern[];
+  /** Fields the server chooses when the manifest leaves them out (ignored then). */
+  serverChosen?: Pattern[];
+  /** Name shown to people for a live or desired object. */
+  label(normal: Spec, name?: string): string;
+  /** The service's value rules for one object, checked before any request. */
+  check?(normal: Spec, ctx: CheckContext): Problem[];
+  /** How a change becomes API calls (apply executes exactly these). */
+  calls: {
+    create(normal: Spec, ctx: CallContext): ApiCall[];
+    update(before: Spec, after: Spec, changed: string[], ctx: CallContext): ApiCall[];
+    delete(normal: Spec, ctx: CallContext): ApiCall[];
+  };
+}

@@ -1,0 +1,61 @@
+/**
+ * The ownership marker: how a live object says which gatehouse stack manages it, without a
+ * state file. It is the last line of the object's `metadata`:
+ *
+ *     <the user's own metadata, if any>\n
+ *     gatehouse:v1 {"stack":"<stack>","name":"<manifest name>","hash":"<16 hex>"}
+ *
+ * - With no user metadata, the metadata is the marker line alone (no leading newline), so
+ *   user metadata "" and "absent" stay distinct.
+ * - `name` is the object's address without its kind (`office`, `api/path_prefix:/`).
+ * - `hash` is the first 16 hex digits of sha256 over the canonical JSON of the object's
+ *   normal form as last applied, secrets masked: drift compares it with the manifests' hash to
+ *   tell "changed in git" from "changed outside gatehouse".
+ * - The user's metadata round-trips unchanged: `parseMarker(composeMetadata(m, marker)).user === m`.
+ * - The 4096-byte limit counts the marker: validate reports user metadata that leaves no room.
+ */
+import { createHash } from 'node:crypto';
+import { METADATA_MAX_BYTES } from '@gatehouse/schemas';
+import { canonicalJson } from './steps/walk.js';
+
+export const MARKER_PREFIX = 'gatehouse:v1 ';
+
+export interface Marker {
+  stack: string;
+  name: string;
+  hash: string;
+}
+
+export function formatMarker(marker: Marker): string {
+  return MARKER_PREFIX + JSON.stringify({ stack: marker.stack, name: marker.name, hash: marker.hash });
+}
+
+export function composeMetadata(user: string | undefined, marker: Marker): string {
+  const line = formatMarker(marker);
+  return user === undefined ? line : `${user}\n${line}`;
+}
+
+/** Splits live metadata into the user's value and the marker (absent when not marked). */
+export function parseMarker(metadata: unknown): { user: string | undefined; marker?: Marker } {
+  if (typeof metadata !== 'string') return { user: undefined };
+  const cut = metadata.lastIndexOf('\n');
+  const line = metadata.slice(cut + 1);
+  if (!line.startsWith(MARKER_PREFIX)) return { user: metadata };
+  try {
+    const parsed = JSON.parse(line.slice(MARKER_PREFIX.length)) as Partial<Marker>;
+    if (typeof parsed.stack !== 'string' || typeof parsed.name !== 'string') return { user: metadata };
+    const marker = { stack: parsed.stack, name: parsed.name, hash: typeof parsed.hash === 'string' ? parsed.hash : '' };
+    return { user: cut < 0 ? undefined : metadata.slice(0, cut), marker };
+  } catch {
+    return { user: metadata };
+  }
+}
+
+export const specHash = (maskedNormal: unknown): string =>
+  createHash('sha256').update(canonicalJson(maskedNormal)).digest('hex').slice(0, 16);
+
+/** Bytes left for the user's metadata once the marker of `name` in `stack` is added. */
+export function metadataRoom(stack: string, name: string): number {
+  const line = formatMarker({ stack, name, hash: '0'.repeat(16) });
+  return METADATA_MAX_BYTES - Buffer.byteLength(line, 'utf8') - 1;
+}

@@ -1,0 +1,66 @@
+/**
+ * Problems: what is wrong with a set of manifests, as values. Every problem has a code from
+ * the one table below, a message that says what is wrong and what to do, and (nearly always)
+ * the file:line:col it is about. Steps collect problems instead of throwing, so that a run
+ * reports all of them together.
+ */
+import type { SourceLocation } from './source.js';
+
+/** The central table of problem codes: code -> what it means. */
+export const PROBLEM_CODES = {
+  path_unreadable: 'a path given on the command line cannot be read',
+  no_manifests: 'no *.yaml or *.yml file was found under the given paths',
+  yaml_syntax: 'a file is not valid YAML',
+  document_shape: 'a document is not a mapping with kind, name and spec',
+  unknown_kind: 'kind is not one of the manifest kinds',
+  unknown_field: 'a field that the kind does not have',
+  missing_field: 'a required field is absent',
+  wrong_type: 'a value of the wrong type',
+  invalid_value: 'a value outside what the schema allows (enum, range, length, pattern)',
+  env_missing: 'a ${env:NAME} variable is not set',
+  duplicate_name: 'two manifests of one kind share a name',
+  reference_missing: 'a reference names no manifest of the expected kind',
+  reference_wrong_kind: 'a reference names a manifest of another kind',
+  reference_cycle: 'references form a cycle',
+  cidr_invalid: 'a CIDR that the service refuses (malformed, bare address, not canonical)',
+  duplicate_cidr: 'a CIDR appears twice in one policy',
+  hostport_invalid: 'a hostport that is not hostname:port with port 1..65535 (443 for HTTPS)',
+  duplicate_hostport: 'a hostport is used twice',
+  duplicate_route: 'two routes of one edge have the same match_type and match',
+  route_match_invalid: 'a route match that the service refuses',
+  duplicate_restriction_type: 'two IP restrictions of one type',
+  module_invalid: 'a module configuration that the service refuses',
+  metadata_too_long: 'metadata plus the ownership marker exceeds 4096 bytes',
+  adoption_required: 'a live object that this stack does not own holds a unique key a manifest claims',
+  adopt_wrong_kind: 'adopt names a live object of another kind or one adopted twice',
+} as const;
+export type ProblemCode = keyof typeof PROBLEM_CODES;
+
+export interface Problem {
+  code: string;
+  /** What is wrong and what to do. Never contains a secret. */
+  message: string;
+  at?: SourceLocation;
+}
+
+export const problem = (code: ProblemCode, message: string, at?: SourceLocation): Problem =>
+  at ? { code, message, at } : { code, message };
+
+/** Thrown by `computePlan` when the manifests are not valid; carries every problem of the run. */
+export class ManifestProblems extends Error {
+  constructor(readonly problems: Problem[]) {
+    super(
+      `${problems.length} problem${problems.length === 1 ? '' : 's'} in the manifests:\n` +
+        problems.map((p) => `  ${p.at ? `${p.at.file}:${p.at.line}:${p.at.col}: ` : ''}${p.message}`).join('\n'),
+    );
+    this.name = 'ManifestProblems';
+  }
+}
+
+/** Problems in file, line, column order (problems without a location last). */
+export function sortProblems(problems: Problem[]): Problem[] {
+  return [...problems].sort((a, b) => {
+    if (!a.at || !b.at) return a.at ? -1 : b.at ? 1 : 0;
+    return a.at.file.localeCompare(b.at.file) || a.at.line - b.at.line || a.at.col - b.at.col;
+  });
+}

@@ -1,0 +1,75 @@
+/**
+ * Step 2 continued, after resolve: the rules the service would enforce, caught before any
+ * request. Per object, the descriptor's `check` (CIDRs, hostports, module rules); across
+ * objects, siblings sharing a natural key (a CIDR twice in a policy, a route match twice in an
+ * edge), unique keys claimed twice (a hostport on two edges, two restrictions of one type),
+ * reference cycles, and metadata that leaves no room for the ownership marker.
+ */
+import type { DesiredObject } from '../desired.js';
+import { metadataRoom } from '../marker.js';
+import { problem, type Problem } from '../problems.js';
+
+export function check(desired: DesiredObject[], stack: string): Problem[] {
+  const problems: Problem[] = [];
+  const at = (object: DesiredObject) => (path: readonly (string | number)[], options?: { key?: boolean }) =>
+    object.doc.locate([...object.specPath, ...path], options);
+
+  for (const object of desired) {
+    problems.push(...(object.descriptor.check?.(object.normal, { at: at(object) }) ?? []));
+    const metadata = object.normal.metadata;
+    if (object.descriptor.metadata && typeof metadata === 'string') {
+      const room = metadataRoom(stack, object.markerName);
+      const bytes = Buffer.byteLength(metadata, 'utf8');
+      if (bytes > room) {
+        problems.push(problem('metadata_too_long', `metadata is ${bytes} bytes; with gatehouse's ownership marker for stack "${stack}" it may be at most ${room} bytes (4096 in all); shorten it`, at(object)(['metadata'])));
+      }
+    }
+  }
+
+  // Siblings with one natural key, and unique keys claimed twice.
+  const siblings = new Map<string, DesiredObject>();
+  const claims = new Map<string, DesiredObject>();
+  for (const object of desired) {
+    const { descriptor } = object;
+    if (descriptor.child && object.parent) {
+      const key = `${object.parent}\0${descriptor.naturalKey!(object.normal)}`;
+      const first = siblings.get(key);
+      if (first) {
+        problems.push(problem(descriptor.child.duplicate, `${object.name} is declared twice in ${object.parent} (first at line ${first.source.line}); a ${descriptor.title} must be unique there, remove or change one`, object.source));
+      } else siblings.set(key, object);
+    }
+    for (const claim of descriptor.uniqueKeys?.(object.normal) ?? []) {
+      const key = `${descriptor.kind}\0${claim.key}`;
+      const first = claims.get(key);
+      if (first) {
+        problems.push(problem(claim.code, `${claim.key} is already claimed by ${first.address} (${first.source.file}:${first.source.line}); it may belong to one ${descriptor.title} only`, at(object)(claim.path)));
+      } else claims.set(key, object);
+    }
+  }
+
+  problems.push(...cycles(desired));
+  return problems;
+}
+
+/** Reference cycles among desired objects (a failover backend that reaches itself). */
+function cycles(desired: DesiredObject[]): Problem[] {
+  const byAddress = new Map(desired.map((o) => [o.address, o]));
+  const state = new Map<string, 'open' | 'done'>();
+  const problems: Problem[] = [];
+  const stack: string[] = [];
+  const visit = (address: string) => {
+    state.set(address, 'open');
+    stack.push(address);
+    const object = byAddress.get(address)!;
+    for (const next of object.references.filter((r) => r !== object.parent && byAddress.has(r))) {
+      if (state.get(next) === 'open') {
+        const loop = [...stack.slice(stack.indexOf(next)), next];
+        problems.push(problem('reference_cycle', `references form a cycle: ${loop.join(' -> ')}; break it by removing one of these references`, byAddress.get(next)!.source));
+      } else if (!state.has(next)) visit(next);
+    }
+    stack.pop();
+    state.set(address, 'done');
+  };
+  for (const object of desired) if (!state.has(object.address)) visit(object.address);
+  return problems;
+}

@@ -1,0 +1,120 @@
+/**
+ * Step 1, load: read YAML files and directories (searched recursively for *.yaml / *.yml, in
+ * path order) into documents that remember where each of their nodes was written, so later
+ * steps can report file:line:col. The only step that reads files.
+ */
+import { createHash } from 'node:crypto';
+import { readFile, readdir, stat } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import { LineCounter, isMap, isPair, isScalar, isSeq, parseAllDocuments, type Document, type Node } from 'yaml';
+import { problem, type Problem } from '../problems.js';
+import type { SourceLocation } from '../source.js';
+
+export type Path = readonly (string | number)[];
+
+export interface LoadedDocument {
+  /** The file as the user would name it (relative to the working directory when inside it). */
+  file: string;
+  /** 0-based position of the document in its file. */
+  index: number;
+  /** The document as plain data. */
+  value: unknown;
+  /**
+   * Where the node at `path` was written; the nearest existing ancestor when the path does not
+   * exist. With `key: true`, points at the key of the last segment (for unknown fields).
+   */
+  locate(path: Path, options?: { key?: boolean }): SourceLocation;
+}
+
+export interface LoadResult {
+  documents: LoadedDocument[];
+  problems: Problem[];
+  /** sha256 over every file's path and content, in path order. */
+  checksum: string;
+}
+
+const isManifestFile = (name: string) => name.endsWith('.yaml') || name.endsWith('.yml');
+
+async function expand(path: string): Promise<string[]> {
+  const info = await stat(path);
+  if (!info.isDirectory()) return [path];
+  const entries = await readdir(path, { recursive: true, withFileTypes: true });
+  return entries
+    .filter((e) => e.isFile() && isManifestFile(e.name))
+    .map((e) => join(e.parentPath, e.name))
+    .sort();
+}
+
+const display = (path: string) => {
+  const rel = relative(process.cwd(), path);
+  return rel && !rel.startsWith('..') ? rel : path;
+};
+
+export async function load(paths: string[]): Promise<LoadResult> {
+  const problems: Problem[] = [];
+  const files = new Set<string>();
+  for (const path of paths) {
+    try {
+      for (const file of await expand(path)) files.add(file);
+    } catch (error) {
+      problems.push(problem('path_unreadable', `cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}; give an existing file or directory`));
+    }
+  }
+  if (files.size === 0 && problems.length === 0) {
+    problems.push(problem('no_manifests', `no *.yaml or *.yml file under ${paths.join(', ') || '(no path)'}; give a manifest file or a directory holding some`));
+  }
+  const hash = createHash('sha256');
+  const documents: LoadedDocument[] = [];
+  for (const file of [...files].sort()) {
+    const text = await readFile(file, 'utf8');
+    const name = display(file);
+    hash.update(`${name}\0${text}\0`);
+    parseFile(name, text, documents, problems);
+  }
+  return { documents, problems, checksum: hash.digest('hex') };
+}
+
+/** Parses one file's documents; syntax errors become problems with their position. */
+export function parseFile(file: string, text: string, documents: LoadedDocument[], problems: Problem[]): void {
+  const lineCounter = new LineCounter();
+  const docs = parseAllDocuments(text, { lineCounter, uniqueKeys: true, prettyErrors: false });
+  const position = (offset: number): SourceLocation => {
+    const { line, col } = lineCounter.linePos(offset);
+    return { file, line, col };
+  };
+  const list = Array.isArray(docs) ? docs : [];
+  list.forEach((doc, index) => {
+    if (doc.errors.length > 0) {
+      for (const error of doc.errors) {
+        problems.push(problem('yaml_syntax', `invalid YAML: ${error.message.split('\n')[0]}; fix the syntax`, position(error.pos[0])));
+      }
+      return;
+    }
+    if (doc.contents === null) return; // an empty document (e.g. after a trailing ---)
+    documents.push({ file, index, value: doc.toJS({ maxAliasCount: 100 }), locate: locator(doc, position) });
+  });
+}
+
+function locator(doc: Document, position: (offset: number) => SourceLocation) {
+  return (path: Path, options: { key?: boolean } = {}): SourceLocation => {
+    let node: unknown = doc.contents;
+    let at: number = (doc.contents as Node).range?.[0] ?? 0;
+    for (const [i, segment] of path.entries()) {
+      const last = i === path.length - 1;
+      if (isMap(node)) {
+        const pair = node.items.find((p) => isPair(p) && isScalar(p.key) && String(p.key.value) === String(segment));
+        if (!pair) break;
+        const key = pair.key as Node;
+        if (last && options.key) return position(key.range?.[0] ?? at);
+        node = pair.value;
+        at = (node as Node | null)?.range?.[0] ?? key.range?.[0] ?? at;
+      } else if (isSeq(node) && typeof segment === 'number') {
+        const item = node.items[segment] as Node | undefined;
+        if (!item) break;
+        node = item;
+        at = item.range?.[0] ?? at;
+      } else break;
+    }
+    return position(at);
+  };
+}

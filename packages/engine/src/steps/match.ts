@@ -1,0 +1,106 @@
+/**
+ * Step 5, match: pair desired objects with live ones by identity, with no state file.
+ *
+ * Identity, in order (README, "Identity and ownership"):
+ * 1. `adopt: <id>`: the manifest takes over that live object explicitly.
+ * 2. The ownership marker: a live object whose marker names this stack and this object.
+ * 3. The natural key, where the service keeps it unique: a child within its matched parent
+ *    (a rule by CIDR, a route by match_type+match: declaring it inline in an owned parent
+ *    manages it); a bot user by name (no metadata, so no marker: declaring the name manages
+ *    it); an IP restriction by type, but only when this stack owns it (a rename).
+ * A desired object whose natural or unique key (type, hostport) is held by a live object this
+ * stack does not own is a problem: the manifest must adopt it explicitly.
+ * Unpaired live objects this stack owns are to be deleted; children of those too. All other
+ * unpaired live objects are unmanaged: listed, never touched. Bot users are never deleted.
+ */
+import type { DesiredObject } from '../desired.js';
+import type { LiveObject } from '../live.js';
+import { problem, type Problem } from '../problems.js';
+
+export interface Matching {
+  pairs: { desired: DesiredObject; live: LiveObject }[];
+  creates: DesiredObject[];
+  deletes: LiveObject[];
+  unmanaged: LiveObject[];
+  problems: Problem[];
+}
+
+export function match(desired: DesiredObject[], live: LiveObject[], stack: string): Matching {
+  const problems: Problem[] = [];
+  const claimed = new Map<LiveObject, DesiredObject>();
+  const liveOf = new Map<string, LiveObject>(); // desired address -> live
+  const byId = new Map(live.map((o) => [o.id, o]));
+  const owned = (o: LiveObject) => o.marker?.stack === stack;
+  const claim = (d: DesiredObject, o: LiveObject) => {
+    claimed.set(o, d);
+    liveOf.set(d.address, o);
+  };
+
+  // Parents before children: the desired list has each parent before its children.
+  for (const d of desired) {
+    const kind = d.descriptor.kind;
+    const candidates = live.filter((o) => o.descriptor.kind === kind && !claimed.has(o));
+    if (d.adopt !== undefined) {
+      const target = byId.get(d.adopt);
+      if (target && (target.descriptor.kind !== kind || claimed.has(target))) {
+        problems.push(problem('adopt_wrong_kind', `adopt: ${d.adopt} is ${claimed.has(target) ? `already matched to ${claimed.get(target)!.address}` : `a ${target.descriptor.title}, not a ${d.descriptor.title}`}; fix the id`, d.doc.locate(['adopt'])));
+        continue;
+      }
+      if (target) {
+        claim(d, target);
+        continue;
+      }
+    }
+    if (d.parent) {
+      const parentLive = liveOf.get(d.parent);
+      const key = d.descriptor.naturalKey!(d.normal);
+      const found = parentLive && candidates.find((o) => o.parentId === parentLive.id && d.descriptor.naturalKey!(o.descriptor.fromLive(o.raw, o.collection)) === key);
+      if (found) claim(d, found);
+      continue;
+    }
+    const marked = candidates.find((o) => owned(o) && o.marker!.name === d.markerName);
+    if (marked) {
+      claim(d, marked);
+      continue;
+    }
+    if (d.descriptor.naturalKey) {
+      const key = d.descriptor.naturalKey(d.normal);
+      const found = candidates.find((o) => d.descriptor.naturalKey!(o.descriptor.fromLive(o.raw, o.collection)) === key);
+      if (found && (!d.descriptor.metadata || owned(found))) claim(d, found);
+    }
+  }
+
+  // Unique keys (an IP restriction's type, hostports) held by objects this manifest may not take.
+  const creates = desired.filter((d) => !liveOf.has(d.address));
+  for (const d of creates) {
+    for (const claimKey of d.descriptor.uniqueKeys?.(d.normal) ?? []) {
+      const holder = live.find(
+        (o) =>
+          o.descriptor.kind === d.descriptor.kind &&
+          !claimed.has(o) &&
+          !owned(o) &&
+          (o.descriptor.uniqueKeys?.(o.descriptor.fromLive(o.raw, o.collection)) ?? []).some((k) => k.key === claimKey.key),
+      );
+      if (holder) {
+        const whose = holder.marker ? `owned by stack "${holder.marker.stack}"` : 'not managed by gatehouse';
+        problems.push(problem('adoption_required', `${claimKey.key} is held by the live ${d.descriptor.title} ${holder.id}, ${whose}; add "adopt: ${holder.id}" to this manifest to manage it, or change the manifest`, d.doc.locate([...d.specPath, ...claimKey.path])));
+      }
+    }
+  }
+
+  const deletes: LiveObject[] = [];
+  const unmanaged: LiveObject[] = [];
+  const deletedIds = new Set<string>();
+  // Parents come before their children in `live` (inline children are appended; rule lists
+  // are separate), so decide parents first.
+  const ordered = [...live].sort((a, b) => Number(Boolean(a.descriptor.child)) - Number(Boolean(b.descriptor.child)));
+  for (const o of ordered) {
+    if (claimed.has(o)) continue;
+    const parentDeleted = o.parentId !== undefined && deletedIds.has(o.parentId);
+    if (o.descriptor.metadata && (owned(o) || parentDeleted)) {
+      deletes.push(o);
+      deletedIds.add(o.id);
+    } else unmanaged.push(o);
+  }
+  return { pairs: [...claimed].map(([o, d]) => ({ desired: d, live: o })), creates, deletes, unmanaged, problems };
+}

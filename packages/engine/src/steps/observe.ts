@@ -1,0 +1,56 @@
+/**
+ * Step 4, observe: read the live state through `LiveApi.list` only: one paginated list per
+ * collection (100 objects a request), never a GET per object. Children that the API renders
+ * inline (an edge's routes) are taken from their parent; children with their own list (IP
+ * policy rules) are read in one list for all parents. Collections are read concurrently.
+ */
+import { KINDS } from '../kinds/index.js';
+import type { Collection, KindDescriptor } from '../kinds/types.js';
+import type { LiveObject } from '../live.js';
+import { parseMarker } from '../marker.js';
+import type { ApiObject, LiveApi } from '../ports.js';
+
+export const PAGE_SIZE = 100;
+
+export interface Observation {
+  live: LiveObject[];
+  /** List requests spent: pages per collection (an empty list still costs one). */
+  requests: number;
+}
+
+function toLive(descriptor: KindDescriptor, raw: ApiObject, collection?: Collection, parentId?: string): LiveObject {
+  const { user, marker } = descriptor.metadata ? parseMarker(raw.metadata) : { user: undefined };
+  const live: LiveObject = { descriptor, id: String(raw.id), raw, ...(collection ? { collection } : {}) };
+  if (parentId !== undefined) live.parentId = parentId;
+  if (user !== undefined) live.userMetadata = user;
+  if (marker) live.marker = marker;
+  return live;
+}
+
+export async function observe(api: LiveApi, kinds: readonly KindDescriptor[] = KINDS): Promise<Observation> {
+  let requests = 0;
+  const lists = kinds.flatMap((descriptor) =>
+    'lists' in descriptor.observe ? descriptor.observe.lists.map((collection) => ({ descriptor, collection })) : [],
+  );
+  const read = await Promise.all(
+    lists.map(async ({ descriptor, collection }) => {
+      const objects: LiveObject[] = [];
+      for await (const raw of api.list(collection.path, collection.listKey)) {
+        const observeSpec = descriptor.observe as { parentId?(live: ApiObject): string | undefined };
+        objects.push(toLive(descriptor, raw, collection, observeSpec.parentId?.(raw)));
+      }
+      requests += Math.max(1, Math.ceil(objects.length / PAGE_SIZE));
+      return objects;
+    }),
+  );
+  const live = read.flat();
+  for (const descriptor of kinds) {
+    if (!('inline' in descriptor.observe)) continue;
+    const { field } = descriptor.observe.inline;
+    const parents = live.filter((o) => o.descriptor.kind === descriptor.child?.parentKind);
+    for (const parent of parents) {
+      for (const raw of (parent.raw[field] as ApiObject[] | undefined) ?? []) live.push(toLive(descriptor, raw, undefined, parent.id));
+    }
+  }
+  return { live, requests };
+}

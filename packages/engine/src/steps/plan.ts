@@ -1,0 +1,145 @@
+/**
+ * Step 6, plan: from matched pairs to the Plan value.
+ *
+ * 1. Map every live id that belongs to a known object (paired or owned) to its address, so
+ *    references compare by identity whether written by name or by id.
+ * 2. Per pair: normal forms of both sides, canonical, server-chosen fields ignored; differing
+ *    immutable fields make a replace, other differences an update (only the changed fields);
+ *    a pair without this stack's marker (an adoption) is an update that writes the marker.
+ * 3. Unpaired desired objects are creates; owned unpaired live objects are deletes.
+ * 4. Dependencies: creates and updates after the changes of what they reference (parents
+ *    first); deletes after the deletes of what references them and after the updates that
+ *    stop referencing them (children first).
+ * 5. Order, mask, fingerprint, count.
+ */
+import { createHash } from 'node:crypto';
+import { KINDS } from '../kinds/index.js';
+import type { KindDescriptor, Spec } from '../kinds/types.js';
+import type { DesiredObject } from '../desired.js';
+import type { LiveObject } from '../live.js';
+import { specHash } from '../marker.js';
+import { PLAN_FORMAT_VERSION, type Change, type Plan, type UnmanagedObject } from '../plan-model.js';
+import type { Target } from '../ports.js';
+import { canonical, changedFields, fieldChanges, ignoreServerChosen, mask } from './diff.js';
+import type { Matching } from './match.js';
+import { order } from './order.js';
+import { canonicalJson, collect } from './walk.js';
+
+export interface PlanInput {
+  matching: Matching;
+  stack: string;
+  target: Target;
+  checksum: string;
+  requests: number;
+  now?: Date;
+}
+
+/** A live object's normal form, with the marker stripped from its metadata. */
+export function liveNormal(o: LiveObject): Spec {
+  const raw = o.descriptor.metadata ? { ...o.raw, metadata: o.userMetadata } : o.raw;
+  return o.descriptor.fromLive(raw, o.collection);
+}
+
+/** The hash the marker records for a desired object: its masked canonical normal form. */
+export function desiredHash(d: DesiredObject, tokens: Map<string, string>): string {
+  const [, masked] = mask(d.descriptor.sensitive, null, canonical(d.descriptor, d.normal, tokens));
+  return specHash(masked);
+}
+
+const kindRank = new Map(KINDS.map((k, i) => [k.kind, i]));
+const fingerprint = (o: LiveObject) => createHash('sha256').update(canonicalJson(o.raw)).digest('hex');
+const liveAddress = (o: LiveObject) => `${o.descriptor.kind}/${o.marker?.name ?? o.id}`;
+
+/** Tokens (addresses or ids) a normal form references, by the descriptor's patterns. */
+const referenced = (descriptor: KindDescriptor, normal: Spec): string[] =>
+  descriptor.refs.flatMap((r) => collect(normal, r.pattern).map((f) => String(f.value)));
+
+export function plan(input: PlanInput): Plan {
+  const { matching, stack } = input;
+  const tokens = new Map<string, string>();
+  for (const { desired, live } of matching.pairs) tokens.set(live.id, desired.address);
+  for (const o of matching.deletes) tokens.set(o.id, liveAddress(o));
+
+  const changes: Change[] = [];
+  const fingerprints: Record<string, string> = {};
+  let unchanged = 0;
+  const dependents = new Map<string, Set<string>>(); // address -> changes that must wait for it (deletes)
+
+  const base = (d: DesiredObject | null, o: LiveObject | null, action: Change['action']): Change => ({
+    address: d?.address ?? liveAddress(o!),
+    action,
+    kind: (d ?? o)!.descriptor.kind,
+    name: d?.name ?? (o!.marker?.name.replace('/', ' ') ?? o!.descriptor.label(liveNormal(o!))),
+    id: o?.id ?? null,
+    before: null,
+    after: null,
+    fields: [],
+    patch: [],
+    dependsOn: d ? [...d.references] : [],
+    ...(d ? { source: d.source } : {}),
+  });
+
+  for (const { desired: d, live: o } of matching.pairs) {
+    const after = canonical(d.descriptor, d.normal, tokens);
+    const before = ignoreServerChosen(d.descriptor, after, canonical(o.descriptor, liveNormal(o), tokens));
+    const changed = changedFields(before, after);
+    const adopting = o.descriptor.metadata && o.marker?.stack !== stack;
+    if (changed.length === 0 && !adopting) {
+      unchanged += 1;
+      continue;
+    }
+    const immutable = changed.filter((f) => d.descriptor.immutable.includes(f));
+    const change = base(d, o, immutable.length > 0 ? 'replace' : 'update');
+    const [b, a] = mask(d.descriptor.sensitive, before, after);
+    Object.assign(change, { before: b, after: a, ...fieldChanges(b!, a!, d.descriptor.sensitive) });
+    if (immutable.length > 0) change.reason = `${immutable.join(', ')} cannot be updated`;
+    else if (adopting) change.reason = o.marker ? `taken over from stack "${o.marker.stack}"` : `adopted into stack "${stack}"`;
+    fingerprints[o.id] = fingerprint(o);
+    // What the live object referenced and no longer will: those deletes wait for this change.
+    for (const token of referenced(o.descriptor, before)) dependents.set(token, (dependents.get(token) ?? new Set()).add(change.address));
+    changes.push(change);
+  }
+
+  for (const d of matching.creates) {
+    const change = base(d, null, 'create');
+    change.after = mask(d.descriptor.sensitive, null, canonical(d.descriptor, d.normal, tokens))[1];
+    changes.push(change);
+  }
+
+  const liveById = new Map(matching.deletes.map((o) => [o.id, o]));
+  for (const o of matching.deletes) {
+    const change = base(null, o, 'delete');
+    const normal = canonical(o.descriptor, liveNormal(o), tokens);
+    change.before = mask(o.descriptor.sensitive, normal, null)[0];
+    fingerprints[o.id] = fingerprint(o);
+    const parent = o.parentId !== undefined ? liveById.get(o.parentId) : undefined;
+    if (parent) dependents.set(liveAddress(parent), (dependents.get(liveAddress(parent)) ?? new Set()).add(change.address));
+    for (const token of referenced(o.descriptor, normal)) dependents.set(token, (dependents.get(token) ?? new Set()).add(change.address));
+    changes.push(change);
+  }
+  for (const change of changes) {
+    if (change.action === 'delete' || change.action === 'replace') {
+      change.dependsOn = [...new Set([...change.dependsOn, ...(dependents.get(change.address) ?? [])])].filter((a) => a !== change.address);
+    }
+  }
+
+  const rank = (c: Change) => (c.action === 'delete' ? 1 : 0);
+  const sorted = [...changes].sort(
+    (x, y) => rank(x) - rank(y) || (kindRank.get(x.kind)! - kindRank.get(y.kind)!) * (rank(x) ? -1 : 1) || x.address.localeCompare(y.address),
+  );
+  const count = (action: Change['action']) => changes.filter((c) => c.action === action).length;
+  return {
+    format_version: PLAN_FORMAT_VERSION,
+    target: input.target,
+    stack,
+    created_at: (input.now ?? new Date()).toISOString(),
+    summary: { create: count('create'), update: count('update'), delete: count('delete'), replace: count('replace'), unchanged },
+    changes: order(sorted),
+    unmanaged: matching.unmanaged.map(
+      (o): UnmanagedObject => ({ kind: o.descriptor.kind, id: o.id, label: o.descriptor.label(liveNormal(o)) }),
+    ),
+    fingerprints,
+    manifest_checksum: input.checksum,
+    requests: input.requests,
+  };
+}

@@ -1,0 +1,104 @@
+/**
+ * Step 3, resolve: manifest documents -> desired objects. Expands inline children (rules,
+ * routes), turns references by name into the address of the named manifest (or an `{id}`
+ * into the id itself), reports broken references and duplicate names, and builds each
+ * object's normal form with its kind descriptor.
+ */
+import { KINDS, childrenOf } from '../kinds/index.js';
+import type { KindDescriptor, Spec } from '../kinds/types.js';
+import type { DesiredObject } from '../desired.js';
+import { problem, type Problem } from '../problems.js';
+import type { ValidDocument } from './validate.js';
+import { rewrite } from './walk.js';
+
+const byManifestKind = new Map(KINDS.filter((k) => k.manifestKind).map((k) => [k.manifestKind!, k]));
+
+export function resolve(documents: ValidDocument[], declaredElsewhere: string[] = []): { desired: DesiredObject[]; problems: Problem[] } {
+  const problems: Problem[] = [];
+  // Names per kind, first declaration wins; later ones are duplicates.
+  const names = new Map<string, ValidDocument>();
+  const unique: ValidDocument[] = [];
+  for (const doc of documents) {
+    const key = `${doc.value.kind}/${doc.value.name}`;
+    const first = names.get(key);
+    if (first) {
+      problems.push(problem('duplicate_name', `${doc.value.kind} "${doc.value.name}" is already declared at ${first.file}:${first.locate(['name']).line}; names are unique per kind, rename one`, doc.locate(['name'])));
+      continue;
+    }
+    names.set(key, doc);
+    unique.push(doc);
+  }
+  const kindsByName = new Map<string, string[]>();
+  for (const doc of unique) kindsByName.set(doc.value.name, [...(kindsByName.get(doc.value.name) ?? []), doc.value.kind]);
+
+  /** A reference (name, `{id}`, or a weighted key `id:<id>`) -> token; problems when broken. */
+  const token = (ref: unknown, kind: string, doc: ValidDocument, path: (string | number)[], found: string[], isKey = false): string => {
+    if (typeof ref === 'object' && ref !== null) return String((ref as { id: string }).id);
+    const name = String(ref);
+    if (isKey && name.startsWith('id:')) return name.slice(3);
+    if (declaredElsewhere.includes(`${kind}/${name}`)) return `${kind}/${name}`;
+    if (names.has(`${kind}/${name}`)) {
+      found.push(`${kind}/${name}`);
+      return `${kind}/${name}`;
+    }
+    const others = kindsByName.get(name);
+    const at = doc.locate(path, { key: isKey });
+    problems.push(
+      others
+        ? problem('reference_wrong_kind', `"${name}" is a ${others.join(' and a ')}, but a ${kind} is expected here; name a ${kind} manifest or write {id: "<id>"}`, at)
+        : problem('reference_missing', `no ${kind} manifest is named "${name}"; declare one, fix the name, or write {id: "<id>"} for an object gatehouse does not manage`, at),
+    );
+    return name;
+  };
+
+  const desired: DesiredObject[] = [];
+  const build = (
+    descriptor: KindDescriptor,
+    doc: ValidDocument,
+    spec: Spec,
+    specPath: (string | number)[],
+    identity: { address: string; name: string; markerName: string; parent?: string },
+  ) => {
+    const found: string[] = [];
+    let resolved: unknown = spec;
+    for (const ref of descriptor.refs) {
+      resolved = rewrite(resolved, ref.pattern, (value, path) =>
+        token(value, ref.kind, doc, [...specPath, ...path], found, ref.pattern.at(-1) === '{}'),
+      );
+    }
+    const object: DesiredObject = {
+      ...identity,
+      descriptor,
+      normal: descriptor.fromManifest(resolved as Spec, doc.value.name),
+      preventDestroy: doc.value.lifecycle?.prevent_destroy === true,
+      references: [...new Set([...(identity.parent ? [identity.parent] : []), ...found])],
+      doc,
+      specPath,
+      source: doc.locate(specPath.length > 1 ? specPath : []),
+    };
+    if (specPath.length === 1 && doc.value.adopt !== undefined) object.adopt = doc.value.adopt;
+    desired.push(object);
+    return object;
+  };
+
+  for (const doc of unique) {
+    const descriptor = byManifestKind.get(doc.value.kind)!;
+    const children = childrenOf(descriptor.kind);
+    const own = { ...doc.value.spec };
+    for (const child of children) delete own[child.child!.field];
+    const name = doc.value.name;
+    const parent = build(descriptor, doc, own, ['spec'], { address: `${descriptor.kind}/${name}`, name, markerName: name });
+    for (const child of children) {
+      const items = (doc.value.spec[child.child!.field] as Spec[] | undefined) ?? [];
+      items.forEach((item, i) => {
+        // The natural key needs the normal form; build first, then name it.
+        const object = build(child, doc, item, ['spec', child.child!.field, i], { address: '', name: '', markerName: '', parent: parent.address });
+        const key = child.naturalKey!(object.normal);
+        object.address = `${child.kind}/${name}/${key}`;
+        object.markerName = `${name}/${key}`;
+        object.name = `${name} ${child.label(object.normal)}`;
+      });
+    }
+  }
+  return { desired, problems };
+}

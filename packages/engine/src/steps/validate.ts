@@ -1,0 +1,115 @@
+/**
+ * Step 2, validate: each document against its kind's JSON Schema (from @gatehouse/schemas),
+ * with ajv collecting every error, each mapped to the file:line:col of the node it is about
+ * and phrased as what is expected. The service's value rules and cross-document rules run in
+ * `check.ts` once references are resolved.
+ */
+import { Ajv, type ErrorObject, type KeywordDefinition, type ValidateFunction } from 'ajv';
+import { MANIFEST_SCHEMAS, customKeywords } from '@gatehouse/schemas';
+import { problem, type Problem } from '../problems.js';
+import type { LoadedDocument } from './load.js';
+
+const ajv = new Ajv({ allErrors: true, strict: false, discriminator: true });
+// The schemas package states its keywords without depending on ajv; the shapes agree.
+for (const keyword of customKeywords) ajv.addKeyword(keyword as unknown as KeywordDefinition);
+
+const validators = new Map<string, ValidateFunction>();
+const validatorFor = (kind: string) => {
+  let found = validators.get(kind);
+  if (!found) {
+    found = ajv.compile(MANIFEST_SCHEMAS[kind as keyof typeof MANIFEST_SCHEMAS]);
+    validators.set(kind, found);
+  }
+  return found;
+};
+
+const KINDS = Object.keys(MANIFEST_SCHEMAS);
+
+/** A document that passed its schema: kind, name and spec are known to be well formed. */
+export interface ValidDocument extends LoadedDocument {
+  value: { kind: string; name: string; spec: Record<string, unknown>; adopt?: string; lifecycle?: { prevent_destroy?: boolean } };
+}
+
+export interface Validation {
+  valid: ValidDocument[];
+  /** `Kind/name` of documents that failed their schema but declare a name: references to them are not reported twice. */
+  declared: string[];
+  problems: Problem[];
+}
+
+export function validate(documents: LoadedDocument[]): Validation {
+  const problems: Problem[] = [];
+  const valid: ValidDocument[] = [];
+  const declared: string[] = [];
+  for (const doc of documents) {
+    const value = doc.value as Record<string, unknown> | null;
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+      problems.push(problem('document_shape', 'a manifest document must be a mapping with kind, name and spec', doc.locate([])));
+      continue;
+    }
+    if (typeof value.kind !== 'string' || !KINDS.includes(value.kind)) {
+      const where = value.kind === undefined ? doc.locate([]) : doc.locate(['kind']);
+      problems.push(problem('unknown_kind', `kind must be one of ${KINDS.join(', ')}${value.kind === undefined ? '; add a kind field' : `, not ${JSON.stringify(value.kind)}`}`, where));
+      continue;
+    }
+    const check = validatorFor(value.kind);
+    const ok: boolean = check(value);
+    if (ok) valid.push(doc as ValidDocument);
+    else {
+      problems.push(...explain(check.errors ?? [], doc));
+      const named = value as { kind: string; name?: unknown };
+      if (typeof named.name === 'string') declared.push(`${named.kind}/${named.name}`);
+    }
+  }
+  return { valid, declared, problems };
+}
+
+const segments = (pointer: string): (string | number)[] =>
+  pointer === '' ? [] : pointer.slice(1).split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~')).map((s) => (/^\d+$/.test(s) ? Number(s) : s));
+
+const field = (path: (string | number)[]) =>
+  path.length === 0 ? 'the document' : path.map((s, i) => (typeof s === 'number' ? `[${s}]` : i === 0 ? s : `.${s}`)).join('');
+
+/**
+ * ajv errors -> problems. Errors under a failed union (a reference that is neither a name nor
+ * `{id}`) collapse into one problem that states the accepted forms; errors of a discriminated
+ * union that picked a branch are kept as they are, since they are about that branch.
+ */
+function explain(errors: ErrorObject[], doc: LoadedDocument): Problem[] {
+  const unions = new Set(errors.filter((e) => e.keyword === 'anyOf' || (e.keyword === 'oneOf' && !e.schemaPath.includes('discriminator'))).map((e) => e.instancePath));
+  const out = new Map<string, Problem>();
+  for (const error of errors) {
+    const path = segments(error.instancePath);
+    const inUnion = [...unions].some((u) => error.instancePath === u || error.instancePath.startsWith(`${u}/`));
+    let p: Problem;
+    if (inUnion) {
+      const union = [...unions].find((u) => error.instancePath === u || error.instancePath.startsWith(`${u}/`))!;
+      const unionPath = segments(union);
+      const schema = errors.find((e) => e.instancePath === union && (e.keyword === 'anyOf' || e.keyword === 'oneOf'))?.parentSchema as { description?: string } | undefined;
+      p = problem('wrong_type', `${field(unionPath)} must be ${schema?.description ?? 'one of the accepted forms'}`, doc.locate(unionPath));
+    } else if (error.keyword === 'additionalProperties') {
+      const name = (error.params as { additionalProperty: string }).additionalProperty;
+      const allowed = Object.keys((error.parentSchema as { properties?: object }).properties ?? {});
+      p = problem('unknown_field', `unknown field "${name}" in ${field(path)}; expected one of: ${allowed.join(', ')}`, doc.locate([...path, name], { key: true }));
+    } else if (error.keyword === 'required') {
+      const name = (error.params as { missingProperty: string }).missingProperty;
+      p = problem('missing_field', `${field(path)} is missing the required field "${name}"`, doc.locate(path));
+    } else if (error.keyword === 'type' || error.keyword === 'const') {
+      const expected = error.keyword === 'const' ? JSON.stringify((error.params as { allowedValue: unknown }).allowedValue) : `a ${(error.params as { type: string }).type}`;
+      p = problem('wrong_type', `${field(path)} must be ${expected}`, doc.locate(path));
+    } else if (error.keyword === 'enum') {
+      p = problem('invalid_value', `${field(path)} must be one of: ${((error.params as { allowedValues: unknown[] }).allowedValues).map(String).join(', ')}`, doc.locate(path));
+    } else if (error.keyword === 'maxBytes') {
+      p = problem('invalid_value', `${field(path)} must be at most ${String(error.schema)} bytes of UTF-8`, doc.locate(path));
+    } else if (error.keyword === 'discriminator') {
+      const params = error.params as { tag: string; tagValue?: unknown };
+      p = problem('invalid_value', `${field([...path, params.tag])} must be one of the accepted values, not ${JSON.stringify(params.tagValue)}`, doc.locate([...path, params.tag]));
+    } else if (error.keyword === 'oneOf') {
+      continue; // a discriminated union's summary; its branch's errors say what is wrong
+    } else {
+      p = problem('invalid_value', `${field(path)} ${error.message ?? 'is invalid'}`, doc.locate(path));
+    }
+    out.set(`${p.at?.line}:${p.at?.col}:${p.message}`, p);
+  }
+  return [...out.values()];
+}

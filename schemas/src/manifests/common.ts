@@ -1,0 +1,59 @@
+/**
+ * Building blocks of gatehouse manifest documents (`kind`, `name`, `spec`, plus the
+ * document-level `adopt` and `lifecycle` fields) shared by every manifest kind.
+ *
+ * A reference to another object is either the `name` of a manifest of the right kind or
+ * `{id: "<id>"}` for an object gatehouse does not manage. Any string may be `${env:NAME}`;
+ * the engine substitutes it before validating values.
+ */
+import { Type, type TSchema } from '@sinclair/typebox';
+
+export const ManifestName = Type.String({
+  minLength: 1,
+  maxLength: 200,
+  pattern: '^[^\\s/]+$',
+  description: 'unique per kind; the handle other manifests use to reference this object (no spaces or slashes)',
+});
+
+/** A reference: a manifest name, or `{id}` of an object that gatehouse does not manage. */
+export const Reference = Type.Union(
+  [
+    Type.String({ minLength: 1, description: 'name of a manifest of the referenced kind' }),
+    Type.Object(
+      { id: Type.String({ minLength: 1, description: 'id of an object gatehouse does not manage' }) },
+      { additionalProperties: false },
+    ),
+  ],
+  { description: 'the name of a manifest of the right kind, or {id: "<id>"} for an unmanaged object' },
+);
+
+export const References = Type.Array(Reference, { minItems: 1, description: 'references: names or {id}; at least one' });
+
+export const Lifecycle = Type.Object(
+  {
+    prevent_destroy: Type.Optional(
+      Type.Boolean({ description: 'apply refuses to delete or replace this object while true' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const Adopt = Type.String({
+  minLength: 1,
+  description:
+    'id of an existing live object that this manifest takes over (it is updated in place and marked as owned by this stack); written by `gatehouse export --all`',
+});
+
+/** A manifest document of `kind` whose `spec` follows `spec`. */
+export function ManifestDocument<K extends string, S extends TSchema>(kind: K, spec: S, description: string) {
+  return Type.Object(
+    {
+      kind: Type.Literal(kind),
+      name: ManifestName,
+      adopt: Type.Optional(Adopt),
+      lifecycle: Type.Optional(Lifecycle),
+      spec,
+    },
+    { additionalProperties: false, title: `${kind} manifest`, description},
+  );
+}

@@ -1,0 +1,156 @@
+/**
+ * The spec schema of every manifest kind (issue 3's manifest format). Field names are the
+ * API's own (snake_case). Where a field refers to another object, the manifest uses the
+ * response's field name (`ip_policies`, `backend`) holding references by name or `{id}`
+ * instead of the request's id field (`ip_policy_ids`, `backend_id`). Module schemas without
+ * references are the API's request schemas themselves.
+ */
+import { Type, type Static } from '@sinclair/typebox';
+import { Description, Metadata, Strict, StringEnum } from '../common.js';
+import { Cidr, RuleAction } from '../api/ip-policies.js';
+import { IpRestrictionType } from '../api/ip-restrictions.js';
+import { WEIGHT_MAX } from '../api/backends.js';
+import { HttpsHostports } from '../api/https-edges.js';
+import { Hostports } from '../api/tcp-edges.js';
+import { RouteMatch, RouteMatchType } from '../api/routes.js';
+import { EndpointTrafficPolicyInput } from '../api/backend-modules.js';
+import {
+  EndpointCircuitBreakerInput,
+  EndpointHeadersInput,
+  EndpointSwitchInput,
+  EndpointTlsTerminationInput,
+  EndpointUserAgentFilterInput,
+  EndpointWebhookValidationInput,
+  ModuleEnabled,
+} from '../api/endpoint-modules.js';
+import { EndpointOAuthInput, EndpointOidcInput, EndpointSamlInput } from '../api/auth-modules.js';
+import { ManifestDocument, Reference, References } from './common.js';
+
+const common = { description: Type.Optional(Description), metadata: Type.Optional(Metadata) };
+
+// --- IP policies ------------------------------------------------------------------------------
+export const IpPolicyRuleSpec = Strict({ cidr: Cidr, action: RuleAction, ...common }, 'a rule of the policy; a CIDR may appear once per policy');
+export const IpPolicySpec = Strict({
+  ...common,
+  rules: Type.Optional(Type.Array(IpPolicyRuleSpec, { description: 'the complete set of rules of the policy' })),
+});
+export const IpPolicyManifest = ManifestDocument('IPPolicy', IpPolicySpec, 'an IP policy and its rules');
+
+// --- IP restrictions ---------------------------------------------------------------------------
+export const IpRestrictionSpec = Strict({
+  ...common,
+  type: IpRestrictionType,
+  enforced: Type.Optional(Type.Boolean({ description: 'true: enforced; false (default): warnings only' })),
+  ip_policies: References,
+});
+export const IpRestrictionManifest = ManifestDocument('IPRestriction', IpRestrictionSpec, 'an IP restriction (at most one per type)');
+
+// --- bot users ---------------------------------------------------------------------------------
+export const BotUserSpec = Strict({ active: Type.Optional(Type.Boolean({ description: 'true when unspecified' })) });
+export const BotUserManifest = ManifestDocument('BotUser', BotUserSpec, 'a bot user; the document name is the bot user name');
+
+// --- backends ----------------------------------------------------------------------------------
+const backendSpec = <T extends string, P extends Parameters<typeof Type.Object>[0]>(type: T, fields: P) =>
+  Strict({ ...common, type: Type.Literal(type), ...fields });
+export const TunnelGroupBackendSpec = backendSpec('tunnel_group', {
+  labels: Type.Record(Type.String(), Type.String(), { minProperties: 1, description: 'labels a tunnel must carry to join' }),
+});
+export const HttpResponseBackendSpec = backendSpec('http_response', {
+  body: Type.Optional(Type.String()),
+  headers: Type.Optional(Type.Record(Type.String(), Type.String({ minLength: 1 }))),
+  status_code: Type.Optional(Type.Integer({ minimum: 100, maximum: 599, description: '200 when unspecified' })),
+});
+export const FailoverBackendSpec = backendSpec('failover', {
+  backends: Type.Array(Reference, { minItems: 1, description: 'backends to try, in order: names or {id}' }),
+});
+export const WeightedBackendSpec = backendSpec('weighted', {
+  backends: Type.Record(Type.String({ minLength: 1 }), Type.Integer({ minimum: 0, maximum: WEIGHT_MAX }), {
+    minProperties: 1,
+    description: 'Backend manifest name (or "id:<id>" for an unmanaged backend) -> weight 0..10000',
+  }),
+});
+export const BACKEND_TYPES = ['tunnel_group', 'http_response', 'failover', 'weighted'] as const;
+export const BackendSpec = Type.Unsafe<
+  | Static<typeof TunnelGroupBackendSpec>
+  | Static<typeof HttpResponseBackendSpec>
+  | Static<typeof FailoverBackendSpec>
+  | Static<typeof WeightedBackendSpec>
+>({
+  type: 'object',
+  required: ['type'],
+  properties: { type: StringEnum(BACKEND_TYPES, { description: 'the backend kind; cannot change (replaced)' }) },
+  discriminator: { propertyName: 'type' },
+  oneOf: [TunnelGroupBackendSpec, HttpResponseBackendSpec, FailoverBackendSpec, WeightedBackendSpec],
+});
+export const BackendManifest = ManifestDocument('Backend', BackendSpec, 'a backend: tunnel_group, http_response, failover or weighted');
+
+// --- modules with references -------------------------------------------------------------------
+export const BackendModuleSpec = Strict({ enabled: Type.Optional(ModuleEnabled), backend: Reference });
+export const IpRestrictionModuleSpec = Strict({ enabled: Type.Optional(ModuleEnabled), ip_policies: References });
+export const MutualTlsModuleSpec = Strict({
+  enabled: Type.Optional(ModuleEnabled),
+  certificate_authorities: Type.Array(Reference, { description: 'certificate authorities: {id} references' }),
+});
+
+// --- HTTPS edges -------------------------------------------------------------------------------
+export const RouteSpec = Strict(
+  {
+    match_type: RouteMatchType,
+    match: RouteMatch,
+    ...common,
+    backend: Type.Optional(BackendModuleSpec),
+    ip_restriction: Type.Optional(IpRestrictionModuleSpec),
+    circuit_breaker: Type.Optional(EndpointCircuitBreakerInput),
+    compression: Type.Optional(EndpointSwitchInput),
+    request_headers: Type.Optional(EndpointHeadersInput),
+    response_headers: Type.Optional(EndpointHeadersInput),
+    webhook_verification: Type.Optional(EndpointWebhookValidationInput),
+    oauth: Type.Optional(EndpointOAuthInput),
+    saml: Type.Optional(EndpointSamlInput),
+    oidc: Type.Optional(EndpointOidcInput),
+    websocket_tcp_converter: Type.Optional(EndpointSwitchInput),
+    user_agent_filter: Type.Optional(EndpointUserAgentFilterInput),
+    traffic_policy: Type.Optional(EndpointTrafficPolicyInput),
+  },
+  'a route of the edge; match_type plus match is unique per edge',
+);
+export const HttpsEdgeSpec = Strict({
+  ...common,
+  hostports: Type.Optional(HttpsHostports),
+  mutual_tls: Type.Optional(MutualTlsModuleSpec),
+  tls_termination: Type.Optional(EndpointTlsTerminationInput),
+  routes: Type.Optional(Type.Array(RouteSpec, { description: 'the complete set of routes of the edge' })),
+});
+export const HttpsEdgeManifest = ManifestDocument('HTTPSEdge', HttpsEdgeSpec, 'an HTTPS edge, its modules and its routes');
+
+// --- TCP edges ---------------------------------------------------------------------------------
+export const TcpEdgeSpec = Strict({
+  ...common,
+  hostports: Type.Optional(Hostports),
+  backend: Type.Optional(BackendModuleSpec),
+  ip_restriction: Type.Optional(IpRestrictionModuleSpec),
+  traffic_policy: Type.Optional(EndpointTrafficPolicyInput),
+});
+export const TcpEdgeManifest = ManifestDocument('TCPEdge', TcpEdgeSpec, 'a TCP edge and its modules');
+
+/** Every manifest kind and its document schema. */
+export const MANIFEST_SCHEMAS = {
+  IPPolicy: IpPolicyManifest,
+  IPRestriction: IpRestrictionManifest,
+  BotUser: BotUserManifest,
+  Backend: BackendManifest,
+  HTTPSEdge: HttpsEdgeManifest,
+  TCPEdge: TcpEdgeManifest,
+} as const;
+export type ManifestKind = keyof typeof MANIFEST_SCHEMAS;
+
+/** Any manifest document: editors pick the branch by `kind`. */
+export const AnyManifest = Type.Unsafe<Static<(typeof MANIFEST_SCHEMAS)[ManifestKind]>>({
+  title: 'gatehouse manifest',
+  description: 'one gatehouse manifest document: kind, name, spec (and optionally adopt, lifecycle)',
+  type: 'object',
+  required: ['kind'],
+  properties: { kind: StringEnum(Object.keys(MANIFEST_SCHEMAS) as ManifestKind[]) },
+  discriminator: { propertyName: 'kind' },
+  oneOf: Object.values(MANIFEST_SCHEMAS),
+});
