@@ -48,7 +48,35 @@ export function checkFilter(filter: string, fields: ReadonlyMap<string, TrafficF
     const problem = resolve(ref, fields);
     if (problem) return problem;
   }
+  if (isPlainValue(parsed.expr)) {
+    return {
+      message: 'must be a condition (a comparison, a logical combination, has(...) or a method such as endsWith), not a value',
+      column: 1,
+    };
+  }
   return undefined;
+}
+
+/**
+ * True when the whole expression is a value that can never be a condition: a non-boolean
+ * literal, a list or map, or a field read (no filterable field is boolean). The parser does
+ * not type-check, and @bufbuild/cel does not export its checker, so this catches the obvious
+ * mistakes (`conn.client_ip`) while operators and calls are left to evaluation.
+ */
+function isPlainValue(expr: Expr): boolean {
+  const kind = expr.exprKind;
+  switch (kind.case) {
+    case 'constExpr':
+      return kind.value.constantKind.case !== 'boolValue';
+    case 'listExpr':
+    case 'structExpr':
+    case 'identExpr':
+      return true;
+    case 'selectExpr':
+      return !kind.value.testOnly;
+    default:
+      return false;
+  }
 }
 
 /** Resolves one name: the longest prefix that is a field is what it reads (map access beyond). */

@@ -137,6 +137,11 @@ describe('event subscriptions', () => {
       "'request.path' (column 1) is not a field of this event type",
     );
     expect((await filterError('tcp_connection_closed.v0', 'conn == 1')).msg).toContain("'conn' (column 1) is not a field");
+    expect((await filterError('tcp_connection_closed.v0', 'conn.client_ip')).msg).toBe(
+      'sources[0].filter: must be a condition (a comparison, a logical combination, has(...) or a method such as endsWith), not a value.',
+    );
+    // A name bound by a macro is local, not a field.
+    expect((await subscribe([{ type: 'tcp_connection_closed.v0', filter: '[1, 2].all(conn, conn > 0)' }])).status).toBe(201);
   });
 
   it('rejects filters that are not CEL, with the position', async () => {
