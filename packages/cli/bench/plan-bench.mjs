@@ -1,0 +1,161 @@
+#!/usr/bin/env node
+/**
+ * Bench: `gatehouse plan` of 5,000 objects against a real server process, next to the time of
+ * simply listing the same collections with the client, in the same run.
+ *
+ * 1. Starts `gatehouse serve` (built CLI) on a free port over a temporary database.
+ * 2. Writes 5,000 live objects through the client, marked as owned by the bench stack
+ *    (1,000 IP policies with one rule each, 1,000 bot users, 1,000 tunnel-group backends,
+ *    500 TCP edges with a backend module, 250 HTTPS edges with one route each), and the
+ *    manifests that declare exactly them, so the plan has to read everything and finds no change.
+ * 3. Times the bare listing: every collection the plan read, listed with a fresh client
+ *    (pages of 100), all collections at once. Then times computePlan over a fresh client.
+ *    Each is run ROUNDS times, alternating; medians are reported.
+ * Prints times, request counts and the ratio (aim: plan within 1.5x the bare listing).
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { GatehouseClient, collect } from '@gatehouse/client';
+import { computePlan } from '@gatehouse/engine';
+import { composeMetadata } from '../../engine/dist/marker.js';
+import { ClientLiveApi } from '../dist/live-api.js';
+
+const CLI = fileURLToPath(new URL('../bin/run.js', import.meta.url));
+const KEY = 'bench-key-0123456789abcdef';
+const STACK = 'bench';
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const SIZES = { policies: 1000, bots: 1000, backends: 1000, tcpEdges: 500, httpsEdges: 250 };
+
+function startServe(db) {
+  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--db', db, '--api-key', KEY], { stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.on('exit', (code) => reject(new Error(`gatehouse serve exited ${code}: ${out}`)));
+    child.stdout.on('data', (chunk) => {
+      out += chunk;
+      const url = /listening on (\S+)/.exec(out)?.[1];
+      if (url && /API key/.test(out)) resolve({ url, stop: () => child.kill('SIGTERM') });
+    });
+  });
+}
+
+/** Runs `fn` over `items` with `n` at a time. */
+async function pool(items, n, fn) {
+  let next = 0;
+  await Promise.all(Array.from({ length: n }, async () => {
+    while (next < items.length) await fn(items[next++]);
+  }));
+}
+
+const meta = (name) => composeMetadata(undefined, { stack: STACK, name, hash: '0'.repeat(16) });
+const yamlDoc = (kind, name, spec) => `---\nkind: ${kind}\nname: ${name}\nspec: ${JSON.stringify(spec)}\n`;
+
+async function populate(client, dir) {
+  const docs = [];
+  const pad = (i) => String(i).padStart(4, '0');
+  const policyIds = new Map();
+  await pool([...Array(SIZES.policies).keys()], 10, async (i) => {
+    const name = `policy-${pad(i)}`;
+    const cidr = `10.${Math.floor(i / 250)}.${i % 250}.0/24`;
+    const p = await client.ipPolicies.create({ description: `bench ${i}`, metadata: meta(name) });
+    await client.ipPolicyRules.create({ ip_policy_id: p.id, cidr, action: 'allow', metadata: meta(`${name}/${cidr}`) });
+    policyIds.set(name, p.id);
+    docs.push(yamlDoc('IPPolicy', name, { description: `bench ${i}`, rules: [{ cidr, action: 'allow' }] }));
+  });
+  await pool([...Array(SIZES.bots).keys()], 10, async (i) => {
+    await client.botUsers.create({ name: `bot-${pad(i)}`, active: true });
+    docs.push(yamlDoc('BotUser', `bot-${pad(i)}`, { active: true }));
+  });
+  const backendIds = [];
+  await pool([...Array(SIZES.backends).keys()], 10, async (i) => {
+    const name = `backend-${pad(i)}`;
+    const b = await client.backends.tunnelGroup.create({ labels: { app: name }, metadata: meta(name) });
+    backendIds[i] = name;
+    docs.push(yamlDoc('Backend', name, { type: 'tunnel_group', labels: { app: name } }));
+    void b;
+  });
+  const backendId = new Map();
+  for await (const b of client.backends.tunnelGroup.list()) backendId.set(b.labels.app, b.id);
+  await pool([...Array(SIZES.tcpEdges).keys()], 10, async (i) => {
+    const name = `tcp-${pad(i)}`;
+    const hostports = [`${i}.tcp.example.com:${20000 + i}`];
+    const backend = backendIds[i];
+    await client.tcpEdges.create({ hostports, backend: { backend_id: backendId.get(backend) }, metadata: meta(name) });
+    docs.push(yamlDoc('TCPEdge', name, { hostports, backend: { backend } }));
+  });
+  await pool([...Array(SIZES.httpsEdges).keys()], 10, async (i) => {
+    const name = `https-${pad(i)}`;
+    const hostports = [`site-${i}.example.com:443`];
+    const backend = backendIds[i];
+    const edge = await client.httpsEdges.create({ hostports, metadata: meta(name) });
+    await client.httpsEdgeRoutes(edge.id).create({
+      match_type: 'path_prefix',
+      match: '/',
+      backend: { backend_id: backendId.get(backend) },
+      metadata: meta(`${name}/path_prefix:/`),
+    });
+    docs.push(yamlDoc('HTTPSEdge', name, { hostports, routes: [{ match_type: 'path_prefix', match: '/', backend: { backend } }] }));
+  });
+  writeFileSync(join(dir, 'manifests.yaml'), docs.sort().join(''));
+  return SIZES.policies * 2 + SIZES.bots + SIZES.backends + SIZES.tcpEdges + SIZES.httpsEdges * 2;
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+async function main() {
+  const dir = mkdtempSync(join(tmpdir(), 'gatehouse-bench-'));
+  const server = await startServe(join(dir, 'server.db'));
+  try {
+    const writer = new GatehouseClient({ baseUrl: server.url, apiKey: KEY });
+    const t0 = performance.now();
+    const objects = await populate(writer, dir);
+    await writer.close();
+    console.log(`populated ${objects} objects in ${((performance.now() - t0) / 1000).toFixed(1)} s (${writer.requests.total} requests)`);
+
+    const target = { url: server.url, embedded: false };
+    const planRun = async () => {
+      const lists = new Set();
+      const client = new GatehouseClient({ baseUrl: server.url, apiKey: KEY, onRequest: (e) => lists.add(e.path.split('?')[0]) });
+      const start = performance.now();
+      const plan = await computePlan({ paths: [dir], env: {}, api: new ClientLiveApi(client, target), stack: STACK });
+      const ms = performance.now() - start;
+      await client.close();
+      return { ms, requests: client.requests.total, plan, lists: [...lists].filter((p) => !/\/[a-z]+_[A-Za-z0-9_-]{6,}/.test(p)) };
+    };
+    const listRun = async (collections) => {
+      const client = new GatehouseClient({ baseUrl: server.url, apiKey: KEY });
+      const start = performance.now();
+      const counts = await Promise.all(collections.map(([path, key]) => collect(client.list(path, key)).then((items) => items.length)));
+      const ms = performance.now() - start;
+      await client.close();
+      return { ms, requests: client.requests.total, items: counts.reduce((a, b) => a + b, 0) };
+    };
+
+    const first = await planRun(); // warm-up; learns which collections the plan reads
+    const changes = first.plan.changes.length;
+    const keys = { '/ip_policies': 'ip_policies', '/ip_policy_rules': 'ip_policy_rules', '/ip_restrictions': 'ip_restrictions', '/bot_users': 'bot_users', '/edges/https': 'https_edges', '/edges/tcp': 'tcp_edges', '/certificate_authorities': 'certificate_authorities', '/event_destinations': 'event_destinations', '/event_subscriptions': 'event_subscriptions' };
+    const collections = first.lists.map((p) => [p, keys[p] ?? (p.startsWith('/backends/') ? 'backends' : p.slice(1))]);
+    await listRun(collections); // warm-up
+
+    const plans = [];
+    const listings = [];
+    for (let i = 0; i < ROUNDS; i++) {
+      listings.push(await listRun(collections));
+      plans.push(await planRun());
+    }
+    const planMs = median(plans.map((r) => r.ms));
+    const listMs = median(listings.map((r) => r.ms));
+    console.log(`\nplan of ${objects} objects (stack ${STACK}), median of ${ROUNDS} rounds:`);
+    console.log(`  gatehouse plan (computePlan over the client): ${planMs.toFixed(0)} ms, ${plans[0].requests} requests, ${changes} changes, ${plans[0].plan.summary.unchanged} unchanged`);
+    console.log(`  bare listing of the same ${collections.length} collections:     ${listMs.toFixed(0)} ms, ${listings[0].requests} requests, ${listings[0].items} items`);
+    console.log(`  ratio plan / listing: ${(planMs / listMs).toFixed(2)}x (aim: <= 1.5x)`);
+  } finally {
+    server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();

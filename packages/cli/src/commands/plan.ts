@@ -1,0 +1,71 @@
+import { Args, Command, Flags } from '@oclif/core';
+import { computePlan, LiveApiError, ManifestProblems, renderJson, renderMarkdown, renderText, type Plan as PlanValue } from '@gatehouse/engine';
+import { connect } from '../connection/connect.js';
+import { connectionFlags } from '../connection/flags.js';
+import { CliError } from '../errors.js';
+import { formatProblem, terminalStyle, writeFileAtomic } from '../output.js';
+
+const FORMATS = ['text', 'json', 'markdown'] as const;
+
+/** `gatehouse plan`: what apply would change, computed from list requests only. */
+export default class Plan extends Command {
+  static override summary = 'Show what apply would change in the live API to match the manifests.';
+  static override description = `Validates the manifests, reads live state with paginated list requests (about one request
+per 100 objects per kind) and prints the changes: + create, ~ update, - delete, -/+ replace.
+The first line names the target. Without --api-url, plans against the embedded reference
+server over .gatehouse/server.db. Exit 0 on success, 1 on error, and with --detailed-exitcode
+2 when there are changes.`;
+  static override strict = false;
+  static override args = { path: Args.string({ description: 'manifest file or directory (repeatable; default: the current directory)' }) };
+  static override flags = {
+    format: Flags.string({ description: 'output format', options: [...FORMATS], default: 'text' }),
+    out: Flags.string({ description: 'also save the plan as JSON to this file (atomically), for apply --plan' }),
+    'detailed-exitcode': Flags.boolean({ description: 'exit 2 when the plan has changes', default: false }),
+    ...connectionFlags,
+  };
+  static override examples = [
+    '<%= config.bin %> plan examples/basic',
+    '<%= config.bin %> plan manifests/ --format markdown --out plan.json --detailed-exitcode',
+    'GATEHOUSE_API_URL=https://api.example.com GATEHOUSE_API_KEY=... <%= config.bin %> plan manifests/ --stack team-a',
+  ];
+
+  async run(): Promise<void> {
+    const { argv, flags } = await this.parse(Plan);
+    const paths = argv.length > 0 ? (argv as string[]) : ['.'];
+    const plan = await this.#compute(paths, flags);
+
+    const format = flags.format as (typeof FORMATS)[number];
+    const output =
+      format === 'json' ? renderJson(plan) : format === 'markdown' ? renderMarkdown(plan) : renderText(plan, { style: terminalStyle() });
+    process.stdout.write(output);
+    if (flags.out) {
+      await writeFileAtomic(flags.out, renderJson(plan)).catch((error: unknown) => this.#fail(error));
+      this.logToStderr(`Saved the plan to ${flags.out}.`);
+    }
+    const changes = plan.summary.create + plan.summary.update + plan.summary.delete + plan.summary.replace;
+    if (flags['detailed-exitcode'] && changes > 0) this.exit(2);
+  }
+
+  async #compute(paths: string[], flags: Parameters<typeof connect>[0]): Promise<PlanValue> {
+    const connection = await connect(flags).catch((error: unknown) => this.#fail(error));
+    try {
+      return await computePlan({ paths, env: process.env, api: connection.api, stack: connection.stack });
+    } catch (error) {
+      return this.#fail(error);
+    } finally {
+      await connection.close();
+    }
+  }
+
+  #fail(error: unknown): never {
+    if (error instanceof ManifestProblems) {
+      for (const problem of error.problems) this.logToStderr(formatProblem(problem));
+      this.error(`${error.problems.length} problem${error.problems.length === 1 ? '' : 's'} in the manifests; nothing was planned.`, { exit: 1 });
+    }
+    if (error instanceof LiveApiError) {
+      this.error(`the API failed: ${error.message}${error.retryable ? ' (retried; try again later)' : ''}`, { exit: 1 });
+    }
+    if (error instanceof CliError) this.error(error.message, { exit: 1 });
+    throw error;
+  }
+}

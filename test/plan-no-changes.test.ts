@@ -1,0 +1,113 @@
+/**
+ * The property "live objects that match the manifests plan as no changes", for every kind and
+ * every module: examples/basic (which the first test proves covers every kind, backend type
+ * and route module) is written to a real `gatehouse serve` process through the client, by an
+ * independent translation (plan-fixtures.ts) with set-valued lists in reverse order, and the
+ * built CLI must then plan no changes. Then the read budget: hundreds of unmanaged objects
+ * cost only a few more list requests, and a real difference is still found.
+ */
+import { join } from 'node:path';
+import { GatehouseClient, ROUTE_MODULE_NAMES } from '@gatehouse/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EXAMPLE_SECRETS, readManifests, writeLive, type WriteResult } from './plan-fixtures.js';
+import { REPO_ROOT, runCli, startServe, tempDir, type ServeProcess } from './helpers/cli.js';
+
+const KEY = 'plan-no-changes-key-0123456789';
+const EXAMPLES = join(REPO_ROOT, 'examples/basic');
+const manifests = readManifests(EXAMPLES);
+let server: ServeProcess;
+let dir: ReturnType<typeof tempDir>;
+let client: GatehouseClient;
+let written: WriteResult;
+
+beforeAll(async () => {
+  dir = tempDir();
+  server = await startServe(['--port', '0', '--db', join(dir.path, 'server.db'), '--api-key', KEY]);
+  client = new GatehouseClient({ baseUrl: server.url, apiKey: KEY });
+  written = await writeLive(client, manifests, 'default', EXAMPLE_SECRETS, { reverseSets: true });
+});
+afterAll(async () => {
+  await client?.close();
+  await server?.stop();
+  dir?.cleanup();
+});
+
+async function planJson(extraEnv: Record<string, string> = {}) {
+  const result = await runCli(['plan', 'examples/basic', '--format', 'json', '--detailed-exitcode'], {
+    env: { ...EXAMPLE_SECRETS, GATEHOUSE_API_URL: server.url, GATEHOUSE_API_KEY: KEY, ...extraEnv },
+  });
+  return { result, json: result.stdout ? JSON.parse(result.stdout) : undefined };
+}
+
+describe('live objects that match the manifests plan as no changes', () => {
+  it('the examples cover every kind, backend type and route module', () => {
+    expect(new Set(manifests.map((m) => m.kind))).toEqual(new Set(['IPPolicy', 'IPRestriction', 'BotUser', 'Backend', 'HTTPSEdge', 'TCPEdge']));
+    expect(new Set(manifests.filter((m) => m.kind === 'Backend').map((m) => m.spec.type))).toEqual(
+      new Set(['tunnel_group', 'http_response', 'failover', 'weighted']),
+    );
+    const routeModules = new Set(
+      manifests.filter((m) => m.kind === 'HTTPSEdge').flatMap((m) => (m.spec.routes ?? []).flatMap((r: object) => Object.keys(r))),
+    );
+    for (const name of ROUTE_MODULE_NAMES) expect(routeModules, name).toContain(name);
+    const tcpModules = new Set(manifests.filter((m) => m.kind === 'TCPEdge').flatMap((m) => Object.keys(m.spec)));
+    for (const name of ['backend', 'ip_restriction', 'traffic_policy']) expect(tcpModules).toContain(name);
+  });
+
+  it('plans no changes, exit 0 with --detailed-exitcode', async () => {
+    const { result, json } = await planJson();
+    expect(result.stderr).toBe('');
+    expect(json.changes, JSON.stringify(json.changes, null, 2)).toEqual([]);
+    expect(result.code).toBe(0);
+    const rules = manifests.flatMap((m) => (m.kind === 'IPPolicy' ? m.spec.rules ?? [] : [])).length;
+    const routes = manifests.flatMap((m) => (m.kind === 'HTTPSEdge' ? m.spec.routes ?? [] : [])).length;
+    expect(json.summary).toEqual({ create: 0, update: 0, delete: 0, replace: 0, unchanged: manifests.length + rules + routes });
+    expect(json.unmanaged).toEqual([]);
+  });
+
+  it('says so in text too', async () => {
+    const result = await runCli(['plan', 'examples/basic'], {
+      env: { ...EXAMPLE_SECRETS, GATEHOUSE_API_URL: server.url, GATEHOUSE_API_KEY: KEY },
+    });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('No changes.');
+  });
+
+  it('reads hundreds of unmanaged objects with a few list requests and leaves them alone', async () => {
+    const { json: baseline } = await planJson();
+    for (let i = 0; i < 250; i++) await client.botUsers.create({ name: `unmanaged-bot-${i}` });
+    for (let i = 0; i < 250; i++) await client.ipPolicies.create({ description: `unmanaged ${i}` });
+    const { result, json } = await planJson();
+    expect(result.code).toBe(0);
+    expect(json.changes).toEqual([]);
+    expect(json.unmanaged.length).toBeGreaterThanOrEqual(500);
+    // 250 more objects in two lists: at most 3 + 3 pages instead of 1 + 1.
+    expect(json.requests - baseline.requests).toBeLessThanOrEqual(4);
+    expect(json.requests).toBeLessThan(30);
+  });
+
+  it('still finds a real difference, and only that one', async () => {
+    const id = written.ids.get('IPRestriction/dashboard')!;
+    await client.ipRestrictions.update(id, { enforced: false });
+    const { result, json } = await planJson();
+    expect(result.code).toBe(2);
+    expect(json.changes).toHaveLength(1);
+    expect(json.changes[0]).toMatchObject({ action: 'update', address: 'IPRestriction/dashboard', id });
+    expect(json.changes[0].fields).toEqual([{ path: 'enforced', before: false, after: true, sensitive: false }]);
+    await client.ipRestrictions.update(id, { enforced: true });
+  });
+
+  it('masks a secret changed outside gatehouse', async () => {
+    const edgeId = written.ids.get('HTTPSEdge/api')!;
+    const edge = await client.httpsEdges.get(edgeId);
+    const route = edge.routes.find((r) => r.match === '/webhooks/github')!;
+    await client.httpsEdgeRoutes(edgeId).modules.webhook_verification.replace(route.id, { provider: 'github', secret: 'rotated-by-hand-5521' });
+    const { result, json } = await planJson();
+    expect(result.code).toBe(2);
+    expect(result.stdout).not.toContain('rotated-by-hand-5521');
+    expect(result.stdout).not.toContain(EXAMPLE_SECRETS.GITHUB_WEBHOOK_SECRET);
+    expect(json.changes).toHaveLength(1);
+    expect(json.changes[0].fields).toEqual([
+      expect.objectContaining({ path: expect.stringContaining('webhook_verification.secret'), sensitive: true }),
+    ]);
+  });
+});

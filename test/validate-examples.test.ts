@@ -1,0 +1,69 @@
+/**
+ * `gatehouse validate` (the built CLI) on the example repositories: the realistic one passes;
+ * the broken copy reports every marked mistake (`# expect: <code>`) at its own line, all in
+ * one run; a missing secret variable is named at the line that uses it.
+ */
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { REPO_ROOT, runCli } from './helpers/cli.js';
+import { EXAMPLE_SECRETS } from './plan-fixtures.js';
+
+
+/** `{file, line, code}` for every `# expect: <code>` marker under `dir`. */
+function expectedMistakes(dir: string): { file: string; line: number; code: string }[] {
+  const out: { file: string; line: number; code: string }[] = [];
+  for (const name of readdirSync(join(REPO_ROOT, dir)).filter((f) => f.endsWith('.yaml')).sort()) {
+    readFileSync(join(REPO_ROOT, dir, name), 'utf8')
+      .split('\n')
+      .forEach((text, i) => {
+        const match = /# expect: ([a-z_]+)\s*$/.exec(text);
+        if (match) out.push({ file: `${dir}/${name}`, line: i + 1, code: match[1]! });
+      });
+  }
+  return out;
+}
+
+describe('gatehouse validate', () => {
+  it('passes on examples/basic', async () => {
+    const result = await runCli(['validate', 'examples/basic'], { env: EXAMPLE_SECRETS });
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/valid/);
+  });
+
+  it('reports each mistake of examples/broken at its line, all in one run', async () => {
+    const result = await runCli(['validate', 'examples/broken']);
+    expect(result.code).toBe(1);
+    const lines = result.stderr.split('\n');
+    const expected = expectedMistakes('examples/broken');
+    expect(expected.length).toBeGreaterThanOrEqual(12);
+    const missing = expected.filter(
+      ({ file, line, code }) => !lines.some((l) => l.startsWith(`${file}:${line}:`) && l.endsWith(`[${code}]`)),
+    );
+    expect(missing, result.stderr).toEqual([]);
+    // Every printed problem has a place, and nothing is reported at a line with no mistake.
+    const printed = lines.filter((l) => /\[[a-z_]+\]$/.test(l));
+    for (const line of printed) {
+      const place = /^(examples\/broken\/[\w.-]+):(\d+):(\d+): /.exec(line);
+      expect(place, line).not.toBeNull();
+      expect(expected.some((e) => e.file === place![1] && e.line === Number(place![2])), line).toBe(true);
+    }
+    expect(result.stderr).toMatch(new RegExp(`${printed.length} problems found`));
+  });
+
+  it('names a missing secret variable at the line that uses it, and never prints a set one', async () => {
+    const { OIDC_CLIENT_SECRET: _unset, ...others } = EXAMPLE_SECRETS;
+    const result = await runCli(['validate', 'examples/basic'], { env: others });
+    expect(result.code).toBe(1);
+    const line = readFileSync(join(REPO_ROOT, 'examples/basic/https-edges.yaml'), 'utf8').split('\n').findIndex((l) => l.includes('env:OIDC_CLIENT_SECRET')) + 1;
+    expect(result.stderr).toMatch(new RegExp(`^examples/basic/https-edges\\.yaml:${line}:\\d+: .*OIDC_CLIENT_SECRET.*\\[env_missing\\]$`, 'm'));
+    for (const secret of Object.values(others)) expect(result.stderr + result.stdout).not.toContain(secret);
+  });
+
+  it('fails on a path that does not exist', async () => {
+    const result = await runCli(['validate', 'examples/does-not-exist']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('examples/does-not-exist');
+  });
+});
