@@ -1,3 +1,4 @@
+import { X509Certificate } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { errorOf, startHarness, TEST_BASE_URL, type Harness } from '../../testing/harness.js';
@@ -124,11 +125,16 @@ describe('SAML', () => {
       entity_id: `${sp}/metadata`,
       assertion_consumer_service_url: `${sp}/acs`,
       single_logout_url: `${sp}/slo`,
-      request_signing_certificate_pem: '',
+      request_signing_certificate_pem: expect.stringMatching(/^-----BEGIN CERTIFICATE-----\n[\s\S]+-----END CERTIFICATE-----\n$/),
       metadata_url: `${sp}/metadata`,
       nameid_format: 'urn:oasis:names:tc:SAML:2.0:nameid-format:persistent',
     });
     expect(res.body.entity_id).toContain(edge);
+    const certificate = new X509Certificate(res.body.request_signing_certificate_pem);
+    expect(certificate.subject).toBe('CN=gatehouse SAML service provider');
+    expect(certificate.verify(certificate.publicKey)).toBe(true);
+    expect(new Date(certificate.validTo).getTime()).toBeGreaterThan(Date.now());
+    expect((await h.call('GET', `${base}/saml`)).body).toEqual(res.body);
     expect((await h.call('GET', `/edges/https/${edge}`)).body.routes[0].saml).toEqual(res.body);
   });
 

@@ -6,13 +6,18 @@
  * booleans and session settings to their zero values. The service-provider URLs are not
  * stored: they are derived from the route and its edge each time the module is rendered, so
  * that they follow the server's base URL (`entity_id` is the metadata URL, as the spec says).
+ * Each write issues a new request-signing certificate (`saml-certificate.ts`).
  */
 import { DEFAULT_SAML_NAMEID_FORMAT, EndpointSaml, EndpointSamlInput } from '@gatehouse/schemas';
 import { invalidModule } from '../../errors.js';
 import type { ModuleDefinition, ModuleOwnerRef } from '../modules.js';
 import type { Services } from '../context.js';
 import { isHttpUrl } from './oidc.js';
+import { issueSigningCertificate } from './saml-certificate.js';
 import { sessionOf, type Session } from './session.js';
+
+/** Subject common name of the service provider's request-signing certificates. */
+const SP_COMMON_NAME = 'gatehouse SAML service provider';
 
 interface StoredSaml extends Session {
   idp_metadata: string;
@@ -21,6 +26,7 @@ interface StoredSaml extends Session {
   allow_idp_initiated: boolean;
   authorized_groups: string[];
   nameid_format: string;
+  request_signing_certificate_pem: string;
 }
 
 /** The service-provider URLs of the SAML module of route `owner.id` on edge `owner.parentId`. */
@@ -54,6 +60,7 @@ export const samlModule: ModuleDefinition<StoredSaml> = {
       allow_idp_initiated: given.allow_idp_initiated ?? false,
       authorized_groups: [...(given.authorized_groups ?? [])],
       nameid_format: given.nameid_format ?? DEFAULT_SAML_NAMEID_FORMAT,
+      request_signing_certificate_pem: issueSigningCertificate(SP_COMMON_NAME),
     };
   },
   render(stored, ctx, owner): EndpointSaml {
@@ -73,7 +80,7 @@ export const samlModule: ModuleDefinition<StoredSaml> = {
       entity_id: sp.entity_id,
       assertion_consumer_service_url: sp.assertion_consumer_service_url,
       single_logout_url: sp.single_logout_url,
-      request_signing_certificate_pem: '',
+      request_signing_certificate_pem: stored.request_signing_certificate_pem,
       metadata_url: sp.metadata_url,
       nameid_format: stored.nameid_format,
     };
