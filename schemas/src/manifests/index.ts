@@ -1,2 +1,3 @@
 export * from './common.js';
 export * from './kinds.js';
+export * from './webhook-providers.js';

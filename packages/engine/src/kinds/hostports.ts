@@ -1,27 +1,47 @@
-/** The service's hostport rules: `hostname:port`, port 1..65535, and 443 only for HTTPS edges. */
+/**
+ * The service's hostport rules: `hostname:port` with a DNS hostname and a port 1..65535 (443
+ * only for HTTPS edges); the service stores the hostname lowercased, and a hostport belongs to
+ * at most one edge of either kind.
+ */
 import { problem, type Problem } from '../problems.js';
 import type { CheckContext, Spec } from './types.js';
 
-const HOSTNAME = /^(?=.{1,253}$)([a-z0-9*]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/i;
+export const DNS_LABEL = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/i;
+
+/** The hostport as the service stores it (hostname lowercased). */
+export function canonicalHostport(raw: string): string {
+  const colon = raw.lastIndexOf(':');
+  return colon < 0 ? raw : `${raw.slice(0, colon).toLowerCase()}${raw.slice(colon)}`;
+}
+
+export const hostports = (source: Spec): string[] => ((source.hostports as string[] | undefined) ?? []).map(canonicalHostport);
 
 export function checkHostports(normal: Spec, ctx: CheckContext, https: boolean): Problem[] {
   const out: Problem[] = [];
+  const seen = new Set<string>();
   ((normal.hostports as string[] | undefined) ?? []).forEach((hostport, i) => {
-    const match = /^(.+):(\d{1,5})$/.exec(hostport);
-    const port = match ? Number(match[2]) : NaN;
-    if (!match || !HOSTNAME.test(match[1]!) || port < 1 || port > 65535) {
-      out.push(problem('hostport_invalid', `hostport "${hostport}" must be hostname:port with a port 1..65535, e.g. ${https ? 'api.example.com:443' : '1.tcp.example.com:20022'}`, ctx.at(['hostports', i])));
-    } else if (https && port !== 443) {
-      out.push(problem('hostport_invalid', `HTTPS edges serve only port 443; write ${match[1]}:443 instead of "${hostport}"`, ctx.at(['hostports', i])));
+    const colon = hostport.lastIndexOf(':');
+    const host = colon < 0 ? '' : hostport.slice(0, colon);
+    const port = colon < 0 ? '' : hostport.slice(colon + 1);
+    const example = https ? 'api.example.com:443' : '1.tcp.example.com:20022';
+    if (host.length === 0 || host.length > 253 || !host.split('.').every((label) => DNS_LABEL.test(label))) {
+      out.push(problem('hostport_invalid', `hostport "${hostport}" must start with a DNS hostname, as in ${example}`, ctx.at(['hostports', i])));
+    } else if (!/^[1-9][0-9]{0,4}$/.test(port) || Number(port) > 65_535) {
+      out.push(problem('hostport_invalid', `hostport "${hostport}" must end with a port in 1..65535, as in ${example}`, ctx.at(['hostports', i])));
+    } else if (https && port !== '443') {
+      out.push(problem('hostport_invalid', `HTTPS edges serve only port 443; write ${host}:443 instead of "${hostport}"`, ctx.at(['hostports', i])));
+    } else if (seen.has(hostport)) {
+      out.push(problem('duplicate_hostport', `hostport "${hostport}" is listed twice in this edge; remove one`, ctx.at(['hostports', i])));
     }
+    seen.add(hostport);
   });
   return out;
 }
 
-/** One unique key per hostport (lowercased), so no two edges of a kind claim the same one. */
+/** One unique key per hostport, shared by HTTPS and TCP edges. */
 export const hostportKeys = (normal: Spec) =>
   ((normal.hostports as string[] | undefined) ?? []).map((h, i) => ({
-    key: `hostport:${h.toLowerCase()}`,
+    key: `hostport:${h}`,
     path: ['hostports', i] as (string | number)[],
     code: 'duplicate_hostport' as const,
   }));

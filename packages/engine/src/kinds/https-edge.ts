@@ -5,7 +5,7 @@
  * are PUT and DELETEd on their own when they change.
  */
 import { problem, type Problem } from '../problems.js';
-import { checkHostports, hostportKeys } from './hostports.js';
+import { DNS_LABEL, checkHostports, hostportKeys, hostports } from './hostports.js';
 import { HTTPS_EDGE_MODULES, ROUTE_MODULES, moduleSet } from './modules.js';
 import { commonBody, commonFields, moduleBodies, requireId, requireParent, updateWithModules } from './shared.js';
 import type { KindDescriptor } from './types.js';
@@ -20,8 +20,8 @@ export const httpsEdge: KindDescriptor = {
   observe: { lists: [{ path: '/edges/https', listKey: 'https_edges' }] },
   metadata: true,
   uniqueKeys: hostportKeys,
-  fromManifest: (spec) => ({ ...commonFields(spec), hostports: (spec.hostports as string[] | undefined) ?? [], ...edgeModules.fromManifest(spec) }),
-  fromLive: (live) => ({ ...commonFields(live), hostports: (live.hostports as string[] | undefined) ?? [], ...edgeModules.fromLive(live) }),
+  fromManifest: (spec) => ({ ...commonFields(spec), hostports: hostports(spec), ...edgeModules.fromManifest(spec) }),
+  fromLive: (live) => ({ ...commonFields(live), hostports: hostports(live), ...edgeModules.fromLive(live) }),
   refs: edgeModules.refs,
   sensitive: edgeModules.sensitive,
   sets: [['hostports']],
@@ -54,7 +54,9 @@ export const httpsEdgeRoute: KindDescriptor = {
   child: { parentKind: 'HTTPSEdge', field: 'routes', duplicate: 'duplicate_route' },
   observe: { inline: { field: 'routes' } },
   metadata: true,
-  naturalKey: (normal) => `${String(normal.match_type)}:${String(normal.match)}`,
+  // The service keeps `match` unique per edge (whatever the match_type), so `match` is the
+  // natural key and match_type an updatable field.
+  naturalKey: (normal) => String(normal.match),
   fromManifest: (spec) => ({ ...commonFields(spec), match_type: spec.match_type, match: spec.match, ...routeModules.fromManifest(spec) }),
   fromLive: (live) => ({ ...commonFields(live), match_type: live.match_type, match: live.match, ...routeModules.fromLive(live) }),
   refs: routeModules.refs,
@@ -65,7 +67,9 @@ export const httpsEdgeRoute: KindDescriptor = {
   check: (normal, ctx) => {
     const out: Problem[] = [];
     const match = String(normal.match);
-    if (match.includes(' ') || (!match.startsWith('/') && !/^[a-z0-9.*-]+(\/.*)?$/i.test(match))) {
+    const host = match.startsWith('/') ? '' : match.split('/')[0]!;
+    const labels = host.split('.');
+    if (!match.startsWith('/') && (labels.length < 2 || host.length > 253 || !labels.every((l) => DNS_LABEL.test(l)))) {
       out.push(problem('route_match_invalid', `route match "${match}" must be a path beginning with /, a host, or a host plus path`, ctx.at(['match'])));
     }
     const auth = AUTH_MODULES.filter((m) => (normal[m] as { enabled?: boolean } | undefined)?.enabled === true);

@@ -4,7 +4,7 @@
  * normal form (server defaults filled in, header names lowercased, sets sorted), how the
  * normal form becomes the request body (Refs become ids), and the service's rules.
  */
-import { DEFAULT_SAML_NAMEID_FORMAT, OAUTH_PROVIDERS } from '@gatehouse/schemas';
+import { DEFAULT_SAML_NAMEID_FORMAT, OAUTH_PROVIDERS, WEBHOOK_PROVIDERS } from '@gatehouse/schemas';
 import type { ApiObject } from '../ports.js';
 import { problem, type Problem } from '../problems.js';
 import { lowerKeys, refToken, sorted, sortedKeys } from './shared.js';
@@ -18,7 +18,8 @@ export interface ModuleDef {
   refs?: { pattern: Pattern; kind: string; set?: boolean }[];
   sensitive?: Pattern[];
   serverChosen?: Pattern[];
-  check?(normal: Spec, at: (path: (string | number)[]) => ReturnType<CheckContext['at']>): Problem[];
+  /** `manifest` is the module as written (before normalization). */
+  check?(normal: Spec, at: (path: (string | number)[]) => ReturnType<CheckContext['at']>, manifest?: Spec): Problem[];
 }
 
 const enabled = (m: Spec) => (m.enabled === undefined ? true : Boolean(m.enabled));
@@ -47,6 +48,18 @@ const headers: ModuleDef = {
   fromLive: (m) => headers.fromManifest(m),
   toInput: identity,
 };
+/** Header names in `add` are case-insensitive: the service refuses the same name twice. */
+function duplicateHeaders(_n: Spec, at: (path: (string | number)[]) => ReturnType<CheckContext['at']>, manifest?: Spec): Problem[] {
+  const seen = new Set<string>();
+  const out: Problem[] = [];
+  for (const name of Object.keys((manifest?.add ?? {}) as Spec)) {
+    if (seen.has(name.toLowerCase())) {
+      out.push(problem('module_invalid', `header "${name}" is given twice in add (header names are case-insensitive); keep one`, at(['add', name])));
+    }
+    seen.add(name.toLowerCase());
+  }
+  return out;
+}
 
 const CIRCUIT_FIELDS = ['tripped_duration', 'rolling_window', 'num_buckets', 'volume_threshold', 'error_threshold_percentage'];
 
@@ -113,30 +126,31 @@ export const MODULES = {
     refs: [{ pattern: ['certificate_authorities', '*'], kind: 'CertificateAuthority', set: true }],
   },
   tls_termination: {
-    fromManifest: (m) => ({ enabled: enabled(m), terminate_at: m.terminate_at ?? 'edge', ...pick(m, ['min_version']) }),
+    fromManifest: (m) => ({ enabled: enabled(m), terminate_at: m.terminate_at ?? 'edge', min_version: m.min_version ?? null }),
     fromLive: (m) => ({ enabled: enabled(m), terminate_at: m.terminate_at ?? 'edge', min_version: m.min_version ?? null }),
     toInput: identity,
-    serverChosen: [['min_version']],
     check: (n, at) =>
-      n.terminate_at === 'upstream' && n.min_version !== undefined && n.min_version !== null
+      n.terminate_at === 'upstream' && n.min_version !== null
         ? [problem('module_invalid', 'tls_termination.min_version must be null or absent when terminate_at is upstream; remove min_version', at(['min_version']))]
         : [],
   },
   circuit_breaker: {
-    fromManifest: (m) => ({ enabled: enabled(m), ...pick(m, CIRCUIT_FIELDS) }),
-    fromLive: (m) => ({ enabled: enabled(m), ...pick(m, CIRCUIT_FIELDS) }),
+    fromManifest: (m) => ({ enabled: enabled(m), ...Object.fromEntries(CIRCUIT_FIELDS.map((f) => [f, m[f] ?? 0])) }),
+    fromLive: (m) => ({ enabled: enabled(m), ...Object.fromEntries(CIRCUIT_FIELDS.map((f) => [f, m[f] ?? 0])) }),
     toInput: identity,
-    serverChosen: CIRCUIT_FIELDS.map((f) => [f]),
   },
   compression: switchModule,
-  request_headers: headers,
-  response_headers: headers,
+  request_headers: { ...headers, check: duplicateHeaders },
+  response_headers: { ...headers, check: duplicateHeaders },
   webhook_verification: {
     fromManifest: (m) => ({ enabled: enabled(m), provider: String(m.provider).toLowerCase(), secret: m.secret ?? '' }),
     fromLive: (m) => ({ enabled: enabled(m), provider: String(m.provider).toLowerCase(), secret: m.secret ?? '' }),
     toInput: (n) => (n.provider === 'sns' && n.secret === '' ? { enabled: n.enabled, provider: n.provider } : { ...n }),
     sensitive: [['secret']],
     check: (n, at) => {
+      if (!WEBHOOK_PROVIDERS.includes(String(n.provider))) {
+        return [problem('module_invalid', `webhook_verification.provider "${String(n.provider)}" is not a supported provider; use one of: ${WEBHOOK_PROVIDERS.join(', ')}`, at(['provider']))];
+      }
       if (n.provider === 'sns' && n.secret !== '') return [problem('module_invalid', 'webhook_verification: provider sns takes no secret; remove secret', at(['secret']))];
       if (n.provider !== 'sns' && n.secret === '') return [problem('module_invalid', `webhook_verification: provider ${String(n.provider)} needs a secret; add secret (e.g. \${env:WEBHOOK_SECRET})`, at([]))];
       return [];
@@ -157,6 +171,9 @@ export const MODULES = {
         if (p.client_id !== null && p.client_secret === null) {
           out.push(problem('module_invalid', `oauth.provider.${name}: client_secret is required when client_id is given; add client_secret`, at(['provider', name])));
         }
+        if (p.client_secret !== null && p.client_id === null) {
+          out.push(problem('module_invalid', `oauth.provider.${name}: client_id is required when client_secret is given; add client_id`, at(['provider', name])));
+        }
         if ((p.scopes as string[]).length > 0 && (p.client_id === null || p.client_secret === null)) {
           out.push(problem('module_invalid', `oauth.provider.${name}: scopes may be set only with both client_id and client_secret`, at(['provider', name, 'scopes'])));
         }
@@ -172,11 +189,15 @@ export const MODULES = {
       return { ...out, ...samlNormal(out) };
     },
     toInput: (n) => (n.idp_metadata === '' ? Object.fromEntries(Object.entries(n).filter(([k]) => k !== 'idp_metadata')) : { ...n }),
-    serverChosen: [['idp_metadata_url']],
-    check: (n, at) =>
-      (n.idp_metadata !== '') === (n.idp_metadata_url !== undefined)
-        ? [problem('module_invalid', 'saml needs exactly one of idp_metadata or idp_metadata_url; keep one', at([]))]
-        : [],
+    check: (n, at) => {
+      if ((n.idp_metadata !== '') === (n.idp_metadata_url !== undefined)) {
+        return [problem('module_invalid', 'saml needs exactly one of idp_metadata or idp_metadata_url; keep one', at([]))];
+      }
+      if (n.idp_metadata_url !== undefined && !/^https?:\/\/[^\s/]+/.test(String(n.idp_metadata_url))) {
+        return [problem('module_invalid', 'saml.idp_metadata_url must be an http(s) URL', at(['idp_metadata_url']))];
+      }
+      return [];
+    },
   },
   oidc: {
     fromManifest: oidcNormal,
@@ -219,6 +240,8 @@ export function moduleSet(names: ModuleName[]) {
     sensitive: defs.flatMap(([n, d]) => (d.sensitive ?? []).map((p) => [n, ...p])),
     serverChosen: defs.flatMap(([n, d]) => (d.serverChosen ?? []).map((p) => [n, ...p])),
     check: (normal: Spec, ctx: CheckContext): Problem[] =>
-      defs.flatMap(([n, d]) => (normal[n] && d.check ? d.check(normal[n] as Spec, (p) => ctx.at([n, ...p])) : [])),
+      defs.flatMap(([n, d]) =>
+        normal[n] && d.check ? d.check(normal[n] as Spec, (p) => ctx.at([n, ...p]), ctx.manifest?.[n] as Spec | undefined) : [],
+      ),
   };
 }

@@ -56,6 +56,8 @@ export interface CallContext {
 export interface CheckContext {
   /** Location of a path inside this object's spec. */
   at(path: readonly (string | number)[], options?: { key?: boolean }): SourceLocation;
+  /** The object's spec as written (after `${env:}` substitution), for rules normal forms hide. */
+  manifest?: Spec;
 }
 
 export interface KindDescriptor {

@@ -15,7 +15,8 @@ export function check(desired: DesiredObject[], stack: string): Problem[] {
     object.doc.locate([...object.specPath, ...path], options);
 
   for (const object of desired) {
-    problems.push(...(object.descriptor.check?.(object.normal, { at: at(object) }) ?? []));
+    const manifest = object.specPath.reduce<unknown>((v, k) => (v as Record<string | number, unknown> | undefined)?.[k], object.doc.value) as Record<string, unknown> | undefined;
+    problems.push(...(object.descriptor.check?.(object.normal, { at: at(object), ...(manifest ? { manifest } : {}) }) ?? []));
     const metadata = object.normal.metadata;
     if (object.descriptor.metadata && typeof metadata === 'string') {
       const room = metadataRoom(stack, object.markerName);
@@ -35,11 +36,11 @@ export function check(desired: DesiredObject[], stack: string): Problem[] {
       const key = `${object.parent}\0${descriptor.naturalKey!(object.normal)}`;
       const first = siblings.get(key);
       if (first) {
-        problems.push(problem(descriptor.child.duplicate, `${object.name} is declared twice in ${object.parent} (first at line ${first.source.line}); a ${descriptor.title} must be unique there, remove or change one`, object.source));
+        problems.push(problem(descriptor.child.duplicate, `${object.name} is declared twice in ${object.parent} (first at line ${first.source.line}); its match must be unique there, remove or change one`, object.source));
       } else siblings.set(key, object);
     }
     for (const claim of descriptor.uniqueKeys?.(object.normal) ?? []) {
-      const key = `${descriptor.kind}\0${claim.key}`;
+      const key = claim.key; // hostports are shared by HTTPS and TCP edges
       const first = claims.get(key);
       if (first) {
         problems.push(problem(claim.code, `${claim.key} is already claimed by ${first.address} (${first.source.file}:${first.source.line}); it may belong to one ${descriptor.title} only`, at(object)(claim.path)));

@@ -85,9 +85,9 @@ export function parseFile(file: string, text: string, documents: LoadedDocument[
   const list = Array.isArray(docs) ? docs : [];
   list.forEach((doc, index) => {
     if (doc.errors.length > 0) {
-      for (const error of doc.errors) {
-        problems.push(problem('yaml_syntax', `invalid YAML: ${error.message.split('\n')[0]}; fix the syntax`, position(error.pos[0])));
-      }
+      // The first error only: the parser's later errors in a document mostly follow from it.
+      const error = doc.errors[0]!;
+      problems.push(problem('yaml_syntax', `invalid YAML: ${error.message.split('\n')[0]}; fix the syntax (a value with {, }, [, ] or : may need quotes)`, position(error.pos[0])));
       return;
     }
     if (doc.contents === null) return; // an empty document (e.g. after a trailing ---)

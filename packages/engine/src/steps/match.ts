@@ -76,7 +76,6 @@ export function match(desired: DesiredObject[], live: LiveObject[], stack: strin
     for (const claimKey of d.descriptor.uniqueKeys?.(d.normal) ?? []) {
       const holder = live.find(
         (o) =>
-          o.descriptor.kind === d.descriptor.kind &&
           !claimed.has(o) &&
           !owned(o) &&
           (o.descriptor.uniqueKeys?.(o.descriptor.fromLive(o.raw, o.collection)) ?? []).some((k) => k.key === claimKey.key),
