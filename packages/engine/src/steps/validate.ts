@@ -9,7 +9,8 @@ import { MANIFEST_SCHEMAS, customKeywords } from '@gatehouse/schemas';
 import { problem, type Problem } from '../problems.js';
 import type { LoadedDocument } from './load.js';
 
-const ajv = new Ajv({ allErrors: true, strict: false, discriminator: true });
+// verbose: errors carry their schema, so messages can list the expected fields.
+const ajv = new Ajv({ allErrors: true, strict: false, discriminator: true, verbose: true });
 // The schemas package states its keywords without depending on ajv; the shapes agree.
 for (const keyword of customKeywords) ajv.addKeyword(keyword as unknown as KeywordDefinition);
 

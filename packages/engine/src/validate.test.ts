@@ -1,0 +1,186 @@
+/**
+ * Every class of validation problem, each with the file:line:col it points at. Manifests are
+ * written to a temporary directory; nothing touches the network.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { ManifestProblems, computePlan, validateManifests, type Problem } from './index.js';
+import { FakeLiveApi } from './testing/fake-api.js';
+
+function write(files: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), 'gatehouse-validate-'));
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
+  return dir;
+}
+
+/** `code@file:line:col` of every problem of one file `m.yaml`. */
+async function problems(yaml: string, env: Record<string, string> = {}): Promise<string[]> {
+  const dir = write({ 'm.yaml': yaml });
+  const found = await validateManifests({ paths: [dir], env });
+  for (const p of found) expect(p.at?.file.endsWith('m.yaml')).toBe(true);
+  return found.map((p: Problem) => `${p.code}@${p.at!.line}:${p.at!.col}`);
+}
+
+const policy = `kind: IPPolicy
+name: office
+spec:
+  rules:
+    - {cidr: 10.0.0.0/8, action: allow}
+`;
+
+describe('validate: structure (schemas)', () => {
+  test('a valid set has no problems', async () => {
+    expect(await problems(policy)).toEqual([]);
+  });
+  test('YAML syntax error at its position', async () => {
+    expect(await problems('kind: IPPolicy\nname: [unclosed\n')).toEqual(['yaml_syntax@3:1']);
+  });
+  test('unknown kind', async () => {
+    const dir = write({ 'm.yaml': 'kind: Frobnicator\nname: x\nspec: {}\n' });
+    const [p] = await validateManifests({ paths: [dir] });
+    expect(p).toMatchObject({ code: 'unknown_kind', at: { line: 1, col: 7 } });
+    expect(p!.message).toContain('IPPolicy, IPRestriction, BotUser, Backend, HTTPSEdge, TCPEdge');
+  });
+  test('unknown field points at the key and lists the expected fields', async () => {
+    const dir = write({ 'm.yaml': `${policy}    - {cidr: 10.1.0.0/16, action: allow, comment: hi}\n` });
+    const [p] = await validateManifests({ paths: [dir] });
+    expect(p).toMatchObject({ code: 'unknown_field', at: { line: 6, col: 42 } });
+    expect(p!.message).toContain('"comment"');
+    expect(p!.message).toContain('cidr, action, description, metadata');
+  });
+  test('missing field, wrong type, value outside the enum', async () => {
+    expect(await problems('kind: IPRestriction\nname: r\nspec:\n  type: dashbord\n  enforced: "yes"\n')).toEqual([
+      'missing_field@4:3',
+      'invalid_value@4:9',
+      'wrong_type@5:13',
+    ]);
+  });
+  test('byte limits count UTF-8 bytes', async () => {
+    expect(await problems(`kind: IPPolicy\nname: p\nspec:\n  description: "${'é'.repeat(128)}"\n`)).toEqual(['invalid_value@4:16']);
+  });
+  test('circuit breaker ranges', async () => {
+    const yaml = `kind: HTTPSEdge\nname: e\nspec:\n  routes:\n    - match_type: path_prefix\n      match: /\n      circuit_breaker: {num_buckets: 129, error_threshold_percentage: 50}\n`;
+    expect(await problems(yaml)).toEqual(['invalid_value@7:38', 'invalid_value@7:71']);
+  });
+  test('a reference that is neither a name nor {id}', async () => {
+    expect(await problems(`${policy}---\nkind: IPRestriction\nname: r\nspec: {type: api, ip_policies: [{name: office}]}\n`)).toEqual(['wrong_type@9:33']);
+  });
+  test('lifecycle and adopt are accepted at document level', async () => {
+    expect(await problems(`kind: IPPolicy\nname: p\nadopt: ipp_1\nlifecycle: {prevent_destroy: true}\nspec: {}\n`)).toEqual([]);
+  });
+});
+
+describe('validate: variables, names and references', () => {
+  test('a missing ${env:NAME} names the variable, never a value', async () => {
+    const dir = write({ 'm.yaml': 'kind: IPPolicy\nname: p\nspec: {description: "${env:NOPE}"}\n' });
+    const [p] = await validateManifests({ paths: [dir], env: { OTHER: 'x' } });
+    expect(p).toMatchObject({ code: 'env_missing', at: { line: 3, col: 21 } });
+    expect(p!.message).toContain('NOPE');
+  });
+  test('duplicate names per kind (same name in another kind is fine)', async () => {
+    expect(await problems(`${policy}---\nkind: IPPolicy\nname: office\nspec: {}\n---\nkind: BotUser\nname: office\nspec: {}\n`)).toEqual(['duplicate_name@8:7']);
+  });
+  test('a reference to a missing name, and to a name of another kind', async () => {
+    const yaml = `kind: Backend\nname: web\nspec: {type: tunnel_group, labels: {app: web}}\n---\nkind: IPRestriction\nname: r\nspec:\n  type: api\n  ip_policies: [nowhere, web]\n`;
+    expect(await problems(yaml)).toEqual(['reference_missing@9:17', 'reference_wrong_kind@9:26']);
+  });
+  test('reference cycles among failover backends', async () => {
+    const yaml = `kind: Backend\nname: a\nspec: {type: failover, backends: [b]}\n---\nkind: Backend\nname: b\nspec: {type: weighted, backends: {a: 1}}\n`;
+    const dir = write({ 'm.yaml': yaml });
+    const [p] = await validateManifests({ paths: [dir] });
+    expect(p).toMatchObject({ code: 'reference_cycle', at: { line: 1 } });
+    expect(p!.message).toContain('Backend/a -> Backend/b -> Backend/a');
+  });
+});
+
+describe('validate: what the service would refuse', () => {
+  test('CIDRs: bare address, not canonical, malformed; duplicates in a policy', async () => {
+    const yaml = `kind: IPPolicy\nname: p\nspec:\n  rules:\n    - {cidr: 10.0.0.1, action: allow}\n    - {cidr: 10.0.0.1/8, action: allow}\n    - {cidr: 300.1.1.1/8, action: allow}\n    - {cidr: 192.168.0.0/16, action: allow}\n    - {cidr: 192.168.0.0/16, action: deny}\n`;
+    expect(await problems(yaml)).toEqual(['cidr_invalid@5:14', 'cidr_invalid@6:14', 'cidr_invalid@7:14', 'duplicate_cidr@9:7']);
+  });
+  test('hostports: format, port 443 for HTTPS, used twice across edges of both kinds', async () => {
+    const yaml = `kind: HTTPSEdge\nname: a\nspec: {hostports: ["a.example.com:80", "nohost", "b.example.com:443"]}\n---\nkind: TCPEdge\nname: t\nspec: {hostports: ["B.example.com:443", "c.example.com:70000"]}\n`;
+    expect(await problems(yaml)).toEqual(['hostport_invalid@3:20', 'hostport_invalid@3:40', 'duplicate_hostport@7:20', 'hostport_invalid@7:41']);
+  });
+  test('routes: duplicate match per edge, invalid match', async () => {
+    const yaml = `kind: HTTPSEdge\nname: e\nspec:\n  routes:\n    - {match_type: path_prefix, match: /}\n    - {match_type: exact_path, match: /}\n    - {match_type: path_prefix, match: api}\n`;
+    expect(await problems(yaml)).toEqual(['duplicate_route@6:7', 'route_match_invalid@7:40']);
+  });
+  test('module rules: webhook, OAuth, SAML, auth exclusivity, TLS min_version', async () => {
+    const yaml = [
+      'kind: HTTPSEdge',
+      'name: e',
+      'spec:',
+      '  tls_termination: {terminate_at: upstream, min_version: "1.2"}',
+      '  routes:',
+      '    - match_type: path_prefix',
+      '      match: /a',
+      '      webhook_verification: {provider: github}',
+      '      oauth: {provider: {google: {client_id: x}}}',
+      '      saml: {idp_metadata: "<xml/>", idp_metadata_url: "https://idp"}',
+      '    - match_type: path_prefix',
+      '      match: /b',
+      '      webhook_verification: {provider: sns, secret: s}',
+      '      oauth: {provider: {}}',
+      '    - match_type: path_prefix',
+      '      match: /c',
+      '      webhook_verification: {provider: pigeon, secret: s}',
+      '',
+    ].join('\n');
+    expect(await problems(yaml)).toEqual([
+      'module_invalid@4:58', // min_version with terminate_at upstream
+      'module_invalid@8:29', // github webhook without a secret
+      'module_invalid@9:14', // oauth and saml both enabled
+      'module_invalid@9:34', // OAuth client_id without client_secret
+      'module_invalid@10:13', // SAML with both idp_metadata and idp_metadata_url
+      'module_invalid@13:53', // sns takes no secret
+      'module_invalid@14:25', // OAuth names no provider
+      'module_invalid@17:40', // unknown webhook provider
+    ]);
+  });
+  test('request headers: the same name twice, case-insensitively', async () => {
+    const yaml = `kind: HTTPSEdge\nname: e\nspec:\n  routes:\n    - match_type: path_prefix\n      match: /\n      request_headers: {add: {X-A: "1", x-a: "2"}}\n`;
+    expect(await problems(yaml)).toEqual(['module_invalid@7:46']);
+  });
+  test('two IP restrictions of one type', async () => {
+    const yaml = `${policy}---\nkind: IPRestriction\nname: a\nspec: {type: api, ip_policies: [office]}\n---\nkind: IPRestriction\nname: b\nspec: {type: api, ip_policies: [office]}\n`;
+    expect(await problems(yaml)).toEqual(['duplicate_restriction_type@13:14']);
+  });
+  test('metadata that leaves no room for the ownership marker', async () => {
+    const yaml = `kind: IPPolicy\nname: p\nspec: {metadata: "${'x'.repeat(4050)}"}\n`;
+    const dir = write({ 'm.yaml': yaml });
+    const [p] = await validateManifests({ paths: [dir] });
+    expect(p).toMatchObject({ code: 'metadata_too_long', at: { line: 3, col: 18 } });
+  });
+});
+
+describe('validate: reporting', () => {
+  test('all problems of all files come together, in file order', async () => {
+    const dir = write({
+      'a.yaml': 'kind: IPPolicy\nname: p\nspec: {color: red}\n',
+      'b.yaml': 'kind: IPRestriction\nname: r\nspec: {type: api, ip_policies: [ghost]}\n',
+    });
+    const found = await validateManifests({ paths: [dir] });
+    expect(found.map((p) => [p.code, p.at!.file.split('/').pop()])).toEqual([
+      ['unknown_field', 'a.yaml'],
+      ['reference_missing', 'b.yaml'],
+    ]);
+  });
+  test('computePlan throws ManifestProblems carrying them, before any request', async () => {
+    const dir = write({ 'm.yaml': 'kind: IPPolicy\nname: p\nspec: {color: red}\n' });
+    const api = new FakeLiveApi();
+    await expect(computePlan({ paths: [dir], api, stack: 'default' })).rejects.toBeInstanceOf(ManifestProblems);
+    expect(api.requestCount).toBe(0);
+  });
+  test('a unique key held by an unowned live object needs an explicit adopt', async () => {
+    const dir = write({ 'm.yaml': `${policy}---\nkind: IPRestriction\nname: r\nspec: {type: api, ip_policies: [office]}\n` });
+    const api = new FakeLiveApi({ '/ip_restrictions': [{ id: 'ipx_9', type: 'api', enforced: false, ip_policies: [] }] });
+    const error = await computePlan({ paths: [dir], api, stack: 'default' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ManifestProblems);
+    const [p] = (error as ManifestProblems).problems;
+    expect(p).toMatchObject({ code: 'adoption_required', at: { line: 9, col: 14 } });
+    expect(p!.message).toContain('adopt: ipx_9');
+  });
+});
