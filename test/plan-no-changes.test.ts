@@ -6,11 +6,13 @@
  * built CLI must then plan no changes. Then the read budget: hundreds of unmanaged objects
  * cost only a few more list requests, and a real difference is still found.
  */
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { GatehouseClient, ROUTE_MODULE_NAMES } from '@gatehouse/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXAMPLE_SECRETS, readManifests, writeLive, type WriteResult } from './plan-fixtures.js';
 import { REPO_ROOT, runCli, startServe, tempDir, type ServeProcess } from './helpers/cli.js';
+import { FIXTURE_CA } from '../packages/server/src/testing/test-ca.js';
 
 const KEY = 'plan-no-changes-key-0123456789';
 const EXAMPLES = join(REPO_ROOT, 'examples/basic');
@@ -109,5 +111,44 @@ describe('live objects that match the manifests plan as no changes', () => {
     expect(json.changes[0].fields).toEqual([
       expect.objectContaining({ path: expect.stringContaining('webhook_verification.secret'), sensitive: true }),
     ]);
+  });
+
+  it('also for mutual TLS and references by {id} to objects gatehouse does not manage', async () => {
+    const ca = await client.certificateAuthorities.create({ ca_pem: FIXTURE_CA });
+    const outside = await client.backends.httpResponse.create({ body: 'outside', status_code: 418 });
+    const extras = tempDir();
+    try {
+      writeFileSync(
+        join(extras.path, 'extras.yaml'),
+        [
+          'kind: Backend',
+          'name: with-outside',
+          'spec:',
+          '  type: failover',
+          `  backends: [{id: ${outside.id}}]`,
+          '---',
+          'kind: HTTPSEdge',
+          'name: mtls',
+          'spec:',
+          '  hostports: ["mtls.example.com:443"]',
+          `  mutual_tls: {certificate_authorities: [{id: ${ca.id}}]}`,
+          '  tls_termination: {terminate_at: edge, min_version: "1.3"}',
+          '  routes:',
+          '    - {match_type: exact_path, match: /health, backend: {backend: with-outside}}',
+        ].join('\n'),
+      );
+      await writeLive(client, readManifests(extras.path), 'extras', {});
+      const result = await runCli(['plan', extras.path, '--format', 'json', '--detailed-exitcode', '--stack', 'extras'], {
+        env: { GATEHOUSE_API_URL: server.url, GATEHOUSE_API_KEY: KEY },
+      });
+      const json = JSON.parse(result.stdout);
+      expect(json.changes, JSON.stringify(json.changes, null, 2)).toEqual([]);
+      expect(result.code).toBe(0);
+      expect(json.summary.unchanged).toBe(3);
+      // The other stack's objects are someone else's: listed, never changed.
+      expect(json.unmanaged.length).toBeGreaterThan(0);
+    } finally {
+      extras.cleanup();
+    }
   });
 });
