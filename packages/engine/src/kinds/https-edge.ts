@@ -87,9 +87,10 @@ export const httpsEdgeRoute: KindDescriptor = {
       },
     ],
     update: (_before, after, changed, ctx) =>
-      updateWithModules(`/edges/https/${requireParent(ctx)}/routes/${requireId(ctx)}`, after, changed, ctx, routeModules.inputs, (a, fields, c) =>
-        fields.length > 0 || c.metadata !== undefined ? commonBody(a, c, fields) : {},
-      ),
+      updateWithModules(`/edges/https/${requireParent(ctx)}/routes/${requireId(ctx)}`, after, changed, ctx, routeModules.inputs, (a, fields, c) => ({
+        ...(fields.some((f) => f === 'description' || f === 'metadata') || c.metadata !== undefined ? commonBody(a, c, fields) : {}),
+        ...Object.fromEntries(['match_type', 'match'].filter((f) => fields.includes(f)).map((f) => [f, a[f]])),
+      })),
     delete: (_normal, ctx) => [{ method: 'DELETE', path: `/edges/https/${requireParent(ctx)}/routes/${requireId(ctx)}` }],
   },
 };
