@@ -68,6 +68,13 @@ describe('gatehouse plan against a fresh server', () => {
     expect(result.stdout).not.toMatch(/\u001b\[/);
   });
 
+  it('text: colour when asked for (FORCE_COLOR stands in for a terminal), none with NO_COLOR', async () => {
+    const coloured = await plan([], { ...connection(), NO_COLOR: '', FORCE_COLOR: '1' });
+    expect(coloured.stdout).toMatch(/\u001b\[32m\+ +IPPolicy office/);
+    const plain = await plan([], { ...connection(), NO_COLOR: '1', FORCE_COLOR: '1' });
+    expect(plain.stdout).not.toMatch(/\u001b\[/);
+  });
+
   it('markdown: target first, a summary table and one collapsible section per change', async () => {
     const [md, json] = await Promise.all([plan(['--format', 'markdown']), plan(['--format', 'json'])]);
     expect(md.code).toBe(0);

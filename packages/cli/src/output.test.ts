@@ -2,7 +2,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formatProblem, terminalStyle, writeFileAtomic } from './output.js';
+import { colourEnabled, formatProblem, terminalStyle, writeFileAtomic } from './output.js';
 
 let dir: string;
 beforeAll(async () => {
@@ -31,6 +31,18 @@ describe('output helpers', () => {
       "a.yaml:3:5: unknown field 'descripton' [unknown_field]",
     );
     expect(formatProblem({ code: 'no_manifests', message: 'no manifests' })).toBe('no manifests [no_manifests]');
+  });
+
+  it('enables colour on a terminal only, honouring NO_COLOR and FORCE_COLOR', () => {
+    expect(colourEnabled({}, true)).toBe(true);
+    expect(colourEnabled({}, false)).toBe(false);
+    expect(colourEnabled({ CI: 'true' }, false)).toBe(false);
+    expect(colourEnabled({ NO_COLOR: '1' }, true)).toBe(false);
+    expect(colourEnabled({ NO_COLOR: '' }, true)).toBe(true);
+    expect(colourEnabled({ FORCE_COLOR: '1' }, false)).toBe(true);
+    expect(colourEnabled({ FORCE_COLOR: '0' }, true)).toBe(true);
+    expect(colourEnabled({ FORCE_COLOR: '0' }, false)).toBe(false);
+    expect(colourEnabled({ NO_COLOR: '1', FORCE_COLOR: '1' }, true)).toBe(false);
   });
 
   it('paints only when colour is enabled', () => {

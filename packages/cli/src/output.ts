@@ -7,10 +7,17 @@ import pc from 'picocolors';
 import { CliError } from './errors.js';
 
 /**
- * Colour on a terminal only: picocolors says no when stdout is not a TTY, when NO_COLOR is set,
- * or with --no-color, and yes with FORCE_COLOR.
+ * Colour on a terminal only: off when NO_COLOR is set to anything but "" (no-color.org), on
+ * when FORCE_COLOR is set (except "0"), otherwise on exactly when stdout is a TTY. Unlike
+ * picocolors' own guess, a CI variable does not turn colour on for piped output.
  */
-export function terminalStyle(enabled = pc.isColorSupported): Style {
+export function colourEnabled(env: NodeJS.ProcessEnv = process.env, isTTY = Boolean(process.stdout.isTTY)): boolean {
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
+  if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '0') return true;
+  return isTTY;
+}
+
+export function terminalStyle(enabled = colourEnabled()): Style {
   const c = pc.createColors(enabled);
   return { create: c.green, update: c.yellow, delete: c.red, replace: c.magenta, bold: c.bold, dim: c.dim };
 }
