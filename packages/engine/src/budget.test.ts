@@ -1,0 +1,50 @@
+/**
+ * The request budget of a plan: live state is read with paginated lists only, so a plan of N
+ * objects costs about N/100 list requests per collection and never a request per object.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect, test } from 'vitest';
+import { computePlan, composeMetadata } from './index.js';
+import { FakeLiveApi } from './testing/fake-api.js';
+
+test('a plan of 1,000 policies with 3,000 rules costs ceil(N/100) list pages per collection', async () => {
+  const policies = 1000;
+  const docs: string[] = [];
+  const livePolicies: Record<string, unknown>[] = [];
+  const liveRules: Record<string, unknown>[] = [];
+  for (let i = 0; i < policies; i += 1) {
+    const cidrs = [0, 1, 2].map((j) => `10.${i % 250}.${j + 4 * Math.floor(i / 250)}.0/24`);
+    docs.push(`kind: IPPolicy\nname: p${i}\nspec:\n  description: policy ${i}\n  rules:\n${cidrs.map((c) => `    - {cidr: ${c}, action: allow}`).join('\n')}\n`);
+    livePolicies.push({ id: `ipp_${i}`, uri: '', created_at: '', description: `policy ${i}`, metadata: composeMetadata(undefined, { stack: 'default', name: `p${i}`, hash: 'x' }) });
+    cidrs.forEach((cidr, j) =>
+      liveRules.push({
+        id: `ipr_${i}_${j}`,
+        cidr,
+        action: 'allow',
+        ip_policy: { id: `ipp_${i}`, uri: '' },
+        metadata: composeMetadata(undefined, { stack: 'default', name: `p${i}/${cidr}`, hash: 'x' }),
+      }),
+    );
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'gatehouse-budget-'));
+  writeFileSync(join(dir, 'policies.yaml'), docs.join('---\n'));
+  const api = new FakeLiveApi({ '/ip_policies': livePolicies, '/ip_policy_rules': liveRules });
+
+  const plan = await computePlan({ paths: [dir], api, stack: 'default' });
+
+  expect(plan.summary).toEqual({ create: 0, update: 0, delete: 0, replace: 0, unchanged: 4000 });
+  const perPath = new Map<string, number>();
+  for (const request of api.requests) {
+    expect(request.method).toBe('GET');
+    const path = request.path.split('?')[0]!;
+    perPath.set(path, (perPath.get(path) ?? 0) + 1);
+  }
+  expect(perPath.get('/ip_policies')).toBe(10);
+  expect(perPath.get('/ip_policy_rules')).toBe(30);
+  // Every other collection is read once (one empty page), and nothing is read per object.
+  for (const [path, count] of perPath) if (!path.startsWith('/ip_polic')) expect(count).toBe(1);
+  expect(api.requestCount).toBe(10 + 30 + 8);
+  expect(plan.requests).toBe(api.requestCount);
+});
