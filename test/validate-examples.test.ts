@@ -37,7 +37,7 @@ describe('gatehouse validate', () => {
     expect(result.code).toBe(1);
     const lines = result.stderr.split('\n');
     const expected = expectedMistakes('examples/broken');
-    expect(expected.length).toBeGreaterThanOrEqual(12);
+    expect(expected.length).toBe(12);
     const missing = expected.filter(
       ({ file, line, code }) => !lines.some((l) => l.startsWith(`${file}:${line}:`) && l.endsWith(`[${code}]`)),
     );
