@@ -109,6 +109,13 @@ describe('gatehouse plan against a fresh server', () => {
     expect(result.stderr).not.toContain('wrong-key-0123456789');
   });
 
+  it('fails with exit 1 when the API cannot be reached', async () => {
+    const result = await plan([], { ...connection(), GATEHOUSE_API_URL: 'http://127.0.0.1:1' });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/the API failed: .*connection_refused/);
+    expect(result.stdout).toBe('');
+  });
+
   it('fails with exit 1 and every problem when the manifests are broken, before any request', async () => {
     const result = await runCli(['plan', 'examples/broken'], { env: connection() });
     expect(result.code).toBe(1);
