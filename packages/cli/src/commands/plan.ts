@@ -10,11 +10,12 @@ const FORMATS = ['text', 'json', 'markdown'] as const;
 /** `gatehouse plan`: what apply would change, computed from list requests only. */
 export default class Plan extends Command {
   static override summary = 'Show what apply would change in the live API to match the manifests.';
-  static override description = `Validates the manifests, reads live state with paginated list requests (about one request
-per 100 objects per kind) and prints the changes: + create, ~ update, - delete, -/+ replace.
-The first line names the target. Without --api-url, plans against the embedded reference
-server over .gatehouse/server.db. Exit 0 on success, 1 on error, and with --detailed-exitcode
-2 when there are changes.`;
+  static override description =
+    'Validates the manifests, reads live state with paginated list requests (about one request ' +
+    'per 100 objects per kind) and prints the changes: + create, ~ update, - delete, -/+ ' +
+    'replace. The first line names the target. Without --api-url, plans against the embedded ' +
+    'reference server over .gatehouse/server.db. Exit 0 on success, 1 on error, and with ' +
+    '--detailed-exitcode 2 when there are changes.';
   static override strict = false;
   static override args = { path: Args.string({ description: 'manifest file or directory (repeatable; default: the current directory)' }) };
   static override flags = {

@@ -5,9 +5,10 @@ import { formatProblem } from '../output.js';
 /** `gatehouse validate [PATH...]`: checks manifests without the network. */
 export default class Validate extends Command {
   static override summary = 'Check manifests offline: schema, references, names, and the limits the server enforces.';
-  static override description = `Reads every *.yaml and *.yml under the given files and directories (default: the current
-directory) and reports every problem at once, each as file:line:col: message [code]. Makes no
-request. Exit 0 when the manifests are valid, 1 otherwise.`;
+  static override description =
+    'Reads every *.yaml and *.yml under the given files and directories (default: the current ' +
+    'directory) and reports every problem at once, each as file:line:col: message [code]. Makes ' +
+    'no request. Exit 0 when the manifests are valid, 1 otherwise.';
   static override strict = false;
   static override args = { path: Args.string({ description: 'manifest file or directory (repeatable)' }) };
   static override examples = ['<%= config.bin %> validate examples/basic', '<%= config.bin %> validate policies.yaml edges/'];
