@@ -29,17 +29,31 @@ export function match(desired: DesiredObject[], live: LiveObject[], stack: strin
   const problems: Problem[] = [];
   const claimed = new Map<LiveObject, DesiredObject>();
   const liveOf = new Map<string, LiveObject>(); // desired address -> live
-  const byId = new Map(live.map((o) => [o.id, o]));
   const owned = (o: LiveObject) => o.marker?.stack === stack;
   const claim = (d: DesiredObject, o: LiveObject) => {
     claimed.set(o, d);
     liveOf.set(d.address, o);
   };
 
+  // Indexes, built once: lookups stay linear in the number of objects.
+  const byId = new Map(live.map((o) => [o.id, o]));
+  const byMarker = new Map<string, LiveObject>(); // kind \0 marker name -> owned live
+  const byNaturalKey = new Map<string, LiveObject[]>(); // kind \0 parent id \0 key -> live
+  for (const o of live) {
+    if (owned(o)) byMarker.set(`${o.descriptor.kind}\0${o.marker!.name}`, o);
+    if (o.descriptor.naturalKey) {
+      const key = o.descriptor.naturalKey(o.descriptor.fromLive(o.raw, o.collection));
+      const slot = `${o.descriptor.kind}\0${o.parentId ?? ''}\0${key}`;
+      byNaturalKey.set(slot, [...(byNaturalKey.get(slot) ?? []), o]);
+    }
+  }
+  const free = (o: LiveObject | undefined) => (o && !claimed.has(o) ? o : undefined);
+  const byKey = (kind: string, parentId: string, key: string) =>
+    (byNaturalKey.get(`${kind}\0${parentId}\0${key}`) ?? []).find((o) => !claimed.has(o));
+
   // Parents before children: the desired list has each parent before its children.
   for (const d of desired) {
     const kind = d.descriptor.kind;
-    const candidates = live.filter((o) => o.descriptor.kind === kind && !claimed.has(o));
     if (d.adopt !== undefined) {
       const target = byId.get(d.adopt);
       if (target && (target.descriptor.kind !== kind || claimed.has(target))) {
@@ -53,36 +67,34 @@ export function match(desired: DesiredObject[], live: LiveObject[], stack: strin
     }
     if (d.parent) {
       const parentLive = liveOf.get(d.parent);
-      const key = d.descriptor.naturalKey!(d.normal);
-      const found = parentLive && candidates.find((o) => o.parentId === parentLive.id && d.descriptor.naturalKey!(o.descriptor.fromLive(o.raw, o.collection)) === key);
+      const found = parentLive && byKey(kind, parentLive.id, d.descriptor.naturalKey!(d.normal));
       if (found) claim(d, found);
       continue;
     }
-    const marked = candidates.find((o) => owned(o) && o.marker!.name === d.markerName);
+    const marked = free(byMarker.get(`${kind}\0${d.markerName}`));
     if (marked) {
       claim(d, marked);
       continue;
     }
     if (d.descriptor.naturalKey) {
-      const key = d.descriptor.naturalKey(d.normal);
-      const found = candidates.find((o) => d.descriptor.naturalKey!(o.descriptor.fromLive(o.raw, o.collection)) === key);
+      const found = byKey(kind, '', d.descriptor.naturalKey(d.normal));
       if (found && (!d.descriptor.metadata || owned(found))) claim(d, found);
     }
   }
 
   // Unique keys (an IP restriction's type, hostports) held by objects this manifest may not take.
+  const holders = new Map<string, LiveObject>();
+  for (const o of live) {
+    if (claimed.has(o) || owned(o) || !o.descriptor.uniqueKeys) continue;
+    for (const k of o.descriptor.uniqueKeys(o.descriptor.fromLive(o.raw, o.collection))) holders.set(k.key, o);
+  }
   const creates = desired.filter((d) => !liveOf.has(d.address));
   for (const d of creates) {
     for (const claimKey of d.descriptor.uniqueKeys?.(d.normal) ?? []) {
-      const holder = live.find(
-        (o) =>
-          !claimed.has(o) &&
-          !owned(o) &&
-          (o.descriptor.uniqueKeys?.(o.descriptor.fromLive(o.raw, o.collection)) ?? []).some((k) => k.key === claimKey.key),
-      );
+      const holder = holders.get(claimKey.key);
       if (holder) {
         const whose = holder.marker ? `owned by stack "${holder.marker.stack}"` : 'not managed by gatehouse';
-        problems.push(problem('adoption_required', `${claimKey.key} is held by the live ${d.descriptor.title} ${holder.id}, ${whose}; add "adopt: ${holder.id}" to this manifest to manage it, or change the manifest`, d.doc.locate([...d.specPath, ...claimKey.path])));
+        problems.push(problem('adoption_required', `${claimKey.key} is held by the live ${holder.descriptor.title} ${holder.id}, ${whose}; add "adopt: ${holder.id}" to this manifest to manage it, or change the manifest`, d.doc.locate([...d.specPath, ...claimKey.path])));
       }
     }
   }
@@ -90,8 +102,7 @@ export function match(desired: DesiredObject[], live: LiveObject[], stack: strin
   const deletes: LiveObject[] = [];
   const unmanaged: LiveObject[] = [];
   const deletedIds = new Set<string>();
-  // Parents come before their children in `live` (inline children are appended; rule lists
-  // are separate), so decide parents first.
+  // Decide parents before children, so children of a deleted parent are deleted with it.
   const ordered = [...live].sort((a, b) => Number(Boolean(a.descriptor.child)) - Number(Boolean(b.descriptor.child)));
   for (const o of ordered) {
     if (claimed.has(o)) continue;
