@@ -48,7 +48,6 @@ export function desiredHash(d: DesiredObject, tokens: Map<string, string>): stri
 
 const kindRank = new Map(KINDS.map((k, i) => [k.kind, i]));
 const fingerprint = (o: LiveObject) => createHash('sha256').update(canonicalJson(o.raw)).digest('hex');
-const liveAddress = (o: LiveObject) => `${o.descriptor.kind}/${o.marker?.name ?? o.id}`;
 
 /** Tokens (addresses or ids) a normal form references, by the descriptor's patterns. */
 const referenced = (descriptor: KindDescriptor, normal: Spec): string[] =>
@@ -58,6 +57,17 @@ export function plan(input: PlanInput): Plan {
   const { matching, stack } = input;
   const tokens = new Map<string, string>();
   for (const { desired, live } of matching.pairs) tokens.set(live.id, desired.address);
+  /** Address of a live object no manifest declares: its marker's name, else parent + natural key, else its id. */
+  const liveById = new Map(matching.deletes.map((o) => [o.id, o]));
+  const liveAddress = (o: LiveObject): string => {
+    if (o.marker) return `${o.descriptor.kind}/${o.marker.name}`;
+    const parent = o.parentId !== undefined ? liveById.get(o.parentId) : undefined;
+    if (parent && o.descriptor.naturalKey) {
+      const parentName = liveAddress(parent).slice(parent.descriptor.kind.length + 1);
+      return `${o.descriptor.kind}/${parentName}/${o.descriptor.naturalKey(liveNormal(o))}`;
+    }
+    return `${o.descriptor.kind}/${o.id}`;
+  };
   for (const o of matching.deletes) tokens.set(o.id, liveAddress(o));
 
   const changes: Change[] = [];
@@ -69,7 +79,7 @@ export function plan(input: PlanInput): Plan {
     address: d?.address ?? liveAddress(o!),
     action,
     kind: (d ?? o)!.descriptor.kind,
-    name: d?.name ?? (o!.marker?.name.replace('/', ' ') ?? o!.descriptor.label(liveNormal(o!))),
+    name: d?.name ?? liveAddress(o!).slice(o!.descriptor.kind.length + 1).replace('/', ' '),
     id: o?.id ?? null,
     before: null,
     after: null,
@@ -106,7 +116,6 @@ export function plan(input: PlanInput): Plan {
     changes.push(change);
   }
 
-  const liveById = new Map(matching.deletes.map((o) => [o.id, o]));
   for (const o of matching.deletes) {
     const change = base(null, o, 'delete');
     const normal = canonical(o.descriptor, liveNormal(o), tokens);
@@ -136,7 +145,11 @@ export function plan(input: PlanInput): Plan {
     summary: { create: count('create'), update: count('update'), delete: count('delete'), replace: count('replace'), unchanged },
     changes: order(sorted),
     unmanaged: matching.unmanaged.map(
-      (o): UnmanagedObject => ({ kind: o.descriptor.kind, id: o.id, label: o.descriptor.label(liveNormal(o)) }),
+      (o): UnmanagedObject => ({
+        kind: o.descriptor.kind,
+        id: o.id,
+        label: o.marker ? `${o.marker.name} (stack ${o.marker.stack})` : o.descriptor.label(liveNormal(o)),
+      }),
     ),
     fingerprints,
     manifest_checksum: input.checksum,
