@@ -15,3 +15,6 @@ export * from './events.js';
 export * from './api/certificate-authorities.js';
 export * from './api/event-destinations.js';
 export * from './api/event-subscriptions.js';
+export * from './cel-filter.js';
+export * from './event-sources.js';
+export * from './ca-pem.js';

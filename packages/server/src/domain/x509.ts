@@ -8,11 +8,13 @@
  * with @peculiar/asn1-x509, the RFC 5280 ASN.1 schema that @peculiar/x509 is built on (used
  * directly to avoid that package's reflect-metadata global polyfill). Names follow the
  * service's snake_case convention (`cert_sign`, `client_auth`); an extended key usage without
- * a well-known name is given as its dotted OID.
+ * a well-known name is given as its dotted OID. The PEM structure (CERTIFICATE blocks only)
+ * is checked by `splitPemCertificates` of @gatehouse/schemas, which the engine shares.
  */
 import { X509Certificate } from 'node:crypto';
 import { AsnConvert } from '@peculiar/asn1-schema';
 import { Certificate, KeyUsage, id_ce_keyUsage } from '@peculiar/asn1-x509';
+import { splitPemCertificates } from '@gatehouse/schemas';
 
 export interface CertificateInfo {
   subject_common_name: string;
@@ -51,8 +53,6 @@ const EXTENDED_KEY_USAGE_NAMES: Readonly<Record<string, string>> = {
 };
 
 const COMMON_NAME_OID = '2.5.4.3';
-const BLOCK = /-----BEGIN ([A-Z0-9 ]+)-----\r?\n([\s\S]*?)-----END \1-----/g;
-const BASE64 = /^[A-Za-z0-9+/=\s]+$/;
 
 /**
  * Parses a PEM bundle of one or more certificates. The response describes the first one (the
@@ -61,24 +61,12 @@ const BASE64 = /^[A-Za-z0-9+/=\s]+$/;
  * echoed), and for certificates that do not parse.
  */
 export function parseCaPem(pem: string): PemResult {
-  const blocks = [...pem.matchAll(BLOCK)];
-  if (blocks.length === 0) {
-    return { ok: false, reason: 'no PEM block found; expected one or more -----BEGIN CERTIFICATE----- blocks' };
-  }
-  const leftover = pem.replace(BLOCK, '').trim();
-  if (leftover !== '') return { ok: false, reason: 'text outside the PEM blocks; send only CERTIFICATE blocks' };
-
+  const split = splitPemCertificates(pem);
+  if (!split.ok) return split;
   const infos: CertificateInfo[] = [];
-  for (const [index, block] of blocks.entries()) {
-    const label = block[1]!;
-    const body = block[2]!;
-    const which = `block ${index + 1}`;
-    if (label !== 'CERTIFICATE') {
-      return { ok: false, reason: `${which} is a ${label}, not a CERTIFICATE; send only certificates` };
-    }
-    if (!BASE64.test(body)) return { ok: false, reason: `${which} is not base64` };
-    const parsed = describe(Buffer.from(body.replace(/\s+/g, ''), 'base64'));
-    if (typeof parsed === 'string') return { ok: false, reason: `${which} is not a valid X.509 certificate (${parsed})` };
+  for (const [index, der] of split.certificates.entries()) {
+    const parsed = describe(der);
+    if (typeof parsed === 'string') return { ok: false, reason: `block ${index + 1} is not a valid X.509 certificate (${parsed})` };
     infos.push(parsed);
   }
   return { ok: true, info: infos[0]!, count: infos.length };

@@ -1,8 +1,8 @@
 /**
  * Event subscriptions (`/event_subscriptions`, esb_ ids; api-spec 6): which event types go to
- * which destinations. Sources are checked against the event catalogue (`domain/event-catalog.ts`:
- * known type, traffic-only fields and CEL filter over filterable fields); `destination_ids` in
- * must name existing destinations and come back as `destinations` Refs. PATCH replaces sources
+ * which destinations. Sources are checked against the event catalogue (`event-sources.ts` of
+ * @gatehouse/schemas, shared with the engine: known type, traffic-only fields and CEL filter
+ * over filterable fields); `destination_ids` in must name existing destinations and come back as `destinations` Refs. PATCH replaces sources
  * or destinations whole. The delivery outbox reads `sources[].type` and `destination_ids` of
  * the stored object (migration 2), so those stored names are part of the delivery contract.
  */
@@ -11,10 +11,10 @@ import {
   EventSubscriptionCreate,
   EventSubscriptionList,
   EventSubscriptionUpdate,
+  checkEventSources,
   type EventSubscriptionSourceInput,
 } from '@gatehouse/schemas';
 import { ApiError, invalidReference } from '../errors.js';
-import { checkEventSources } from '../domain/event-catalog.js';
 import { merge, type ResourceDefinition } from './define.js';
 import { withCommonFields, type CommonFields } from './common.js';
 import { EVENT_DESTINATION } from './event-destinations.js';

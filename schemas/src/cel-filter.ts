@@ -4,9 +4,12 @@
  * it reads (`conn.client_ip`, `conn.server_name.endsWith(...)`, `has(conn.server_port)`) is
  * resolved against the event type's fields. Names bound by macros (`x` in `list.exists(x, ...)`)
  * are local and not fields. Problems carry the 1-based column where the offending name starts.
+ *
+ * Shared by the reference server (request validation) and the engine (validate time), so both
+ * accept and refuse exactly the same filters.
  */
 import { parse } from '@bufbuild/cel';
-import type { TrafficField } from '@gatehouse/schemas';
+import type { TrafficField } from './events.js';
 
 type Expr = ReturnType<typeof parse>['expr'];
 
