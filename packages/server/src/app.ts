@@ -17,7 +17,7 @@ import { newId } from './ids.js';
 import { registerAllResources } from './resources/index.js';
 import { registerRateLimit, type RateLimit } from './http/rate-limit.js';
 import { registerFaultInjection, type FaultInjection } from './http/faults.js';
-import { ApiError } from './errors.js';
+import { registerShutdownBehaviour } from './http/shutdown.js';
 import { Deliverer, type DeliveryOptions } from './domain/delivery.js';
 import { DeliveryLog } from './domain/delivery-log.js';
 import { registerAdminDeliveries } from './http/admin-deliveries.js';
@@ -59,8 +59,8 @@ export async function buildApp(options: AppOptions = {}): Promise<GatehouseApp> 
     logger: options.logger ?? false,
     genReqId: () => newId('op'),
     bodyLimit: 1024 * 1024,
-    // Requests arriving while the server closes get the error envelope (hook below), not
-    // Fastify's own 503 body.
+    // Requests arriving while the server closes get the error envelope (http/shutdown.ts),
+    // not Fastify's own 503 body.
     return503OnClosing: false,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: false } },
   });
@@ -96,16 +96,7 @@ export async function buildApp(options: AppOptions = {}): Promise<GatehouseApp> 
       if (request.method !== 'GET') deliverer.wake();
     });
   }
-  let closing = false;
-  app.addHook('preClose', async () => {
-    closing = true;
-  });
-  app.addHook('onRequest', async (_request, reply) => {
-    if (closing) {
-      reply.header('connection', 'close');
-      throw new ApiError('service_unavailable', 'The server is shutting down; retry against its replacement.');
-    }
-  });
+  registerShutdownBehaviour(app);
 
   registerErrorHandling(app);
   registerAuth(app, (hash) => apiKeys.resolve(hash));

@@ -1,0 +1,166 @@
+/**
+ * Helpers for end-to-end tests of the BUILT command (`node packages/cli/bin/run.js`; root
+ * `npm test` runs `tsc -b` first): run a command to completion, or start `gatehouse serve` as
+ * a real process and learn its URL and key from its start-up lines.
+ *
+ * The environment passed to children starts from the test's own with every `GATEHOUSE_*`
+ * variable removed, so a developer's shell cannot change what a test sees; tests add what
+ * they mean to test through `env`.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export const CLI = join(REPO_ROOT, 'packages/cli/bin/run.js');
+
+/** The headers every API request needs, for a key. */
+export const apiHeaders = (key: string, json = false): Record<string, string> => ({
+  authorization: `Bearer ${key}`,
+  'service-version': '2',
+  ...(json ? { 'content-type': 'application/json' } : {}),
+});
+
+export interface SpawnOptions {
+  /** Added to the cleaned environment. */
+  env?: Record<string, string>;
+  /**
+   * Working directory: the repository root for `runCli`, a fresh temporary directory for
+   * `startServe` (so that its default database never lands in the repository).
+   */
+  cwd?: string;
+}
+
+function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (!name.startsWith('GATEHOUSE_')) env[name] = value;
+  }
+  return { ...env, NO_COLOR: '1', ...extra };
+}
+
+/** A temporary directory removed by the returned `cleanup`. */
+export function tempDir(prefix = 'gatehouse-test-'): { path: string; cleanup(): void } {
+  const path = mkdtempSync(join(tmpdir(), prefix));
+  return { path, cleanup: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `gatehouse <args>` to completion. */
+export function runCli(args: readonly string[], options: SpawnOptions = {}): Promise<CliResult> {
+  const cwd = options.cwd ?? REPO_ROOT;
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], { cwd, env: childEnv(options.env), stdio: 'pipe' });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
+}
+
+export interface ServeProcess {
+  child: ChildProcess;
+  /** The address printed in the `listening on <url>` line. */
+  url: string;
+  /** The key printed once when the server generated one at this start. */
+  generatedKey: string | undefined;
+  /** Everything printed so far. */
+  stdout(): string;
+  stderr(): string;
+  /** Resolves when stdout has a line matching `pattern` (already printed or to come). */
+  waitForOutput(pattern: RegExp): Promise<string>;
+  /** Resolves with the exit code and signal once the process has ended. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** Sends `signal` (SIGTERM by default) and waits for the exit. */
+  stop(signal?: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+const URL_LINE = /listening on (https?:\/\/\S+)/;
+const KEY_LINE = /API key \(generated, shown once\): (\S+)/;
+/** The last start-up line: says which keys the server accepts. */
+const READY_LINE = /^\s*API key/m;
+
+/**
+ * Starts `gatehouse serve <args>` (add `--port 0` to get a free port) and resolves once it has
+ * printed its URL and key lines; rejects with its output if it exits first.
+ */
+export function startServe(args: readonly string[], options: SpawnOptions = {}): Promise<ServeProcess> {
+  const cwd = options.cwd ?? tempDir().path;
+  const child = spawn(process.execPath, [CLI, 'serve', ...args], { cwd, env: childEnv(options.env), stdio: 'pipe' });
+  let stdout = '';
+  let stderr = '';
+  const waiters: { pattern: RegExp; resolve(line: string): void }[] = [];
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
+  const check = () => {
+    for (const waiter of [...waiters]) {
+      const match = waiter.pattern.exec(stdout);
+      if (match) {
+        waiters.splice(waiters.indexOf(waiter), 1);
+        waiter.resolve(match[0]);
+      }
+    }
+  };
+  child.stdout!.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString();
+    check();
+  });
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+
+  const waitForOutput = (pattern: RegExp) =>
+    new Promise<string>((resolve) => {
+      waiters.push({ pattern, resolve });
+      check();
+    });
+
+  return new Promise((resolve, reject) => {
+    void exited.then(({ code, signal }) =>
+      reject(new Error(`gatehouse serve exited (${code ?? signal}) before it was ready:\n${stdout}\n${stderr}`)),
+    );
+    void waitForOutput(READY_LINE).then(() => {
+      const url = URL_LINE.exec(stdout)?.[1];
+      if (!url) {
+        reject(new Error(`gatehouse serve printed no URL:\n${stdout}`));
+        return;
+      }
+      resolve({
+        child,
+        url,
+        generatedKey: KEY_LINE.exec(stdout)?.[1],
+        stdout: () => stdout,
+        stderr: () => stderr,
+        waitForOutput,
+        exited,
+        async stop(signal = 'SIGTERM') {
+          if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+          return exited;
+        },
+      });
+    });
+  });
+}
+
+/** A port that was free a moment ago (for testing `--port` / `GATEHOUSE_PORT` with a number). */
+export async function freePort(): Promise<number> {
+  const { createServer } = await import('node:net');
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
