@@ -13,3 +13,4 @@ export { MARKER_PREFIX, composeMetadata, parseMarker, formatMarker, type Marker 
 export { desiredHash, liveNormal } from './steps/plan.js';
 export * from './render/index.js';
 export * from './render/index.js';
+export * from './drift/index.js';

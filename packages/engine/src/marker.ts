@@ -13,6 +13,14 @@
  *   tell "changed in git" from "changed outside gatehouse".
  * - The user's metadata round-trips unchanged: `parseMarker(composeMetadata(m, marker)).user === m`.
  * - The 4096-byte limit counts the marker: validate reports user metadata that leaves no room.
+ * - `children` (optional, parents only: IP policies, HTTPS edges) is specHash over the sorted
+ *   natural keys of the children the parent's manifest declared when it was applied: drift's
+ *   evidence that a missing rule or route was applied and then deleted outside gatehouse. It
+ *   is evidence, not identity: `composeMetadata` leaves it out when it would not fit in 4096
+ *   bytes, and markers without it (older ones) parse as before.
+ * - `prevent_destroy: true` (optional) records the manifest's `lifecycle.prevent_destroy` as
+ *   last applied, so that apply still refuses to delete the object after its manifest was
+ *   removed. Absent means false; markers written without it parse as before.
  */
 import { createHash } from 'node:crypto';
 import { METADATA_MAX_BYTES } from '@gatehouse/schemas';
@@ -24,15 +32,23 @@ export interface Marker {
   stack: string;
   name: string;
   hash: string;
+  children?: string;
+  /** `lifecycle.prevent_destroy` as last applied; absent means false. */
+  preventDestroy?: boolean;
 }
 
 export function formatMarker(marker: Marker): string {
-  return MARKER_PREFIX + JSON.stringify({ stack: marker.stack, name: marker.name, hash: marker.hash });
+  const children = marker.children !== undefined ? { children: marker.children } : {};
+  const keep = marker.preventDestroy === true ? { prevent_destroy: true } : {};
+  return MARKER_PREFIX + JSON.stringify({ stack: marker.stack, name: marker.name, hash: marker.hash, ...children, ...keep });
 }
 
 export function composeMetadata(user: string | undefined, marker: Marker): string {
   const line = formatMarker(marker);
-  return user === undefined ? line : `${user}\n${line}`;
+  const metadata = user === undefined ? line : `${user}\n${line}`;
+  if (marker.children === undefined || Buffer.byteLength(metadata, 'utf8') <= METADATA_MAX_BYTES) return metadata;
+  const { children: _evidence, ...required } = marker;
+  return composeMetadata(user, required);
 }
 
 /** Splits live metadata into the user's value and the marker (absent when not marked). */
@@ -44,7 +60,9 @@ export function parseMarker(metadata: unknown): { user: string | undefined; mark
   try {
     const parsed = JSON.parse(line.slice(MARKER_PREFIX.length)) as Partial<Marker>;
     if (typeof parsed.stack !== 'string' || typeof parsed.name !== 'string') return { user: metadata };
-    const marker = { stack: parsed.stack, name: parsed.name, hash: typeof parsed.hash === 'string' ? parsed.hash : '' };
+    const marker: Marker = { stack: parsed.stack, name: parsed.name, hash: typeof parsed.hash === 'string' ? parsed.hash : '' };
+    if (typeof parsed.children === 'string') marker.children = parsed.children;
+    if ((parsed as { prevent_destroy?: unknown }).prevent_destroy === true) marker.preventDestroy = true;
     return { user: cut < 0 ? undefined : metadata.slice(0, cut), marker };
   } catch {
     return { user: metadata };

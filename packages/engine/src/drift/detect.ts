@@ -1,0 +1,159 @@
+/**
+ * Drift: the plan's differences, each explained by the evidence in ownership markers.
+ *
+ * 1. Plan the manifests against live state (the same normal forms and diff as `plan`, so drift
+ *    and plan never disagree on whether something differs).
+ * 2. For a differing pair, compare three hashes: the marker's (what was last applied), the live
+ *    object's and the desired object's. Live off the marker's hash: changed outside gatehouse.
+ *    Live on it and desired off it: changed in the manifests. No hash, or only a secret differs:
+ *    changed, cause unknown. A pair without this stack's marker is an adoption not applied yet.
+ * 3. A declared object that is missing was deleted outside gatehouse when evidence shows it
+ *    was applied: an owned object still as last applied references it (apply writes a
+ *    referencing object only after what it references exists), its owned parent's marker
+ *    records the same set of children, or its parent was itself deleted outside. Otherwise it
+ *    is "missing: not applied yet or deleted outside gatehouse".
+ * 4. Owned objects the manifests no longer declare: changed in the manifests (removed).
+ * 5. Unmanaged objects are information; they never make `drifted` true.
+ */
+import type { DesiredObject } from '../desired.js';
+import type { LiveObject } from '../live.js';
+import { ManifestProblems, sortProblems } from '../problems.js';
+import { readManifests, observeAndMatch, type EngineOptions } from '../engine.js';
+import type { Change, FieldChange } from '../plan-model.js';
+import type { LiveApi, Target } from '../ports.js';
+import type { Matching } from '../steps/match.js';
+import { desiredHash, plan } from '../steps/plan.js';
+import { childrenHash, declaredChildKeys, liveHash, referenceTokens } from './evidence.js';
+import { DRIFT_FORMAT_VERSION, DRIFT_KINDS, type DriftField, type DriftKind, type DriftReport, type DriftedObject } from './model.js';
+
+export interface DriftInput {
+  matching: Matching;
+  /** Every desired object (children's parents and the references between them). */
+  desired: readonly DesiredObject[];
+  stack: string;
+  target: Target;
+  requests: number;
+  now?: Date;
+}
+
+type Verdict = { drift: DriftedObject['drift']; message: string };
+
+/** The drift report of a matching (pure: no I/O). */
+export function classifyDrift(input: DriftInput): DriftReport {
+  const { matching, desired, stack } = input;
+  const planned = plan({ matching, stack, target: input.target, checksum: '', requests: input.requests, ...(input.now ? { now: input.now } : {}) });
+  const tokens = referenceTokens(matching);
+  const pairs = new Map(matching.pairs.map((p) => [p.desired.address, p]));
+  const applied = appliedEvidence(input, tokens);
+  const deletedOutside = new Set<string>();
+  const byAddress = new Map(desired.map((d) => [d.address, d]));
+
+  const objects: DriftedObject[] = [];
+  for (const change of planned.changes) {
+    let verdict: Verdict;
+    if (change.action === 'create') {
+      const d = byAddress.get(change.address)!;
+      verdict = missingVerdict(d, applied, deletedOutside);
+      if (verdict.drift === 'deleted_outside') deletedOutside.add(d.address);
+    } else if (change.action === 'delete') {
+      verdict = { drift: 'changed_in_manifests', message: `owned by stack "${stack}" and no longer declared in the manifests (removed since the last apply); apply --prune deletes it` };
+    } else {
+      const pair = pairs.get(change.address)!;
+      verdict = pairVerdict(pair, change, tokens, stack);
+    }
+    objects.push(toDrifted(change, verdict));
+  }
+  const rank = (o: DriftedObject) => DRIFT_KINDS.indexOf(o.drift);
+  objects.sort((a, b) => rank(a) - rank(b));
+
+  const summary = { changed_in_manifests: 0, changed_outside: 0, changed: 0, deleted_outside: 0, missing: 0, unmanaged: planned.unmanaged.length, in_sync: planned.summary.unchanged };
+  for (const o of objects) summary[o.drift] += 1;
+  return {
+    format_version: DRIFT_FORMAT_VERSION,
+    target: planned.target,
+    stack,
+    checked_at: planned.created_at,
+    drifted: objects.length > 0,
+    summary,
+    objects,
+    unmanaged: planned.unmanaged,
+    requests: planned.requests,
+  };
+}
+
+/** Addresses of desired objects that evidence shows were applied (step 3). */
+function appliedEvidence(input: DriftInput, tokens: Map<string, string>): Set<string> {
+  const applied = new Set<string>();
+  for (const { desired: d, live: o } of input.matching.pairs) {
+    const marker = o.marker?.stack === input.stack ? o.marker : undefined;
+    if (!marker) continue;
+    if (marker.hash !== '' && marker.hash === desiredHash(d, tokens)) for (const ref of d.references) applied.add(ref);
+    if (marker.children !== undefined && marker.children === childrenHash(declaredChildKeys(d.address, input.desired))) {
+      for (const child of input.desired) if (child.parent === d.address) applied.add(child.address);
+    }
+  }
+  return applied;
+}
+
+function missingVerdict(d: DesiredObject, applied: Set<string>, deletedOutside: Set<string>): Verdict {
+  if (d.parent !== undefined && deletedOutside.has(d.parent)) {
+    return { drift: 'deleted_outside', message: `deleted outside gatehouse together with its parent ${d.parent}` };
+  }
+  if (applied.has(d.address)) {
+    const why = d.parent !== undefined ? `its parent's marker records it among the children last applied` : 'an object this stack applied as it is declared now references it';
+    return { drift: 'deleted_outside', message: `deleted outside gatehouse: ${why}` };
+  }
+  return { drift: 'missing', message: 'missing: not applied yet or deleted outside gatehouse' };
+}
+
+function pairVerdict(pair: { desired: DesiredObject; live: LiveObject }, change: Change, tokens: Map<string, string>, stack: string): Verdict {
+  const { desired: d, live: o } = pair;
+  if (!o.descriptor.metadata) {
+    return { drift: 'changed', message: `differs from the manifests; a ${d.descriptor.title} carries no ownership marker, so whether it changed in the manifests or outside gatehouse is unknown` };
+  }
+  if (o.marker?.stack !== stack) {
+    const from = o.marker ? `owned by stack "${o.marker.stack}"` : 'not managed by gatehouse';
+    return { drift: 'changed_in_manifests', message: `adopted by the manifests and not applied yet (the live object is ${from})` };
+  }
+  if (o.marker.hash === '') {
+    return { drift: 'changed', message: 'differs from the manifests; its marker records no hash of the last apply, so the cause is unknown' };
+  }
+  const outside = liveHash(o, d, tokens) !== o.marker.hash;
+  const inManifests = desiredHash(d, tokens) !== o.marker.hash;
+  if (outside) {
+    return { drift: 'changed_outside', message: `changed outside gatehouse since the last apply${inManifests ? ', and the manifests changed too' : ''}; apply would overwrite it with the manifests' values` };
+  }
+  if (inManifests) return { drift: 'changed_in_manifests', message: 'changed in the manifests since the last apply; live is as last applied' };
+  const secrets = change.fields.filter((f) => f.sensitive).map((f) => f.path);
+  return {
+    drift: 'changed',
+    message: `a secret differs (${secrets.join(', ') || 'a field the hashes do not cover'}); markers record no secret values, so whether it changed in the manifests' environment or outside gatehouse is unknown`,
+  };
+}
+
+function toDrifted(change: Change, verdict: Verdict): DriftedObject {
+  const fieldDrift = (f: FieldChange): DriftField['drift'] =>
+    f.sensitive || verdict.drift === 'deleted_outside' || verdict.drift === 'missing' ? 'changed' : verdict.drift;
+  return {
+    address: change.address,
+    kind: change.kind,
+    name: change.name,
+    id: change.id,
+    drift: verdict.drift,
+    action: change.action,
+    message: verdict.message,
+    fields: change.fields.map((f) => ({ path: f.path, drift: fieldDrift(f), live: f.before, desired: f.after, sensitive: f.sensitive })),
+    ...(change.source ? { source: change.source } : {}),
+  };
+}
+
+/** Drift of the manifests against the live API; throws `ManifestProblems` when they are invalid. */
+export async function detectDrift(options: EngineOptions & { api: LiveApi; stack: string; now?: Date }): Promise<DriftReport> {
+  const { desired, problems } = await readManifests(options);
+  if (problems.length > 0) throw new ManifestProblems(problems);
+  const { matching, requests } = await observeAndMatch(desired, options.api, options.stack);
+  if (matching.problems.length > 0) throw new ManifestProblems(sortProblems(matching.problems));
+  return classifyDrift({ matching, desired, stack: options.stack, target: options.api.target, requests, ...(options.now ? { now: options.now } : {}) });
+}
+
+export type { DriftKind };

@@ -1,0 +1,91 @@
+/**
+ * Drift renderers, in the spirit of the plan's: pure functions from a `DriftReport` to text (a
+ * terminal or a cron mail), JSON (alerting pipelines; docs/drift-json.md) or Markdown (an
+ * issue or chat message). Secrets arrive masked and are printed bare.
+ */
+import { formatLocation } from '../source.js';
+import { plainStyle, type Style } from '../render/style.js';
+import { describeTarget, formatValue } from '../render/values.js';
+import type { DriftKind, DriftReport, DriftedObject, DriftField } from './model.js';
+import { DRIFT_KINDS } from './model.js';
+
+/** How each kind of drift is called in text and Markdown. */
+export const DRIFT_TITLES: Record<DriftKind, string> = {
+  changed_outside: 'changed outside gatehouse',
+  deleted_outside: 'deleted outside gatehouse',
+  missing: 'missing (not applied yet or deleted outside gatehouse)',
+  changed_in_manifests: 'changed in the manifests since the last apply',
+  changed: 'changed (cause unknown)',
+  unmanaged: 'unmanaged (information)',
+};
+
+/** `2 changed outside gatehouse, 1 deleted outside gatehouse, 7 in sync.` */
+export function driftSummaryLine(report: DriftReport): string {
+  const parts = DRIFT_KINDS.filter((k) => report.summary[k] > 0).map((k) => `${report.summary[k]} ${DRIFT_TITLES[k].replace(/ \(.*\)$/, '')}`);
+  parts.push(`${report.summary.in_sync} in sync`);
+  if (report.summary.unmanaged > 0) parts.push(`${report.summary.unmanaged} unmanaged`);
+  return `${parts.join(', ')}.`;
+}
+
+const fieldLine = (f: DriftField): string =>
+  f.sensitive ? `${f.path}: (sensitive value differs)` : `${f.path}: live ${formatValue(f.live)}, manifests ${formatValue(f.desired)}`;
+
+export function renderDriftText(report: DriftReport, options: { style?: Style } = {}): string {
+  const style = options.style ?? plainStyle;
+  const lines = [style.bold(`gatehouse drift for ${describeTarget(report)}, stack "${report.stack}"`), ''];
+  if (!report.drifted) lines.push(`No drift. The live objects match the manifests (${report.summary.in_sync} in sync).`, '');
+  for (const kind of DRIFT_KINDS) {
+    const objects = report.objects.filter((o) => o.drift === kind);
+    if (objects.length === 0) continue;
+    lines.push(style.bold(`${DRIFT_TITLES[kind][0]!.toUpperCase()}${DRIFT_TITLES[kind].slice(1)}:`));
+    for (const o of objects) {
+      lines.push(`  ${paint(style, o)(`${o.kind} ${o.name}`)}${style.dim(o.id ? ` (${o.id})` : '')}`);
+      lines.push(style.dim(`      ${o.message}`));
+      for (const f of o.fields) lines.push(`      ${fieldLine(f)}${f.drift !== o.drift ? style.dim(`  [${DRIFT_TITLES[f.drift]}]`) : ''}`);
+      if (o.source) lines.push(style.dim(`      declared at ${formatLocation(o.source)}`));
+    }
+    lines.push('');
+  }
+  if (report.unmanaged.length > 0) {
+    lines.push(style.dim(`Unmanaged objects (information: not declared, not owned by stack "${report.stack}"):`));
+    for (const u of report.unmanaged) lines.push(style.dim(`    ${u.kind} ${u.id}${u.label ? `  ${u.label}` : ''}`));
+    lines.push('');
+  }
+  lines.push(style.bold(`Drift: ${driftSummaryLine(report)}`));
+  lines.push(style.dim(`Live state read with ${report.requests} API request${report.requests === 1 ? '' : 's'}.`));
+  return `${lines.join('\n')}\n`;
+}
+
+function paint(style: Style, o: DriftedObject) {
+  if (o.drift === 'changed_outside' || o.drift === 'deleted_outside') return style.delete;
+  if (o.drift === 'missing') return style.replace;
+  return style.update;
+}
+
+/** Pretty-printed JSON with a final newline; the report already is the documented shape. */
+export function renderDriftJson(report: DriftReport): string {
+  return `${JSON.stringify(report, null, 2)}\n`;
+}
+
+const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+
+export function renderDriftMarkdown(report: DriftReport): string {
+  const lines = [`### gatehouse drift: ${report.drifted ? 'drift found' : 'no drift'}`, '', `Target \`${describeTarget(report)}\`, stack \`${report.stack}\`, checked ${report.checked_at}.`, ''];
+  lines.push('| Drift | Objects |', '| --- | ---: |');
+  for (const kind of [...DRIFT_KINDS, 'unmanaged' as const]) lines.push(`| ${DRIFT_TITLES[kind]} | ${report.summary[kind]} |`);
+  lines.push(`| in sync | ${report.summary.in_sync} |`, '');
+  if (report.objects.length > 0) {
+    lines.push('| Object | Id | Drift | Fields |', '| --- | --- | --- | --- |');
+    for (const o of report.objects) {
+      const fields = o.fields.map((f) => `\`${cell(fieldLine(f))}\``).join('<br>') || cell(o.message);
+      lines.push(`| \`${cell(`${o.kind} ${o.name}`)}\` | ${o.id ? `\`${o.id}\`` : '—'} | ${DRIFT_TITLES[o.drift]} | ${fields} |`);
+    }
+    lines.push('');
+  }
+  if (report.unmanaged.length > 0) {
+    lines.push(`<details><summary>${report.unmanaged.length} unmanaged object${report.unmanaged.length === 1 ? '' : 's'} (information)</summary>`, '');
+    for (const u of report.unmanaged) lines.push(`- \`${u.kind} ${u.id}\`${u.label ? ` ${cell(u.label)}` : ''}`);
+    lines.push('', '</details>', '');
+  }
+  return `${lines.join('\n')}\n`;
+}
