@@ -38,7 +38,8 @@ export default class Plan extends Command {
     const format = flags.format as (typeof FORMATS)[number];
     const output =
       format === 'json' ? renderJson(plan) : format === 'markdown' ? renderMarkdown(plan) : renderText(plan, { style: terminalStyle() });
-    process.stdout.write(output);
+    // Flushed before any exit: on some platforms a pipe is written asynchronously.
+    await new Promise<void>((resolve) => process.stdout.write(output, () => resolve()));
     if (flags.out) {
       await writeFileAtomic(flags.out, renderJson(plan)).catch((error: unknown) => this.#fail(error));
       this.logToStderr(`Saved the plan to ${flags.out}.`);
@@ -50,7 +51,8 @@ export default class Plan extends Command {
   async #compute(paths: string[], flags: Parameters<typeof connect>[0]): Promise<PlanValue> {
     const connection = await connect(flags).catch((error: unknown) => this.#fail(error));
     try {
-      return await computePlan({ paths, env: process.env, api: connection.api, stack: connection.stack });
+      // manifest_paths: where `apply --plan` reads the manifests again (docs/plan-json.md).
+      return { ...(await computePlan({ paths, env: process.env, api: connection.api, stack: connection.stack })), manifest_paths: paths };
     } catch (error) {
       return this.#fail(error);
     } finally {
