@@ -90,7 +90,8 @@ export function parseFile(file: string, text: string, documents: LoadedDocument[
       problems.push(problem('yaml_syntax', `invalid YAML: ${error.message.split('\n')[0]}; fix the syntax (a value with {, }, [, ] or : may need quotes)`, position(error.pos[0])));
       return;
     }
-    if (doc.contents === null) return; // an empty document (e.g. after a trailing ---)
+    // An empty document (between two ---, or after a trailing ---) declares nothing.
+    if (doc.contents === null || (isScalar(doc.contents) && doc.contents.value === null)) return;
     documents.push({ file, index, value: doc.toJS({ maxAliasCount: 100 }), locate: locator(doc, position) });
   });
 }

@@ -40,8 +40,12 @@ export function liveNormal(o: LiveObject): Spec {
   return o.descriptor.fromLive(raw, o.collection);
 }
 
-/** The hash the marker records for a desired object: its masked canonical normal form. */
-export function desiredHash(d: DesiredObject, tokens: Map<string, string>): string {
+/**
+ * The hash the marker records for a desired object: its normal form with sets sorted and
+ * secrets masked. Without `tokens` it depends on the manifests alone (references stay as
+ * written: an address or an id); apply and drift must pass the same `tokens` (or none).
+ */
+export function desiredHash(d: DesiredObject, tokens: Map<string, string> = new Map()): string {
   const [, masked] = mask(d.descriptor.sensitive, null, canonical(d.descriptor, d.normal, tokens));
   return specHash(masked);
 }

@@ -1,0 +1,43 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect, test } from 'vitest';
+import { load } from './load.js';
+
+test('directories are searched recursively for .yaml and .yml, in path order; other files and empty documents are skipped', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'gatehouse-load-'));
+  mkdirSync(join(dir, 'b', 'deep'), { recursive: true });
+  writeFileSync(join(dir, 'b', 'deep', 'z.yml'), 'kind: BotUser\nname: z\nspec: {}\n');
+  writeFileSync(join(dir, 'a.yaml'), '---\nkind: BotUser\nname: a1\nspec: {}\n---\n---\nkind: BotUser\nname: a2\nspec: {}\n');
+  writeFileSync(join(dir, 'notes.txt'), 'kind: BotUser\n');
+  const result = await load([dir]);
+  expect(result.problems).toEqual([]);
+  expect(result.documents.map((d) => (d.value as { name: string }).name)).toEqual(['a1', 'a2', 'z']);
+  // Positions are per document, in its own file.
+  expect(result.documents[1]!.locate(['name'])).toMatchObject({ line: 8, col: 7 });
+  expect(result.documents[2]!.locate(['name'])).toMatchObject({ line: 2, col: 7 });
+});
+
+test('the checksum changes with any manifest byte', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'gatehouse-load-'));
+  writeFileSync(join(dir, 'a.yaml'), 'kind: BotUser\nname: a\nspec: {}\n');
+  const first = (await load([dir])).checksum;
+  expect((await load([dir])).checksum).toBe(first);
+  writeFileSync(join(dir, 'a.yaml'), 'kind: BotUser\nname: a\nspec: {active: true}\n');
+  expect((await load([dir])).checksum).not.toBe(first);
+});
+
+test('a missing path and a path without manifests are problems', async () => {
+  const missing = await load(['/nonexistent/gatehouse']);
+  expect(missing.problems.map((p) => p.code)).toEqual(['path_unreadable']);
+  const empty = await load([mkdtempSync(join(tmpdir(), 'gatehouse-load-'))]);
+  expect(empty.problems.map((p) => p.code)).toEqual(['no_manifests']);
+});
+
+test('a duplicate key in a mapping is a YAML problem at its position', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'gatehouse-load-'));
+  writeFileSync(join(dir, 'a.yaml'), 'kind: BotUser\nname: a\nname: b\nspec: {}\n');
+  const result = await load([dir]);
+  expect(result.problems).toHaveLength(1);
+  expect(result.problems[0]).toMatchObject({ code: 'yaml_syntax', at: { line: 3, col: 1 } });
+});
