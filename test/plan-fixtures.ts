@@ -14,7 +14,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { GatehouseClient } from '@gatehouse/client';
 import { parseAllDocuments } from 'yaml';
-import { composeMetadata } from '../packages/engine/src/marker.js';
+import { composeMetadata } from '@gatehouse/engine';
 
 /** Values for the `${env:...}` secrets of examples/basic. */
 export const EXAMPLE_SECRETS = {

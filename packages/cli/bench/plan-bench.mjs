@@ -19,8 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { GatehouseClient, collect } from '@gatehouse/client';
-import { computePlan, validateManifests } from '@gatehouse/engine';
-import { composeMetadata } from '../../engine/dist/marker.js';
+import { composeMetadata, computePlan, validateManifests } from '@gatehouse/engine';
 import { ClientLiveApi } from '../dist/live-api.js';
 
 const CLI = fileURLToPath(new URL('../bin/run.js', import.meta.url));
