@@ -184,3 +184,12 @@ describe('validate: reporting', () => {
     expect(p!.message).toContain('adopt: ipx_9');
   });
 });
+
+describe('validate: backends', () => {
+  test('an http_response header name the service refuses', async () => {
+    expect(await problems('kind: Backend\nname: b\nspec:\n  type: http_response\n  headers: {"Bad Header": x}\n')).toEqual(['invalid_value@5:13']);
+  });
+  test('a backend spec of the wrong shape for its type', async () => {
+    expect(await problems('kind: Backend\nname: b\nspec: {type: failover, labels: {a: b}}\n')).toEqual(['missing_field@3:7', 'unknown_field@3:24']);
+  });
+});

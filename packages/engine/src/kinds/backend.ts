@@ -5,6 +5,7 @@
  * backends, which can form cycles (validate reports them).
  */
 import type { ApiObject } from '../ports.js';
+import { problem } from '../problems.js';
 import { commonBody, commonFields, requireId, sortedKeys } from './shared.js';
 import type { Collection, KindDescriptor, Spec } from './types.js';
 
@@ -12,6 +13,9 @@ export const BACKEND_COLLECTIONS: Collection[] = ['tunnel_group', 'http_response
   path: `/backends/${type}`,
   listKey: 'backends',
 }));
+
+/** An HTTP header name: an RFC 9110 token. */
+const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
 const typeOf = (collection: Collection | undefined) => collection?.path.split('/').pop() ?? 'unknown';
 
@@ -63,6 +67,10 @@ export const backend: KindDescriptor = {
   sensitive: [],
   immutable: ['type'],
   label: (normal, name) => name ?? `${String(normal.type)} ${String(normal.description ?? '')}`.trim(),
+  check: (normal, ctx) =>
+    Object.keys((normal.headers ?? {}) as Spec)
+      .filter((header) => !HEADER_NAME.test(header))
+      .map((header) => problem('invalid_value', `"${header}" is not a valid HTTP header name (letters, digits and !#$%&'*+-.^_\`|~)`, ctx.at(['headers', header], { key: true }))),
   calls: {
     create: (normal, ctx) => [
       { method: 'POST', path: `/backends/${String(normal.type)}`, body: { ...commonBody(normal, ctx), ...typeBody(normal, ctx.resolve) } },
