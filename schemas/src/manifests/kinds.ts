@@ -25,6 +25,9 @@ import {
 } from '../api/endpoint-modules.js';
 import { EndpointOAuthInput, EndpointOidcInput, EndpointSamlInput } from '../api/auth-modules.js';
 import { ManifestDocument, Reference, References } from './common.js';
+import { CertificateAuthorityManifest } from './certificate-authority.js';
+import { EventDestinationManifest } from './event-destination.js';
+import { EventSubscriptionManifest } from './event-subscription.js';
 
 const common = { description: Type.Optional(Description), metadata: Type.Optional(Metadata) };
 
@@ -89,7 +92,7 @@ export const BackendModuleSpec = Strict({ enabled: Type.Optional(ModuleEnabled),
 export const IpRestrictionModuleSpec = Strict({ enabled: Type.Optional(ModuleEnabled), ip_policies: References });
 export const MutualTlsModuleSpec = Strict({
   enabled: Type.Optional(ModuleEnabled),
-  certificate_authorities: Type.Array(Reference, { description: 'certificate authorities: {id} references' }),
+  certificate_authorities: Type.Array(Reference, { description: 'certificate authorities: CertificateAuthority names or {id}' }),
 });
 
 // --- HTTPS edges -------------------------------------------------------------------------------
@@ -141,6 +144,9 @@ export const MANIFEST_SCHEMAS = {
   Backend: BackendManifest,
   HTTPSEdge: HttpsEdgeManifest,
   TCPEdge: TcpEdgeManifest,
+  CertificateAuthority: CertificateAuthorityManifest,
+  EventDestination: EventDestinationManifest,
+  EventSubscription: EventSubscriptionManifest,
 } as const;
 export type ManifestKind = keyof typeof MANIFEST_SCHEMAS;
 

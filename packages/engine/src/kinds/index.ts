@@ -8,9 +8,24 @@ import { httpsEdge, httpsEdgeRoute } from './https-edge.js';
 import { ipPolicy, ipPolicyRule } from './ip-policy.js';
 import { ipRestriction } from './ip-restriction.js';
 import { tcpEdge } from './tcp-edge.js';
+import { certificateAuthority } from './certificate-authority.js';
+import { eventDestination } from './event-destination.js';
+import { eventSubscription } from './event-subscription.js';
 import type { KindDescriptor } from './types.js';
 
-export const KINDS: readonly KindDescriptor[] = [ipPolicy, ipPolicyRule, ipRestriction, botUser, backend, httpsEdge, httpsEdgeRoute, tcpEdge];
+export const KINDS: readonly KindDescriptor[] = [
+  ipPolicy,
+  ipPolicyRule,
+  ipRestriction,
+  botUser,
+  backend,
+  certificateAuthority,
+  httpsEdge,
+  httpsEdgeRoute,
+  tcpEdge,
+  eventDestination,
+  eventSubscription,
+];
 
 const byKind = new Map(KINDS.map((k) => [k.kind, k]));
 export function descriptor(kind: string): KindDescriptor {

@@ -1,0 +1,92 @@
+/**
+ * Event destinations (`/event_destinations`; api-spec 6): a JSON target, exactly one of
+ * firehose, kinesis or cloudwatch_logs, authenticated by an IAM role or a static access key.
+ *
+ * The secret access key rule: `aws_secret_access_key` is write-only (the server returns null),
+ * so it is a `WriteOnly` in the normal form (see write-only.ts): never compared, never drift,
+ * masked everywhere. It is written on create and on every update of the destination (each
+ * PATCH sends the whole target with the manifest's key), which is also how a rotated key
+ * reaches the server: a rotation alone is invisible to plan, so rotate it together with a
+ * visible change (the description, say) or re-create the destination.
+ */
+import type { ApiObject } from '../ports.js';
+import { commonBody, commonFields, requireId } from './shared.js';
+import type { KindDescriptor, Spec } from './types.js';
+import { reveal, writeOnly } from './write-only.js';
+
+/** The field holding each target type's ARN. */
+const ARN_FIELDS: Readonly<Record<string, string>> = {
+  firehose: 'delivery_stream_arn',
+  kinesis: 'stream_arn',
+  cloudwatch_logs: 'log_group_arn',
+};
+
+const SECRET = 'aws_secret_access_key';
+
+/** Manifest or live `target` -> normal form; the secret becomes a WriteOnly on both sides. */
+function targetNormal(target: unknown): Spec {
+  const out: Spec = {};
+  for (const [type, value] of Object.entries((target ?? {}) as Record<string, Spec>)) {
+    const auth = (value.auth ?? {}) as { role?: Spec | null; creds?: Spec | null };
+    const arn = ARN_FIELDS[type] ?? '';
+    out[type] = {
+      [arn]: value[arn],
+      auth: auth.role
+        ? { role: { role_arn: auth.role.role_arn } }
+        : { creds: { aws_access_key_id: auth.creds?.aws_access_key_id, [SECRET]: writeOnly(auth.creds?.[SECRET]) } },
+    };
+  }
+  return out;
+}
+
+/** The request form of a normal target: the secret revealed for the request body only. */
+function targetBody(target: Spec): ApiObject {
+  const body: ApiObject = {};
+  for (const [type, value] of Object.entries(target as Record<string, Spec>)) {
+    const auth = value.auth as { role?: Spec; creds?: Spec };
+    const arn = ARN_FIELDS[type] ?? '';
+    body[type] = {
+      [arn]: value[arn],
+      auth: auth.role
+        ? { role: { role_arn: auth.role.role_arn } }
+        : { creds: { aws_access_key_id: auth.creds!.aws_access_key_id, [SECRET]: reveal(auth.creds![SECRET], `${type}.auth.creds.${SECRET}`) } },
+    };
+  }
+  return body;
+}
+
+export const eventDestination: KindDescriptor = {
+  kind: 'EventDestination',
+  title: 'event destination',
+  manifestKind: 'EventDestination',
+  observe: { lists: [{ path: '/event_destinations', listKey: 'event_destinations' }] },
+  metadata: true,
+  fromManifest: (spec) => ({ ...commonFields(spec), format: spec.format ?? 'json', target: targetNormal(spec.target) }),
+  fromLive: (live) => ({ ...commonFields(live), format: live.format ?? 'json', target: targetNormal(live.target) }),
+  refs: [],
+  sensitive: [['target', '*', 'auth', 'creds', SECRET]],
+  immutable: [],
+  label: (normal, name) => name ?? String(normal.description ?? Object.keys(normal.target as Spec)[0] ?? 'event destination'),
+  calls: {
+    create: (normal, ctx) => [
+      {
+        method: 'POST',
+        path: '/event_destinations',
+        body: { ...commonBody(normal, ctx), format: normal.format, target: targetBody(normal.target as Spec) },
+      },
+    ],
+    // The whole target on every update: the write-only key is written whenever the destination is.
+    update: (_before, after, changed, ctx) => [
+      {
+        method: 'PATCH',
+        path: `/event_destinations/${requireId(ctx)}`,
+        body: {
+          ...commonBody(after, ctx, changed),
+          ...(changed.includes('format') ? { format: after.format } : {}),
+          target: targetBody(after.target as Spec),
+        },
+      },
+    ],
+    delete: (_normal, ctx) => [{ method: 'DELETE', path: `/event_destinations/${requireId(ctx)}` }],
+  },
+};
