@@ -114,6 +114,7 @@ export function plan(input: PlanInput): Plan {
     changes.push(change);
   }
 
+  const creates = new Map(matching.creates.map((d) => [d.address, d]));
   for (const d of matching.creates) {
     const change = base(d, null, 'create');
     change.after = mask(d.descriptor.sensitive, null, canonical(d.descriptor, d.normal, tokens))[1];
@@ -130,7 +131,18 @@ export function plan(input: PlanInput): Plan {
     for (const token of referenced(o.descriptor, normal)) dependents.set(token, (dependents.get(token) ?? new Set()).add(change.address));
     changes.push(change);
   }
+  // A create whose unique key (a hostport) an owned object being deleted still holds (an edge
+  // renamed in the manifests) waits for that delete.
+  const freedBy = new Map<string, string>();
+  for (const o of matching.deletes) {
+    for (const k of o.descriptor.uniqueKeys?.(liveNormal(o)) ?? []) freedBy.set(k.key, liveAddress(o));
+  }
   for (const change of changes) {
+    const d = change.action === 'create' ? creates.get(change.address) : undefined;
+    for (const k of d?.descriptor.uniqueKeys?.(d.normal) ?? []) {
+      const holder = freedBy.get(k.key);
+      if (holder && !change.dependsOn.includes(holder)) change.dependsOn.push(holder);
+    }
     if (change.action === 'delete' || change.action === 'replace') {
       change.dependsOn = [...new Set([...change.dependsOn, ...(dependents.get(change.address) ?? [])])].filter((a) => a !== change.address);
     }
