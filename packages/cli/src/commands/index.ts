@@ -1,9 +1,11 @@
 /** Every command of the `gatehouse` CLI (oclif's explicit command strategy). */
+import Drift from './drift.js';
 import Plan from './plan.js';
 import Serve from './serve.js';
 import Validate from './validate.js';
 
 export const COMMANDS = {
+  drift: Drift,
   plan: Plan,
   serve: Serve,
   validate: Validate,

@@ -1,0 +1,125 @@
+/**
+ * `gatehouse drift` (the built CLI) against a real `gatehouse serve` process, after the state
+ * an apply leaves (drift-seed.ts): in sync exits 0; a change outside gatehouse, a deletion
+ * outside gatehouse and an edit of the manifests exit 2 and are named with their kind of
+ * drift; an unmanaged object alone is information and exits 0; errors exit 1.
+ */
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { GatehouseClient } from '@gatehouse/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { seedApplied } from './drift-seed.js';
+import { EXAMPLE_SECRETS, type WriteResult } from './plan-fixtures.js';
+import { REPO_ROOT, runCli, startServe, tempDir, type ServeProcess } from './helpers/cli.js';
+
+const KEY = 'drift-e2e-key-0123456789abcdef';
+const EXAMPLES = join(REPO_ROOT, 'examples/basic');
+let server: ServeProcess;
+let dir: ReturnType<typeof tempDir>;
+let client: GatehouseClient;
+let written: WriteResult;
+
+beforeAll(async () => {
+  dir = tempDir();
+  server = await startServe(['--port', '0', '--db', join(dir.path, 'server.db'), '--api-key', KEY]);
+  client = new GatehouseClient({ baseUrl: server.url, apiKey: KEY });
+  written = await seedApplied(client, server.url, EXAMPLES, EXAMPLE_SECRETS);
+});
+afterAll(async () => {
+  await client?.close();
+  await server?.stop();
+  dir?.cleanup();
+});
+
+const env = () => ({ ...EXAMPLE_SECRETS, GATEHOUSE_API_URL: server.url, GATEHOUSE_API_KEY: KEY });
+async function driftJson(paths = [EXAMPLES]) {
+  const result = await runCli(['drift', ...paths, '--format', 'json'], { env: env() });
+  return { result, json: result.stdout ? JSON.parse(result.stdout) : undefined };
+}
+
+describe('gatehouse drift', () => {
+  it('exits 0 when live matches the manifests', async () => {
+    const { result, json } = await driftJson();
+    expect(result.stderr).toBe('');
+    expect(json.objects, JSON.stringify(json.objects, null, 2)).toEqual([]);
+    expect(result.code).toBe(0);
+    expect(json).toMatchObject({ format_version: 1, stack: 'default', drifted: false, target: { url: server.url } });
+    const text = await runCli(['drift', EXAMPLES], { env: env() });
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain('No drift.');
+  });
+
+  it('names a field changed outside gatehouse, exit 2; restoring it ends the drift', async () => {
+    const id = written.ids.get('IPRestriction/dashboard')!;
+    await client.ipRestrictions.update(id, { enforced: false });
+    const { result, json } = await driftJson();
+    expect(result.code).toBe(2);
+    expect(json.objects).toEqual([
+      expect.objectContaining({
+        address: 'IPRestriction/dashboard', id, drift: 'changed_outside',
+        fields: [{ path: 'enforced', drift: 'changed_outside', live: false, desired: true, sensitive: false }],
+      }),
+    ]);
+    const text = await runCli(['drift', EXAMPLES], { env: env() });
+    expect(text.code).toBe(2);
+    expect(text.stdout).toMatch(/Changed outside gatehouse:\n\s+IPRestriction dashboard/);
+    expect(text.stdout).toContain('enforced: live false, manifests true');
+
+    await client.ipRestrictions.update(id, { enforced: true });
+    expect((await driftJson()).result.code).toBe(0);
+  });
+
+  it('classifies an edit of the manifests as changed in the manifests', async () => {
+    const edited = tempDir();
+    try {
+      cpSync(EXAMPLES, edited.path, { recursive: true });
+      const file = join(edited.path, 'ip-restrictions.yaml');
+      writeFileSync(file, readFileSync(file, 'utf8').replace('enforced: true', 'enforced: false'));
+      const { result, json } = await driftJson([edited.path]);
+      expect(result.code).toBe(2);
+      expect(json.objects).toEqual([
+        expect.objectContaining({ address: 'IPRestriction/dashboard', drift: 'changed_in_manifests', fields: [expect.objectContaining({ path: 'enforced', live: true, desired: false })] }),
+      ]);
+      const md = await runCli(['drift', edited.path, '--format', 'markdown'], { env: env() });
+      expect(md.code).toBe(2);
+      expect(md.stdout).toContain('| changed in the manifests since the last apply | 1 |');
+    } finally {
+      edited.cleanup();
+    }
+  });
+
+  it('lists an unmanaged object as information only: exit 0', async () => {
+    const policy = await client.ipPolicies.create({ description: 'made by hand' });
+    const { result, json } = await driftJson();
+    expect(result.code).toBe(0);
+    expect(json.drifted).toBe(false);
+    expect(json.unmanaged).toContainEqual({ kind: 'IPPolicy', id: policy.id, label: 'made by hand' });
+    const text = await runCli(['drift', EXAMPLES], { env: env() });
+    expect(text.stdout).toContain(`IPPolicy ${policy.id}`);
+    await client.ipPolicies.delete(policy.id);
+  });
+
+  it('names a route deleted outside gatehouse, exit 2', async () => {
+    const edgeId = written.ids.get('HTTPSEdge/api')!;
+    const edge = await client.httpsEdges.get(edgeId);
+    const route = edge.routes.find((r) => r.match === '/ws')!;
+    await client.httpsEdgeRoutes(edgeId).delete(route.id);
+    const { result, json } = await driftJson();
+    expect(result.code).toBe(2);
+    expect(json.objects).toEqual([expect.objectContaining({ address: 'HTTPSEdgeRoute/api//ws', id: null, drift: 'deleted_outside', action: 'create' })]);
+    const text = await runCli(['drift', EXAMPLES], { env: env() });
+    expect(text.stdout).toMatch(/Deleted outside gatehouse:\n\s+HTTPSEdgeRoute api .*\/ws/);
+  });
+
+  it('exits 1 on invalid manifests and on an unreachable API, printing no secret', async () => {
+    const bad = await runCli(['drift', join(REPO_ROOT, 'examples/broken')], { env: env() });
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('drift was not checked');
+    const down = await runCli(['drift', EXAMPLES], { env: { ...env(), GATEHOUSE_API_URL: 'http://127.0.0.1:9' } });
+    expect(down.code).toBe(1);
+    for (const out of [bad.stdout, bad.stderr, down.stdout, down.stderr]) {
+      for (const secret of Object.values(EXAMPLE_SECRETS)) expect(out).not.toContain(secret);
+      expect(out).not.toContain(KEY);
+    }
+  });
+});
