@@ -1,0 +1,128 @@
+/**
+ * Sends a step's API calls through the port, adding what the client cannot know:
+ *
+ * - A POST whose answer was lost (`outcomeUnknown`) or failed with 5xx may have created the
+ *   object. Before trying again, the object is looked up by its identity (this stack's marker
+ *   name, or the natural key for kinds without metadata); when found, that is the create's
+ *   result. So a retry never makes a duplicate.
+ * - Retryable failures (429, 5xx, network) that survived the client's own retries are tried
+ *   again a few times with backoff; others (4xx) fail the step at once.
+ * - A DELETE answered 404 has reached its goal (gone already, or an earlier attempt did it).
+ */
+import type { ApiCall, KindDescriptor, Spec } from '../kinds/types.js';
+import { parseMarker } from '../marker.js';
+import { LiveApiError, type ApiObject, type LiveApi } from '../ports.js';
+
+/** How to recognize the object a create makes, for the look-up after a lost answer. */
+export interface Identity {
+  descriptor: KindDescriptor;
+  stack: string;
+  /** Marker name (kinds with metadata). */
+  markerName: string;
+  /** Desired normal form (for the natural key of kinds without metadata). */
+  normal: Spec;
+  /** A live object that has the same identity but is not the one created (a replace's old object). */
+  excludeId?: string;
+}
+
+export interface CallOptions {
+  api: LiveApi;
+  /** Attempts per call in all, the first included (default 4). */
+  attempts: number;
+  /** Waits between attempts; tests pass one that does not wait. */
+  delay(ms: number): Promise<void>;
+}
+
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** The outcome may include the write: no answer, or a 5xx after the request arrived. */
+const mayHaveRun = (error: LiveApiError) => error.outcomeUnknown || (error.status !== undefined && error.status >= 500);
+
+export interface CallsOutcome {
+  /** The first call's answer (the created object for a create). */
+  first: ApiObject | undefined;
+  /** Requests made, look-ups included (the client's own retries not counted). */
+  requests: number;
+}
+
+export async function runCalls(calls: readonly ApiCall[], options: CallOptions, identity?: Identity): Promise<CallsOutcome> {
+  let first: ApiObject | undefined;
+  let requests = 0;
+  for (const [index, call] of calls.entries()) {
+    let maybeCreated = false;
+    for (let attempt = 1; ; attempt++) {
+      if (maybeCreated && identity) {
+        const lookup = await findByIdentity(options.api, call.path, identity);
+        requests += lookup.requests;
+        if (lookup.found) {
+          if (index === 0) first = lookup.found;
+          break;
+        }
+      }
+      try {
+        requests += 1;
+        const answer = await send(options.api, call);
+        if (index === 0) first = answer;
+        break;
+      } catch (error) {
+        if (!(error instanceof LiveApiError)) throw error;
+        if (call.method === 'DELETE' && error.status === 404) break;
+        if (call.method === 'POST' && mayHaveRun(error)) maybeCreated = true;
+        if (!error.retryable || attempt >= options.attempts) throw error;
+        await options.delay(backoff(attempt));
+      }
+    }
+  }
+  return { first, requests };
+}
+
+/** Exponential backoff with full jitter: 0..250ms, 0..500ms, 0..1s, ... (at most 8s). */
+const backoff = (attempt: number) => Math.round(Math.random() * Math.min(8000, 250 * 2 ** (attempt - 1)));
+
+async function send(api: LiveApi, call: ApiCall): Promise<ApiObject | undefined> {
+  switch (call.method) {
+    case 'POST':
+      return api.create(call.path, call.body ?? {});
+    case 'PATCH':
+      return api.update(call.path, call.body ?? {});
+    case 'PUT':
+      return api.replace(call.path, call.body ?? {});
+    case 'DELETE':
+      await api.remove(call.path);
+      return undefined;
+  }
+}
+
+/**
+ * Looks for the object a POST to `path` would have created. Kinds with their own lists are
+ * listed from the collection the POST went to (a backend's type); children rendered inline
+ * (routes) are read from their parent, whose path the POST path extends.
+ */
+export async function findByIdentity(api: LiveApi, path: string, identity: Identity): Promise<{ found?: ApiObject; requests: number }> {
+  const { descriptor } = identity;
+  const matches = (raw: ApiObject) => {
+    if (identity.excludeId !== undefined && raw.id === identity.excludeId) return false;
+    if (descriptor.metadata) {
+      const marker = parseMarker(raw.metadata).marker;
+      return marker?.stack === identity.stack && marker.name === identity.markerName;
+    }
+    const key = descriptor.naturalKey;
+    return key !== undefined && key(descriptor.fromLive(raw, undefined)) === key(identity.normal);
+  };
+  if ('inline' in descriptor.observe) {
+    const parentPath = path.slice(0, path.lastIndexOf('/'));
+    const parent = await api.get(parentPath);
+    const items = (parent?.[descriptor.observe.inline.field] as ApiObject[] | undefined) ?? [];
+    const found = items.find(matches);
+    return found ? { found, requests: 1 } : { requests: 1 };
+  }
+  const collection = descriptor.observe.lists.find((c) => c.path === path) ?? descriptor.observe.lists[0]!;
+  let requests = 0;
+  let seen = 0;
+  for await (const raw of api.list(collection.path, collection.listKey)) {
+    seen += 1;
+    if (matches(raw)) return { found: raw, requests: requests + Math.ceil(seen / 100) };
+  }
+  requests += Math.max(1, Math.ceil(seen / 100));
+  return { requests };
+}

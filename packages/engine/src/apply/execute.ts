@@ -1,0 +1,79 @@
+/**
+ * Runs one part of the graph: builds its calls with the kind's descriptor (apply executes
+ * exactly those) and sends them through `runCalls`. References resolve at run time: a desired
+ * address becomes the live id its create produced (or the paired object's id); anything else
+ * is already a live id (`{id: ...}` in a manifest).
+ */
+import type { CallContext } from '../kinds/types.js';
+import type { DesiredObject } from '../desired.js';
+import { liveNormal } from '../steps/plan.js';
+import { canonical, changedFields, ignoreServerChosen } from '../steps/diff.js';
+import type { LiveApi } from '../ports.js';
+import { runCalls, type CallOptions } from './calls.js';
+import type { Part } from './graph.js';
+import type { Refusal } from './model.js';
+
+/** A part that was not run because its change is stale (saved plans). */
+export class StaleChange extends Error {
+  constructor(readonly refusal: Refusal) {
+    super(refusal.message);
+    this.name = 'StaleChange';
+  }
+}
+
+export interface ExecuteEnv extends CallOptions {
+  api: LiveApi;
+  stack: string;
+  /** Desired address -> live id; creates add to it. */
+  ids: Map<string, string>;
+  /** Every desired address (a token that must resolve to a created id). */
+  addresses: Set<string>;
+  /** Live id -> desired address, as the plan canonicalizes references. */
+  tokens: Map<string, string>;
+  metadataFor(d: DesiredObject): string | undefined;
+}
+
+export interface PartValue {
+  id: string | null;
+  requests: number;
+}
+
+export async function executePart(part: Part, env: ExecuteEnv): Promise<PartValue> {
+  const { desired: d, live: o, change } = part.subject;
+  if (part.kind === 'stale') throw new StaleChange(part.subject.stale!);
+  const resolve = (token: string): string => {
+    const id = env.ids.get(token);
+    if (id !== undefined) return id;
+    if (env.addresses.has(token)) throw new Error(`${token} has no live id yet (it was not created)`);
+    return token;
+  };
+
+  if (part.kind === 'delete') {
+    const ctx: CallContext = { id: o!.id, resolve, ...(o!.parentId !== undefined ? { parentId: o!.parentId } : {}) };
+    const { requests } = await runCalls(o!.descriptor.calls.delete(liveNormal(o!), ctx), env);
+    return { id: o!.id, requests };
+  }
+
+  const metadata = env.metadataFor(d!);
+  const parentId = d!.parent !== undefined ? (env.ids.get(d!.parent) ?? o?.parentId) : o?.parentId;
+  const base: CallContext = { resolve, ...(metadata !== undefined ? { metadata } : {}), ...(parentId !== undefined ? { parentId } : {}) };
+
+  if (part.kind === 'create') {
+    const calls = d!.descriptor.calls.create(d!.normal, base);
+    const identity = { descriptor: d!.descriptor, stack: env.stack, markerName: d!.markerName, normal: d!.normal, ...(part.excludeId ? { excludeId: part.excludeId } : {}) };
+    const { first, requests } = await runCalls(calls, env, identity);
+    const id = typeof first?.id === 'string' ? first.id : undefined;
+    if (id === undefined) throw new Error(`the API answered the create of ${change.address} without an id`);
+    env.ids.set(d!.address, id);
+    return { id, requests };
+  }
+
+  // update, repoint, marker refresh: the fields that differ now, plus references to re-point.
+  const after = canonical(d!.descriptor, d!.normal, env.tokens);
+  const before = ignoreServerChosen(d!.descriptor, after, canonical(o!.descriptor, liveNormal(o!), env.tokens));
+  const changed = part.kind === 'repoint' ? [] : changedFields(before, after);
+  for (const field of part.extraFields) if (!changed.includes(field)) changed.push(field);
+  const calls = d!.descriptor.calls.update(liveNormal(o!), d!.normal, changed, { ...base, id: o!.id });
+  const { requests } = await runCalls(calls, env);
+  return { id: o!.id, requests };
+}

@@ -1,0 +1,149 @@
+/**
+ * An in-memory `LiveApi` that writes, for apply's tests: objects live in collections keyed by
+ * list path; creates, PATCHes, module PUTs and DELETEs change them the way the service does
+ * for the fields these tests use (ids in, Refs out: `ip_policy_id` -> `ip_policy: {id}`,
+ * `ip_policy_ids` -> `ip_policies`, `backend_id` -> `backend`; routes inline in their edge).
+ *
+ * `intercept` sees every write before it is carried out and may hold it (return a promise),
+ * fail it (throw), or lose its answer (return 'lost': carried out, then an error with
+ * `outcomeUnknown`). `log` records writes in the order they were carried out; `inFlight` and
+ * `maxInFlight` count writes in progress.
+ */
+import { LiveApiError, type ApiObject, type LiveApi, type Target } from '../ports.js';
+
+export interface WriteRequest {
+  method: 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+  path: string;
+  body?: ApiObject;
+}
+
+export type Intercept = (request: WriteRequest) => Promise<'lost' | undefined> | 'lost' | undefined;
+
+const PREFIX: Record<string, string> = {
+  '/ip_policies': 'ipp',
+  '/ip_policy_rules': 'ipr',
+  '/ip_restrictions': 'ipx',
+  '/bot_users': 'bot',
+  '/edges/https': 'edghts',
+  '/edges/tcp': 'edgtcp',
+  '/backends/tunnel_group': 'bkdtg',
+  '/backends/failover': 'bkdfo',
+  '/backends/weighted': 'bkdwd',
+  '/backends/http_response': 'bkdhr',
+};
+
+/** Request bodies as the service renders them back (the fields apply's tests use). */
+function rendered(body: ApiObject): ApiObject {
+  const out: ApiObject = {};
+  for (const [key, value] of Object.entries(body)) {
+    if (key === 'ip_policy_id') out.ip_policy = { id: value };
+    else if (key === 'ip_policy_ids') out.ip_policies = (value as string[]).map((id) => ({ id }));
+    else if (key === 'backend_id') out.backend = { id: value };
+    else if (value !== null && typeof value === 'object' && !Array.isArray(value) && key !== 'labels' && key !== 'headers' && key !== 'backends') out[key] = rendered(value as ApiObject);
+    else out[key] = value;
+  }
+  return out;
+}
+
+export class MemoryLiveApi implements LiveApi {
+  readonly target: Target = { url: 'memory://apply', embedded: false };
+  readonly collections = new Map<string, ApiObject[]>(Object.keys(PREFIX).map((p) => [p, []]));
+  readonly log: WriteRequest[] = [];
+  intercept: Intercept | undefined;
+  inFlight = 0;
+  maxInFlight = 0;
+  private next = 0;
+
+  /** Every object of a collection, oldest first. */
+  objects(path: string): ApiObject[] {
+    return this.collections.get(path) ?? [];
+  }
+
+  async *list(path: string): AsyncIterable<ApiObject> {
+    for (const object of [...this.objects(path)].reverse()) yield structuredClone(object);
+  }
+
+  async get(path: string): Promise<ApiObject | undefined> {
+    const found = this.find(path);
+    return found ? structuredClone(found.object) : undefined;
+  }
+
+  create(path: string, body: ApiObject): Promise<ApiObject> {
+    return this.write({ method: 'POST', path, body }, () => {
+      const route = /^\/edges\/https\/([^/]+)\/routes$/.exec(path);
+      const object: ApiObject = { id: `${route ? 'edghtsrt' : PREFIX[path] ?? 'obj'}_${++this.next}`, ...rendered(body) };
+      if (route) {
+        const edge = this.find(`/edges/https/${route[1]}`);
+        if (!edge) throw new LiveApiError(`no edge ${route[1]}`, 404, 'not_found', false);
+        (edge.object.routes as ApiObject[]).push(object);
+      } else {
+        if (!this.collections.has(path)) throw new LiveApiError(`no collection ${path}`, 404, 'not_found', false);
+        if (path === '/edges/https') object.routes = [];
+        this.collections.get(path)!.push(object);
+      }
+      return structuredClone(object);
+    });
+  }
+
+  update(path: string, body: ApiObject): Promise<ApiObject> {
+    return this.write({ method: 'PATCH', path, body }, () => {
+      const found = this.find(path);
+      if (!found) throw new LiveApiError(`no object at ${path}`, 404, 'not_found', false);
+      Object.assign(found.object, rendered(body));
+      return structuredClone(found.object);
+    });
+  }
+
+  replace(path: string, body: ApiObject): Promise<ApiObject> {
+    return this.write({ method: 'PUT', path, body }, () => {
+      const cut = path.lastIndexOf('/');
+      const found = this.find(path.slice(0, cut));
+      if (!found) throw new LiveApiError(`no object at ${path}`, 404, 'not_found', false);
+      found.object[path.slice(cut + 1)] = rendered(body);
+      return structuredClone(found.object[path.slice(cut + 1)] as ApiObject);
+    });
+  }
+
+  remove(path: string): Promise<void> {
+    return this.write({ method: 'DELETE', path }, () => {
+      const found = this.find(path);
+      if (found) {
+        found.list.splice(found.list.indexOf(found.object), 1);
+        return undefined;
+      }
+      const cut = path.lastIndexOf('/');
+      const owner = this.find(path.slice(0, cut));
+      if (!owner) throw new LiveApiError(`no object at ${path}`, 404, 'not_found', false);
+      owner.object[path.slice(cut + 1)] = null;
+      return undefined;
+    }) as Promise<void>;
+  }
+
+  /** The object whose id ends `path`, and the list holding it (routes included). */
+  private find(path: string): { object: ApiObject; list: ApiObject[] } | undefined {
+    const id = path.slice(path.lastIndexOf('/') + 1);
+    for (const list of this.collections.values()) {
+      for (const object of list) {
+        if (object.id === id) return { object, list };
+        const routes = object.routes as ApiObject[] | undefined;
+        const route = routes?.find((r) => r.id === id);
+        if (route) return { object: route, list: routes! };
+      }
+    }
+    return undefined;
+  }
+
+  private async write<T>(request: WriteRequest, carryOut: () => T): Promise<T> {
+    this.inFlight += 1;
+    this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
+    try {
+      const verdict = await this.intercept?.(request);
+      const value = carryOut();
+      this.log.push(request);
+      if (verdict === 'lost') throw new LiveApiError(`${request.method} ${request.path}: connection reset`, undefined, 'network_error', true, true);
+      return value;
+    } finally {
+      this.inFlight -= 1;
+    }
+  }
+}

@@ -1,0 +1,81 @@
+/**
+ * Apply's values: what it refuses before writing anything (one table of codes), and the result
+ * it returns, per change and in summary. The CLI prints these; `--format json` prints the
+ * result as it is (snake_case keys, like the plan's JSON).
+ */
+import type { Action } from '../plan-model.js';
+
+/** The central table of apply's refusal and step-failure codes: code -> what it means. */
+export const APPLY_CODES = {
+  stale_manifests: 'the manifests changed since the saved plan was made (checksum differs)',
+  stale_plan_stack: 'the saved plan was made for another stack',
+  stale_object: 'a live object changed since the saved plan recorded its fingerprint',
+  prevent_destroy: 'a delete or replace of an object whose manifest or marker says lifecycle.prevent_destroy',
+  delete_threshold: 'the plan deletes or replaces more than 30% of the objects the stack owns (more than 10)',
+  not_owned: 'a delete of an object this stack does not own',
+  api_failure: 'the API refused a request or could not be reached',
+  dependency_failed: 'a change this one depends on failed, was stale or was not done',
+} as const;
+export type ApplyCode = keyof typeof APPLY_CODES;
+
+/** Something apply will not do; `address` names the change, `message` says what to do. */
+export interface Refusal {
+  code: ApplyCode;
+  address?: string;
+  message: string;
+}
+
+/** Thrown by `applyPlan` when refusals stop the whole apply before anything is written. */
+export class ApplyRefused extends Error {
+  constructor(readonly refusals: Refusal[]) {
+    super(`apply refused, nothing was written: ${refusals.map((r) => r.message).join('; ')}`);
+    this.name = 'ApplyRefused';
+  }
+}
+
+export type StepStatus = 'done' | 'failed' | 'skipped';
+
+/** The outcome of one change of the plan (a replace is one step with two parts). */
+export interface StepResult {
+  address: string;
+  kind: string;
+  name: string;
+  action: Action;
+  /** Live id after the step (the new id of a create or replace), or before a delete. */
+  id: string | null;
+  status: StepStatus;
+  /** Wall time of the step's requests, retries and look-ups included; 0 when skipped. */
+  duration_ms: number;
+  /** Why a step failed or was skipped (code and a sentence naming the cause). */
+  reason?: { code: ApplyCode; message: string };
+  /** API requests the step made (retries by the client not counted). */
+  requests: number;
+}
+
+export interface ApplySummary {
+  done: number;
+  failed: number;
+  skipped: number;
+  /** Deletes the plan has that were not done because `--prune` was not given. */
+  not_pruned: number;
+  /** Changes in the live state that the saved plan did not list (left alone). */
+  not_in_plan: number;
+}
+
+export interface ApplyResult {
+  stack: string;
+  target: { url: string; embedded: boolean };
+  /** True when every step is done. */
+  ok: boolean;
+  steps: StepResult[];
+  /** Deletes left undone without `--prune`, by address. */
+  not_pruned: { address: string; kind: string; name: string; id: string | null }[];
+  summary: ApplySummary;
+  duration_ms: number;
+}
+
+
+export function summarize(steps: StepResult[], notPruned: number, notInPlan: number): ApplySummary {
+  const count = (status: StepStatus) => steps.filter((s) => s.status === status).length;
+  return { done: count('done'), failed: count('failed'), skipped: count('skipped'), not_pruned: notPruned, not_in_plan: notInPlan };
+}

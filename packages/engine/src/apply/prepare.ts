@@ -1,0 +1,160 @@
+/**
+ * Apply, before anything is written: the plan (fresh, or a saved one checked against a fresh
+ * one), the objects behind each change, and every refusal. Nothing here writes to the API.
+ *
+ * 1. Read the manifests (the same pipeline as plan); a saved plan whose manifest checksum or
+ *    stack differs is refused whole.
+ * 2. Observe and match, then plan afresh.
+ * 3. With a saved plan: keep only its changes; a change whose live object no longer has the
+ *    recorded fingerprint (or that the fresh plan no longer has in the same form) is stale:
+ *    it will not run and its dependents are skipped.
+ * 4. Without `--prune`, deletes are set aside (reported as not pruned).
+ * 5. Safety rails (`rails.ts`): ownership of deletes, prevent_destroy, the delete threshold.
+ * 6. Marker refreshes: owned objects without a change whose marker no longer says what apply
+ *    would write (a child added or removed, prevent_destroy switched) get a metadata-only write.
+ */
+import type { DesiredObject } from '../desired.js';
+import { markerFor, referenceTokens } from '../drift/evidence.js';
+import { observeAndMatch, readManifests } from '../engine.js';
+import type { LiveObject } from '../live.js';
+import { composeMetadata, type Marker } from '../marker.js';
+import type { Change, Plan } from '../plan-model.js';
+import type { LiveApi } from '../ports.js';
+import { ManifestProblems, sortProblems } from '../problems.js';
+import type { Matching } from '../steps/match.js';
+import { plan as makePlan } from '../steps/plan.js';
+import { METADATA_MAX_BYTES } from '@gatehouse/schemas';
+import type { Refusal } from './model.js';
+import { railRefusals } from './rails.js';
+
+export interface PrepareOptions {
+  api: LiveApi;
+  stack: string;
+  /** Manifest files or directories; with a saved plan, default its `manifest_paths`. */
+  paths?: string[];
+  env?: Record<string, string | undefined>;
+  /** A saved plan (`apply --plan FILE`), as `parsePlanJson` read it. */
+  saved?: Plan;
+  prune?: boolean;
+  force?: boolean;
+}
+
+/** One change as apply runs it, with the objects behind it. */
+export interface Subject {
+  change: Change;
+  desired?: DesiredObject;
+  live?: LiveObject;
+  /** Why this change will not run (stale), if so. */
+  stale?: Refusal;
+  /** A metadata-only write of the ownership marker (no change the plan shows). */
+  markerOnly?: boolean;
+}
+
+export interface PreparedApply {
+  /** The plan shown to the user: the fresh plan, or the saved one. */
+  plan: Plan;
+  stack: string;
+  /** Changes to run, stale ones included (they fail as stale without writing). */
+  subjects: Subject[];
+  /** Refusals that stop the whole apply; empty when it may run. */
+  refusals: Refusal[];
+  /** Deletes set aside because `--prune` was not given. */
+  notPruned: Change[];
+  /** Fresh changes a saved plan did not list (left alone). */
+  notInPlan: Change[];
+  /** Desired address -> live id, for every paired object (creates add theirs as they run). */
+  ids: Map<string, string>;
+  /** Addresses of every desired object (tokens that must resolve to a live id). */
+  addresses: Set<string>;
+  /** The metadata apply writes on a desired object: user metadata plus this stack's marker. */
+  metadataFor(d: DesiredObject): string | undefined;
+  matching: Matching;
+}
+
+export async function prepareApply(options: PrepareOptions): Promise<PreparedApply> {
+  const { api, stack, saved } = options;
+  const paths = options.paths && options.paths.length > 0 ? options.paths : saved?.manifest_paths ?? ['.'];
+  const read = await readManifests({ paths, env: options.env ?? process.env, stack });
+  if (read.problems.length > 0) throw new ManifestProblems(read.problems);
+  const { matching, requests } = await observeAndMatch(read.desired, api, stack);
+  if (matching.problems.length > 0) throw new ManifestProblems(sortProblems(matching.problems));
+  const fresh = makePlan({ matching, stack, target: api.target, checksum: read.checksum, requests });
+  fresh.manifest_paths = paths;
+
+  const refusals: Refusal[] = [];
+  if (saved && saved.manifest_checksum !== read.checksum) {
+    refusals.push({ code: 'stale_manifests', message: `the manifests under ${paths.join(', ')} changed since the saved plan was made; run gatehouse plan again and review the new plan` });
+  }
+  if (saved && saved.stack !== stack) {
+    refusals.push({ code: 'stale_plan_stack', message: `the saved plan is for stack "${saved.stack}", not "${stack}"; pass --stack ${saved.stack} or plan again` });
+  }
+
+  const desiredByAddress = new Map(read.desired.map((d) => [d.address, d]));
+  const pairByAddress = new Map(matching.pairs.map((p) => [p.desired.address, p.live]));
+  const liveById = new Map([...matching.pairs.map((p) => p.live), ...matching.deletes].map((o) => [o.id, o]));
+  const subjectOf = (change: Change): Subject => {
+    const desired = desiredByAddress.get(change.address);
+    const live = change.id !== null ? liveById.get(change.id) : undefined;
+    return { change, ...(desired && change.action !== 'delete' ? { desired } : {}), ...(live ? { live } : {}) };
+  };
+
+  let chosen = fresh.changes.map(subjectOf);
+  let notInPlan: Change[] = [];
+  if (saved) {
+    const freshByAddress = new Map(fresh.changes.map((c) => [c.address, c]));
+    const savedAddresses = new Set(saved.changes.map((c) => c.address));
+    notInPlan = fresh.changes.filter((c) => !savedAddresses.has(c.address));
+    chosen = saved.changes.map((old) => {
+      const now = freshByAddress.get(old.address);
+      const why = staleness(old, now, saved, fresh);
+      if (why === 'fresh') return subjectOf(now!);
+      const message = `${old.address} is stale: ${why}; nothing of it was written, run gatehouse plan again`;
+      return { ...subjectOf(old), stale: { code: 'stale_object', address: old.address, message } };
+    });
+  }
+
+  const notPruned = options.prune ? [] : chosen.filter((s) => s.change.action === 'delete').map((s) => s.change);
+  const subjects = options.prune ? chosen : chosen.filter((s) => s.change.action !== 'delete');
+  refusals.push(...railRefusals({ subjects, matching, stack, force: options.force === true }));
+
+  const tokens = referenceTokens(matching);
+  const metadataFor = (d: DesiredObject): string | undefined => {
+    if (!d.descriptor.metadata) return undefined;
+    const marker: Marker = { ...markerFor(d, read.desired, tokens, stack), ...(d.preventDestroy ? { preventDestroy: true } : {}) };
+    const user = d.normal.metadata as string | undefined;
+    const full = composeMetadata(user, marker);
+    // prevent_destroy is evidence for later deletes; it never makes a write exceed the limit.
+    return Buffer.byteLength(full, 'utf8') <= METADATA_MAX_BYTES ? full : composeMetadata(user, { ...marker, preventDestroy: false });
+  };
+
+  const planned = new Set(chosen.map((s) => s.change.address));
+  if (!saved) {
+    for (const { desired: d, live: o } of matching.pairs) {
+      if (planned.has(d.address) || !d.descriptor.metadata || o.marker?.stack !== stack) continue;
+      const want = metadataFor(d);
+      if (want !== undefined && want !== o.raw.metadata) subjects.push({ ...subjectOf(markerChange(d, o)), markerOnly: true });
+    }
+  }
+
+  const ids = new Map<string, string>();
+  for (const [address, live] of pairByAddress) ids.set(address, live.id);
+  const shown: Plan = saved ?? fresh;
+  return { plan: shown, stack, subjects, refusals, notPruned, notInPlan, ids, addresses: new Set(desiredByAddress.keys()), metadataFor, matching };
+}
+
+/**
+ * 'fresh' when the fresh plan has the saved change unchanged (same action and id, the same
+ * live fingerprint); otherwise a sentence saying what changed.
+ */
+function staleness(old: Change, now: Change | undefined, saved: Plan, fresh: Plan): string {
+  if (!now) return old.action === 'create' ? 'it exists now although the plan would create it' : 'it changed since the plan and needs no such change now';
+  if (now.action !== old.action) return `the plan said ${old.action}, it needs ${now.action} now`;
+  if (old.id !== now.id) return `its live object is ${now.id ?? 'gone'} now, not ${old.id ?? 'absent'}`;
+  if (old.id !== null && saved.fingerprints[old.id] !== fresh.fingerprints[old.id]) return `live object ${old.id} changed since the plan (fingerprint differs)`;
+  return 'fresh';
+}
+
+/** The change a marker refresh reports: an update with no field changes. */
+function markerChange(d: DesiredObject, o: LiveObject): Change {
+  return { address: d.address, action: 'update', kind: d.descriptor.kind, name: d.name, id: o.id, before: null, after: null, fields: [], patch: [], dependsOn: [], reason: 'ownership marker refreshed' };
+}

@@ -1,0 +1,61 @@
+/**
+ * Safety rails, checked before anything is written (octoDNS-style: a plan that destroys too
+ * much needs `--force`). Each refusal names the change and says what to do.
+ *
+ * - Ownership: a delete is only of an object carrying this stack's marker, or a child of such
+ *   an object that is deleted with it (match guarantees it; this is the last guard).
+ * - prevent_destroy: a replace of an object whose manifest says `lifecycle.prevent_destroy`,
+ *   or a delete of one whose marker recorded it at the last apply (its manifest is gone).
+ * - Threshold: deletes plus replaces over 30% of the objects the stack owns, when it owns more
+ *   than 10, need `--force`.
+ */
+import type { Matching } from '../steps/match.js';
+import type { Refusal } from './model.js';
+import type { Subject } from './prepare.js';
+
+export const THRESHOLD_SHARE = 0.3;
+export const THRESHOLD_MIN_OWNED = 10;
+
+export interface RailInput {
+  subjects: Subject[];
+  matching: Matching;
+  stack: string;
+  force: boolean;
+}
+
+export function railRefusals({ subjects, matching, stack, force }: RailInput): Refusal[] {
+  const refusals: Refusal[] = [];
+  const running = subjects.filter((s) => !s.stale);
+  const deletedIds = new Set(running.filter((s) => s.change.action === 'delete').map((s) => s.change.id));
+
+  for (const { change, live, desired } of running) {
+    if (change.action === 'delete' && live) {
+      const owned = live.marker?.stack === stack || (live.parentId !== undefined && deletedIds.has(live.parentId));
+      if (!owned) refusals.push({ code: 'not_owned', address: change.address, message: `${change.address} (${live.id}) is not owned by stack "${stack}"; gatehouse never deletes it` });
+    }
+    if (change.action === 'delete' && live?.marker?.preventDestroy) {
+      refusals.push({
+        code: 'prevent_destroy',
+        address: change.address,
+        message: `${change.address} was applied with lifecycle.prevent_destroy; to delete it, declare it again with prevent_destroy: false, apply, then remove it`,
+      });
+    }
+    if (change.action === 'replace' && desired?.preventDestroy) {
+      refusals.push({
+        code: 'prevent_destroy',
+        address: change.address,
+        message: `${change.address} must be replaced (${change.reason ?? 'a field cannot be updated'}) but its manifest says lifecycle.prevent_destroy (${desired.source.file}:${desired.source.line}); set prevent_destroy: false to allow it, or revert the change`,
+      });
+    }
+  }
+
+  const owned = [...matching.pairs.map((p) => p.live), ...matching.deletes].filter((o) => o.marker?.stack === stack).length;
+  const destructive = running.filter((s) => s.change.action === 'delete' || s.change.action === 'replace').length;
+  if (!force && owned > THRESHOLD_MIN_OWNED && destructive > owned * THRESHOLD_SHARE) {
+    refusals.push({
+      code: 'delete_threshold',
+      message: `this apply would delete or replace ${destructive} of the ${owned} objects stack "${stack}" owns (more than ${THRESHOLD_SHARE * 100}%); review the plan and pass --force if that is intended`,
+    });
+  }
+  return refusals;
+}
