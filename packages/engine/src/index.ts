@@ -14,3 +14,4 @@ export { desiredHash, liveNormal } from './steps/plan.js';
 export * from './render/index.js';
 export * from './render/index.js';
 export * from './drift/index.js';
+export * from './apply/index.js';

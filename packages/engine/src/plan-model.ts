@@ -89,4 +89,10 @@ export interface Plan {
   manifest_checksum: string;
   /** API requests spent reading live state. */
   requests: number;
+  /**
+   * The manifest paths (files or directories, as given, relative to the working directory)
+   * the plan was computed from, so `apply --plan FILE` can read them again. Optional: plans
+   * saved before it was added have none (apply then needs the paths on its command line).
+   */
+  manifest_paths?: string[];
 }

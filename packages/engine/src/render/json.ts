@@ -47,6 +47,7 @@ export function toJsonPlan(plan: Plan): JsonPlan {
     fingerprints: plan.fingerprints,
     manifest_checksum: plan.manifest_checksum,
     requests: plan.requests,
+    ...(plan.manifest_paths !== undefined ? { manifest_paths: plan.manifest_paths } : {}),
   };
 }
 
