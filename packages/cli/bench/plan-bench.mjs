@@ -149,12 +149,26 @@ async function main() {
       await validateManifests({ paths: [dir], env: {}, stack: STACK });
       offline.push(performance.now() - start);
     }
+    const cliStart = performance.now();
+    const cli = await new Promise((resolve) => {
+      const child = spawn(process.execPath, [CLI, 'plan', dir, '--format', 'json', '--stack', STACK], {
+        env: { ...process.env, GATEHOUSE_API_URL: server.url, GATEHOUSE_API_KEY: KEY, NO_COLOR: '1' },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      let out = '';
+      child.stdout.on('data', (chunk) => (out += chunk));
+      child.on('close', (code) => resolve({ code, out }));
+    });
+    const cliMs = performance.now() - cliStart;
+    const cliPlan = cli.code === 0 ? JSON.parse(cli.out) : undefined;
+
     const planMs = median(plans.map((r) => r.ms));
     const listMs = median(listings.map((r) => r.ms));
     console.log(`\nplan of ${objects} objects (stack ${STACK}), median of ${ROUNDS} rounds:`);
     console.log(`  gatehouse plan (computePlan over the client): ${planMs.toFixed(0)} ms, ${plans[0].requests} requests, ${changes} changes, ${plans[0].plan.summary.unchanged} unchanged`);
     console.log(`  bare listing of the same ${collections.length} collections:     ${listMs.toFixed(0)} ms, ${listings[0].requests} requests, ${listings[0].items} items`);
     console.log(`  of the plan, reading the manifests offline (load, validate, resolve): ${median(offline).toFixed(0)} ms`);
+    console.log(`  the built CLI, one run as a process (node start-up included): ${cliMs.toFixed(0)} ms, exit ${cli.code}, ${cliPlan?.requests ?? '?'} requests, ${cliPlan?.changes.length ?? '?'} changes`);
     console.log(`  ratio plan / listing: ${(planMs / listMs).toFixed(2)}x (aim: <= 1.5x)`);
   } finally {
     server.stop();
