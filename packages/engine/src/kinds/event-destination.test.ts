@@ -1,0 +1,72 @@
+/**
+ * The EventDestination descriptor and its write-only secret: never compared, never shown,
+ * written on create and on every update.
+ */
+import { describe, expect, test } from 'vitest';
+import { SENSITIVE } from '../plan-model.js';
+import { canonicalJson } from '../steps/walk.js';
+import { mask } from '../steps/diff.js';
+import { descriptor } from './index.js';
+
+const d = descriptor('EventDestination');
+const SECRET = 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY';
+const STREAM = 'arn:aws:kinesis:us-east-1:123456789012:stream/audit';
+const manifest = {
+  description: 'audit stream',
+  target: { kinesis: { stream_arn: STREAM, auth: { creds: { aws_access_key_id: 'AKIAEXAMPLE', aws_secret_access_key: SECRET } } } },
+};
+const live = {
+  id: 'ed_1',
+  uri: 'x',
+  created_at: '2026-11-23T00:00:00Z',
+  description: 'audit stream',
+  metadata: '',
+  format: 'json',
+  target: { kinesis: { stream_arn: STREAM, auth: { creds: { aws_access_key_id: 'AKIAEXAMPLE', aws_secret_access_key: null } } } },
+};
+const ctx = { resolve: (t: string) => t, metadata: 'MARK' };
+
+describe('EventDestination', () => {
+  test('the live object (secret null) and the manifest (secret set) have equal content: no change, no drift', () => {
+    const desired = d.fromManifest(manifest, 'audit-stream');
+    expect(canonicalJson(d.fromLive(live, undefined))).toBe(canonicalJson(desired));
+    // format defaults to json, as the server fills it in.
+    expect(desired.format).toBe('json');
+  });
+
+  test('the secret never appears in a JSON form, and masking shows it as sensitive', () => {
+    const desired = d.fromManifest(manifest, 'audit-stream');
+    expect(JSON.stringify(desired)).not.toContain(SECRET);
+    expect(String((desired.target as { kinesis: { auth: { creds: Record<string, unknown> } } }).kinesis.auth.creds.aws_secret_access_key)).not.toContain(SECRET);
+    const [, masked] = mask(d.sensitive, null, desired);
+    expect(masked).toMatchObject({ target: { kinesis: { auth: { creds: { aws_secret_access_key: SENSITIVE } } } } });
+  });
+
+  test('create sends the secret; every update sends the whole target with it', () => {
+    const normal = d.fromManifest(manifest, 'audit-stream');
+    const [create] = d.calls.create(normal, ctx);
+    expect(create).toEqual({
+      method: 'POST',
+      path: '/event_destinations',
+      body: { description: 'audit stream', metadata: 'MARK', format: 'json', target: manifest.target },
+    });
+    const after = d.fromManifest({ ...manifest, description: 'audit' }, 'audit-stream');
+    expect(d.calls.update(normal, after, ['description'], { ...ctx, id: 'ed_1' })).toEqual([
+      { method: 'PATCH', path: '/event_destinations/ed_1', body: { description: 'audit', metadata: 'MARK', target: manifest.target } },
+    ]);
+  });
+
+  test('a role target has no secret; the live side cannot be written back', () => {
+    const role = { firehose: { delivery_stream_arn: 'arn:aws:firehose:us-east-1:123456789012:deliverystream/x', auth: { role: { role_arn: 'arn:aws:iam::123456789012:role/events' } } } };
+    const normal = d.fromManifest({ target: role }, 'r');
+    expect(d.calls.create(normal, ctx)[0]!.body).toMatchObject({ target: role });
+    expect(canonicalJson(d.fromLive({ format: 'json', target: role }, undefined))).toBe(canonicalJson(normal));
+    // A live creds target knows no secret: building a request from it fails loudly.
+    expect(() => d.calls.create(d.fromLive(live, undefined), ctx)).toThrow(/write-only/);
+  });
+
+  test('switching the target type is a change of target', () => {
+    const other = d.fromManifest({ target: { cloudwatch_logs: { log_group_arn: 'arn:aws:logs:us-east-1:123456789012:log-group:x', auth: manifest.target.kinesis.auth } } }, 'a');
+    expect(canonicalJson(other.target)).not.toBe(canonicalJson(d.fromLive(live, undefined).target));
+  });
+});
