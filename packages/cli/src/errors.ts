@@ -9,6 +9,10 @@ export const CLI_ERROR_CODES = {
   manifest_problems: 'the manifests have problems (each printed as file:line:col: message)',
   api_failure: 'the API answered with an error or could not be reached',
   write_failed: 'an output file could not be written',
+  plan_file: 'apply --plan: the saved plan cannot be read or is not a plan',
+  plan_target: 'apply --plan: the saved plan was made against another API',
+  apply_refused: 'apply refused before writing anything (stale manifests, prevent_destroy, delete threshold)',
+  not_confirmed: 'apply was not confirmed (no terminal and no --yes, or an answer other than yes)',
 } as const;
 
 export type CliErrorCode = keyof typeof CLI_ERROR_CODES;

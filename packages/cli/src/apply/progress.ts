@@ -1,0 +1,71 @@
+/**
+ * Apply's progress as a person sees it: one line per finished change (status, action,
+ * kind/name, id, time), a live counter on a terminal (rewritten in place on stderr, erased
+ * before each line), and a final summary. Lines go to `out`; the counter only to a TTY.
+ */
+import type { ApplyResult, StepResult } from '@gatehouse/engine';
+import pc from 'picocolors';
+
+export interface ProgressStream {
+  write(text: string): unknown;
+}
+
+export function formatStep(step: StepResult, colour = false): string {
+  const c = pc.createColors(colour);
+  const status = step.status === 'done' ? c.green('done   ') : step.status === 'failed' ? c.red('failed ') : c.yellow('skipped');
+  const id = step.id ?? '-';
+  const time = step.status === 'skipped' ? '' : `  ${step.duration_ms} ms`;
+  const why = step.reason ? `: ${step.reason.message}` : '';
+  return `${status} ${step.action.padEnd(7)} ${step.address}  ${id}${time}${why}`;
+}
+
+export function formatSummary(result: ApplyResult): string[] {
+  const { summary } = result;
+  const lines = [
+    result.ok
+      ? `Apply complete: ${summary.done} done in ${(result.duration_ms / 1000).toFixed(1)} s.`
+      : `Apply failed: ${summary.done} done, ${summary.failed} failed, ${summary.skipped} skipped. Fix the failures and run apply again; it continues where this one stopped.`,
+  ];
+  if (summary.not_pruned > 0) {
+    lines.push(`${summary.not_pruned} delete${summary.not_pruned === 1 ? ' was' : 's were'} not done (pass --prune to delete): ${result.not_pruned.map((d) => d.address).join(', ')}`);
+  }
+  if (summary.not_in_plan > 0) lines.push(`${summary.not_in_plan} change${summary.not_in_plan === 1 ? '' : 's'} found now that the saved plan did not list ${summary.not_in_plan === 1 ? 'was' : 'were'} left alone; plan again to review them.`);
+  return lines;
+}
+
+/** Prints finished steps and keeps a `[done/total]` counter on a terminal. */
+export class Progress {
+  #finished = 0;
+  #running = 0;
+  constructor(
+    private readonly out: ProgressStream,
+    private readonly counter: ProgressStream | undefined,
+    private readonly total: number,
+    private readonly colour: boolean,
+  ) {}
+
+  started(): void {
+    this.#running += 1;
+    this.#draw();
+  }
+
+  finished(step: StepResult): void {
+    this.#finished += 1;
+    if (step.status !== 'skipped') this.#running = Math.max(0, this.#running - 1);
+    this.#erase();
+    this.out.write(`${formatStep(step, this.colour)}\n`);
+    this.#draw();
+  }
+
+  end(): void {
+    this.#erase();
+  }
+
+  #draw(): void {
+    this.counter?.write(`\r[${this.#finished}/${this.total}] ${this.#running} running`);
+  }
+
+  #erase(): void {
+    this.counter?.write('\r\x1b[2K');
+  }
+}
