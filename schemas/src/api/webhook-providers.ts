@@ -1,8 +1,7 @@
 /**
  * Lowercase ids of the webhook senders the service verifies (webhook_verification.provider,
- * matched case-insensitively). `sns` is the one provider that takes no secret. The engine
- * checks manifests against this list before any request; it mirrors the reference server's
- * list (packages/server/src/resources/modules/webhook-verification.ts), which could import it.
+ * matched case-insensitively). `sns` is the one provider that takes no secret. The one list
+ * both the reference server and the engine's validate step check against.
  */
 export const WEBHOOK_PROVIDERS: readonly string[] = [
   'airship', 'autodesk_forge', 'bitbucket', 'bolt', 'box', 'brevo', 'buildkite', 'calendly',
@@ -15,3 +14,6 @@ export const WEBHOOK_PROVIDERS: readonly string[] = [
   'terraform_cloud', 'tiktok', 'trendmicro_conformity', 'twilio', 'twitter', 'typeform',
   'vmware', 'webex', 'whatsapp', 'workos', 'xero', 'zendesk', 'zoom',
 ];
+
+/** The one provider that takes no secret. */
+export const SECRETLESS_WEBHOOK_PROVIDER = 'sns';
