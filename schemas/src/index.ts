@@ -1,6 +1,7 @@
 export * from './common.js';
 export * from './keywords.js';
 export * from './api/ip-policies.js';
+export * from './api/webhook-providers.js';
 export * from './api/ip-restrictions.js';
 export * from './api/bot-users.js';
 export * from './api/backend-modules.js';

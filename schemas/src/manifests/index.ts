@@ -1,6 +1,5 @@
 export * from './common.js';
 export * from './kinds.js';
-export * from './webhook-providers.js';
 export * from './certificate-authority.js';
 export * from './event-destination.js';
 export * from './event-subscription.js';
