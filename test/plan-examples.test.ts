@@ -109,6 +109,14 @@ describe('gatehouse plan against a fresh server', () => {
     expect(result.stderr).not.toContain('wrong-key-0123456789');
   });
 
+  it('exits 1, never 2, on a usage mistake (2 means "changes" to CI jobs)', async () => {
+    for (const args of [['--format', 'yaml'], ['--bogus'], ['--detailed-exitcode', '--format']]) {
+      const result = await plan(args);
+      expect(result.code, args.join(' ')).toBe(1);
+      expect(result.stdout).toBe('');
+    }
+  });
+
   it('fails with exit 1 when the API cannot be reached', async () => {
     const result = await plan([], { ...connection(), GATEHOUSE_API_URL: 'http://127.0.0.1:1' });
     expect(result.code).toBe(1);
