@@ -15,3 +15,4 @@ export * from './render/index.js';
 export * from './render/index.js';
 export * from './drift/index.js';
 export * from './apply/index.js';
+export * from './export/index.js';

@@ -1,0 +1,156 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, test } from 'vitest';
+import { parseAllDocuments } from 'yaml';
+import { computePlan } from '../engine.js';
+import { ENV, appliedLive, findRaw, type Live } from '../drift/fixture.test-data.js';
+import { FakeLiveApi } from '../testing/fake-api.js';
+import { ipPolicy } from '../kinds/ip-policy.js';
+import type { LiveObject } from '../live.js';
+import { exportLive, type ExportResult } from './export.js';
+import { EXPORT_HEADER, fileNameOf } from './files.js';
+import { nameObjects } from './names.js';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/** The scenario's secret values by the field that holds them. */
+const SECRET_BY_PATH: Record<string, string> = {
+  'oidc.client_secret': ENV.OIDC_SECRET!,
+  'webhook_verification.secret': ENV.GITHUB_SECRET!,
+  'oauth.provider.github.client_secret': ENV.GH_OAUTH_SECRET!,
+};
+
+function written(result: ExportResult): string {
+  const dir = mkdtempSync(join(tmpdir(), 'gatehouse-export-'));
+  dirs.push(dir);
+  for (const file of result.files) writeFileSync(join(dir, file.file), file.text);
+  return dir;
+}
+const envOf = (result: ExportResult) => Object.fromEntries(result.secrets.map((s) => [s.variable, SECRET_BY_PATH[s.path]!]));
+const docs = (result: ExportResult, kind: string) =>
+  parseAllDocuments(result.files.find((f) => f.kind === kind)?.text ?? '').map((d) => d.toJS() as { name: string; adopt?: string; spec: Record<string, any> });
+
+async function exported(live: Live, all = false) {
+  const result = await exportLive({ api: new FakeLiveApi(live), stack: 'default', all });
+  const plan = await computePlan({ paths: [written(result)], env: envOf(result), api: new FakeLiveApi(live), stack: 'default' });
+  return { result, plan };
+}
+
+describe('exportLive', () => {
+  test('round trip: the exported manifests of every kind and module plan as no changes', async () => {
+    const { result, plan } = await exported(await appliedLive());
+    expect(plan.changes, JSON.stringify(plan.changes, null, 2)).toEqual([]);
+    expect(plan.summary.unchanged).toBe(14); // the scenario's 15 objects but the bot user (never owned)
+    expect(result.files.map((f) => f.file)).toEqual(['ip-policies.yaml', 'ip-restrictions.yaml', 'backends.yaml', 'https-edges.yaml', 'tcp-edges.yaml']);
+    for (const file of result.files) expect(file.text.startsWith(EXPORT_HEADER)).toBe(true);
+    expect(result.exported).toBe(14);
+    expect(result.notOwned).toBe(2); // the bot user and the unmanaged policy
+  });
+
+  test('with all: every object, those not owned with what adopting them takes; the next plan only adopts', async () => {
+    const { result, plan } = await exported(await appliedLive(), true);
+    expect(plan.changes.map((c) => [c.address, c.action, c.fields])).toEqual([['IPPolicy/legacy', 'update', []]]);
+    expect(plan.changes[0]!.reason).toContain('adopted');
+    expect(docs(result, 'BotUser')).toEqual([{ kind: 'BotUser', name: 'deploy-bot', spec: {} }]);
+    expect(docs(result, 'IPPolicy').find((d) => d.name === 'legacy')).toEqual({ kind: 'IPPolicy', name: 'legacy', adopt: 'ipp_unmanaged1', spec: { description: 'legacy' } });
+    expect(result.notOwned).toBe(0);
+  });
+
+  test('an object owned by another stack is taken over explicitly, under its recorded name', async () => {
+    const live = await appliedLive();
+    const tcp = findRaw(live, 'edgtcp_1');
+    tcp.metadata = String(tcp.metadata).replace('"stack":"default"', '"stack":"team-b"');
+    const without = await exportLive({ api: new FakeLiveApi(live), stack: 'default' });
+    expect(without.files.map((f) => f.kind)).not.toContain('TCPEdge');
+    const { result } = await exported(live, true);
+    expect(docs(result, 'TCPEdge')).toEqual([expect.objectContaining({ name: 'ssh', adopt: 'edgtcp_1' })]);
+  });
+
+  test('references by name, or {id} for objects not exported', async () => {
+    const { result } = await exported(await appliedLive());
+    expect(docs(result, 'IPRestriction')[0]!.spec.ip_policies).toEqual(['office', { id: 'ipp_unmanaged1' }]);
+    const backends = Object.fromEntries(docs(result, 'Backend').map((d) => [d.name, d.spec]));
+    expect(backends['web-failover']).toEqual({ type: 'failover', backends: ['web', 'sorry'] });
+    expect(backends.canary).toEqual({ type: 'weighted', backends: { sorry: 10, web: 90 } });
+    const route = docs(result, 'HTTPSEdge')[0]!.spec.routes.find((r: { match: string }) => r.match === '/');
+    expect(route.backend).toEqual({ backend: 'web-failover' });
+    expect(route.ip_restriction).toEqual({ ip_policies: ['office'] });
+    const { result: all } = await exported(await appliedLive(), true);
+    expect(docs(all, 'IPRestriction')[0]!.spec.ip_policies).toEqual(['legacy', 'office']);
+  });
+
+  test('server defaults are left out; the user\'s metadata is restored and the marker stripped', async () => {
+    const { result } = await exported(await appliedLive());
+    const text = result.files.map((f) => f.text).join('\n');
+    expect(text).not.toContain('gatehouse:v1');
+    expect(text).not.toMatch(/: null$/m);
+    expect(text).not.toContain('enabled: true');
+    const [policy] = docs(result, 'IPPolicy');
+    expect(policy!.spec).toEqual({
+      description: 'Office egress addresses',
+      metadata: '{"team":"platform"}',
+      rules: [{ cidr: '2001:db8::/32', action: 'deny' }, { cidr: '203.0.113.0/24', action: 'allow', description: 'HQ' }],
+    });
+    const edge = docs(result, 'HTTPSEdge')[0]!.spec;
+    expect(edge.tls_termination).toEqual({ min_version: '1.2' });
+    const routes = Object.fromEntries(edge.routes.map((r: { match: string }) => [r.match, r]));
+    expect(routes['/'].circuit_breaker).toEqual({ error_threshold_percentage: 0.5, num_buckets: 10 });
+    expect(routes['/'].compression).toEqual({});
+    expect(routes['/sso'].saml).toEqual({ idp_metadata_url: 'https://idp.example.com/metadata' });
+    expect(routes['/hooks/github'].websocket_tcp_converter).toEqual({ enabled: false });
+  });
+
+  test('a circuit breaker the server returns as zeros is exported without them', async () => {
+    const live = await appliedLive();
+    const route = (findRaw(live, 'edghts_1').routes as Record<string, any>[]).find((r) => r.match === '/')!;
+    route.circuit_breaker = { enabled: true, tripped_duration: 0, rolling_window: 0, num_buckets: 0, volume_threshold: 0, error_threshold_percentage: 0 };
+    const result = await exportLive({ api: new FakeLiveApi(live), stack: 'default' });
+    const exportedRoute = docs(result, 'HTTPSEdge')[0]!.spec.routes.find((r: { match: string }) => r.match === '/');
+    expect(exportedRoute.circuit_breaker).toEqual({});
+  });
+
+  test('secrets become ${env:...} placeholders, listed with where they belong; values never written', async () => {
+    const { result } = await exported(await appliedLive());
+    const text = result.files.map((f) => f.text).join('\n');
+    for (const secret of Object.values(ENV)) expect(text).not.toContain(secret);
+    expect(result.secrets.map((s) => s.path).sort()).toEqual(Object.keys(SECRET_BY_PATH).sort());
+    for (const s of result.secrets) {
+      expect(s.variable).toMatch(/^[A-Z_][A-Z0-9_]*$/);
+      expect(text).toContain(`\${env:${s.variable}}`);
+    }
+    expect(result.secrets).toContainEqual({ variable: 'API_HOOKS_GITHUB_WEBHOOK_VERIFICATION_SECRET', address: 'HTTPSEdgeRoute/api//hooks/github', path: 'webhook_verification.secret' });
+  });
+
+  test('a literal ${env:...} in a live value is escaped so it reads back as written', async () => {
+    const live = await appliedLive();
+    findRaw(live, 'bkdhr_1').body = 'costs ${env:HOME} dollars';
+    const { result, plan } = await exported(live);
+    expect(docs(result, 'Backend').find((d) => d.name === 'sorry')!.spec.body).toBe('costs $${env:HOME} dollars');
+    expect(plan.changes).toEqual([]);
+  });
+});
+
+describe('names', () => {
+  const obj = (id: string, description: string, marker?: { stack: string; name: string }): { live: LiveObject; normal: { description: string } } => ({
+    live: { descriptor: ipPolicy, id, raw: { id }, ...(marker ? { marker: { ...marker, hash: '' } } : {}) },
+    normal: { description },
+  });
+
+  test('deterministic and unique: marker names first, then description slugs, then ids', () => {
+    const objects = [obj('ipp_2', 'Office Egress'), obj('ipp_1', 'Office egress!'), obj('ipp_3', 'anything', { stack: 'default', name: 'office-egress' }), obj('ipp_4', '')];
+    const names = nameObjects(objects, 'default');
+    expect(objects.map((o) => names.get(o.live))).toEqual(['office-egress-ipp_2', 'office-egress-ipp_1', 'office-egress', 'ipp_4']);
+    const again = nameObjects([...objects].reverse(), 'default');
+    expect(objects.map((o) => again.get(o.live))).toEqual(objects.map((o) => names.get(o.live)));
+  });
+
+  test('file names per kind', () => {
+    expect(['IPPolicy', 'IPRestriction', 'BotUser', 'Backend', 'HTTPSEdge', 'TCPEdge'].map(fileNameOf)).toEqual([
+      'ip-policies.yaml', 'ip-restrictions.yaml', 'bot-users.yaml', 'backends.yaml', 'https-edges.yaml', 'tcp-edges.yaml',
+    ]);
+  });
+});

@@ -1,0 +1,113 @@
+/**
+ * Step 8, export: live state -> manifests, the reverse of load.
+ *
+ * 1. Observe (list requests only), as plan does.
+ * 2. Choose: every top-level object this stack owns; with `all`, every other one too (with
+ *    `adopt: <id>` where adoption needs it: objects with metadata, which carry no marker of
+ *    this stack). Bot users carry no marker, so they are never owned: they come with `all`,
+ *    and their name identifies them. Children (rules, routes) go with their parent.
+ * 3. Name each chosen object (names.ts), then write each spec (spec.ts): references by name,
+ *    secrets as `${env:...}` placeholders, server defaults left out, the user's metadata
+ *    restored without the marker.
+ * 4. One file per manifest kind, documents sorted by name (files.ts).
+ * Pure apart from observe: the caller writes the files.
+ */
+import { MANIFEST_KINDS, childrenOf } from '../kinds/index.js';
+import type { LiveObject } from '../live.js';
+import type { LiveApi } from '../ports.js';
+import { observe } from '../steps/observe.js';
+import { liveNormal } from '../steps/plan.js';
+import { renderFiles, type ExportFile, type ManifestDocument } from './files.js';
+import { VALID_NAME, nameObjects } from './names.js';
+import { toManifestSpec } from './spec.js';
+
+export interface SecretPlaceholder {
+  /** The variable the manifests read: `${env:<variable>}`. */
+  variable: string;
+  /** Address of the object and dotted path of the field (`webhook_verification.secret`). */
+  address: string;
+  path: string;
+}
+
+export interface ExportResult {
+  files: ExportFile[];
+  /** The variables to set before planning the exported manifests, in file order. */
+  secrets: SecretPlaceholder[];
+  /** Objects written (children included). */
+  exported: number;
+  /** Top-level objects left out because this stack does not own them (`all` exports them). */
+  notOwned: number;
+  /** Objects that cannot be written as a manifest, with the reason. */
+  skipped: { kind: string; id: string; reason: string }[];
+  requests: number;
+}
+
+export interface ExportOptions {
+  api: LiveApi;
+  stack: string;
+  /** Also objects this stack does not own (adopted on the next apply). */
+  all?: boolean;
+}
+
+const variableName = (text: string) => text.toUpperCase().replace(/[^A-Z0-9]+/g, '_').replace(/^_+|_+$/g, '').replace(/^(?=\d)/, '_');
+
+export async function exportLive(options: ExportOptions): Promise<ExportResult> {
+  const { live, requests } = await observe(options.api);
+  const stack = options.stack;
+  const owned = (o: LiveObject) => o.marker?.stack === stack;
+  const skipped: ExportResult['skipped'] = [];
+  const topLevel = live.filter((o) => o.descriptor.manifestKind !== undefined);
+  const chosen = topLevel.filter((o) => owned(o) || options.all);
+  const withNormal = chosen.map((o) => ({ live: o, normal: liveNormal(o) }));
+  const names = nameObjects(withNormal, stack);
+  const refNames = new Map<string, string>();
+  for (const [o, name] of names) refNames.set(`${o.descriptor.kind}/${o.id}`, name);
+
+  const secrets: SecretPlaceholder[] = [];
+  const taken = new Set<string>();
+  const secretFor = (address: string, label: string) => (path: (string | number)[]) => {
+    const dotted = path.map((p) => (typeof p === 'number' ? `[${p}]` : p)).join('.').replace(/\.\[/g, '[');
+    const base = variableName(`${label}_${dotted}`) || 'SECRET';
+    let variable = base;
+    for (let i = 2; taken.has(variable); i += 1) variable = `${base}_${i}`;
+    taken.add(variable);
+    secrets.push({ variable, address, path: dotted });
+    return variable;
+  };
+
+  const documents: ManifestDocument[] = [];
+  let exported = 0;
+  for (const { live: o, normal } of withNormal) {
+    const name = names.get(o)!;
+    if (!VALID_NAME.test(name)) {
+      skipped.push({ kind: o.descriptor.kind, id: o.id, reason: `"${name}" cannot be a manifest name (1-200 characters, no spaces or slashes)` });
+      continue;
+    }
+    const address = `${o.descriptor.kind}/${name}`;
+    const spec = toManifestSpec(o.descriptor, normal, { names: refNames, secret: secretFor(address, name) }, name);
+    for (const child of childrenOf(o.descriptor.kind)) {
+      const items = live
+        .filter((c) => c.descriptor === child && c.parentId === o.id)
+        .map((c) => ({ c, normal: liveNormal(c) }))
+        .map((x) => ({ ...x, key: child.naturalKey!(x.normal) }))
+        .sort((a, b) => a.key.localeCompare(b.key));
+      if (items.length === 0) continue;
+      spec[child.child!.field] = items.map(({ normal: n, key }) =>
+        toManifestSpec(child, n, { names: refNames, secret: secretFor(`${child.kind}/${name}/${key}`, `${name}_${key}`) }, name),
+      );
+      exported += items.length;
+    }
+    const adopt = !owned(o) && o.descriptor.metadata ? { adopt: o.id } : {};
+    documents.push({ kind: o.descriptor.manifestKind!, name, ...adopt, spec });
+    exported += 1;
+  }
+  const order = new Map(secrets.map((s, i) => [s, i]));
+  return {
+    files: renderFiles(documents, MANIFEST_KINDS.map((k) => k.manifestKind!), { target: options.api.target.url, stack }),
+    secrets: [...secrets].sort((a, b) => a.address.localeCompare(b.address) || order.get(a)! - order.get(b)!),
+    exported,
+    notOwned: topLevel.length - chosen.length,
+    skipped,
+    requests,
+  };
+}

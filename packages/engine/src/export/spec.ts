@@ -1,0 +1,88 @@
+/**
+ * One live object's normal form -> the spec of a manifest, the reverse of resolve + fromManifest:
+ *
+ * - references: a live id becomes the name of the exported object it belongs to, or `{id}`
+ *   (`id:<id>` for a weighted backend's key) when that object is not exported;
+ * - secrets: a non-empty value at a sensitive path becomes `${env:VARIABLE}`;
+ * - server defaults: every map key whose removal leaves the normal form unchanged is left out
+ *   (the descriptor's `fromManifest` fills it back in), so a value the server merely echoes,
+ *   such as a circuit breaker's zeros, is never written;
+ * - other strings that contain `${env:` are escaped as `$${env:` so load reads them literally.
+ */
+import type { KindDescriptor, Spec } from '../kinds/types.js';
+import { canonicalJson, isMap, rewrite } from '../steps/walk.js';
+
+export interface SpecContext {
+  /** `Kind/<live id>` -> exported manifest name. */
+  names: Map<string, string>;
+  /** Called for each secret found; returns the variable name to write. */
+  secret(path: (string | number)[]): string;
+}
+
+export function toManifestSpec(descriptor: KindDescriptor, normal: Spec, ctx: SpecContext, name: string): Spec {
+  let spec: unknown = escapeEnv(normal);
+  for (const ref of descriptor.refs) {
+    const isKey = ref.pattern.at(-1) === '{}';
+    spec = rewrite(spec, ref.pattern, (value) => {
+      const id = String(value);
+      const named = ctx.names.get(`${ref.kind}/${id}`);
+      if (named !== undefined) return named;
+      return isKey ? `id:${id}` : { id };
+    });
+  }
+  for (const ref of descriptor.refs.filter((r) => r.set)) {
+    // A set of references in a stable, readable order: names, then ids.
+    const rank = (v: unknown) => (typeof v === 'string' ? `0${v}` : `1${String((v as { id: string }).id)}`);
+    spec = rewrite(spec, ref.pattern.slice(0, -1), (list) => (Array.isArray(list) ? [...list].sort((a, b) => rank(a).localeCompare(rank(b))) : list));
+  }
+  for (const pattern of descriptor.sensitive) {
+    spec = rewrite(spec, pattern, (value, path) => (typeof value === 'string' && value !== '' ? `\${env:${ctx.secret(path)}}` : value), { values: true });
+  }
+  return minimize(spec as Spec, (s) => descriptor.fromManifest(s, name));
+}
+
+function escapeEnv(value: unknown): unknown {
+  // A replacer function: in a replacement string, `$$` would mean one `$`.
+  if (typeof value === 'string') return value.replaceAll('${env:', () => '$${env:');
+  if (Array.isArray(value)) return value.map(escapeEnv);
+  if (isMap(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, escapeEnv(v)]));
+  return value;
+}
+
+/**
+ * Removes, top-down, every map key whose absence gives the same normal form; descends into
+ * the maps (and maps inside lists) it has to keep.
+ */
+export function minimize(spec: Spec, normalOf: (spec: Spec) => Spec): Spec {
+  const normal = (s: Spec): string | undefined => {
+    try {
+      return canonicalJson(normalOf(s));
+    } catch {
+      return undefined;
+    }
+  };
+  const target = normal(spec);
+  let current = structuredClone(spec);
+  const visit = (path: (string | number)[]) => {
+    const node = at(current, path);
+    if (Array.isArray(node)) {
+      node.forEach((item, i) => isMap(item) && visit([...path, i]));
+      return;
+    }
+    if (!isMap(node)) return;
+    for (const key of Object.keys(node)) {
+      const candidate = structuredClone(current);
+      delete (at(candidate, path) as Spec)[key];
+      if (normal(candidate) === target) current = candidate;
+      else visit([...path, key]);
+    }
+  };
+  visit([]);
+  return current;
+}
+
+function at(root: unknown, path: (string | number)[]): unknown {
+  let node = root;
+  for (const segment of path) node = (node as Record<string | number, unknown>)[segment];
+  return node;
+}
