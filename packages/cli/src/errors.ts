@@ -9,6 +9,7 @@ export const CLI_ERROR_CODES = {
   manifest_problems: 'the manifests have problems (each printed as file:line:col: message)',
   api_failure: 'the API answered with an error or could not be reached',
   write_failed: 'an output file could not be written',
+  export_would_overwrite: 'export would replace files it did not write (use --overwrite or another --out)',
   plan_file: 'apply --plan: the saved plan cannot be read or is not a plan',
   plan_target: 'apply --plan: the saved plan was made against another API',
   apply_refused: 'apply refused before writing anything (stale manifests, prevent_destroy, delete threshold)',

@@ -1,6 +1,7 @@
 /** Every command of the `gatehouse` CLI (oclif's explicit command strategy). */
 import Apply from './apply.js';
 import Drift from './drift.js';
+import Export from './export.js';
 import Plan from './plan.js';
 import Serve from './serve.js';
 import Validate from './validate.js';
@@ -8,6 +9,7 @@ import Validate from './validate.js';
 export const COMMANDS = {
   apply: Apply,
   drift: Drift,
+  export: Export,
   plan: Plan,
   serve: Serve,
   validate: Validate,

@@ -1,0 +1,64 @@
+import { Command, Flags } from '@oclif/core';
+import { exportLive, LiveApiError, type ExportResult } from '@gatehouse/engine';
+import { connect } from '../connection/connect.js';
+import { connectionFlags } from '../connection/flags.js';
+import { CliError } from '../errors.js';
+import { writeExport } from '../export/write.js';
+
+/** `gatehouse export`: the live configuration as manifests, the way into gatehouse. */
+export default class Export extends Command {
+  static override summary = 'Write the live configuration as manifests, one file per kind.';
+  static override description = `Reads live state (list requests only) and writes manifests into --out: one file per kind,
+references by name, server defaults left out, the user's metadata without gatehouse's marker,
+and every secret the API returns replaced by a \${env:NAME} placeholder (the names are listed
+at the end; set them before planning). Without --all, only objects this stack owns; with --all,
+also the others, with "adopt: <id>" where taking them over needs it. Planning the exported
+manifests then shows no changes (with --all, only the adoptions). Files are written atomically;
+files that export did not write are never replaced unless --overwrite is given.`;
+  static override flags = {
+    out: Flags.string({ description: 'directory to write the manifests into', default: 'gatehouse-export' }),
+    all: Flags.boolean({ description: 'also export objects this stack does not own (to adopt them)', default: false }),
+    overwrite: Flags.boolean({ description: 'replace files in --out that export did not write', default: false }),
+    ...connectionFlags,
+  };
+  static override examples = [
+    '<%= config.bin %> export --out manifests/',
+    'GATEHOUSE_API_URL=https://api.example.com GATEHOUSE_API_KEY=... <%= config.bin %> export --all --out imported/',
+  ];
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(Export);
+    const result = await this.#export(flags);
+    const { written, removed } = await writeExport(flags.out, result.files, flags.overwrite).catch((error: unknown) => this.#fail(error));
+    const lines = [`Exported ${result.exported} object${result.exported === 1 ? '' : 's'} of stack "${flags.stack}" to ${flags.out}:`];
+    for (const [i, file] of result.files.entries()) lines.push(`  ${written[i]}  (${file.documents} ${file.kind} manifest${file.documents === 1 ? '' : 's'})`);
+    for (const path of removed) lines.push(`  removed ${path} (written by an earlier export; no such objects now)`);
+    if (result.notOwned > 0) lines.push(`${result.notOwned} object${result.notOwned === 1 ? '' : 's'} not owned by stack "${flags.stack}" left out; --all exports them for adoption.`);
+    for (const s of result.skipped) lines.push(`Skipped ${s.kind} ${s.id}: ${s.reason}.`);
+    if (result.secrets.length > 0) {
+      lines.push('', `Secrets were replaced by placeholders; set these variables before planning (${result.secrets.length}):`);
+      const width = Math.max(...result.secrets.map((s) => s.variable.length));
+      for (const s of result.secrets) lines.push(`  ${s.variable.padEnd(width)}  ${s.address}: ${s.path}`);
+    }
+    process.stdout.write(`${lines.join('\n')}\n`);
+  }
+
+  async #export(flags: Parameters<typeof connect>[0] & { all: boolean }): Promise<ExportResult> {
+    const connection = await connect(flags).catch((error: unknown) => this.#fail(error));
+    try {
+      return await exportLive({ api: connection.api, stack: connection.stack, all: flags.all });
+    } catch (error) {
+      return this.#fail(error);
+    } finally {
+      await connection.close();
+    }
+  }
+
+  #fail(error: unknown): never {
+    if (error instanceof LiveApiError) {
+      this.error(`the API failed: ${error.message}${error.retryable ? ' (retried; try again later)' : ''}`, { exit: 1 });
+    }
+    if (error instanceof CliError) this.error(error.message, { exit: 1 });
+    throw error;
+  }
+}
