@@ -1,0 +1,181 @@
+/**
+ * `gatehouse apply` (the built CLI) against a real `gatehouse serve` process, on a copy of
+ * examples/basic (every kind, backend type and route module): refuses without a terminal and
+ * without --yes; applies from empty; plan right after says no changes; an edit re-applies;
+ * deletes only with --prune; a stale saved plan is refused change by change and a plan whose
+ * manifests changed is refused whole; prevent_destroy and the delete threshold hold.
+ * The tests run in order on one server, each starting from the state the previous one left.
+ */
+import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { GatehouseClient, collect } from '@gatehouse/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EXAMPLE_SECRETS } from './plan-fixtures.js';
+import { REPO_ROOT, runCli, startServe, tempDir, type ServeProcess } from './helpers/cli.js';
+
+const KEY = 'apply-e2e-key-0123456789abcdef';
+let server: ServeProcess;
+let dir: ReturnType<typeof tempDir>;
+let repo: string;
+let client: GatehouseClient;
+
+beforeAll(async () => {
+  dir = tempDir();
+  repo = join(dir.path, 'manifests');
+  cpSync(join(REPO_ROOT, 'examples/basic'), repo, { recursive: true });
+  server = await startServe(['--port', '0', '--db', join(dir.path, 'server.db'), '--api-key', KEY]);
+  client = new GatehouseClient({ baseUrl: server.url, apiKey: KEY });
+});
+afterAll(async () => {
+  await client?.close();
+  await server?.stop();
+  dir?.cleanup();
+});
+
+const env = () => ({ ...EXAMPLE_SECRETS, GATEHOUSE_API_URL: server.url, GATEHOUSE_API_KEY: KEY });
+const apply = (...args: string[]) => runCli(['apply', repo, ...args], { env: env() });
+async function applyJson(...args: string[]) {
+  const result = await runCli(['apply', repo, '--yes', '--format', 'json', ...args], { env: env() });
+  return { result, json: result.stdout ? JSON.parse(result.stdout) : undefined };
+}
+async function planJson(...args: string[]) {
+  const result = await runCli(['plan', repo, '--format', 'json', ...args], { env: env() });
+  expect(result.stderr).toBe('');
+  return JSON.parse(result.stdout);
+}
+const edit = (file: string, from: string, to: string) => {
+  const path = join(repo, file);
+  const text = readFileSync(path, 'utf8');
+  expect(text).toContain(from);
+  writeFileSync(path, text.replace(from, to));
+};
+const policies = async () => collect(client.ipPolicies.list());
+
+describe('gatehouse apply', () => {
+  it('refuses without a terminal and without --yes, writing nothing', async () => {
+    const result = await apply();
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('pass --yes');
+    expect(await policies()).toEqual([]);
+  });
+
+  it('applies the examples from empty: every kind and module, one line per step', async () => {
+    const result = await apply('--yes');
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    const lines = result.stdout.split('\n').filter((l) => /^(done|failed|skipped)\s/.test(l));
+    expect(lines).toHaveLength(26);
+    expect(lines.every((l) => /^done\s+create\s+\S+\s+\S+_\S+\s+\d+ ms$/.test(l))).toBe(true);
+    expect(result.stdout).toContain('Apply complete: 26 done');
+    expect(await policies()).toHaveLength(3);
+  });
+
+  it('leaves nothing to change: plan says no changes for every kind and module', async () => {
+    const plan = await planJson('--detailed-exitcode');
+    expect(plan.changes, JSON.stringify(plan.changes, null, 2)).toEqual([]);
+    expect(plan.summary).toEqual({ create: 0, update: 0, delete: 0, replace: 0, unchanged: 26 });
+    expect(plan.unmanaged).toEqual([]);
+    const { result, json } = await applyJson();
+    expect(result.code).toBe(0);
+    expect(json).toMatchObject({ ok: true, steps: [], summary: { done: 0, failed: 0, skipped: 0 } });
+  });
+
+  it('applies an edit (update, create, module change) and plans no changes after', async () => {
+    edit('ip-policies.yaml', 'description: Office egress addresses', 'description: Office egress (v2)');
+    edit('ip-policies.yaml', '    - cidr: 203.0.113.0/24', '    - cidr: 203.0.114.0/24\n      action: deny\n    - cidr: 203.0.113.0/24');
+    edit('ip-restrictions.yaml', 'enforced: false', 'enforced: true');
+    edit('https-edges.yaml', 'X-Frame-Options: DENY', 'X-Frame-Options: SAMEORIGIN');
+    const { result, json } = await applyJson();
+    expect(result.code).toBe(0);
+    expect(json.steps.map((s: { address: string; action: string }) => `${s.action} ${s.address}`).sort()).toEqual([
+      'create IPPolicyRule/office/203.0.114.0/24',
+      'update HTTPSEdgeRoute/api//',
+      'update IPPolicy/office',
+      'update IPRestriction/api',
+    ]);
+    expect((await planJson()).changes).toEqual([]);
+  });
+
+  it('deletes only with --prune, and reports the deletes it did not do', async () => {
+    rmSync(join(repo, 'tcp-edges.yaml'));
+    const without = await applyJson();
+    expect(without.result.code).toBe(0);
+    expect(without.json.not_pruned).toEqual([expect.objectContaining({ address: 'TCPEdge/ssh' })]);
+    expect(await collect(client.tcpEdges.list())).toHaveLength(1);
+    const text = await apply('--yes');
+    expect(text.stdout).toContain('1 delete was not done (pass --prune to delete): TCPEdge/ssh');
+
+    const pruned = await applyJson('--prune');
+    expect(pruned.result.code).toBe(0);
+    expect(pruned.json.steps).toEqual([expect.objectContaining({ address: 'TCPEdge/ssh', action: 'delete', status: 'done' })]);
+    expect(await collect(client.tcpEdges.list())).toEqual([]);
+    expect((await planJson()).changes).toEqual([]);
+  });
+
+  it('refuses the stale change of a saved plan, naming it, and applies the rest', async () => {
+    edit('ip-restrictions.yaml', 'description: Dashboard only from the office and the VPN', 'description: Dashboard (reviewed)');
+    edit('ip-policies.yaml', 'description: Corporate VPN exit nodes', 'description: VPN exits (reviewed)');
+    const planFile = join(dir.path, 'plan.json');
+    const planned = await runCli(['plan', repo, '--out', planFile], { env: env() });
+    expect(planned.code).toBe(0);
+    expect(JSON.parse(readFileSync(planFile, 'utf8')).manifest_paths).toEqual([repo]);
+
+    const dashboard = (await collect(client.ipRestrictions.list())).find((r) => r.type === 'dashboard')!;
+    await client.ipRestrictions.update(dashboard.id, { enforced: false });
+    const result = await runCli(['apply', '--plan', planFile, '--yes', '--format', 'json'], { env: env() });
+    expect(result.code).toBe(1);
+    const json = JSON.parse(result.stdout);
+    expect(json.steps).toEqual(expect.arrayContaining([
+      expect.objectContaining({ address: 'IPRestriction/dashboard', status: 'failed', reason: { code: 'stale_object', message: expect.stringContaining('IPRestriction/dashboard is stale') } }),
+      expect.objectContaining({ address: 'IPPolicy/vpn', status: 'done' }),
+    ]));
+    const after = await client.ipRestrictions.get(dashboard.id);
+    expect(after).toMatchObject({ enforced: false, description: 'Dashboard only from the office and the VPN' });
+  });
+
+  it('refuses a saved plan whole when the manifests changed since it was made', async () => {
+    const planFile = join(dir.path, 'plan2.json');
+    expect((await runCli(['plan', repo, '--out', planFile], { env: env() })).code).toBe(0);
+    edit('ip-restrictions.yaml', 'description: Dashboard (reviewed)', 'description: Dashboard (edited after review)');
+    const result = await runCli(['apply', '--plan', planFile, '--yes'], { env: env() });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('[stale_manifests]');
+    expect(result.stderr).toContain('nothing was written');
+    const dashboard = (await collect(client.ipRestrictions.list())).find((r) => r.type === 'dashboard')!;
+    expect(dashboard.description).toBe('Dashboard only from the office and the VPN');
+    expect((await apply('--yes')).code).toBe(0);
+  });
+
+  it('honours prevent_destroy, also after the manifest is removed', async () => {
+    const keep = 'kind: IPPolicy\nname: keep\nlifecycle: {prevent_destroy: PD}\nspec:\n  rules: [{cidr: 10.9.0.0/16, action: allow}]\n';
+    writeFileSync(join(repo, 'keep.yaml'), keep.replace('PD', 'true'));
+    expect((await apply('--yes')).code).toBe(0);
+    rmSync(join(repo, 'keep.yaml'));
+    const refused = await apply('--yes', '--prune');
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('IPPolicy/keep was applied with lifecycle.prevent_destroy');
+    expect(refused.stderr).toContain('[prevent_destroy]');
+    expect((await policies()).length).toBe(4);
+    // Lifting it is an apply of prevent_destroy: false (it rewrites the marker); then it can go.
+    writeFileSync(join(repo, 'keep.yaml'), keep.replace('PD', 'false'));
+    expect((await apply('--yes')).code).toBe(0);
+    rmSync(join(repo, 'keep.yaml'));
+    expect((await apply('--yes', '--prune')).code).toBe(0);
+    expect((await policies()).length).toBe(3);
+  });
+
+  it('needs --force to delete more than 30% of the stack\'s objects', async () => {
+    rmSync(join(repo, 'https-edges.yaml'));
+    rmSync(join(repo, 'ip-restrictions.yaml'));
+    const refused = await apply('--yes', '--prune');
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('[delete_threshold]');
+    expect(refused.stderr).toContain('--force');
+    expect(await collect(client.httpsEdges.list())).toHaveLength(2);
+    const forced = await applyJson('--prune', '--force');
+    expect(forced.result.code).toBe(0);
+    expect(forced.json.summary.done).toBe(10);
+    expect(await collect(client.httpsEdges.list())).toEqual([]);
+    expect((await planJson()).changes).toEqual([]);
+  });
+});
