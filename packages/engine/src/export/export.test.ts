@@ -1,4 +1,5 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
@@ -132,6 +133,33 @@ describe('exportLive', () => {
     expect(docs(result, 'Backend').find((d) => d.name === 'sorry')!.spec.body).toBe('costs $${env:HOME} dollars');
     expect(plan.changes).toEqual([]);
   });
+});
+
+describe('every scenario of the golden plan tests', () => {
+  const root = fileURLToPath(new URL('../../test-fixtures/scenarios/', import.meta.url));
+  for (const name of readdirSync(root).sort()) {
+    test(`${name}: exported with all, planned against the same live state: nothing but adoptions`, async () => {
+      const live = JSON.parse(readFileSync(join(root, name, 'live.json'), 'utf8')) as Live;
+      const stack = existsSync(join(root, name, 'stack.txt')) ? readFileSync(join(root, name, 'stack.txt'), 'utf8').trim() : 'default';
+      const result = await exportLive({ api: new FakeLiveApi(live), stack, all: true });
+      const text = result.files.map((f) => f.text).join('\n');
+      expect(text).not.toContain('gatehouse:v1');
+      // Readable secrets get their live value back through the variables, found by the placeholder's object and path.
+      const env = Object.fromEntries(result.secrets.map((s) => [s.variable, 'write-only-or-unknown']));
+      for (const s of result.secrets) if (SECRET_BY_PATH[s.path]) env[s.variable] = SECRET_BY_PATH[s.path]!;
+      if (Object.keys(live).length === 0) {
+        expect(result.files).toEqual([]);
+        return;
+      }
+      const dir = written(result);
+      const plan = await computePlan({ paths: [dir], env, api: new FakeLiveApi(live), stack });
+      for (const change of plan.changes) {
+        expect(change.action, change.address).toBe('update');
+        expect(change.fields, change.address).toEqual([]);
+        expect(change.reason).toMatch(/adopted|taken over/);
+      }
+    });
+  }
 });
 
 describe('names', () => {

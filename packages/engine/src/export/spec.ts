@@ -3,7 +3,8 @@
  *
  * - references: a live id becomes the name of the exported object it belongs to, or `{id}`
  *   (`id:<id>` for a weighted backend's key) when that object is not exported;
- * - secrets: a non-empty value at a sensitive path becomes `${env:VARIABLE}`;
+ * - secrets: a non-empty value at a sensitive path (a write-only one included) becomes
+ *   `${env:VARIABLE}`, and stays even where the normal form cannot tell it is there;
  * - server defaults: every map key whose removal leaves the normal form unchanged is left out
  *   (the descriptor's `fromManifest` fills it back in), so a value the server merely echoes,
  *   such as a circuit breaker's zeros, is never written;
@@ -36,7 +37,8 @@ export function toManifestSpec(descriptor: KindDescriptor, normal: Spec, ctx: Sp
     spec = rewrite(spec, ref.pattern.slice(0, -1), (list) => (Array.isArray(list) ? [...list].sort((a, b) => rank(a).localeCompare(rank(b))) : list));
   }
   for (const pattern of descriptor.sensitive) {
-    spec = rewrite(spec, pattern, (value, path) => (typeof value === 'string' && value !== '' ? `\${env:${ctx.secret(path)}}` : value), { values: true });
+    // A write-only secret reads back as an opaque value (WriteOnly): a placeholder all the same.
+    spec = rewrite(spec, pattern, (value, path) => (value !== null && value !== undefined && value !== '' ? `\${env:${ctx.secret(path)}}` : value), { values: true });
   }
   return minimize(spec as Spec, (s) => descriptor.fromManifest(s, name));
 }
@@ -71,6 +73,7 @@ export function minimize(spec: Spec, normalOf: (spec: Spec) => Spec): Spec {
     }
     if (!isMap(node)) return;
     for (const key of Object.keys(node)) {
+      if (isPlaceholder(node[key])) continue;
       const candidate = structuredClone(current);
       delete (at(candidate, path) as Spec)[key];
       if (normal(candidate) === target) current = candidate;
@@ -80,6 +83,9 @@ export function minimize(spec: Spec, normalOf: (spec: Spec) => Spec): Spec {
   visit([]);
   return current;
 }
+
+/** A secret's placeholder stays even where the normal form cannot see it (write-only fields). */
+const isPlaceholder = (value: unknown) => typeof value === 'string' && value.startsWith('${env:');
 
 function at(root: unknown, path: (string | number)[]): unknown {
   let node = root;
