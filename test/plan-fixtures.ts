@@ -7,7 +7,7 @@
  *
  * Translation rules (issue 3, the manifest format): fields keep the API's names; references
  * (`ip_policies`, `backend.backend`, failover `backends`, weighted keys, mutual TLS
- * `certificate_authorities`) become the ids the request bodies take; `${env:NAME}` is
+ * `certificate_authorities`, subscription `destinations`) become the ids the request bodies take; `${env:NAME}` is
  * substituted; rules and routes are created under their parent.
  */
 import { readFileSync, readdirSync } from 'node:fs';
@@ -21,6 +21,7 @@ export const EXAMPLE_SECRETS = {
   OIDC_CLIENT_SECRET: 'oidc-example-secret-9f3a',
   GITHUB_WEBHOOK_SECRET: 'webhook-example-secret-71c2',
   GITHUB_OAUTH_CLIENT_SECRET: 'oauth-example-secret-c0de',
+  AUDIT_STREAM_SECRET_KEY: 'aws-example-secret-key-5e7b',
 };
 
 export interface Manifest {
@@ -147,12 +148,18 @@ export async function writeLive(
     ids.set(`BotUser/${doc.name}`, created.id);
   }
 
+  for (const doc of docs.filter((d) => d.kind === 'CertificateAuthority')) {
+    const { description, metadata, ca_pem } = doc.spec;
+    const created = await client.certificateAuthorities.create({ ca_pem, ...common({ description, metadata }, doc.name) });
+    ids.set(`CertificateAuthority/${doc.name}`, created.id);
+  }
+
   for (const doc of docs.filter((d) => d.kind === 'HTTPSEdge')) {
     const { routes = [], mutual_tls, description, metadata, ...spec } = doc.spec;
     const body: Record<string, any> = { ...spec, ...common({ description, metadata }, doc.name) };
     if (mutual_tls) {
       const { certificate_authorities, ...rest } = mutual_tls;
-      body.mutual_tls = { ...rest, certificate_authority_ids: certificate_authorities.map((c: { id: string }) => c.id) };
+      body.mutual_tls = { ...rest, certificate_authority_ids: order(certificate_authorities).map((c: string | { id: string }) => ref('CertificateAuthority', c)) };
     }
     const edge = await client.httpsEdges.create(body);
     ids.set(`HTTPSEdge/${doc.name}`, edge.id);
@@ -169,6 +176,22 @@ export async function writeLive(
     const { description, metadata, ...spec } = doc.spec;
     const edge = await client.tcpEdges.create({ ...endpointModules(spec), ...common({ description, metadata }, doc.name) });
     ids.set(`TCPEdge/${doc.name}`, edge.id);
+  }
+
+  for (const doc of docs.filter((d) => d.kind === 'EventDestination')) {
+    const { description, metadata, ...spec } = doc.spec;
+    const created = await client.eventDestinations.create({ ...spec, ...common({ description, metadata }, doc.name) } as never);
+    ids.set(`EventDestination/${doc.name}`, created.id);
+  }
+
+  for (const doc of docs.filter((d) => d.kind === 'EventSubscription')) {
+    const { description, metadata, sources, destinations } = doc.spec;
+    const created = await client.eventSubscriptions.create({
+      ...common({ description, metadata }, doc.name),
+      sources: order(sources as Record<string, any>[]).map((s) => (s.fields ? { ...s, fields: order(s.fields) } : s)),
+      destination_ids: order(destinations).map((d: string | { id: string }) => ref('EventDestination', d)),
+    } as never);
+    ids.set(`EventSubscription/${doc.name}`, created.id);
   }
   return { ids, requests: client.requests.total - before };
 }

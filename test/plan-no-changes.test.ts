@@ -43,7 +43,9 @@ async function planJson(extraEnv: Record<string, string> = {}) {
 
 describe('live objects that match the manifests plan as no changes', () => {
   it('the examples cover every kind, backend type and route module', () => {
-    expect(new Set(manifests.map((m) => m.kind))).toEqual(new Set(['IPPolicy', 'IPRestriction', 'BotUser', 'Backend', 'HTTPSEdge', 'TCPEdge']));
+    expect(new Set(manifests.map((m) => m.kind))).toEqual(
+      new Set(['IPPolicy', 'IPRestriction', 'BotUser', 'Backend', 'HTTPSEdge', 'TCPEdge', 'CertificateAuthority', 'EventDestination', 'EventSubscription']),
+    );
     expect(new Set(manifests.filter((m) => m.kind === 'Backend').map((m) => m.spec.type))).toEqual(
       new Set(['tunnel_group', 'http_response', 'failover', 'weighted']),
     );
