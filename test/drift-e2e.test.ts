@@ -1,6 +1,6 @@
 /**
- * `gatehouse drift` (the built CLI) against a real `gatehouse serve` process, after the state
- * an apply leaves (drift-seed.ts): in sync exits 0; a change outside gatehouse, a deletion
+ * `gatehouse drift` (the built CLI) against a real `gatehouse serve` process, after
+ * `gatehouse apply` of examples/basic: in sync exits 0; a change outside gatehouse, a deletion
  * outside gatehouse and an edit of the manifests exit 2 and are named with their kind of
  * drift; an unmanaged object alone is information and exits 0; errors exit 1.
  */
@@ -8,8 +8,7 @@ import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { GatehouseClient } from '@gatehouse/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { seedApplied } from './drift-seed.js';
-import { EXAMPLE_SECRETS, type WriteResult } from './plan-fixtures.js';
+import { EXAMPLE_SECRETS } from './plan-fixtures.js';
 import { REPO_ROOT, runCli, startServe, tempDir, type ServeProcess } from './helpers/cli.js';
 
 const KEY = 'drift-e2e-key-0123456789abcdef';
@@ -17,13 +16,17 @@ const EXAMPLES = join(REPO_ROOT, 'examples/basic');
 let server: ServeProcess;
 let dir: ReturnType<typeof tempDir>;
 let client: GatehouseClient;
-let written: WriteResult;
+/** Live ids of the objects the tests change. */
+const ids = new Map<string, string>();
 
 beforeAll(async () => {
   dir = tempDir();
   server = await startServe(['--port', '0', '--db', join(dir.path, 'server.db'), '--api-key', KEY]);
   client = new GatehouseClient({ baseUrl: server.url, apiKey: KEY });
-  written = await seedApplied(client, server.url, EXAMPLES, EXAMPLE_SECRETS);
+  const applied = await runCli(['apply', EXAMPLES, '--yes'], { env: env() });
+  if (applied.code !== 0) throw new Error(`apply failed:\n${applied.stdout}\n${applied.stderr}`);
+  for await (const r of client.ipRestrictions.list()) if (r.type === 'dashboard') ids.set('IPRestriction/dashboard', r.id);
+  for await (const e of client.httpsEdges.list()) if (e.hostports.includes('api.example.com:443')) ids.set('HTTPSEdge/api', e.id);
 });
 afterAll(async () => {
   await client?.close();
@@ -50,7 +53,7 @@ describe('gatehouse drift', () => {
   });
 
   it('names a field changed outside gatehouse, exit 2; restoring it ends the drift', async () => {
-    const id = written.ids.get('IPRestriction/dashboard')!;
+    const id = ids.get('IPRestriction/dashboard')!;
     await client.ipRestrictions.update(id, { enforced: false });
     const { result, json } = await driftJson();
     expect(result.code).toBe(2);
@@ -100,7 +103,7 @@ describe('gatehouse drift', () => {
   });
 
   it('names a route deleted outside gatehouse, exit 2', async () => {
-    const edgeId = written.ids.get('HTTPSEdge/api')!;
+    const edgeId = ids.get('HTTPSEdge/api')!;
     const edge = await client.httpsEdges.get(edgeId);
     const route = edge.routes.find((r) => r.match === '/ws')!;
     await client.httpsEdgeRoutes(edgeId).delete(route.id);
