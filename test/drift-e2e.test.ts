@@ -114,6 +114,23 @@ describe('gatehouse drift', () => {
     expect(text.stdout).toMatch(/Deleted outside gatehouse:\n\s+HTTPSEdgeRoute api .*\/ws/);
   });
 
+  it('names top-level objects deleted outside: with evidence (a referenced policy) and without (an edge nothing references)', async () => {
+    let vpn: string | undefined;
+    for await (const p of client.ipPolicies.list()) if (p.description === 'Corporate VPN exit nodes') vpn = p.id;
+    let ssh: string | undefined;
+    for await (const e of client.tcpEdges.list()) ssh = e.id;
+    await client.ipPolicies.delete(vpn!);
+    await client.tcpEdges.delete(ssh!);
+    const { result, json } = await driftJson();
+    expect(result.code).toBe(2);
+    const byAddress = Object.fromEntries(json.objects.map((o: { address: string }) => [o.address, o]));
+    // The IP restrictions were applied exactly as declared now, and they reference the policy.
+    expect(byAddress['IPPolicy/vpn']).toMatchObject({ id: null, drift: 'deleted_outside', action: 'create' });
+    expect(byAddress['TCPEdge/ssh']).toMatchObject({ id: null, drift: 'missing', message: 'missing: not applied yet or deleted outside gatehouse' });
+    expect(json.summary.deleted_outside).toBeGreaterThanOrEqual(2);
+    expect(json.summary.missing).toBeGreaterThanOrEqual(1);
+  });
+
   it('exits 1 on invalid manifests and on an unreachable API, printing no secret', async () => {
     const bad = await runCli(['drift', join(REPO_ROOT, 'examples/broken')], { env: env() });
     expect(bad.code).toBe(1);
