@@ -3,9 +3,11 @@
  * the broken copy reports every marked mistake (`# expect: <code>`) at its own line, all in
  * one run; a missing secret variable is named at the line that uses it.
  */
-import { readFileSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
+import { readManifests } from './plan-fixtures.js';
 import { REPO_ROOT, runCli } from './helpers/cli.js';
 import { EXAMPLE_SECRETS } from './plan-fixtures.js';
 
@@ -65,5 +67,28 @@ describe('gatehouse validate', () => {
     const result = await runCli(['validate', 'examples/does-not-exist']);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('examples/does-not-exist');
+  });
+
+  it('every example file points editors at a published manifest schema', () => {
+    for (const dir of ['examples/basic', 'examples/broken']) {
+      for (const name of readdirSync(join(REPO_ROOT, dir)).filter((f) => f.endsWith('.yaml'))) {
+        const file = join(REPO_ROOT, dir, name);
+        const modeline = /^# yaml-language-server: \$schema=(\S+)$/.exec(readFileSync(file, 'utf8').split('\n')[0]!);
+        expect(modeline, file).not.toBeNull();
+        const schema = resolve(dirname(file), modeline![1]!);
+        expect(existsSync(schema), schema).toBe(true);
+        expect(JSON.parse(readFileSync(schema, 'utf8')).oneOf?.length, schema).toBeGreaterThanOrEqual(6);
+      }
+    }
+  });
+
+  it('the published schema accepts every example document, as an editor would', () => {
+    const schema = JSON.parse(readFileSync(join(REPO_ROOT, 'schemas/json/manifests/AnyManifest.schema.json'), 'utf8'));
+    const check = new Ajv({ strict: false, discriminator: true, allErrors: true }).compile(schema);
+    const documents = readManifests(join(REPO_ROOT, 'examples/basic'));
+    expect(documents.length).toBeGreaterThanOrEqual(19);
+    for (const doc of documents) expect(check(doc), `${doc.kind}/${doc.name}: ${JSON.stringify(check.errors)}`).toBe(true);
+    const broken = readManifests(join(REPO_ROOT, 'examples/broken')).find((d) => d.kind === 'IPPolicy' && d.name === 'vpn')!;
+    expect(check(broken)).toBe(false);
   });
 });
