@@ -23,7 +23,7 @@ import type { Change, FieldChange } from '../plan-model.js';
 import type { LiveApi, Target } from '../ports.js';
 import type { Matching } from '../steps/match.js';
 import { desiredHash, plan } from '../steps/plan.js';
-import { childrenHash, declaredChildKeys, liveHash, referenceTokens } from './evidence.js';
+import { childrenHash, liveHash, referenceTokens } from './evidence.js';
 import { DRIFT_FORMAT_VERSION, DRIFT_KINDS, type DriftField, type DriftKind, type DriftReport, type DriftedObject } from './model.js';
 
 export interface DriftInput {
@@ -84,12 +84,15 @@ export function classifyDrift(input: DriftInput): DriftReport {
 /** Addresses of desired objects that evidence shows were applied (step 3). */
 function appliedEvidence(input: DriftInput, tokens: Map<string, string>): Set<string> {
   const applied = new Set<string>();
+  const children = new Map<string, DesiredObject[]>();
+  for (const d of input.desired) if (d.parent !== undefined) children.set(d.parent, [...(children.get(d.parent) ?? []), d]);
   for (const { desired: d, live: o } of input.matching.pairs) {
     const marker = o.marker?.stack === input.stack ? o.marker : undefined;
     if (!marker) continue;
     if (marker.hash !== '' && marker.hash === desiredHash(d, tokens)) for (const ref of d.references) applied.add(ref);
-    if (marker.children !== undefined && marker.children === childrenHash(declaredChildKeys(d.address, input.desired))) {
-      for (const child of input.desired) if (child.parent === d.address) applied.add(child.address);
+    const declared = children.get(d.address) ?? [];
+    if (marker.children !== undefined && marker.children === childrenHash(declared.map((c) => c.descriptor.naturalKey!(c.normal)))) {
+      for (const child of declared) applied.add(child.address);
     }
   }
   return applied;

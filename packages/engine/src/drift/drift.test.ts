@@ -166,6 +166,28 @@ describe('detectDrift', () => {
     expect(object.source).toMatchObject({ file: expect.stringContaining('access.yaml'), line: expect.any(Number), col: expect.any(Number) });
   });
 
+  test('Markdown stays under its length limit and says how many rows it cut', async () => {
+    const live = await appliedLive();
+    findRaw(live, 'ipx_1').enforced = false;
+    findRaw(live, 'bot_1').active = false;
+    findRaw(live, 'bkdhr_1').body = 'x'.repeat(2000);
+    const report = await drift(live);
+    expect(report.objects).toHaveLength(3);
+    const md = renderDriftMarkdown(report, { maxLength: 2000 });
+    expect(md.length).toBeLessThanOrEqual(2000);
+    expect(md).toMatch(/_[12] more drifted objects not shown/);
+    expect(renderDriftMarkdown(report)).not.toContain('not shown');
+  });
+
+  test('a parent\'s children evidence is left out rather than exceed the metadata limit', () => {
+    const marker = { stack: 'default', name: 'api', hash: '0123456789abcdef', children: 'fedcba9876543210' };
+    expect(parseMarker(composeMetadata('small', marker)).marker).toEqual(marker);
+    const user = 'u'.repeat(4096 - composeMetadata(undefined, { ...marker, children: undefined as never }).length - 1 - 5);
+    const full = composeMetadata(user, marker);
+    expect(Buffer.byteLength(full)).toBeLessThanOrEqual(4096);
+    expect(parseMarker(full)).toEqual({ user, marker: { stack: 'default', name: 'api', hash: '0123456789abcdef' } });
+  });
+
   test('Markdown has a summary table and a row per drifted object', async () => {
     const live = await appliedLive();
     findRaw(live, 'ipx_1').enforced = false;

@@ -5,6 +5,7 @@
  */
 import { formatLocation } from '../source.js';
 import { plainStyle, type Style } from '../render/style.js';
+import { MARKDOWN_MAX_LENGTH } from '../render/markdown.js';
 import { describeTarget, formatValue } from '../render/values.js';
 import type { DriftKind, DriftReport, DriftedObject, DriftField } from './model.js';
 import { DRIFT_KINDS } from './model.js';
@@ -69,23 +70,39 @@ export function renderDriftJson(report: DriftReport): string {
 
 const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
-export function renderDriftMarkdown(report: DriftReport): string {
+/**
+ * Markdown for an issue or a chat message: a summary table, then a row per drifted object while
+ * the text stays under `maxLength` (65,000 by default, under GitHub's limit), with a note of
+ * how many rows were cut; the JSON form always has them all.
+ */
+export function renderDriftMarkdown(report: DriftReport, options: { maxLength?: number } = {}): string {
+  const maxLength = options.maxLength ?? MARKDOWN_MAX_LENGTH;
   const lines = [`### gatehouse drift: ${report.drifted ? 'drift found' : 'no drift'}`, '', `Target \`${describeTarget(report)}\`, stack \`${report.stack}\`, checked ${report.checked_at}.`, ''];
   lines.push('| Drift | Objects |', '| --- | ---: |');
   for (const kind of [...DRIFT_KINDS, 'unmanaged' as const]) lines.push(`| ${DRIFT_TITLES[kind]} | ${report.summary[kind]} |`);
   lines.push(`| in sync | ${report.summary.in_sync} |`, '');
   if (report.objects.length > 0) {
     lines.push('| Object | Id | Drift | Fields |', '| --- | --- | --- | --- |');
+    const reserve = 400; // the cut note and the unmanaged summary line
+    let length = lines.join('\n').length;
+    let shown = 0;
     for (const o of report.objects) {
       const fields = o.fields.map((f) => `\`${cell(fieldLine(f))}\``).join('<br>') || cell(o.message);
-      lines.push(`| \`${cell(`${o.kind} ${o.name}`)}\` | ${o.id ? `\`${o.id}\`` : '—'} | ${DRIFT_TITLES[o.drift]} | ${fields} |`);
+      const row = `| \`${cell(`${o.kind} ${o.name}`)}\` | ${o.id ? `\`${o.id}\`` : '—'} | ${DRIFT_TITLES[o.drift]} | ${fields} |`;
+      if (length + row.length + 1 > maxLength - reserve) break;
+      lines.push(row);
+      length += row.length + 1;
+      shown += 1;
     }
+    if (shown < report.objects.length) lines.push('', `_${report.objects.length - shown} more drifted objects not shown to stay under ${maxLength} characters; run \`gatehouse drift --format json\` for all._`);
     lines.push('');
   }
-  if (report.unmanaged.length > 0) {
+  if (report.unmanaged.length > 0 && lines.join('\n').length + report.unmanaged.length * 40 < maxLength) {
     lines.push(`<details><summary>${report.unmanaged.length} unmanaged object${report.unmanaged.length === 1 ? '' : 's'} (information)</summary>`, '');
     for (const u of report.unmanaged) lines.push(`- \`${u.kind} ${u.id}\`${u.label ? ` ${cell(u.label)}` : ''}`);
     lines.push('', '</details>', '');
+  } else if (report.unmanaged.length > 0) {
+    lines.push(`${report.unmanaged.length} unmanaged objects (information; listed in the JSON form).`, '');
   }
   return `${lines.join('\n')}\n`;
 }

@@ -126,6 +126,14 @@ describe('exportLive', () => {
     expect(result.secrets).toContainEqual({ variable: 'API_HOOKS_GITHUB_WEBHOOK_VERIFICATION_SECRET', address: 'HTTPSEdgeRoute/api//hooks/github', path: 'webhook_verification.secret' });
   });
 
+  test('a bot user whose name cannot be a manifest name is skipped, with the reason', async () => {
+    const live = await appliedLive();
+    findRaw(live, 'bot_1').name = 'deploy bot';
+    const result = await exportLive({ api: new FakeLiveApi(live), stack: 'default', all: true });
+    expect(result.skipped).toEqual([{ kind: 'BotUser', id: 'bot_1', reason: expect.stringContaining('"deploy bot" cannot be a manifest name') }]);
+    expect(result.files.map((f) => f.kind)).not.toContain('BotUser');
+  });
+
   test('a literal ${env:...} in a live value is escaped so it reads back as written', async () => {
     const live = await appliedLive();
     findRaw(live, 'bkdhr_1').body = 'costs ${env:HOME} dollars';

@@ -75,19 +75,24 @@ export async function exportLive(options: ExportOptions): Promise<ExportResult> 
     return variable;
   };
 
+  const childrenByParent = new Map<string, LiveObject[]>();
+  for (const c of live) if (c.parentId !== undefined) childrenByParent.set(c.parentId, [...(childrenByParent.get(c.parentId) ?? []), c]);
+
   const documents: ManifestDocument[] = [];
   let exported = 0;
   for (const { live: o, normal } of withNormal) {
     const name = names.get(o)!;
-    if (!VALID_NAME.test(name)) {
-      skipped.push({ kind: o.descriptor.kind, id: o.id, reason: `"${name}" cannot be a manifest name (1-200 characters, no spaces or slashes)` });
+    // Where the manifest name is the object's own name (a bot user's), it must be that name.
+    const own = normal.name === undefined ? name : String(normal.name);
+    if (own !== name || !VALID_NAME.test(name)) {
+      skipped.push({ kind: o.descriptor.kind, id: o.id, reason: `"${own}" cannot be a manifest name (1-200 characters, no spaces or slashes)` });
       continue;
     }
     const address = `${o.descriptor.kind}/${name}`;
     const spec = toManifestSpec(o.descriptor, normal, { names: refNames, secret: secretFor(address, name) }, name);
     for (const child of childrenOf(o.descriptor.kind)) {
-      const items = live
-        .filter((c) => c.descriptor === child && c.parentId === o.id)
+      const items = (childrenByParent.get(o.id) ?? [])
+        .filter((c) => c.descriptor === child)
         .map((c) => ({ c, normal: liveNormal(c) }))
         .map((x) => ({ ...x, key: child.naturalKey!(x.normal) }))
         .sort((a, b) => a.key.localeCompare(b.key));
