@@ -161,6 +161,28 @@ describe('certificate authorities, mutual TLS, destinations and subscriptions en
     expect(result.code, result.stdout + result.stderr).toBe(0);
   });
 
+  it('drift: in sync, then names a destination changed outside gatehouse; apply restores it', async () => {
+    expect((await cli(['drift', repo])).code).toBe(0);
+    const { event_destinations: [destination] } = await api<{ event_destinations: Listed[] }>('/event_destinations');
+    const patched = await fetch(new URL(`/event_destinations/${destination!.id}`, server.url), {
+      method: 'PATCH',
+      headers: apiHeaders(KEY, true),
+      body: JSON.stringify({ description: 'changed by hand' }),
+    });
+    expect(patched.status).toBe(200);
+
+    const drift = await cli(['drift', repo, '--format', 'json']);
+    expect(drift.code, drift.stderr).toBe(2);
+    const report = JSON.parse(drift.stdout) as { objects: { address: string; drift: string; fields: { path: string }[] }[] };
+    expect(report.objects, drift.stdout).toEqual([
+      expect.objectContaining({ address: 'EventDestination/audit-stream', drift: 'changed_outside', fields: [expect.objectContaining({ path: 'description' })] }),
+    ]);
+
+    // Applying writes the whole target again, the write-only key with it.
+    expect((await cli(['apply', repo, '--yes'])).code).toBe(0);
+    expect((await cli(['drift', repo])).code).toBe(0);
+  });
+
   it('exports, and the exported manifests plan as no changes', async () => {
     const out = join(dir.path, 'export');
     const exported = await cli(['export', '--out', out]);

@@ -5,7 +5,7 @@
 import { describe, expect, test } from 'vitest';
 import { SENSITIVE } from '../plan-model.js';
 import { canonicalJson } from '../steps/walk.js';
-import { mask } from '../steps/diff.js';
+import { fieldChanges, mask } from '../steps/diff.js';
 import { descriptor } from './index.js';
 
 const d = descriptor('EventDestination');
@@ -40,6 +40,13 @@ describe('EventDestination', () => {
     expect(String((desired.target as { kinesis: { auth: { creds: Record<string, unknown> } } }).kinesis.auth.creds.aws_secret_access_key)).not.toContain(SECRET);
     const [, masked] = mask(d.sensitive, null, desired);
     expect(masked).toMatchObject({ target: { kinesis: { auth: { creds: { aws_secret_access_key: SENSITIVE } } } } });
+  });
+
+  test('beside a real change, the secret is shown as unchanged (sensitive), not as changed', () => {
+    const before = d.fromLive(live, undefined);
+    const after = d.fromManifest({ ...manifest, description: 'audit' }, 'audit-stream');
+    const [b, a] = mask(d.sensitive, before, after);
+    expect(fieldChanges(b!, a!, d.sensitive).fields).toEqual([{ path: 'description', before: 'audit stream', after: 'audit', sensitive: false }]);
   });
 
   test('create sends the secret; every update sends the whole target with it', () => {

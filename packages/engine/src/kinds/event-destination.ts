@@ -3,8 +3,8 @@
  * firehose, kinesis or cloudwatch_logs, authenticated by an IAM role or a static access key.
  *
  * The secret access key rule: `aws_secret_access_key` is write-only (the server returns null),
- * so it is a `WriteOnly` in the normal form (see write-only.ts): never compared, never drift,
- * masked everywhere. It is written on create and on every update of the destination (each
+ * so its normal form is `WRITE_ONLY` on both sides with the manifest's value kept aside (see
+ * write-only.ts): never compared, never drift, masked everywhere, exported as a placeholder. It is written on create and on every update of the destination (each
  * PATCH sends the whole target with the manifest's key), which is also how a rotated key
  * reaches the server: a rotation alone is invisible to plan, so rotate it together with a
  * visible change (the description, say) or re-create the destination.
@@ -12,7 +12,7 @@
 import type { ApiObject } from '../ports.js';
 import { commonBody, commonFields, requireId } from './shared.js';
 import type { KindDescriptor, Spec } from './types.js';
-import { reveal, writeOnly } from './write-only.js';
+import { keepSecret, secretOf } from './write-only.js';
 
 /** The field holding each target type's ARN. */
 const ARN_FIELDS: Readonly<Record<string, string>> = {
@@ -23,7 +23,7 @@ const ARN_FIELDS: Readonly<Record<string, string>> = {
 
 const SECRET = 'aws_secret_access_key';
 
-/** Manifest or live `target` -> normal form; the secret becomes a WriteOnly on both sides. */
+/** Manifest or live `target` -> normal form; the secret field is WRITE_ONLY on both sides. */
 function targetNormal(target: unknown): Spec {
   const out: Spec = {};
   for (const [type, value] of Object.entries((target ?? {}) as Record<string, Spec>)) {
@@ -33,7 +33,7 @@ function targetNormal(target: unknown): Spec {
       [arn]: value[arn],
       auth: auth.role
         ? { role: { role_arn: auth.role.role_arn } }
-        : { creds: { aws_access_key_id: auth.creds?.aws_access_key_id, [SECRET]: writeOnly(auth.creds?.[SECRET]) } },
+        : { creds: keepSecret({ aws_access_key_id: auth.creds?.aws_access_key_id }, SECRET, auth.creds?.[SECRET]) },
     };
   }
   return out;
@@ -49,7 +49,7 @@ function targetBody(target: Spec): ApiObject {
       [arn]: value[arn],
       auth: auth.role
         ? { role: { role_arn: auth.role.role_arn } }
-        : { creds: { aws_access_key_id: auth.creds!.aws_access_key_id, [SECRET]: reveal(auth.creds![SECRET], `${type}.auth.creds.${SECRET}`) } },
+        : { creds: { aws_access_key_id: auth.creds!.aws_access_key_id, [SECRET]: secretOf(auth.creds!, SECRET, `${type}.auth.creds.${SECRET}`) } },
     };
   }
   return body;

@@ -4,49 +4,43 @@
  * cannot read, so such a field is never a difference, never drift, and is written whenever the
  * object is written (the descriptor's rule).
  *
- * In a normal form the field holds a `WriteOnly` value on both sides: the manifest's secret
- * (desired) or `WriteOnly.UNKNOWN` (live). A WriteOnly has no enumerable properties and its
- * JSON form is absent (`toJSON` returns undefined), so the generic steps see equal content:
- * `canonicalJson` leaves it out (no changed field, no drift, no hash change) and a JSON patch
- * finds nothing to change. It is still a present, non-null value, so masking shows it as
- * `(sensitive)` and export puts an `${env:...}` placeholder where it stands. Only a
- * descriptor's calls read the secret, with `reveal`.
+ * In every normal form, desired and live alike, the field holds the one `WRITE_ONLY` value.
+ * Its JSON form is absent (`toJSON` returns undefined) and it is the same object on both
+ * sides, so every generic step sees equal content: `canonicalJson` leaves it out (no changed
+ * field, no drift, no hash change), masking shows `(sensitive)` on both sides (never "changed"),
+ * and export, which finds a present secret field, writes an `${env:...}` placeholder there.
+ *
+ * The manifest's secret itself is kept beside the normal form, in a WeakMap keyed by the
+ * object holding the field (`keepSecret`), where no serialization, log or plan can reach it;
+ * only a descriptor's calls read it back (`secretOf`). A copy of that object has no secret,
+ * and building a request from it fails loudly rather than sending none.
  */
-export class WriteOnly {
-  /** The live side: the server does not say. */
-  static readonly UNKNOWN = new WriteOnly(undefined);
-  readonly #secret: string | undefined;
-
-  private constructor(secret: string | undefined) {
-    this.#secret = secret;
-    Object.freeze(this);
-  }
-
-  static of(secret: string): WriteOnly {
-    return new WriteOnly(secret);
-  }
-
+class WriteOnlyField {
   /** Absent from every JSON form: plans, saved plans, hashes and logs never carry it. */
   toJSON(): undefined {
     return undefined;
   }
 
-  /** What `String(x)` or a template would print: never the secret. */
   toString(): string {
     return '(write-only)';
   }
-
-  /** The secret to send; throws for the live side, which never knows it. */
-  reveal(what: string): string {
-    if (this.#secret === undefined) throw new Error(`${what} is write-only and unknown here; it comes from the manifest`);
-    return this.#secret;
-  }
 }
 
-/** A manifest's secret as a WriteOnly; a live value (always null) as UNKNOWN. */
-export const writeOnly = (value: unknown): WriteOnly =>
-  value instanceof WriteOnly ? value : typeof value === 'string' ? WriteOnly.of(value) : WriteOnly.UNKNOWN;
+/** The value of a write-only field in a normal form. */
+export const WRITE_ONLY: object = Object.freeze(new WriteOnlyField());
 
-/** The secret of a normal-form field for a request body. */
-export const reveal = (value: unknown, what: string): string =>
-  value instanceof WriteOnly ? value.reveal(what) : typeof value === 'string' ? value : writeOnly(value).reveal(what);
+const secrets = new WeakMap<object, Record<string, string>>();
+
+/** `holder[field] = WRITE_ONLY`, with `value` (when a string) kept for the calls. */
+export function keepSecret<T extends Record<string, unknown>>(holder: T, field: string, value: unknown): T {
+  (holder as Record<string, unknown>)[field] = WRITE_ONLY;
+  if (typeof value === 'string') secrets.set(holder, { ...secrets.get(holder), [field]: value });
+  return holder;
+}
+
+/** The secret kept for `holder[field]`, for a request body; throws when there is none. */
+export function secretOf(holder: object, field: string, what: string): string {
+  const value = secrets.get(holder)?.[field];
+  if (value === undefined) throw new Error(`${what} is write-only: the server never returns it, so it must come from the manifest`);
+  return value;
+}
