@@ -1,0 +1,139 @@
+#!/usr/bin/env node
+/**
+ * Bench: `gatehouse apply` of 1,000 objects from empty, next to creating the same objects with
+ * the client directly at the same concurrency, in the same run.
+ *
+ * Objects: 250 IP policies with one rule each (500), 250 tunnel-group backends, 150 TCP edges
+ * whose backend module references one of them, 100 bot users. The direct run is what a
+ * careful hand-written script would do: a pool of CONCURRENCY workers, each policy then its
+ * rule, backends before the edges that need their ids, every object marked like apply marks
+ * it. Apply is `applyPlan` over the client (reads the manifests, lists live state, plans,
+ * then runs the steps with the same parallelism), so its time includes planning.
+ * Each round uses two fresh `gatehouse serve` processes (one per side, fresh database files);
+ * ROUNDS rounds (default 3), alternating which side goes first; medians are reported.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { GatehouseClient } from '@gatehouse/client';
+import { applyPlan, composeMetadata } from '@gatehouse/engine';
+import { ClientLiveApi } from '../dist/live-api.js';
+
+const CLI = fileURLToPath(new URL('../bin/run.js', import.meta.url));
+const KEY = 'apply-bench-key-0123456789abcdef';
+const STACK = 'bench';
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 10);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const SIZES = { policies: 250, backends: 250, tcpEdges: 150, bots: 100 };
+const OBJECTS = SIZES.policies * 2 + SIZES.backends + SIZES.tcpEdges + SIZES.bots;
+
+let servers = 0;
+function startServe(dir) {
+  const db = join(dir, `server-${++servers}.db`);
+  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--db', db, '--api-key', KEY], { stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.on('exit', (code) => reject(new Error(`gatehouse serve exited ${code}: ${out}`)));
+    child.stdout.on('data', (chunk) => {
+      out += chunk;
+      const url = /listening on (\S+)/.exec(out)?.[1];
+      if (url && /API key/.test(out)) resolve({ url, stop: () => child.kill('SIGTERM') });
+    });
+  });
+}
+
+/** Runs `fn` over `items` with `n` at a time. */
+async function pool(items, n, fn) {
+  let next = 0;
+  await Promise.all(Array.from({ length: n }, async () => {
+    while (next < items.length) await fn(items[next++]);
+  }));
+}
+
+const pad = (i) => String(i).padStart(4, '0');
+const range = (n) => [...Array(n).keys()];
+const cidr = (i) => `10.${Math.floor(i / 250)}.${i % 250}.0/24`;
+const meta = (name) => composeMetadata(undefined, { stack: STACK, name, hash: '0'.repeat(16) });
+const yamlDoc = (kind, name, spec) => `---\nkind: ${kind}\nname: ${name}\nspec: ${JSON.stringify(spec)}\n`;
+
+function writeManifests(dir) {
+  const docs = [
+    ...range(SIZES.policies).map((i) => yamlDoc('IPPolicy', `policy-${pad(i)}`, { description: `bench ${i}`, rules: [{ cidr: cidr(i), action: 'allow' }] })),
+    ...range(SIZES.backends).map((i) => yamlDoc('Backend', `backend-${pad(i)}`, { type: 'tunnel_group', labels: { app: `backend-${pad(i)}` } })),
+    ...range(SIZES.tcpEdges).map((i) => yamlDoc('TCPEdge', `tcp-${pad(i)}`, { hostports: [`${i}.tcp.example.com:${20000 + i}`], backend: { backend: `backend-${pad(i)}` } })),
+    ...range(SIZES.bots).map((i) => yamlDoc('BotUser', `bot-${pad(i)}`, { active: true })),
+  ];
+  writeFileSync(join(dir, 'manifests.yaml'), docs.join(''));
+}
+
+/** The same objects with the client, at CONCURRENCY; returns requests made. */
+async function createDirectly(client) {
+  await pool(range(SIZES.policies), CONCURRENCY, async (i) => {
+    const name = `policy-${pad(i)}`;
+    const p = await client.ipPolicies.create({ description: `bench ${i}`, metadata: meta(name) });
+    await client.ipPolicyRules.create({ ip_policy_id: p.id, cidr: cidr(i), action: 'allow', metadata: meta(`${name}/${cidr(i)}`) });
+  });
+  const backendIds = [];
+  await pool(range(SIZES.backends), CONCURRENCY, async (i) => {
+    const name = `backend-${pad(i)}`;
+    backendIds[i] = (await client.backends.tunnelGroup.create({ labels: { app: name }, metadata: meta(name) })).id;
+  });
+  await pool(range(SIZES.tcpEdges), CONCURRENCY, async (i) => {
+    const hostports = [`${i}.tcp.example.com:${20000 + i}`];
+    await client.tcpEdges.create({ hostports, backend: { enabled: true, backend_id: backendIds[i] }, metadata: meta(`tcp-${pad(i)}`) });
+  });
+  await pool(range(SIZES.bots), CONCURRENCY, async (i) => {
+    await client.botUsers.create({ name: `bot-${pad(i)}`, active: true });
+  });
+}
+
+async function timed(dir, fn) {
+  const server = await startServe(dir);
+  const client = new GatehouseClient({ baseUrl: server.url, apiKey: KEY });
+  try {
+    const start = performance.now();
+    const value = await fn(client, server);
+    return { ms: performance.now() - start, requests: client.requests.total, value };
+  } finally {
+    await client.close();
+    server.stop();
+  }
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+async function main() {
+  const dir = mkdtempSync(join(tmpdir(), 'gatehouse-apply-bench-'));
+  try {
+    writeManifests(dir);
+    const direct = [];
+    const applied = [];
+    const runApply = () =>
+      timed(dir, (client, server) =>
+        applyPlan({ api: new ClientLiveApi(client, { url: server.url, embedded: false }), stack: STACK, paths: [dir], env: {}, parallelism: CONCURRENCY }),
+      );
+    for (let round = 0; round < ROUNDS; round++) {
+      if (round % 2 === 0) {
+        direct.push(await timed(dir, createDirectly));
+        applied.push(await runApply());
+      } else {
+        applied.push(await runApply());
+        direct.push(await timed(dir, createDirectly));
+      }
+      const result = applied.at(-1).value;
+      if (!result.ok || result.summary.done !== OBJECTS) throw new Error(`apply did not create all ${OBJECTS} objects: ${JSON.stringify(result.summary)}`);
+    }
+    const directMs = median(direct.map((r) => r.ms));
+    const applyMs = median(applied.map((r) => r.ms));
+    console.log(`\napply of ${OBJECTS} objects from empty (concurrency ${CONCURRENCY}), median of ${ROUNDS} rounds:`);
+    console.log(`  gatehouse apply (applyPlan over the client, planning included): ${applyMs.toFixed(0)} ms, ${applied[0].requests} requests`);
+    console.log(`  the same objects created with the client directly:            ${directMs.toFixed(0)} ms, ${direct[0].requests} requests`);
+    console.log(`  ratio apply / direct: ${(applyMs / directMs).toFixed(2)}x`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();
