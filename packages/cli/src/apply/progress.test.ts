@@ -1,0 +1,42 @@
+import type { ApplyResult, StepResult } from '@gatehouse/engine';
+import { describe, expect, it } from 'vitest';
+import { formatStep, formatSummary, Progress } from './progress.js';
+
+const step = (over: Partial<StepResult>): StepResult => ({
+  address: 'IPPolicy/office', kind: 'IPPolicy', name: 'office', action: 'create', id: 'ipp_1', status: 'done', duration_ms: 12, requests: 1, ...over,
+});
+const result = (steps: StepResult[], over: Partial<ApplyResult> = {}): ApplyResult => ({
+  stack: 'default', target: { url: 'http://x', embedded: false }, ok: steps.every((s) => s.status === 'done'), steps, not_pruned: [],
+  summary: { done: steps.filter((s) => s.status === 'done').length, failed: steps.filter((s) => s.status === 'failed').length, skipped: steps.filter((s) => s.status === 'skipped').length, not_pruned: 0, not_in_plan: 0 },
+  duration_ms: 1500, ...over,
+});
+
+describe('progress lines', () => {
+  it('name the status, action, kind/name, id and time; a failure or skip says why', () => {
+    expect(formatStep(step({}))).toBe('done    create  IPPolicy/office  ipp_1  12 ms');
+    expect(formatStep(step({ status: 'failed', reason: { code: 'api_failure', message: 'POST /ip_policies: 400 invalid' } }))).toBe('failed  create  IPPolicy/office  ipp_1  12 ms: POST /ip_policies: 400 invalid');
+    expect(formatStep(step({ status: 'skipped', id: null, reason: { code: 'dependency_failed', message: 'not done: X failed' } }))).toBe('skipped create  IPPolicy/office  -: not done: X failed');
+  });
+
+  it('sum up done, failed and skipped, and the deletes left without --prune', () => {
+    expect(formatSummary(result([step({})]))).toEqual(['Apply complete: 1 done in 1.5 s.']);
+    const failed = result([step({}), step({ status: 'failed' }), step({ status: 'skipped' })], {
+      not_pruned: [{ address: 'TCPEdge/ssh', kind: 'TCPEdge', name: 'ssh', id: 'edgtcp_1' }],
+    });
+    failed.summary.not_pruned = 1;
+    const lines = formatSummary(failed);
+    expect(lines[0]).toMatch(/^Apply failed: 1 done, 1 failed, 1 skipped\./);
+    expect(lines[1]).toBe('1 delete was not done (pass --prune to delete): TCPEdge/ssh');
+  });
+
+  it('keeps a counter on a terminal, erased before each line', () => {
+    const out: string[] = [];
+    const tty: string[] = [];
+    const progress = new Progress({ write: (t) => out.push(t) }, { write: (t) => tty.push(t) }, 2, false);
+    progress.started();
+    progress.finished(step({}));
+    progress.end();
+    expect(out).toEqual(['done    create  IPPolicy/office  ipp_1  12 ms\n']);
+    expect(tty).toEqual(['\r[0/2] 1 running', '\r\x1b[2K', '\r[1/2] 0 running', '\r\x1b[2K']);
+  });
+});
