@@ -22,7 +22,9 @@ export function formatStep(step: StepResult, colour = false): string {
 export function formatSummary(result: ApplyResult): string[] {
   const { summary } = result;
   const lines = [
-    result.ok
+    result.ok && result.steps.length === 0
+      ? 'Nothing to apply.'
+      : result.ok
       ? `Apply complete: ${summary.done} done in ${(result.duration_ms / 1000).toFixed(1)} s.`
       : `Apply failed: ${summary.done} done, ${summary.failed} failed, ${summary.skipped} skipped. Fix the failures and run apply again; it continues where this one stopped.`,
   ];
