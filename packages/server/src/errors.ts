@@ -31,7 +31,7 @@ export const ERROR_CODES = {
   duplicate_type: { status: 400, doc: 'An IP restriction of this type already exists.' },
   hostport_in_use: { status: 400, doc: 'A hostport already belongs to another edge.' },
   invalid_hostport: { status: 400, doc: 'A hostport is not `hostname:port` with a port in 1..65535 (443 for HTTPS edges).' },
-  duplicate_route: { status: 400, doc: 'The edge already has a route with this match_type and match.' },
+  duplicate_route: { status: 400, doc: 'The edge already has a route with this match.' },
   invalid_module: { status: 400, doc: 'A module configuration breaks one of its rules (see the message).' },
   invalid_certificate: { status: 400, doc: 'A PEM field is not one or more valid X.509 certificates (the message says why).' },
   invalid_event_source: { status: 400, doc: 'A subscription source names an unknown event type or field, or a filter that is not CEL over filterable fields.' },
