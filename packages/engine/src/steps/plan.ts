@@ -110,7 +110,12 @@ export function plan(input: PlanInput): Plan {
     else if (adopting) change.reason = o.marker ? `taken over from stack "${o.marker.stack}"` : `adopted into stack "${stack}"`;
     fingerprints[o.id] = fingerprint(o);
     // What the live object referenced and no longer will: those deletes wait for this change.
-    for (const token of referenced(o.descriptor, before)) dependents.set(token, (dependents.get(token) ?? new Set()).add(change.address));
+    // (Only what it stops referencing: a reference it keeps is not waited for, which would be a
+    // cycle when the referenced object is replaced.)
+    const kept = new Set(referenced(d.descriptor, after));
+    for (const token of referenced(o.descriptor, before)) {
+      if (!kept.has(token)) dependents.set(token, (dependents.get(token) ?? new Set()).add(change.address));
+    }
     changes.push(change);
   }
 

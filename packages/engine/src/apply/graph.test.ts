@@ -1,0 +1,59 @@
+/**
+ * Orders the dependency graph gives beyond parents-first: deletes after the updates that stop
+ * referencing the deleted object, a create claiming a hostport after the delete of its holder,
+ * and re-pointing through an update that has changes of its own.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, expect, it } from 'vitest';
+import { applyPlan } from './apply.js';
+import { MemoryLiveApi } from './memory-api.js';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+function repo(text: string) {
+  const dir = mkdtempSync(join(tmpdir(), 'gatehouse-graph-'));
+  dirs.push(dir);
+  const write = (t: string) => writeFileSync(join(dir, 'main.yaml'), t);
+  write(text);
+  return { dir, write };
+}
+const apply = (api: MemoryLiveApi, dir: string) => applyPlan({ api, stack: 'default', paths: [dir], env: {}, prune: true, delay: async () => {} });
+const calls = (api: MemoryLiveApi) => api.log.map((r) => `${r.method} ${r.path.replace(/_\d+/g, '_*')}`);
+
+it('deletes an object only after the update that stops referencing it', async () => {
+  const api = new MemoryLiveApi();
+  const { dir, write } = repo('kind: Backend\nname: a\nspec: {type: tunnel_group, labels: {app: x}}\n---\nkind: Backend\nname: b\nspec: {type: tunnel_group, labels: {app: x}}\n---\nkind: Backend\nname: fo\nspec: {type: failover, backends: [a, b]}\n');
+  expect((await apply(api, dir)).ok).toBe(true);
+  api.log.length = 0;
+  write('kind: Backend\nname: b\nspec: {type: tunnel_group, labels: {app: x}}\n---\nkind: Backend\nname: fo\nspec: {type: failover, backends: [b]}\n');
+  expect((await apply(api, dir)).ok).toBe(true);
+  expect(calls(api)).toEqual(['PATCH /backends/failover/bkdfo_*', 'DELETE /backends/tunnel_group/bkdtg_*']);
+});
+
+it('creates an edge claiming a hostport only after the edge holding it is deleted', async () => {
+  const api = new MemoryLiveApi();
+  const { dir, write } = repo('kind: TCPEdge\nname: old\nspec: {hostports: ["1.tcp.example.com:20000"]}\n');
+  expect((await apply(api, dir)).ok).toBe(true);
+  api.log.length = 0;
+  write('kind: TCPEdge\nname: new\nspec: {hostports: ["1.tcp.example.com:20000"]}\n');
+  expect((await apply(api, dir)).ok).toBe(true);
+  expect(calls(api)).toEqual(['DELETE /edges/tcp/edgtcp_*', 'POST /edges/tcp']);
+});
+
+it('re-points a referrer that has its own update within that update', async () => {
+  const api = new MemoryLiveApi();
+  const { dir, write } = repo('kind: Backend\nname: a\nspec: {type: tunnel_group, labels: {app: x}}\n---\nkind: Backend\nname: fo\nspec: {type: failover, description: one, backends: [a]}\n');
+  expect((await apply(api, dir)).ok).toBe(true);
+  api.log.length = 0;
+  write('kind: Backend\nname: a\nspec: {type: http_response}\n---\nkind: Backend\nname: fo\nspec: {type: failover, description: two, backends: [a]}\n');
+  const result = await apply(api, dir);
+  expect(result.ok).toBe(true);
+  expect(calls(api)).toEqual(['POST /backends/http_response', 'PATCH /backends/failover/bkdfo_*', 'DELETE /backends/tunnel_group/bkdtg_*']);
+  const patch = api.log[1]!.body!;
+  expect(patch).toMatchObject({ description: 'two', backends: [api.objects('/backends/http_response')[0]!.id] });
+  expect(result.steps.map((s) => `${s.action} ${s.address}`).sort()).toEqual(['replace Backend/a', 'update Backend/fo']);
+});
