@@ -20,20 +20,21 @@ export interface Page<T> {
   hasMore: boolean;
 }
 
-interface Row {
-  id: string;
-  kind: string;
-  parent_id: string | null;
-  created_at: string;
-  data: string;
-}
+/** A row as read: `[id, kind, parent_id, created_at, data]` (see `COLUMNS`). */
+type Row = [id: string, kind: string, parentId: string | null, createdAt: string, data: string];
+
+/**
+ * Rows are read as arrays of named columns rather than `SELECT *` objects: building fewer
+ * values per row makes a page of 100 about half again as fast to read (bench/server-bench.mjs).
+ */
+const COLUMNS = 'id, kind, parent_id, created_at, data';
 
 const toObject = <T>(row: Row): StoredObject<T> => ({
-  id: row.id,
-  kind: row.kind,
-  parentId: row.parent_id,
-  createdAt: row.created_at,
-  data: JSON.parse(row.data) as T,
+  id: row[0],
+  kind: row[1],
+  parentId: row[2],
+  createdAt: row[3],
+  data: JSON.parse(row[4]) as T,
 });
 
 export class Store {
@@ -44,18 +45,18 @@ export class Store {
       insert: db.prepare(
         'INSERT INTO objects (id, kind, parent_id, created_at, data) VALUES (?, ?, ?, ?, ?)',
       ),
-      get: db.prepare('SELECT * FROM objects WHERE id = ? AND deleted_at IS NULL'),
+      get: db.prepare(`SELECT ${COLUMNS} FROM objects WHERE id = ? AND deleted_at IS NULL`).raw(true),
       seqOf: db.prepare('SELECT seq FROM objects WHERE id = ? AND kind = ?'),
       page: db.prepare(
-        'SELECT * FROM objects WHERE kind = ? AND deleted_at IS NULL AND seq < ? ORDER BY seq DESC LIMIT ?',
-      ),
+        `SELECT ${COLUMNS} FROM objects WHERE kind = ? AND deleted_at IS NULL AND seq < ? ORDER BY seq DESC LIMIT ?`,
+      ).raw(true),
       childPage: db.prepare(
-        'SELECT * FROM objects WHERE kind = ? AND parent_id = ? AND deleted_at IS NULL AND seq < ? ORDER BY seq DESC LIMIT ?',
-      ),
+        `SELECT ${COLUMNS} FROM objects WHERE kind = ? AND parent_id = ? AND deleted_at IS NULL AND seq < ? ORDER BY seq DESC LIMIT ?`,
+      ).raw(true),
       childrenAsc: db.prepare(
-        'SELECT * FROM objects WHERE kind = ? AND parent_id = ? AND deleted_at IS NULL ORDER BY seq ASC',
-      ),
-      allOfKind: db.prepare('SELECT * FROM objects WHERE kind = ? AND deleted_at IS NULL ORDER BY seq DESC'),
+        `SELECT ${COLUMNS} FROM objects WHERE kind = ? AND parent_id = ? AND deleted_at IS NULL ORDER BY seq ASC`,
+      ).raw(true),
+      allOfKind: db.prepare(`SELECT ${COLUMNS} FROM objects WHERE kind = ? AND deleted_at IS NULL ORDER BY seq DESC`).raw(true),
       update: db.prepare('UPDATE objects SET data = ? WHERE id = ? AND deleted_at IS NULL'),
       remove: db.prepare('UPDATE objects SET deleted_at = ? WHERE id = ? AND deleted_at IS NULL'),
       keyOwner: db.prepare('SELECT object_id FROM unique_keys WHERE key = ?'),
@@ -78,7 +79,7 @@ export class Store {
   /** The live object with this id if it is of one of `kinds`. */
   get<T>(id: string, ...kinds: string[]): StoredObject<T> | undefined {
     const row = this.stmts.get.get(id) as Row | undefined;
-    if (!row || (kinds.length > 0 && !kinds.includes(row.kind))) return undefined;
+    if (!row || (kinds.length > 0 && !kinds.includes(row[1]))) return undefined;
     return toObject<T>(row);
   }
 

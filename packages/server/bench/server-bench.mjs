@@ -1,0 +1,156 @@
+/**
+ * Throughput of the BUILT reference server on loopback (run `npm run build` first):
+ *
+ *   npm run bench -w packages/server          (BENCH_SECONDS=3, BENCH_CONNECTIONS=10)
+ *
+ * GET by id, GET a list of 100 and POST, each printed as requests per second next to a bare
+ * Fastify route that returns a fixed JSON object (an IP policy as the server renders it),
+ * measured in the same run, and the ratio; the list is also compared with a bare route that
+ * returns the same page of 100 as a fixed object, the like-for-like reference for its bytes. The servers run in a child process (the real app over a temporary SQLite
+ * file with WAL and synchronous=FULL, exactly as `gatehouse serve` runs it, and the bare app
+ * beside it) so that autocannon, in this process, does not share their event loop. The bare
+ * routes are measured between the scenarios and the mean of their runs is the reference,
+ * which evens out the drift of a shared machine. Any non-2xx answer or error is printed, because a
+ * fast error is not a result.
+ */
+import { fork } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
+const KEY = 'bench-key-0123456789';
+const HEADERS = { authorization: `Bearer ${KEY}`, 'service-version': '2' };
+
+if (process.argv[2] === '--serve') {
+  await serve();
+} else {
+  await measure();
+}
+
+/** Child: the real app and the bare app, listening; reports their addresses and the seed ids. */
+async function serve() {
+  const { default: Fastify } = await import('fastify');
+  const { startServer } = await import('../dist/index.js');
+  const dir = mkdtempSync(join(tmpdir(), 'gatehouse-bench-'));
+  const server = await startServer({ host: '127.0.0.1', port: 0, db: join(dir, 'bench.db'), apiKeys: [KEY] });
+
+  // 150 policies: a list of 100 is a full page, and GET by id reads one of them.
+  let id;
+  for (let i = 0; i < 150; i++) {
+    const res = await server.app.inject({
+      method: 'POST',
+      url: '/ip_policies',
+      headers: { ...HEADERS, 'content-type': 'application/json' },
+      payload: JSON.stringify({ description: `bench policy ${i}`, metadata: '{"team":"bench"}' }),
+    });
+    if (res.statusCode !== 201) throw new Error(`seeding failed: ${res.statusCode} ${res.body}`);
+    id = res.json().id;
+  }
+  const sample = (await server.app.inject({ method: 'GET', url: `/ip_policies/${id}`, headers: HEADERS })).json();
+  const page = (await server.app.inject({ method: 'GET', url: '/ip_policies?limit=100', headers: HEADERS })).json();
+
+  const bare = Fastify({ logger: false });
+  bare.get('/bare', async () => sample);
+  bare.get('/bare-list', async () => page);
+  await bare.listen({ host: '127.0.0.1', port: 0 });
+  const barePort = bare.server.address().port;
+
+  process.send({ url: server.url, bareUrl: `http://127.0.0.1:${barePort}`, id });
+  process.on('message', async (message) => {
+    if (message === 'stop') {
+      await bare.close();
+      await server.close();
+      rmSync(dir, { recursive: true, force: true });
+      process.exit(0);
+    }
+  });
+}
+
+/** Parent: drives autocannon against both and prints the table. */
+async function measure() {
+  const { default: autocannon } = await import('autocannon');
+  const child = fork(fileURLToPath(import.meta.url), ['--serve'], { stdio: 'inherit' });
+  const info = await new Promise((resolve, reject) => {
+    child.once('message', resolve);
+    child.once('exit', (code) => reject(new Error(`bench server exited (${code}) before it was ready`)));
+  });
+
+  const run = (name, options) =>
+    new Promise((resolve, reject) => {
+      autocannon({ connections: CONNECTIONS, duration: SECONDS, ...options }, (error, result) => {
+        if (error) return reject(error);
+        const problems = result.non2xx + result.errors + result.timeouts;
+        if (problems > 0) {
+          console.error(`  ${name}: ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts`);
+        }
+        resolve({ rps: result.requests.average, p99: result.latency.p99, problems });
+      });
+    });
+
+  const bareOne = () => run('bare', { url: `${info.bareUrl}/bare` });
+  const bareList = () => run('bare list', { url: `${info.bareUrl}/bare-list` });
+  const scenarios = [
+    ['GET /ip_policies/:id', { url: `${info.url}/ip_policies/${info.id}`, headers: HEADERS }],
+    ['GET /ip_policies (100)', { url: `${info.url}/ip_policies?limit=100`, headers: HEADERS }],
+    [
+      'POST /ip_policies',
+      {
+        url: `${info.url}/ip_policies`,
+        method: 'POST',
+        headers: { ...HEADERS, 'content-type': 'application/json' },
+        body: JSON.stringify({ description: 'bench', metadata: '{"team":"bench"}' }),
+      },
+    ],
+  ];
+
+  console.log(`gatehouse server bench: ${SECONDS}s per run, ${CONNECTIONS} connections, loopback`);
+  // Warm everything up (JIT, statement caches) without recording.
+  await run('warm-up', { url: `${info.bareUrl}/bare`, duration: 1 });
+  await run('warm-up', { url: `${info.bareUrl}/bare-list`, duration: 1 });
+  await run('warm-up', { url: `${info.url}/ip_policies/${info.id}`, headers: HEADERS, duration: 1 });
+  await run('warm-up', { url: `${info.url}/ip_policies?limit=100`, headers: HEADERS, duration: 1 });
+
+  // The bare routes are measured between the scenarios; the mean of their runs is the reference.
+  const oneRuns = [await bareOne()];
+  const listRuns = [await bareList()];
+  const results = [];
+  for (const [name, options] of scenarios) {
+    results.push([name, await run(name, options)]);
+    oneRuns.push(await bareOne());
+    listRuns.push(await bareList());
+  }
+  const mean = (runs) => runs.reduce((sum, r) => sum + r.rps, 0) / runs.length;
+  const oneRps = mean(oneRuns);
+  const listRps = mean(listRuns);
+  const pct = (rps, reference) => `${((rps / reference) * 100).toFixed(0)}%`;
+
+  const rows = [
+    ['bare route: fixed object', oneRps, oneRuns.at(-1).p99, '', ''],
+    ['bare route: fixed list of 100', listRps, listRuns.at(-1).p99, '', ''],
+    ...results.map(([name, r]) => [
+      name,
+      r.rps,
+      r.p99,
+      pct(r.rps, oneRps),
+      name.includes('(100)') ? pct(r.rps, listRps) : '',
+    ]),
+  ];
+  console.log('');
+  console.log(
+    `${'scenario'.padEnd(32)}${'req/s'.padStart(9)}${'p99 ms'.padStart(8)}${'vs bare object'.padStart(16)}${'vs bare list'.padStart(14)}`,
+  );
+  for (const [name, rps, p99, ratioOne, ratioList] of rows) {
+    console.log(
+      `${name.padEnd(32)}${rps.toFixed(0).padStart(9)}${String(p99).padStart(8)}${ratioOne.padStart(16)}${ratioList.padStart(14)}`,
+    );
+  }
+  const show = (runs) => runs.map((r) => r.rps.toFixed(0)).join(', ');
+  console.log(`(bare object runs: ${show(oneRuns)}; bare list runs: ${show(listRuns)})`);
+
+  child.send('stop');
+  await new Promise((resolve) => child.once('exit', resolve));
+  if ([...results.map(([, r]) => r), ...oneRuns, ...listRuns].some((r) => r.problems > 0)) process.exitCode = 1;
+}
