@@ -72,6 +72,17 @@ describe('gatehouse drift', () => {
     expect((await driftJson()).result.code).toBe(0);
   });
 
+  it('apply ends the drift: afterwards drift exits 0 again', async () => {
+    const id = ids.get('IPRestriction/dashboard')!;
+    await client.ipRestrictions.update(id, { description: 'edited by hand', enforced: false });
+    expect((await driftJson()).result.code).toBe(2);
+    const applied = await runCli(['apply', EXAMPLES, '--yes'], { env: env() });
+    expect(applied.code, applied.stdout + applied.stderr).toBe(0);
+    const { result, json } = await driftJson();
+    expect(json.objects).toEqual([]);
+    expect(result.code).toBe(0);
+  });
+
   it('classifies an edit of the manifests as changed in the manifests', async () => {
     const edited = tempDir();
     try {
