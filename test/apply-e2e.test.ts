@@ -100,6 +100,22 @@ describe('gatehouse apply', () => {
     expect((await planJson()).changes).toEqual([]);
   });
 
+  it('replaces a referenced backend create-first: referrers are re-pointed before the old one goes', async () => {
+    const old = (await collect(client.backends.tunnelGroup.list())).find((b) => b.labels.app === 'web')!;
+    edit('backends.yaml', 'type: tunnel_group\n  description: Web frontends in both regions\n  labels:\n    app: web', 'type: http_response\n  description: Web frontends in both regions\n  status_code: 200\n  body: hello');
+    const { result, json } = await applyJson();
+    expect(result.code, result.stderr).toBe(0);
+    const replaced = json.steps.find((s: { address: string }) => s.address === 'Backend/web');
+    expect(replaced).toMatchObject({ action: 'replace', status: 'done' });
+    expect(replaced.id).toMatch(/^bkdhr_/);
+    // Every object that referenced the old backend now references the new one.
+    const failover = (await collect(client.backends.failover.list()))[0]!;
+    expect(failover.backends).toContain(replaced.id);
+    expect(JSON.stringify(await collect(client.backends.failover.list()))).not.toContain(old.id);
+    expect(await client.backends.tunnelGroup.get(old.id).catch((e: { status: number }) => e.status)).toBe(404);
+    expect((await planJson()).changes).toEqual([]);
+  });
+
   it('deletes only with --prune, and reports the deletes it did not do', async () => {
     rmSync(join(repo, 'tcp-edges.yaml'));
     const without = await applyJson();
