@@ -23,7 +23,9 @@ export function registeredRoutes(app: FastifyInstance): RouteEntry[] {
     const match = LINE.exec(line);
     if (!match) throw new Error(`unparsed route line: ${line}`);
     const depth = Math.max(0, Math.floor(match[1]!.length / 4) - 1);
-    const path = (depth > 0 ? prefixes[depth - 1]! : '') + match[2]!;
+    // A segment where routes name their parameter differently prints as `:id|:edge_id`.
+    const segment = match[2]!.replace(/(:[A-Za-z_]\w*)(?:\|:[A-Za-z_]\w*)+/g, '$1');
+    const path = (depth > 0 ? prefixes[depth - 1]! : '') + segment;
     prefixes[depth] = path;
     prefixes.length = depth + 1;
     for (const method of (match[3] ?? '').split(',').map((m) => m.trim())) {
