@@ -6,10 +6,13 @@
 import { existsSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { apiHeaders, startServe, tempDir, type ServeProcess } from './helpers/cli.js';
 
 const KEY = 'persistence-test-key-0123';
+
+// Each test starts real processes (a few seconds each on a busy machine): a generous ceiling.
+vi.setConfig({ testTimeout: 120_000, hookTimeout: 60_000 });
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
