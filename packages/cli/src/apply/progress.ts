@@ -15,7 +15,7 @@ export function formatStep(step: StepResult, colour = false): string {
   const status = step.status === 'done' ? c.green('done   ') : step.status === 'failed' ? c.red('failed ') : c.yellow('skipped');
   const id = step.id ?? '-';
   const time = step.status === 'skipped' ? '' : `  ${step.duration_ms} ms`;
-  const why = step.reason ? `: ${step.reason.message}` : '';
+  const why = step.reason ? `: ${step.reason.message}` : step.note ? ` (${step.note})` : '';
   return `${status} ${step.action.padEnd(7)} ${step.address}  ${id}${time}${why}`;
 }
 

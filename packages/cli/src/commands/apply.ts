@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { Args, Command, Flags } from '@oclif/core';
 import {
   ApplyRefused,
+  DependencyCycleError,
   executeApply,
   LiveApiError,
   ManifestProblems,
@@ -12,6 +13,7 @@ import {
   type ApplyResult,
   type Plan,
   type PreparedApply,
+  WalkError,
 } from '@gatehouse/engine';
 import { canAsk, confirm } from '../apply/confirm.js';
 import { formatSummary, Progress } from '../apply/progress.js';
@@ -74,6 +76,7 @@ Exit 0 when every change is done, 1 otherwise.`;
       const info = (text: string) => (json ? process.stderr : process.stdout).write(text);
       info(renderText(prepared.plan, { style: terminalStyle(colourEnabled(process.env, Boolean((json ? process.stderr : process.stdout).isTTY))) }));
       this.#refuse(prepared);
+      for (const subject of prepared.subjects) if (subject.stale) this.logToStderr(`stale: ${subject.stale.message}`);
       if (prepared.subjects.length > 0 && !flags.yes) await this.#confirm(prepared, connection);
       result = await this.#execute(prepared, connection, flags.parallelism, json, info);
     } catch (error) {
@@ -146,6 +149,7 @@ Exit 0 when every change is done, 1 otherwise.`;
       this.error(`the API failed: ${error.message}${error.retryable ? ' (retried; try again later)' : ''}`, { exit: 1 });
     }
     if (error instanceof CliError) this.error(error.message, { exit: 1 });
+    if (error instanceof DependencyCycleError || error instanceof WalkError) this.error(`${error.message}; nothing was written`, { exit: 1 });
     throw error;
   }
 }

@@ -230,6 +230,7 @@ describe('replace', () => {
     ]);
     expect(api.objects('/backends/failover')[0]!.backends).toEqual([fresh]);
     expect(status(result, 'Backend/a')).toMatchObject({ action: 'replace', id: fresh, status: 'done' });
+    expect(status(result, 'Backend/fo')).toMatchObject({ action: 'update', status: 'done', note: 'references Backend/a, which is replaced' });
   });
 
   it('deletes first when a unique key forbids two at once (a rule whose action changes)', async () => {

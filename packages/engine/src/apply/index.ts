@@ -3,3 +3,4 @@ export { applyPlan, executeApply, DEFAULT_PARALLELISM, type ApplyOptions, type R
 export { prepareApply, type PrepareOptions, type PreparedApply, type Subject } from './prepare.js';
 export { APPLY_CODES, ApplyRefused, type ApplyCode, type ApplyResult, type ApplySummary, type Refusal, type StepResult, type StepStatus } from './model.js';
 export { THRESHOLD_MIN_OWNED, THRESHOLD_SHARE } from './rails.js';
+export { WalkError } from './walk.js';

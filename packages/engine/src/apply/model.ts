@@ -46,6 +46,8 @@ export interface StepResult {
   status: StepStatus;
   /** Wall time of the step's requests, retries and look-ups included; 0 when skipped. */
   duration_ms: number;
+  /** Why a step that the plan did not show was done (a re-point, a marker refresh). */
+  note?: string;
   /** Why a step failed or was skipped (code and a sentence naming the cause). */
   reason?: { code: ApplyCode; message: string };
   /** API requests the step made (retries by the client not counted). */
