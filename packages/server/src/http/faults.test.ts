@@ -129,6 +129,16 @@ describe('after-drop: done, and the connection is cut', () => {
   });
 });
 
+describe('after-drop under app.inject (no connection to cut)', () => {
+  it('commits the change and answers 503 with the envelope, never a 500', async () => {
+    const h = await harness({ rate: 1, seed: 1, modes: ['after-drop'] });
+    const res = await h.call('POST', '/ip_policies', { description: 'kept' });
+    expect(res.status).toBe(503);
+    expect(res.body).toMatchObject({ error_code: 'service_unavailable', details: { injected_fault: true } });
+    expect(count(h.app, 'objects')).toBe(1);
+  });
+});
+
 describe('a seeded fraction', () => {
   it('fails the same requests in the same way on every run with the same seed', async () => {
     const run = async () => {

@@ -8,7 +8,8 @@
  * - `after-503`: the request is fully processed (its transaction committed), then answered 503,
  *   so the client believes it failed although the change happened.
  * - `after-drop`: the request is fully processed, then the connection is destroyed without an
- *   answer (the client sees a reset / "other side closed").
+ *   answer (the client sees a reset / "other side closed"). Under `app.inject`, which has no
+ *   connection, it answers as `after-503` does.
  *
  * With a seed the sequence of decisions is deterministic: the n-th request to reach this hook
  * gets the n-th draw of a seeded generator (concurrent requests draw in arrival order).
@@ -98,20 +99,24 @@ export function registerFaultInjection(app: FastifyInstance, options: FaultInjec
     if (request.injectedFault === 'before') throw unavailable('before it was processed');
   });
   app.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply, payload) => {
-    if (request.injectedFault === 'after-503') {
-      request.injectedFault = undefined; // the replacement answer must not be faulted again
-      const error = unavailable('after it was processed (the change, if any, was made)');
-      reply.code(error.status).type('application/json');
-      return JSON.stringify({
-        error_code: error.code,
-        status_code: error.status,
-        msg: error.message,
-        details: { ...error.details, operation_id: request.id },
-      });
+    const fault = request.injectedFault;
+    if (fault !== 'after-503' && fault !== 'after-drop') return payload;
+    request.injectedFault = undefined; // the replacement answer must not be faulted again
+    if (fault === 'after-drop') {
+      const socket = request.raw.socket as { destroy?: () => void } | undefined;
+      if (typeof socket?.destroy === 'function') {
+        socket.destroy();
+        return payload;
+      }
+      // `app.inject` has no connection to cut: the answer is lost as `after-503` loses it.
     }
-    if (request.injectedFault === 'after-drop') {
-      request.raw.socket?.destroy();
-    }
-    return payload;
+    const error = unavailable('after it was processed (the change, if any, was made)');
+    reply.code(error.status).type('application/json');
+    return JSON.stringify({
+      error_code: error.code,
+      status_code: error.status,
+      msg: error.message,
+      details: { ...error.details, operation_id: request.id },
+    });
   });
 }
