@@ -3,7 +3,8 @@
  * API's create body: `format` (json) and `target`, exactly one of firehose, kinesis or
  * cloudwatch_logs with `auth.role.role_arn` or `auth.creds`. `aws_secret_access_key` is a
  * secret: write it as `${env:NAME}`. The server never returns it, so gatehouse cannot see it
- * change: it is written on create and on every update of the destination (README, "Secrets").
+ * change: it is written on create and on every update of the destination (the engine's
+ * EventDestination descriptor states the rule; examples/basic/README.md explains rotation).
  */
 import { Type } from '@sinclair/typebox';
 import { Description, Metadata, Strict } from '../common.js';
