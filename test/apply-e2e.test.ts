@@ -55,7 +55,8 @@ const edit = (file: string, from: string, to: string) => {
 };
 const policies = async () => collect(client.ipPolicies.list());
 
-describe('gatehouse apply', () => {
+// Each test runs the built CLI several times (node start-up each), slow on a busy machine.
+describe('gatehouse apply', { timeout: 180_000 }, () => {
   it('refuses without a terminal and without --yes, writing nothing', async () => {
     const result = await apply();
     expect(result.code).toBe(1);

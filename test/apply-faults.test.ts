@@ -28,7 +28,7 @@ const SERVERS = [
   { name: 'half of requests carried out with the answer lost', flags: ['--inject-faults', '0.5', '--fault-seed', '3', '--fault-modes', 'after-503,after-drop'] },
 ];
 
-it.each(SERVERS)('converges after re-runs with no duplicates: $name', async ({ flags }) => {
+it.each(SERVERS)('converges after re-runs with no duplicates: $name', { timeout: 300_000 }, async ({ flags }) => {
   const db = join(dir.path, `${flags[3]}.db`);
   const faulty = await startServe(['--port', '0', '--db', db, '--api-key', KEY, ...flags]);
   const env = { ...EXAMPLE_SECRETS, GATEHOUSE_API_URL: faulty.url, GATEHOUSE_API_KEY: KEY };

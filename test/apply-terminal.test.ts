@@ -49,7 +49,7 @@ function applyOnTerminal(answer: string): Promise<{ code: number | null; output:
   return new Promise((resolve) => child.on('close', (code) => resolve({ code, output })));
 }
 
-describe.skipIf(!hasScript)('gatehouse apply on a terminal', () => {
+describe.skipIf(!hasScript)('gatehouse apply on a terminal', { timeout: 120_000 }, () => {
   it('cancels on any answer but "yes", writing nothing', async () => {
     const result = await applyOnTerminal('y');
     expect(result.output).toContain('Plan: 1 to create');

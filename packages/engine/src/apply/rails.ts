@@ -37,7 +37,9 @@ export function railRefusals({ subjects, matching, stack, force }: RailInput): R
       refusals.push({
         code: 'prevent_destroy',
         address: change.address,
-        message: `${change.address} was applied with lifecycle.prevent_destroy; to delete it, declare it again with prevent_destroy: false, apply, then remove it`,
+        message: live.descriptor.child
+          ? `${change.address} was applied under a ${live.descriptor.child.parentKind} with lifecycle.prevent_destroy; set prevent_destroy: false in that manifest and apply, then remove it`
+          : `${change.address} was applied with lifecycle.prevent_destroy; to delete it, declare it again with prevent_destroy: false, apply, then remove it`,
       });
     }
     if (change.action === 'replace' && desired?.preventDestroy) {
