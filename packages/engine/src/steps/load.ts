@@ -9,6 +9,7 @@ import { join, relative } from 'node:path';
 import { LineCounter, isMap, isPair, isScalar, isSeq, parseAllDocuments, type Document, type Node } from 'yaml';
 import { problem, type Problem } from '../problems.js';
 import type { SourceLocation } from '../source.js';
+import { fastDocuments } from './fast-yaml.js';
 
 export type Path = readonly (string | number)[];
 
@@ -74,8 +75,53 @@ export async function load(paths: string[]): Promise<LoadResult> {
   return { documents, problems, checksum: hash.digest('hex') };
 }
 
-/** Parses one file's documents; syntax errors become problems with their position. */
+/**
+ * Parses one file's documents; syntax errors become problems with their position.
+ *
+ * Values come from `fastDocuments` when it can give exactly `yaml`'s values (the plan path:
+ * thousands of valid documents); the file is then composed with `yaml` (and its `LineCounter`)
+ * only when a position is first asked for. Otherwise the file is read with `yaml` at once, as
+ * the reference, and its syntax errors are reported.
+ */
 export function parseFile(file: string, text: string, documents: LoadedDocument[], problems: Problem[]): void {
+  const fast = fastDocuments(text);
+  if (!fast) {
+    parseWithYaml(file, text, documents, problems);
+    return;
+  }
+  let composed: Locate[] | undefined;
+  // The k-th non-empty document of either library is the same document: they differ only on
+  // empty ones (a file holding only a comment is one empty document to js-yaml, none to yaml).
+  let nonEmpty = 0;
+  fast.forEach((value, index) => {
+    if (value === null || value === undefined) return;
+    const ordinal = nonEmpty++;
+    const locate: Locate = (path, options) => {
+      composed ??= composeFile(file, text);
+      const found = composed[ordinal];
+      return found ? found(path, options) : { file, line: 1, col: 1 };
+    };
+    documents.push({ file, index, value, locate });
+  });
+}
+
+type Locate = LoadedDocument['locate'];
+
+/** The file's non-empty documents as `yaml` composes them, each with its locator. */
+function composeFile(file: string, text: string): Locate[] {
+  const lineCounter = new LineCounter();
+  const docs = parseAllDocuments(text, { lineCounter, uniqueKeys: true, prettyErrors: false });
+  const position = (offset: number): SourceLocation => {
+    const { line, col } = lineCounter.linePos(offset);
+    return { file, line, col };
+  };
+  const list = Array.isArray(docs) ? docs : [];
+  return list.flatMap((doc) => (isEmpty(doc) ? [] : [locator(doc, position)]));
+}
+
+const isEmpty = (doc: Document) => doc.contents === null || (isScalar(doc.contents) && doc.contents.value === null);
+
+function parseWithYaml(file: string, text: string, documents: LoadedDocument[], problems: Problem[]): void {
   const lineCounter = new LineCounter();
   const docs = parseAllDocuments(text, { lineCounter, uniqueKeys: true, prettyErrors: false });
   const position = (offset: number): SourceLocation => {
@@ -91,7 +137,7 @@ export function parseFile(file: string, text: string, documents: LoadedDocument[
       return;
     }
     // An empty document (between two ---, or after a trailing ---) declares nothing.
-    if (doc.contents === null || (isScalar(doc.contents) && doc.contents.value === null)) return;
+    if (isEmpty(doc)) return;
     documents.push({ file, index, value: doc.toJS({ maxAliasCount: 100 }), locate: locator(doc, position) });
   });
 }

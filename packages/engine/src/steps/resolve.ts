@@ -8,6 +8,7 @@ import { KINDS, childrenOf } from '../kinds/index.js';
 import type { KindDescriptor, Spec } from '../kinds/types.js';
 import type { DesiredObject } from '../desired.js';
 import { problem, type Problem } from '../problems.js';
+import type { SourceLocation } from '../source.js';
 import type { ValidDocument } from './validate.js';
 import { rewrite } from './walk.js';
 
@@ -29,20 +30,26 @@ export function resolve(documents: ValidDocument[], declaredElsewhere: string[] 
     unique.push(doc);
   }
   const kindsByName = new Map<string, string[]>();
-  for (const doc of unique) kindsByName.set(doc.value.name, [...(kindsByName.get(doc.value.name) ?? []), doc.value.kind]);
+  for (const doc of unique) {
+    const kinds = kindsByName.get(doc.value.name);
+    if (kinds) kinds.push(doc.value.kind);
+    else kindsByName.set(doc.value.name, [doc.value.kind]);
+  }
+  const declared = new Set(declaredElsewhere);
 
   /** A reference (name, `{id}`, or a weighted key `id:<id>`) -> token; problems when broken. */
-  const token = (ref: unknown, kind: string, doc: ValidDocument, path: (string | number)[], found: string[], isKey = false): string => {
+  const token = (ref: unknown, kind: string, doc: ValidDocument, path: () => (string | number)[], found: string[], isKey = false): string => {
     if (typeof ref === 'object' && ref !== null) return String((ref as { id: string }).id);
     const name = String(ref);
     if (isKey && name.startsWith('id:')) return name.slice(3);
-    if (declaredElsewhere.includes(`${kind}/${name}`)) return `${kind}/${name}`;
-    if (names.has(`${kind}/${name}`)) {
-      found.push(`${kind}/${name}`);
-      return `${kind}/${name}`;
+    const address = `${kind}/${name}`;
+    if (declared.has(address)) return address;
+    if (names.has(address)) {
+      found.push(address);
+      return address;
     }
     const others = kindsByName.get(name);
-    const at = doc.locate(path, { key: isKey });
+    const at = doc.locate(path(), { key: isKey });
     problems.push(
       others
         ? problem('reference_wrong_kind', `"${name}" is a ${others.join(' and a ')}, but a ${kind} is expected here; name a ${kind} manifest or write {id: "<id>"}`, at)
@@ -63,18 +70,29 @@ export function resolve(documents: ValidDocument[], declaredElsewhere: string[] 
     let resolved: unknown = spec;
     for (const ref of descriptor.refs) {
       resolved = rewrite(resolved, ref.pattern, (value, path) =>
-        token(value, ref.kind, doc, [...specPath, ...path], found, ref.pattern.at(-1) === '{}'),
+        token(value, ref.kind, doc, () => [...specPath, ...path], found, ref.pattern.at(-1) === '{}'),
       );
     }
+    let source: SourceLocation | undefined;
     const object: DesiredObject = {
-      ...identity,
+      address: identity.address,
+      name: identity.name,
+      markerName: identity.markerName,
+      ...(identity.parent !== undefined ? { parent: identity.parent } : {}),
       descriptor,
       normal: descriptor.fromManifest(resolved as Spec, doc.value.name),
       preventDestroy: doc.value.lifecycle?.prevent_destroy === true,
-      references: [...new Set([...(identity.parent ? [identity.parent] : []), ...found])],
+      references: identity.parent || found.length > 1 ? [...new Set(identity.parent ? [identity.parent, ...found] : found)] : found,
       doc,
       specPath,
-      source: doc.locate(specPath.length > 1 ? specPath : []),
+      // Computed when first read: positions come from composing the file with `yaml`, which
+      // a plan without changes or problems never needs (load reads values the fast way).
+      get source() {
+        return (source ??= doc.locate(specPath.length > 1 ? specPath : []));
+      },
+      set source(value: SourceLocation) {
+        source = value;
+      },
     };
     if (specPath.length === 1 && doc.value.adopt !== undefined) object.adopt = doc.value.adopt;
     desired.push(object);
@@ -102,3 +120,4 @@ export function resolve(documents: ValidDocument[], declaredElsewhere: string[] 
   }
   return { desired, problems };
 }
+

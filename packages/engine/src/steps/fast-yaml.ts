@@ -1,0 +1,70 @@
+/**
+ * The fast reading of a manifest file's values, for `load`: js-yaml builds plain values about
+ * twenty times faster than the `yaml` package composes documents, which matters on the plan
+ * path (thousands of documents, no problem to report, so no position needed).
+ *
+ * The `yaml` package stays the reference: its documents are what positions and syntax errors
+ * come from. This module answers only when it can give exactly the values `yaml` would give
+ * (YAML 1.2, core schema, no merge keys, unique keys), and `undefined` otherwise, so that the
+ * caller uses `yaml` for that file:
+ * - scalars resolve with the `yaml` core schema's own patterns (null, bool, int, float);
+ *   js-yaml's CORE_SCHEMA differs (0b..., -0x1, signed exponents);
+ * - files using features where the two libraries differ or `yaml` is stricter go to `yaml`:
+ *   directives (`%YAML 1.1` changes the schema), tags, anchors and aliases, collection or
+ *   explicit (`?`) keys, a comment right after a closing quote, lines over 1024
+ *   characters (`yaml` refuses such implicit keys), null keys;
+ * - anything js-yaml refuses (syntax errors, duplicate keys) goes to `yaml`, which reports it.
+ * `fast-yaml.test.ts` checks a corpus of valid and broken inputs against `yaml` itself.
+ */
+import jsyaml from 'js-yaml';
+
+const scalar = (tag: string, test: RegExp, construct: (text: string) => unknown) =>
+  new jsyaml.Type(`tag:yaml.org,2002:${tag}`, {
+    kind: 'scalar',
+    resolve: (text: string | null) => test.test(text ?? ''),
+    construct: (text: string | null) => construct(text ?? ''),
+  });
+
+/** `yaml`'s core schema (yaml/dist/schema/core), pattern for pattern, in its order. */
+const SCHEMA = jsyaml.FAILSAFE_SCHEMA.extend({
+  implicit: [
+    scalar('null', /^(?:~|[Nn]ull|NULL)?$/, () => null),
+    scalar('bool', /^(?:[Tt]rue|TRUE|[Ff]alse|FALSE)$/, (s) => s[0] === 't' || s[0] === 'T'),
+    scalar('int', /^(?:0o[0-7]+|[-+]?[0-9]+|0x[0-9a-fA-F]+)$/, (s) =>
+      s.startsWith('0o') ? parseInt(s.slice(2), 8) : s.startsWith('0x') ? parseInt(s.slice(2), 16) : parseInt(s, 10),
+    ),
+    scalar(
+      'float',
+      /^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN|[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+|[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*))$/,
+      (s) => (s.slice(-3).toLowerCase() === 'nan' ? NaN : /inf$/i.test(s) ? (s[0] === '-' ? -Infinity : Infinity) : parseFloat(s)),
+    ),
+  ],
+});
+
+/**
+ * Text that may mean something else to js-yaml than to `yaml`, or that `yaml` refuses and
+ * js-yaml accepts. Over-matching is harmless (the file takes the `yaml` path); each entry is a
+ * case of the test corpus.
+ */
+const DIFFERENT = [
+  /^%/m, // directives
+  /(?:^|[\s[{,:-])[!&*]/m, // tags, anchors, aliases (also `*` or `!` in plain values: harmless)
+  /[\]}][ \t]*:(?:\s|$)/, // collection keys
+  /(?:^|[\s[{,])\?(?:\s|$)/m, // explicit keys
+  /["']#/, // a comment right after a closing quote
+  /^[^\n]{1025}/m, // implicit keys over 1024 characters
+  /(?:^|[\s{,])(?:~|null|Null|NULL)?:(?:\s|$)/m, // null keys ("" to yaml, "null" to js-yaml)
+];
+
+/**
+ * The file's documents as `yaml`'s `toJS` would give them, one entry per document (empty
+ * documents as `null`); `undefined` when the file must be read with `yaml`.
+ */
+export function fastDocuments(text: string): unknown[] | undefined {
+  if (DIFFERENT.some((pattern) => pattern.test(text))) return undefined;
+  try {
+    return jsyaml.loadAll(text, undefined, { schema: SCHEMA });
+  } catch {
+    return undefined;
+  }
+}
