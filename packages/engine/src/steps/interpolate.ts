@@ -28,11 +28,33 @@ export function interpolate(
       }
       return value;
     });
-  const walk = (value: unknown, doc: LoadedDocument, path: Path): unknown => {
-    if (typeof value === 'string') return value.includes('${env:') ? substitute(value, doc, path) : value;
-    if (Array.isArray(value)) return value.map((item, i) => walk(item, doc, [...path, i]));
+  /**
+   * Substitutes in place of a copy: containers are copied only when something inside them
+   * changed (most documents hold no `${env:}` at all), and the path is one stack, copied
+   * only when a problem needs it.
+   */
+  const walk = (value: unknown, doc: LoadedDocument, path: (string | number)[]): unknown => {
+    if (typeof value === 'string') return value.includes('${env:') ? substitute(value, doc, [...path]) : value;
+    if (Array.isArray(value)) {
+      let out: unknown[] | undefined;
+      for (let i = 0; i < value.length; i += 1) {
+        path.push(i);
+        const item = walk(value[i], doc, path);
+        path.pop();
+        if (item !== value[i]) (out ??= [...value])[i] = item;
+      }
+      return out ?? value;
+    }
     if (value !== null && typeof value === 'object') {
-      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, walk(v, doc, [...path, k])]));
+      let out: Record<string, unknown> | undefined;
+      for (const [key, item] of Object.entries(value)) {
+        path.push(key);
+        const next = walk(item, doc, path);
+        path.pop();
+        // defineProperty: a key named __proto__ stays a plain key.
+        if (next !== item) Object.defineProperty((out ??= { ...value }), key, { value: next, enumerable: true, writable: true, configurable: true });
+      }
+      return out ?? value;
     }
     return value;
   };
