@@ -42,7 +42,34 @@ export function ignoreServerChosen(descriptor: KindDescriptor, desired: Spec, li
 /** Top-level fields whose content differs. */
 export function changedFields(before: Spec, after: Spec): string[] {
   const keys = new Set([...Object.keys(before), ...Object.keys(after)]);
-  return [...keys].filter((k) => canonicalJson(before[k]) !== canonicalJson(after[k])).sort();
+  return [...keys].filter((k) => !sameStructure(before[k], after[k]) && canonicalJson(before[k]) !== canonicalJson(after[k])).sort();
+}
+
+/**
+ * Strict structural equality (primitives by ===, maps by key set in any order, lists item by
+ * item): when it holds, the canonical JSON of both is the same text, so a plan without
+ * changes never serializes; when it does not, the caller compares canonical JSON.
+ */
+const isPlain = (value: object) => {
+  const prototype = Object.getPrototypeOf(value) as unknown;
+  return prototype === Object.prototype || prototype === null;
+};
+
+function sameStructure(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i += 1) if (!sameStructure(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b) || !isPlain(a) || !isPlain(b)) return false;
+  const keys = Object.keys(a);
+  if (keys.length !== Object.keys(b).length) return false;
+  for (const key of keys) {
+    if (!Object.hasOwn(b, key) || !sameStructure((a as Spec)[key], (b as Spec)[key])) return false;
+  }
+  return true;
 }
 
 /**
