@@ -73,27 +73,9 @@ export function resolve(documents: ValidDocument[], declaredElsewhere: string[] 
         token(value, ref.kind, doc, () => [...specPath, ...path], found, ref.pattern.at(-1) === '{}'),
       );
     }
-    let source: SourceLocation | undefined;
-    const object: DesiredObject = {
-      address: identity.address,
-      name: identity.name,
-      markerName: identity.markerName,
-      ...(identity.parent !== undefined ? { parent: identity.parent } : {}),
-      descriptor,
-      normal: descriptor.fromManifest(resolved as Spec, doc.value.name),
-      preventDestroy: doc.value.lifecycle?.prevent_destroy === true,
-      references: identity.parent || found.length > 1 ? [...new Set(identity.parent ? [identity.parent, ...found] : found)] : found,
-      doc,
-      specPath,
-      // Computed when first read: positions come from composing the file with `yaml`, which
-      // a plan without changes or problems never needs (load reads values the fast way).
-      get source() {
-        return (source ??= doc.locate(specPath.length > 1 ? specPath : []));
-      },
-      set source(value: SourceLocation) {
-        source = value;
-      },
-    };
+    const object = new ResolvedObject(identity, descriptor, descriptor.fromManifest(resolved as Spec, doc.value.name), doc, specPath);
+    object.preventDestroy = doc.value.lifecycle?.prevent_destroy === true;
+    object.references = identity.parent || found.length > 1 ? [...new Set(identity.parent ? [identity.parent, ...found] : found)] : found;
     if (specPath.length === 1 && doc.value.adopt !== undefined) object.adopt = doc.value.adopt;
     desired.push(object);
     return object;
@@ -121,3 +103,40 @@ export function resolve(documents: ValidDocument[], declaredElsewhere: string[] 
   return { desired, problems };
 }
 
+
+/**
+ * A desired object as resolve builds it. `source` is computed when first read: positions come
+ * from composing the file with `yaml`, which a plan without changes or problems never needs
+ * (load reads values the fast way). A class, so that the getter costs nothing per object.
+ */
+class ResolvedObject implements DesiredObject {
+  address: string;
+  name: string;
+  markerName: string;
+  declare parent?: string;
+  declare adopt?: string;
+  preventDestroy = false;
+  references: string[] = [];
+  #source: SourceLocation | undefined;
+
+  constructor(
+    identity: { address: string; name: string; markerName: string; parent?: string },
+    readonly descriptor: KindDescriptor,
+    readonly normal: Spec,
+    readonly doc: ValidDocument,
+    readonly specPath: (string | number)[],
+  ) {
+    this.address = identity.address;
+    this.name = identity.name;
+    this.markerName = identity.markerName;
+    if (identity.parent !== undefined) this.parent = identity.parent;
+  }
+
+  get source(): SourceLocation {
+    return (this.#source ??= this.doc.locate(this.specPath.length > 1 ? this.specPath : []));
+  }
+
+  set source(value: SourceLocation) {
+    this.#source = value;
+  }
+}
