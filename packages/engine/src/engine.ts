@@ -7,7 +7,7 @@ import { ManifestProblems, sortProblems, type Problem } from './problems.js';
 import type { Plan } from './plan-model.js';
 import type { LiveApi } from './ports.js';
 import { check } from './steps/check.js';
-import { interpolate } from './steps/interpolate.js';
+import { interpolate, withoutUnsetEcho } from './steps/interpolate.js';
 import { load } from './steps/load.js';
 import { match, type Matching } from './steps/match.js';
 import { observe } from './steps/observe.js';
@@ -43,7 +43,7 @@ export async function readManifests(options: EngineOptions): Promise<Desired> {
   const validated = validate(interpolated.documents);
   const resolved = resolve(validated.valid, validated.declared);
   const problems = [...loaded.problems, ...interpolated.problems, ...validated.problems, ...resolved.problems, ...check(resolved.desired, stack)];
-  return { desired: resolved.desired, problems: sortProblems(problems), checksum: loaded.checksum };
+  return { desired: resolved.desired, problems: sortProblems(withoutUnsetEcho(problems)), checksum: loaded.checksum };
 }
 
 /** Every problem of the manifests, all together; `[]` when they are valid. */

@@ -79,6 +79,29 @@ describe('validate: variables, names and references', () => {
     expect(p).toMatchObject({ code: 'env_missing', at: { line: 3, col: 21 } });
     expect(p!.message).toContain('NOPE');
   });
+  test('a missing ${env:NAME} is reported once, not again as the empty value it leaves', async () => {
+    const yaml = [
+      'kind: HTTPSEdge',
+      'name: e',
+      'spec:',
+      '  hostports: ["${env:HOST}"]',
+      '  routes:',
+      '    - match_type: path_prefix',
+      '      match: /',
+      '      oidc: {issuer: "https://id.example.com", client_id: x, client_secret: "${env:SECRET}"}',
+      '---',
+      'kind: BotUser',
+      'name: "${env:BOT}"',
+      'spec: {}',
+      '',
+    ].join('\n');
+    expect(await problems(yaml)).toEqual(['env_missing@4:15', 'env_missing@8:77', 'env_missing@11:7']);
+    // A value the variable does not come from is still checked.
+    expect(await problems(yaml.replace('client_id: x', 'client_id: ""'), { HOST: 'a.example.com:443', BOT: 'b' })).toEqual([
+      'invalid_value@8:59',
+      'env_missing@8:78',
+    ]);
+  });
   test('duplicate names per kind (same name in another kind is fine)', async () => {
     expect(await problems(`${policy}---\nkind: IPPolicy\nname: office\nspec: {}\n---\nkind: BotUser\nname: office\nspec: {}\n`)).toEqual(['duplicate_name@8:7']);
   });

@@ -60,3 +60,17 @@ export function interpolate(
   };
   return { documents: documents.map((doc) => ({ ...doc, value: walk(doc.value, doc, []) })), problems };
 }
+
+const where = (p: Problem) => (p.at ? `${p.at.file}:${p.at.line}:${p.at.col}` : undefined);
+
+/**
+ * Drops the problems that only repeat a missing variable: a value whose `${env:NAME}` is
+ * unset is substituted with "", and later steps would report that empty value again at the
+ * same position (a too-short name, an empty hostport, a broken reference). The problem that
+ * names the variable is the one to fix, so it is reported alone.
+ */
+export function withoutUnsetEcho(problems: Problem[]): Problem[] {
+  const unset = new Set(problems.filter((p) => p.code === 'env_missing').map(where));
+  if (unset.size === 0) return problems;
+  return problems.filter((p) => p.code === 'env_missing' || !unset.has(where(p)));
+}
