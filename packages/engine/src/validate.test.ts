@@ -113,8 +113,38 @@ describe('validate: variables, names and references', () => {
     const yaml = `kind: Backend\nname: a\nspec: {type: failover, backends: [b]}\n---\nkind: Backend\nname: b\nspec: {type: weighted, backends: {a: 1}}\n`;
     const dir = write({ 'm.yaml': yaml });
     const [p] = await validateManifests({ paths: [dir] });
-    expect(p).toMatchObject({ code: 'reference_cycle', at: { line: 1 } });
+    // At the reference that closes the cycle: b's weighted key `a`.
+    expect(p).toMatchObject({ code: 'reference_cycle', at: { line: 7, col: 35 } });
     expect(p!.message).toContain('Backend/a -> Backend/b -> Backend/a');
+  });
+  test('a reference cycle is reported at the reference that closes it, in any document order', async () => {
+    const yaml = [
+      'kind: Backend',
+      'name: c',
+      'spec: {type: failover, backends: [web, a]}',
+      '---',
+      'kind: Backend',
+      'name: a',
+      'spec:',
+      '  type: failover',
+      '  backends:',
+      '    - b',
+      '---',
+      'kind: Backend',
+      'name: b',
+      'spec: {type: failover, backends: [c]}',
+      '---',
+      'kind: Backend',
+      'name: web',
+      'spec: {type: tunnel_group, labels: {app: web}}',
+      '',
+    ].join('\n');
+    const dir = write({ 'm.yaml': yaml });
+    const found = await validateManifests({ paths: [dir] });
+    expect(found).toHaveLength(1);
+    // c -> a -> b -> c: b's reference to c (line 14) closes it.
+    expect(found[0]).toMatchObject({ code: 'reference_cycle', at: { line: 14, col: 35 } });
+    expect(found[0]!.message).toContain('Backend/c -> Backend/a -> Backend/b -> Backend/c');
   });
 });
 

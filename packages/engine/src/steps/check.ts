@@ -8,6 +8,8 @@
 import type { DesiredObject } from '../desired.js';
 import { metadataRoom } from '../marker.js';
 import { problem, type Problem } from '../problems.js';
+import type { SourceLocation } from '../source.js';
+import { collect } from './walk.js';
 
 export function check(desired: DesiredObject[], stack: string): Problem[] {
   const problems: Problem[] = [];
@@ -52,7 +54,10 @@ export function check(desired: DesiredObject[], stack: string): Problem[] {
   return problems;
 }
 
-/** Reference cycles among desired objects (a failover backend that reaches itself). */
+/**
+ * Reference cycles among desired objects (a failover backend that reaches itself), each
+ * reported at the reference that closes it.
+ */
 function cycles(desired: DesiredObject[]): Problem[] {
   const byAddress = new Map(desired.map((o) => [o.address, o]));
   const state = new Map<string, 'open' | 'done'>();
@@ -65,7 +70,7 @@ function cycles(desired: DesiredObject[]): Problem[] {
     for (const next of object.references.filter((r) => r !== object.parent && byAddress.has(r))) {
       if (state.get(next) === 'open') {
         const loop = [...stack.slice(stack.indexOf(next)), next];
-        problems.push(problem('reference_cycle', `references form a cycle: ${loop.join(' -> ')}; break it by removing one of these references`, byAddress.get(next)!.source));
+        problems.push(problem('reference_cycle', `references form a cycle: ${loop.join(' -> ')}; break it by removing one of these references`, referenceAt(object, next)));
       } else if (!state.has(next)) visit(next);
     }
     stack.pop();
@@ -73,4 +78,18 @@ function cycles(desired: DesiredObject[]): Problem[] {
   };
   for (const object of desired) if (!state.has(object.address)) visit(object.address);
   return problems;
+}
+
+/**
+ * Where `object`'s manifest writes its reference to `address` (a name, or a weighted key):
+ * the reference that closes a cycle. The object's own position when none is found.
+ */
+function referenceAt(object: DesiredObject, address: string): SourceLocation {
+  const manifest = object.specPath.reduce<unknown>((v, k) => (v as Record<string | number, unknown> | undefined)?.[k], object.doc.value);
+  for (const ref of object.descriptor.refs) {
+    const isKey = ref.pattern.at(-1) === '{}';
+    const hit = collect(manifest, ref.pattern).find(({ value }) => typeof value === 'string' && `${ref.kind}/${value}` === address);
+    if (hit) return object.doc.locate([...object.specPath, ...hit.path], { key: isKey });
+  }
+  return object.source;
 }
