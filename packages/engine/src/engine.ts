@@ -43,7 +43,9 @@ export async function readManifests(options: EngineOptions): Promise<Desired> {
   const validated = validate(interpolated.documents);
   const resolved = resolve(validated.valid, validated.declared);
   const problems = [...loaded.problems, ...interpolated.problems, ...validated.problems, ...resolved.problems, ...check(resolved.desired, stack)];
-  return { desired: resolved.desired, problems: sortProblems(withoutUnsetEcho(problems)), checksum: loaded.checksum };
+  // Documents that failed their schema were checked in their valid parts only: never planned.
+  const desired = resolved.desired.filter((d) => !(d.doc as { partial?: unknown }).partial);
+  return { desired, problems: sortProblems(withoutUnsetEcho(problems)), checksum: loaded.checksum };
 }
 
 /** Every problem of the manifests, all together; `[]` when they are valid. */

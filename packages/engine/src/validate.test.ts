@@ -6,7 +6,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { ManifestProblems, computePlan, validateManifests, type Problem } from './index.js';
+import { ManifestProblems, computePlan, readManifests, validateManifests, type Problem } from './index.js';
 import { FakeLiveApi } from './testing/fake-api.js';
 
 function write(files: Record<string, string>): string {
@@ -220,6 +220,62 @@ describe('validate: reporting', () => {
       ['unknown_field', 'a.yaml'],
       ['reference_missing', 'b.yaml'],
     ]);
+  });
+  test('a document that fails its schema is still checked in its valid parts', async () => {
+    const yaml = [
+      'kind: HTTPSEdge',
+      'name: e',
+      'spec:',
+      '  colour: red', // unknown field: the schema fails
+      '  hostports: ["a.example.com:80"]', // wrong port for HTTPS
+      '  routes:',
+      '    - {match_type: path_prefix, match: /, backend: {backend: nowhere}}', // broken reference
+      '    - {match_type: path_prefix, match: /x, circuit_breaker: {num_buckets: 500}}', // out of range: this route is left out
+      '---',
+      'kind: IPPolicy',
+      'name: p',
+      'spec:',
+      '  rules:',
+      '    - {cidr: 10.0.0.0/8, action: allow, comment: hi}', // unknown field in one rule
+      '    - {cidr: 10.0.0.1/8, action: allow}', // not canonical
+      '    - {cidr: 10.0.0.0/8, action: deny}', // duplicate of the left-out rule: not reported
+      '',
+    ].join('\n');
+    expect(await problems(yaml)).toEqual([
+      'unknown_field@4:3',
+      'hostport_invalid@5:15',
+      'reference_missing@7:62',
+      'invalid_value@8:75',
+      'unknown_field@14:41',
+      'cidr_invalid@15:14',
+    ]);
+  });
+  test('a part left out of a failed document does not make its neighbours report nonsense', async () => {
+    const yaml = [
+      'kind: HTTPSEdge',
+      'name: e',
+      'spec:',
+      '  routes:',
+      '    - match_type: path_prefix',
+      '      match: /',
+      '      webhook_verification: {provider: github, secret: [not, a, string]}', // no "github needs a secret"
+      '---',
+      'kind: IPRestriction',
+      'name: r',
+      'spec: {type: api, enforced: "yes", ip_policies: [{name: x}]}', // required field wrong: goes no further
+      '---',
+      'kind: IPRestriction',
+      'name: s',
+      'spec: {type: dashboard, ip_policies: [ghost]}', // still checked
+      '',
+    ].join('\n');
+    expect(await problems(yaml)).toEqual(['wrong_type@7:56', 'wrong_type@11:29', 'wrong_type@11:50', 'reference_missing@15:39']);
+  });
+  test('the valid parts of a failed document are never planned', async () => {
+    const dir = write({ 'm.yaml': 'kind: IPPolicy\nname: p\nspec: {colour: red}\n' });
+    const read = await readManifests({ paths: [dir] });
+    expect(read.problems.map((p) => p.code)).toEqual(['unknown_field']);
+    expect(read.desired).toEqual([]);
   });
   test('computePlan throws ManifestProblems carrying them, before any request', async () => {
     const dir = write({ 'm.yaml': 'kind: IPPolicy\nname: p\nspec: {color: red}\n' });

@@ -91,6 +91,8 @@ export function resolve(documents: ValidDocument[], declaredElsewhere: string[] 
     for (const child of children) {
       const items = (doc.value.spec[child.child!.field] as Spec[] | undefined) ?? [];
       items.forEach((item, i) => {
+        // A child that failed its schema (the document goes on partially) is left out.
+        if (doc.partial?.excluded.has(`${child.child!.field}/${i}`)) return;
         // The natural key needs the normal form; build first, then name it.
         const object = build(child, doc, item, ['spec', child.child!.field, i], { address: '', name: '', markerName: '', parent: parent.address });
         const key = child.naturalKey!(object.normal);

@@ -7,6 +7,7 @@
 import { Ajv, type ErrorObject, type KeywordDefinition, type ValidateFunction } from 'ajv';
 import { MANIFEST_SCHEMAS, customKeywords } from '@gatehouse/schemas';
 import { problem, type Problem } from '../problems.js';
+import { childrenOf, KINDS as DESCRIPTORS } from '../kinds/index.js';
 import type { LoadedDocument } from './load.js';
 
 // verbose: errors carry their schema, so messages can list the expected fields.
@@ -29,6 +30,12 @@ const KINDS = Object.keys(MANIFEST_SCHEMAS);
 /** A document that passed its schema: kind, name and spec are known to be well formed. */
 export interface ValidDocument extends LoadedDocument {
   value: { kind: string; name: string; spec: Record<string, unknown>; adopt?: string; lifecycle?: { prevent_destroy?: boolean } };
+  /**
+   * Set when the document failed its schema and only its valid parts go on (see `prune`):
+   * `child field/index` of the inline children left out. Such a document is checked, never
+   * planned.
+   */
+  partial?: { excluded: ReadonlySet<string> };
 }
 
 export interface Validation {
@@ -57,9 +64,14 @@ export function validate(documents: LoadedDocument[]): Validation {
     const ok: boolean = check(value);
     if (ok) valid.push(doc as ValidDocument);
     else {
-      problems.push(...explain(check.errors ?? [], doc));
-      const named = value as { kind: string; name?: unknown };
-      if (typeof named.name === 'string') declared.push(`${named.kind}/${named.name}`);
+      const errors = check.errors ?? [];
+      problems.push(...explain(errors, doc));
+      const partial = prune(doc, errors, check);
+      if (partial) valid.push(partial);
+      else {
+        const named = value as { kind: string; name?: unknown };
+        if (typeof named.name === 'string') declared.push(`${named.kind}/${named.name}`);
+      }
     }
   }
   return { valid, declared, problems };
@@ -113,4 +125,44 @@ function explain(errors: ErrorObject[], doc: LoadedDocument): Problem[] {
     out.set(`${p.at?.line}:${p.at?.col}:${p.message}`, p);
   }
   return [...out.values()];
+}
+
+const childFields = new Map(
+  DESCRIPTORS.filter((d) => d.manifestKind).map((d) => [d.manifestKind!, new Set(childrenOf(d.kind).map((c) => c.child!.field))]),
+);
+
+/**
+ * The valid parts of a document that failed its schema, so that their mistakes (a wrong
+ * port, a bad CIDR, a broken reference) are reported in the same run. The parts that hold
+ * an error are left out whole, at the coarsest unit that keeps positions and cannot make
+ * a neighbouring rule misfire: an inline child (a rule, a route) or a top-level field of
+ * the spec (all of `hostports`, all of `tls_termination`). The rest must then pass the
+ * schema; when it does not (a required field is wrong, the error is in kind, name or the
+ * spec as a whole), the document goes no further, as before. `adopt` and `lifecycle`
+ * errors also stop the document: they change what the document is.
+ */
+function prune(doc: LoadedDocument, errors: ErrorObject[], check: ValidateFunction): ValidDocument | undefined {
+  const value = doc.value as ValidDocument['value'];
+  if (typeof value.name !== 'string' || value.spec === null || typeof value.spec !== 'object' || Array.isArray(value.spec)) return undefined;
+  const children = childFields.get(value.kind) ?? new Set<string>();
+  const fields = new Set<string>();
+  const excluded = new Set<string>();
+  for (const error of errors) {
+    const path = segments(error.instancePath);
+    if (error.keyword === 'additionalProperties') path.push((error.params as { additionalProperty: string }).additionalProperty);
+    if (path[0] !== 'spec' || path.length < 2) return undefined;
+    const field = String(path[1]);
+    if (children.has(field) && typeof path[2] === 'number') excluded.add(`${field}/${path[2]}`);
+    else fields.add(field);
+  }
+  const spec: Record<string, unknown> = { ...value.spec };
+  for (const field of fields) delete spec[field];
+  // The schema sees the children that go on; resolve keeps every index, so positions hold.
+  const forSchema: Record<string, unknown> = { ...spec };
+  for (const field of children) {
+    const items = spec[field];
+    if (Array.isArray(items)) forSchema[field] = items.filter((_item, i) => !excluded.has(`${field}/${i}`));
+  }
+  if (!check({ ...value, spec: forSchema })) return undefined;
+  return { ...doc, value: { ...value, spec }, partial: { excluded } } as ValidDocument;
 }
