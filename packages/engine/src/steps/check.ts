@@ -17,8 +17,11 @@ export function check(desired: DesiredObject[], stack: string): Problem[] {
     object.doc.locate([...object.specPath, ...path], options);
 
   for (const object of desired) {
-    const manifest = object.specPath.reduce<unknown>((v, k) => (v as Record<string | number, unknown> | undefined)?.[k], object.doc.value) as Record<string, unknown> | undefined;
-    problems.push(...(object.descriptor.check?.(object.normal, { at: at(object), ...(manifest ? { manifest } : {}) }) ?? []));
+    if (object.descriptor.check) {
+      const manifest = object.specPath.reduce<unknown>((v, k) => (v as Record<string | number, unknown> | undefined)?.[k], object.doc.value) as Record<string, unknown> | undefined;
+      const found = object.descriptor.check(object.normal, { at: at(object), ...(manifest ? { manifest } : {}) });
+      if (found.length > 0) problems.push(...found);
+    }
     const metadata = object.normal.metadata;
     if (object.descriptor.metadata && typeof metadata === 'string') {
       const room = metadataRoom(stack, object.markerName);

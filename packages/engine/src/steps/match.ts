@@ -36,20 +36,30 @@ export function match(desired: DesiredObject[], live: LiveObject[], stack: strin
   };
 
   // Indexes, built once: lookups stay linear in the number of objects.
-  const byId = new Map(live.map((o) => [o.id, o]));
-  const byMarker = new Map<string, LiveObject>(); // kind \0 marker name -> owned live
-  const byNaturalKey = new Map<string, LiveObject[]>(); // kind \0 parent id \0 key -> live
+  // Keyed per kind first, so lookups hash the strings the objects already hold instead of
+  // building a composite key per lookup.
+  const byId = new Map<string, LiveObject>();
+  const byMarker = new Map<string, Map<string, LiveObject>>(); // kind -> marker name -> owned live
+  const byNaturalKey = new Map<string, Map<string, LiveObject[]>>(); // kind -> parent id \0 key -> live
+  const slot = <T>(index: Map<string, Map<string, T>>, kind: string) => {
+    let found = index.get(kind);
+    if (!found) index.set(kind, (found = new Map()));
+    return found;
+  };
   for (const o of live) {
-    if (owned(o)) byMarker.set(`${o.descriptor.kind}\0${o.marker!.name}`, o);
+    byId.set(o.id, o);
+    if (owned(o)) slot(byMarker, o.descriptor.kind).set(o.marker!.name, o);
     if (o.descriptor.naturalKey) {
-      const key = o.descriptor.naturalKey(o.descriptor.fromLive(o.raw, o.collection));
-      const slot = `${o.descriptor.kind}\0${o.parentId ?? ''}\0${key}`;
-      byNaturalKey.set(slot, [...(byNaturalKey.get(slot) ?? []), o]);
+      const key = `${o.parentId ?? ''}\0${o.descriptor.naturalKey(o.descriptor.fromLive(o.raw, o.collection))}`;
+      const keyed = slot(byNaturalKey, o.descriptor.kind);
+      const holders = keyed.get(key);
+      if (holders) holders.push(o);
+      else keyed.set(key, [o]);
     }
   }
   const free = (o: LiveObject | undefined) => (o && !claimed.has(o) ? o : undefined);
   const byKey = (kind: string, parentId: string, key: string) =>
-    (byNaturalKey.get(`${kind}\0${parentId}\0${key}`) ?? []).find((o) => !claimed.has(o));
+    byNaturalKey.get(kind)?.get(`${parentId}\0${key}`)?.find((o) => !claimed.has(o));
 
   // Parents before children: the desired list has each parent before its children.
   for (const d of desired) {
@@ -71,7 +81,7 @@ export function match(desired: DesiredObject[], live: LiveObject[], stack: strin
       if (found) claim(d, found);
       continue;
     }
-    const marked = free(byMarker.get(`${kind}\0${d.markerName}`));
+    const marked = free(byMarker.get(kind)?.get(d.markerName));
     if (marked) {
       claim(d, marked);
       continue;
