@@ -41,9 +41,11 @@ export function canonicalCidr(cidr: string): { ok: true; value: string } | { ok:
     return { ok: false, message: `"${cidr}" is not a valid IPv4 or IPv6 CIDR` };
   }
   const [address, bits] = parsed;
-  const first = address.kind() === 'ipv4'
-    ? ipaddr.IPv4.networkAddressFromCIDR(cidr).toString()
-    : ipaddr.IPv6.networkAddressFromCIDR(cidr).toString();
+  // What networkAddressFromCIDR computes (address AND mask), without parsing the text again.
+  const bytes = address.toByteArray();
+  const mask = (address.kind() === 'ipv4' ? ipaddr.IPv4 : ipaddr.IPv6).subnetMaskFromPrefixLength(bits).toByteArray();
+  const network = bytes.map((byte, i) => byte & mask[i]!);
+  const first = (address.kind() === 'ipv4' ? new ipaddr.IPv4(network) : new ipaddr.IPv6(network)).toString();
   const canonical = `${first}/${bits}`;
   if (first !== address.toString()) return { ok: false, message: `"${cidr}" is not canonical: its range starts at ${first}; write ${canonical}` };
   return { ok: true, value: canonical };
