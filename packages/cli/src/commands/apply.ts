@@ -4,8 +4,6 @@ import {
   ApplyRefused,
   DependencyCycleError,
   executeApply,
-  LiveApiError,
-  ManifestProblems,
   parsePlanJson,
   PlanFormatError,
   prepareApply,
@@ -17,10 +15,11 @@ import {
 } from '@gatehouse/engine';
 import { canAsk, confirm } from '../apply/confirm.js';
 import { formatSummary, Progress } from '../apply/progress.js';
-import { connect, type Connection } from '../connection/connect.js';
+import { failCommand, withConnection } from '../command-run.js';
+import type { Connection } from '../connection/connect.js';
 import { connectionFlags } from '../connection/flags.js';
 import { CliError } from '../errors.js';
-import { colourEnabled, formatProblem, terminalStyle } from '../output.js';
+import { colourEnabled, terminalStyle } from '../output.js';
 
 const FORMATS = ['text', 'json'] as const;
 
@@ -60,9 +59,7 @@ Exit 0 when every change is done, 1 otherwise.`;
     const { argv, flags } = await this.parse(Apply);
     const json = flags.format === 'json';
     const saved = flags.plan ? await this.#readPlan(flags.plan) : undefined;
-    const connection = await connect(flags).catch((error: unknown) => this.#fail(error));
-    let result: ApplyResult;
-    try {
+    const result = await withConnection(flags, async (connection) => {
       if (saved) this.#checkTarget(saved, connection);
       const prepared = await prepareApply({
         api: connection.api,
@@ -78,12 +75,8 @@ Exit 0 when every change is done, 1 otherwise.`;
       this.#refuse(prepared);
       for (const subject of prepared.subjects) if (subject.stale) this.logToStderr(`stale: ${subject.stale.message}`);
       if (prepared.subjects.length > 0 && !flags.yes) await this.#confirm(prepared, connection);
-      result = await this.#execute(prepared, connection, flags.parallelism, json, info);
-    } catch (error) {
-      return this.#fail(error);
-    } finally {
-      await connection.close();
-    }
+      return this.#execute(prepared, connection, flags.parallelism, json, info);
+    }).catch((error: unknown) => this.#fail(error));
     if (json) await new Promise<void>((resolve) => process.stdout.write(`${JSON.stringify(result, null, 2)}\n`, () => resolve()));
     else for (const line of formatSummary(result)) process.stdout.write(`${line}\n`);
     if (!result.ok) this.exit(1);
@@ -137,19 +130,11 @@ Exit 0 when every change is done, 1 otherwise.`;
   }
 
   #fail(error: unknown): never {
-    if (error instanceof ManifestProblems) {
-      for (const problem of error.problems) this.logToStderr(formatProblem(problem));
-      this.error(`${error.problems.length} problem${error.problems.length === 1 ? '' : 's'} in the manifests; nothing was applied.`, { exit: 1 });
-    }
     if (error instanceof ApplyRefused) {
       for (const refusal of error.refusals) this.logToStderr(`refused: ${refusal.message} [${refusal.code}]`);
       this.error('apply refused; nothing was written', { exit: 1 });
     }
-    if (error instanceof LiveApiError) {
-      this.error(`the API failed: ${error.message}${error.retryable ? ' (retried; try again later)' : ''}`, { exit: 1 });
-    }
-    if (error instanceof CliError) this.error(error.message, { exit: 1 });
     if (error instanceof DependencyCycleError || error instanceof WalkError) this.error(`${error.message}; nothing was written`, { exit: 1 });
-    throw error;
+    return failCommand(this, error, 'nothing was applied');
   }
 }

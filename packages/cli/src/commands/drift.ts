@@ -1,9 +1,8 @@
 import { Args, Command, Flags } from '@oclif/core';
-import { detectDrift, LiveApiError, ManifestProblems, renderDriftJson, renderDriftMarkdown, renderDriftText, type DriftReport } from '@gatehouse/engine';
-import { connect } from '../connection/connect.js';
-import { connectionFlags } from '../connection/flags.js';
-import { CliError } from '../errors.js';
-import { formatProblem, terminalStyle } from '../output.js';
+import { detectDrift, renderDriftJson, renderDriftMarkdown, renderDriftText, type DriftReport } from '@gatehouse/engine';
+import { failCommand, withConnection } from '../command-run.js';
+import { connectionFlags, type ConnectionFlagValues } from '../connection/flags.js';
+import { terminalStyle } from '../output.js';
 
 const FORMATS = ['text', 'json', 'markdown'] as const;
 
@@ -38,26 +37,9 @@ information. Exit 0 when live matches the manifests, 2 when it does not, 1 on er
     if (report.drifted) this.exit(2);
   }
 
-  async #detect(paths: string[], flags: Parameters<typeof connect>[0]): Promise<DriftReport> {
-    const connection = await connect(flags).catch((error: unknown) => this.#fail(error));
-    try {
-      return await detectDrift({ paths, env: process.env, api: connection.api, stack: connection.stack });
-    } catch (error) {
-      return this.#fail(error);
-    } finally {
-      await connection.close();
-    }
-  }
-
-  #fail(error: unknown): never {
-    if (error instanceof ManifestProblems) {
-      for (const problem of error.problems) this.logToStderr(formatProblem(problem));
-      this.error(`${error.problems.length} problem${error.problems.length === 1 ? '' : 's'} in the manifests; drift was not checked.`, { exit: 1 });
-    }
-    if (error instanceof LiveApiError) {
-      this.error(`the API failed: ${error.message}${error.retryable ? ' (retried; try again later)' : ''}`, { exit: 1 });
-    }
-    if (error instanceof CliError) this.error(error.message, { exit: 1 });
-    throw error;
+  #detect(paths: string[], flags: ConnectionFlagValues): Promise<DriftReport> {
+    return withConnection(flags, (connection) =>
+      detectDrift({ paths, env: process.env, api: connection.api, stack: connection.stack }),
+    ).catch((error: unknown) => failCommand(this, error, 'drift was not checked'));
   }
 }

@@ -1,8 +1,7 @@
 import { Command, Flags } from '@oclif/core';
-import { exportLive, LiveApiError, type ExportResult } from '@gatehouse/engine';
-import { connect } from '../connection/connect.js';
-import { connectionFlags } from '../connection/flags.js';
-import { CliError } from '../errors.js';
+import { exportLive, type ExportResult } from '@gatehouse/engine';
+import { failCommand, withConnection } from '../command-run.js';
+import { connectionFlags, type ConnectionFlagValues } from '../connection/flags.js';
 import { writeExport } from '../export/write.js';
 
 /** `gatehouse export`: the live configuration as manifests, the way into gatehouse. */
@@ -43,22 +42,14 @@ files that export did not write are never replaced unless --overwrite is given.`
     process.stdout.write(`${lines.join('\n')}\n`);
   }
 
-  async #export(flags: Parameters<typeof connect>[0] & { all: boolean }): Promise<ExportResult> {
-    const connection = await connect(flags).catch((error: unknown) => this.#fail(error));
-    try {
-      return await exportLive({ api: connection.api, stack: connection.stack, all: flags.all });
-    } catch (error) {
-      return this.#fail(error);
-    } finally {
-      await connection.close();
-    }
+  #export(flags: ConnectionFlagValues & { all: boolean }): Promise<ExportResult> {
+    return withConnection(flags, (connection) => exportLive({ api: connection.api, stack: connection.stack, all: flags.all })).catch(
+      (error: unknown) => this.#fail(error),
+    );
   }
 
+  /** Export reads no manifests, so only API failures and `CliError`s reach this. */
   #fail(error: unknown): never {
-    if (error instanceof LiveApiError) {
-      this.error(`the API failed: ${error.message}${error.retryable ? ' (retried; try again later)' : ''}`, { exit: 1 });
-    }
-    if (error instanceof CliError) this.error(error.message, { exit: 1 });
-    throw error;
+    return failCommand(this, error, 'nothing was exported');
   }
 }

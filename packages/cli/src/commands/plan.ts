@@ -1,9 +1,8 @@
 import { Args, Command, Flags } from '@oclif/core';
-import { computePlan, LiveApiError, ManifestProblems, renderJson, renderMarkdown, renderText, type Plan as PlanValue } from '@gatehouse/engine';
-import { connect } from '../connection/connect.js';
-import { connectionFlags } from '../connection/flags.js';
-import { CliError } from '../errors.js';
-import { formatProblem, terminalStyle, writeFileAtomic } from '../output.js';
+import { computePlan, renderJson, renderMarkdown, renderText, type Plan as PlanValue } from '@gatehouse/engine';
+import { failCommand, withConnection } from '../command-run.js';
+import { connectionFlags, type ConnectionFlagValues } from '../connection/flags.js';
+import { terminalStyle, writeFileAtomic } from '../output.js';
 
 const FORMATS = ['text', 'json', 'markdown'] as const;
 
@@ -48,27 +47,15 @@ export default class Plan extends Command {
     if (flags['detailed-exitcode'] && changes > 0) this.exit(2);
   }
 
-  async #compute(paths: string[], flags: Parameters<typeof connect>[0]): Promise<PlanValue> {
-    const connection = await connect(flags).catch((error: unknown) => this.#fail(error));
-    try {
-      // manifest_paths: where `apply --plan` reads the manifests again (docs/plan-json.md).
-      return { ...(await computePlan({ paths, env: process.env, api: connection.api, stack: connection.stack })), manifest_paths: paths };
-    } catch (error) {
-      return this.#fail(error);
-    } finally {
-      await connection.close();
-    }
+  #compute(paths: string[], flags: ConnectionFlagValues): Promise<PlanValue> {
+    // manifest_paths: where `apply --plan` reads the manifests again (docs/plan-json.md).
+    return withConnection(flags, async (connection) => ({
+      ...(await computePlan({ paths, env: process.env, api: connection.api, stack: connection.stack })),
+      manifest_paths: paths,
+    })).catch((error: unknown) => this.#fail(error));
   }
 
   #fail(error: unknown): never {
-    if (error instanceof ManifestProblems) {
-      for (const problem of error.problems) this.logToStderr(formatProblem(problem));
-      this.error(`${error.problems.length} problem${error.problems.length === 1 ? '' : 's'} in the manifests; nothing was planned.`, { exit: 1 });
-    }
-    if (error instanceof LiveApiError) {
-      this.error(`the API failed: ${error.message}${error.retryable ? ' (retried; try again later)' : ''}`, { exit: 1 });
-    }
-    if (error instanceof CliError) this.error(error.message, { exit: 1 });
-    throw error;
+    return failCommand(this, error, 'nothing was planned');
   }
 }

@@ -1,0 +1,42 @@
+/**
+ * What the connected commands (plan, drift, export, apply) share: running the engine over one
+ * connection that is always closed, and turning the failures they have in common into a
+ * message and exit 1. Each command keeps its own handling of failures only it can meet
+ * (apply's refusals, for one) and passes the sentence that says what was not done.
+ */
+import type { Command } from '@oclif/core';
+import { LiveApiError, ManifestProblems } from '@gatehouse/engine';
+import { connect, type Connection } from './connection/connect.js';
+import type { ConnectionFlagValues } from './connection/flags.js';
+import { CliError } from './errors.js';
+import { formatProblem } from './output.js';
+
+/**
+ * Connects as the flags say, runs `fn` over the connection and closes it whatever happens.
+ * Errors of connecting, of `fn` and of closing reach the caller unchanged.
+ */
+export async function withConnection<T>(flags: ConnectionFlagValues, fn: (connection: Connection) => Promise<T>): Promise<T> {
+  const connection = await connect(flags);
+  try {
+    return await fn(connection);
+  } finally {
+    await connection.close();
+  }
+}
+
+/**
+ * Ends `command` with exit 1 for the failures every connected command reports the same way:
+ * manifest problems (each printed on stderr, then the count and `notDone`, e.g. "nothing was
+ * planned"), an API failure, or a `CliError`. Anything else is rethrown as it is.
+ */
+export function failCommand(command: Command, error: unknown, notDone: string): never {
+  if (error instanceof ManifestProblems) {
+    for (const problem of error.problems) command.logToStderr(formatProblem(problem));
+    command.error(`${error.problems.length} problem${error.problems.length === 1 ? '' : 's'} in the manifests; ${notDone}.`, { exit: 1 });
+  }
+  if (error instanceof LiveApiError) {
+    command.error(`the API failed: ${error.message}${error.retryable ? ' (retried; try again later)' : ''}`, { exit: 1 });
+  }
+  if (error instanceof CliError) command.error(error.message, { exit: 1 });
+  throw error;
+}
