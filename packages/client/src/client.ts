@@ -19,30 +19,14 @@ import type {
   BotUserUpdate,
   EndpointBackend,
   EndpointBackendInput,
-  EndpointCircuitBreaker,
-  EndpointCircuitBreakerInput,
-  EndpointHeaders,
-  EndpointHeadersInput,
   EndpointIpPolicy,
   EndpointIpPolicyInput,
   EndpointMutualTls,
   EndpointMutualTlsInput,
-  EndpointOAuth,
-  EndpointOAuthInput,
-  EndpointOidc,
-  EndpointOidcInput,
-  EndpointSaml,
-  EndpointSamlInput,
-  EndpointSwitch,
-  EndpointSwitchInput,
   EndpointTlsTermination,
   EndpointTlsTerminationInput,
   EndpointTrafficPolicy,
   EndpointTrafficPolicyInput,
-  EndpointUserAgentFilter,
-  EndpointUserAgentFilterInput,
-  EndpointWebhookValidation,
-  EndpointWebhookValidationInput,
   FailoverBackend,
   FailoverBackendCreate,
   HttpResponseBackend,
@@ -70,44 +54,26 @@ import type {
   WeightedBackend,
   WeightedBackendCreate,
 } from '@gatehouse/schemas';
+import { ROUTE_MODULE_SCHEMAS } from '@gatehouse/schemas';
 import { collection, listableCollection, moduleAccessor, paginate, type Collection, type ModuleAccessor } from './resources.js';
 import { Transport, type ClientOptions, type Method, type RequestCounts, type RequestOptions } from './transport.js';
 
 /** A backend's PATCH body: any of its create fields, at least one. */
 type BackendUpdate<C> = Partial<C>;
 
-/** The thirteen route modules, keyed by their field name (api-spec 2.7). */
-export interface RouteModules {
-  backend: ModuleAccessor<EndpointBackend, EndpointBackendInput>;
-  ip_restriction: ModuleAccessor<EndpointIpPolicy, EndpointIpPolicyInput>;
-  circuit_breaker: ModuleAccessor<EndpointCircuitBreaker, EndpointCircuitBreakerInput>;
-  compression: ModuleAccessor<EndpointSwitch, EndpointSwitchInput>;
-  request_headers: ModuleAccessor<EndpointHeaders, EndpointHeadersInput>;
-  response_headers: ModuleAccessor<EndpointHeaders, EndpointHeadersInput>;
-  webhook_verification: ModuleAccessor<EndpointWebhookValidation, EndpointWebhookValidationInput>;
-  oauth: ModuleAccessor<EndpointOAuth, EndpointOAuthInput>;
-  saml: ModuleAccessor<EndpointSaml, EndpointSamlInput>;
-  oidc: ModuleAccessor<EndpointOidc, EndpointOidcInput>;
-  websocket_tcp_converter: ModuleAccessor<EndpointSwitch, EndpointSwitchInput>;
-  user_agent_filter: ModuleAccessor<EndpointUserAgentFilter, EndpointUserAgentFilterInput>;
-  traffic_policy: ModuleAccessor<EndpointTrafficPolicy, EndpointTrafficPolicyInput>;
-}
+/** A route module's field name, from the schemas package's table of them (api-spec 2.7). */
+type RouteModuleName = keyof typeof ROUTE_MODULE_SCHEMAS;
 
-export const ROUTE_MODULE_NAMES = [
-  'backend',
-  'ip_restriction',
-  'circuit_breaker',
-  'compression',
-  'request_headers',
-  'response_headers',
-  'webhook_verification',
-  'oauth',
-  'saml',
-  'oidc',
-  'websocket_tcp_converter',
-  'user_agent_filter',
-  'traffic_policy',
-] as const satisfies readonly (keyof RouteModules)[];
+/**
+ * The thirteen route modules, keyed by their field name: each typed as the route's inline
+ * field (output) and create field (input), so the list of modules is declared only once.
+ */
+export type RouteModules = {
+  [K in RouteModuleName]: ModuleAccessor<NonNullable<HttpsEdgeRoute[K]>, NonNullable<HttpsEdgeRouteCreate[K]>>;
+};
+
+/** The route modules' names in API order, from the same table. */
+export const ROUTE_MODULE_NAMES = Object.keys(ROUTE_MODULE_SCHEMAS) as readonly RouteModuleName[];
 
 export interface HttpsEdgeRoutes extends Collection<HttpsEdgeRoute, HttpsEdgeRouteCreate, HttpsEdgeRouteUpdate> {
   /** Modules of a route of this edge; the owner id is the route's id. */
