@@ -1,21 +1,21 @@
 /** The client against the real reference server, listening on a loopback port. */
-import { startServer, type RunningServer } from '@gatehouse/server';
+import type { RunningServer } from '@gatehouse/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GatehouseClient } from './client.js';
 import { GatehouseApiError } from './errors.js';
 import { collect } from './resources.js';
+import { startServedClient } from './testing/reference-server.js';
 
 const KEY = 'client-test-key-0123456789';
 let server: RunningServer;
 let client: GatehouseClient;
+let close: (() => Promise<void>) | undefined;
 
 beforeAll(async () => {
-  server = await startServer({ host: '127.0.0.1', port: 0, db: ':memory:', apiKeys: [KEY] });
-  client = new GatehouseClient({ baseUrl: server.url, apiKey: KEY });
+  ({ server, client, close } = await startServedClient(KEY));
 });
 afterAll(async () => {
-  await client?.close();
-  await server?.close();
+  await close?.();
 });
 
 describe('GatehouseClient against the reference server', () => {

@@ -1,20 +1,18 @@
 /** HTTPS edges, their modules, routes and every route module through the client. */
-import { startServer, type RunningServer } from '@gatehouse/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GatehouseClient, ROUTE_MODULE_NAMES, type RouteModules } from './client.js';
 import { collect } from './resources.js';
+import { startServedClient } from './testing/reference-server.js';
 
 const KEY = 'routes-test-key-0123456789';
-let server: RunningServer;
 let client: GatehouseClient;
+let close: (() => Promise<void>) | undefined;
 
 beforeAll(async () => {
-  server = await startServer({ host: '127.0.0.1', port: 0, db: ':memory:', apiKeys: [KEY] });
-  client = new GatehouseClient({ baseUrl: server.url, apiKey: KEY });
+  ({ client, close } = await startServedClient(KEY));
 });
 afterAll(async () => {
-  await client?.close();
-  await server?.close();
+  await close?.();
 });
 
 describe('HTTPS edges and routes', () => {
