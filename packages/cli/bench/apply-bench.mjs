@@ -13,16 +13,14 @@
  * Each round uses two fresh `gatehouse serve` processes (one per side, fresh database files);
  * ROUNDS rounds (default 3), alternating which side goes first; medians are reported.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { GatehouseClient } from '@gatehouse/client';
-import { composeMetadata, executeApply, prepareApply } from '@gatehouse/engine';
+import { executeApply, prepareApply } from '@gatehouse/engine';
 import { ClientLiveApi } from '../dist/live-api.js';
+import { benchMetadata, median, pool, startServe, yamlDoc } from './support.mjs';
 
-const CLI = fileURLToPath(new URL('../bin/run.js', import.meta.url));
 const KEY = 'apply-bench-key-0123456789abcdef';
 const STACK = 'bench';
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 10);
@@ -30,34 +28,10 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const SIZES = { policies: 250, backends: 250, tcpEdges: 150, bots: 100 };
 const OBJECTS = SIZES.policies * 2 + SIZES.backends + SIZES.tcpEdges + SIZES.bots;
 
-let servers = 0;
-function startServe(dir) {
-  const db = join(dir, `server-${++servers}.db`);
-  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--db', db, '--api-key', KEY], { stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.on('exit', (code) => reject(new Error(`gatehouse serve exited ${code}: ${out}`)));
-    child.stdout.on('data', (chunk) => {
-      out += chunk;
-      const url = /listening on (\S+)/.exec(out)?.[1];
-      if (url && /API key/.test(out)) resolve({ url, stop: () => child.kill('SIGTERM') });
-    });
-  });
-}
-
-/** Runs `fn` over `items` with `n` at a time. */
-async function pool(items, n, fn) {
-  let next = 0;
-  await Promise.all(Array.from({ length: n }, async () => {
-    while (next < items.length) await fn(items[next++]);
-  }));
-}
-
 const pad = (i) => String(i).padStart(4, '0');
 const range = (n) => [...Array(n).keys()];
 const cidr = (i) => `10.${Math.floor(i / 250)}.${i % 250}.0/24`;
-const meta = (name) => composeMetadata(undefined, { stack: STACK, name, hash: '0'.repeat(16) });
-const yamlDoc = (kind, name, spec) => `---\nkind: ${kind}\nname: ${name}\nspec: ${JSON.stringify(spec)}\n`;
+const meta = (name) => benchMetadata(STACK, name);
 
 function writeManifests(dir) {
   const docs = [
@@ -90,8 +64,9 @@ async function createDirectly(client) {
   });
 }
 
+let servers = 0;
 async function timed(dir, fn) {
-  const server = await startServe(dir);
+  const server = await startServe(join(dir, `server-${++servers}.db`), KEY);
   const client = new GatehouseClient({ baseUrl: server.url, apiKey: KEY });
   try {
     const start = performance.now();
@@ -102,8 +77,6 @@ async function timed(dir, fn) {
     server.stop();
   }
 }
-
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 async function main() {
   const dir = mkdtempSync(join(tmpdir(), 'gatehouse-apply-bench-'));

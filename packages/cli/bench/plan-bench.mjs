@@ -17,40 +17,16 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { GatehouseClient, collect } from '@gatehouse/client';
-import { composeMetadata, computePlan, validateManifests } from '@gatehouse/engine';
+import { computePlan, validateManifests } from '@gatehouse/engine';
 import { ClientLiveApi } from '../dist/live-api.js';
+import { benchMetadata, CLI, median, pool, startServe, yamlDoc } from './support.mjs';
 
-const CLI = fileURLToPath(new URL('../bin/run.js', import.meta.url));
 const KEY = 'bench-key-0123456789abcdef';
 const STACK = 'bench';
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const SIZES = { policies: 1000, bots: 1000, backends: 1000, tcpEdges: 500, httpsEdges: 250 };
-
-function startServe(db) {
-  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--db', db, '--api-key', KEY], { stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.on('exit', (code) => reject(new Error(`gatehouse serve exited ${code}: ${out}`)));
-    child.stdout.on('data', (chunk) => {
-      out += chunk;
-      const url = /listening on (\S+)/.exec(out)?.[1];
-      if (url && /API key/.test(out)) resolve({ url, stop: () => child.kill('SIGTERM') });
-    });
-  });
-}
-
-/** Runs `fn` over `items` with `n` at a time. */
-async function pool(items, n, fn) {
-  let next = 0;
-  await Promise.all(Array.from({ length: n }, async () => {
-    while (next < items.length) await fn(items[next++]);
-  }));
-}
-
-const meta = (name) => composeMetadata(undefined, { stack: STACK, name, hash: '0'.repeat(16) });
-const yamlDoc = (kind, name, spec) => `---\nkind: ${kind}\nname: ${name}\nspec: ${JSON.stringify(spec)}\n`;
+const meta = (name) => benchMetadata(STACK, name);
 
 async function populate(client, dir) {
   const docs = [];
@@ -102,11 +78,9 @@ async function populate(client, dir) {
   return SIZES.policies * 2 + SIZES.bots + SIZES.backends + SIZES.tcpEdges + SIZES.httpsEdges * 2;
 }
 
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-
 async function main() {
   const dir = mkdtempSync(join(tmpdir(), 'gatehouse-bench-'));
-  const server = await startServe(join(dir, 'server.db'));
+  const server = await startServe(join(dir, 'server.db'), KEY);
   try {
     const writer = new GatehouseClient({ baseUrl: server.url, apiKey: KEY });
     const t0 = performance.now();

@@ -1,0 +1,42 @@
+/**
+ * What the benches share: starting the built `gatehouse serve` as a process, a worker pool,
+ * the ownership metadata apply writes, one manifest document, and the median of the rounds.
+ */
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { composeMetadata } from '@gatehouse/engine';
+
+export const CLI = fileURLToPath(new URL('../bin/run.js', import.meta.url));
+
+/**
+ * Starts `gatehouse serve` on a free port over `db` with API key `key`; resolves with its URL
+ * and a `stop` once it has printed its start-up lines, rejects if it exits first.
+ */
+export function startServe(db, key) {
+  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--db', db, '--api-key', key], { stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.on('exit', (code) => reject(new Error(`gatehouse serve exited ${code}: ${out}`)));
+    child.stdout.on('data', (chunk) => {
+      out += chunk;
+      const url = /listening on (\S+)/.exec(out)?.[1];
+      if (url && /API key/.test(out)) resolve({ url, stop: () => child.kill('SIGTERM') });
+    });
+  });
+}
+
+/** Runs `fn` over `items` with `n` at a time. */
+export async function pool(items, n, fn) {
+  let next = 0;
+  await Promise.all(Array.from({ length: n }, async () => {
+    while (next < items.length) await fn(items[next++]);
+  }));
+}
+
+/** The metadata apply writes on an object of `stack` named `name` (a fixed hash). */
+export const benchMetadata = (stack, name) => composeMetadata(undefined, { stack, name, hash: '0'.repeat(16) });
+
+/** One manifest document, spec as JSON (which is YAML). */
+export const yamlDoc = (kind, name, spec) => `---\nkind: ${kind}\nname: ${name}\nspec: ${JSON.stringify(spec)}\n`;
+
+export const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
