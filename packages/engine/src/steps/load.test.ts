@@ -41,3 +41,34 @@ test('a duplicate key in a mapping is a YAML problem at its position', async () 
   expect(result.problems).toHaveLength(1);
   expect(result.problems[0]).toMatchObject({ code: 'yaml_syntax', at: { line: 3, col: 1 } });
 });
+
+test('positions stay right when values are read the fast way: comments, empty documents, block and flow styles', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'gatehouse-load-'));
+  const text = [
+    '# yaml-language-server: $schema=x.json', // a comment before the first document
+    '---',
+    '# only a comment: an empty document',
+    '---',
+    'kind: BotUser',
+    'name: a',
+    'spec: {active: true}',
+    '---',
+    '---',
+    'kind: IPPolicy',
+    'name: p',
+    'spec:',
+    '  rules:',
+    '    - cidr: 10.0.0.0/8',
+    '      action: allow',
+    '    - {cidr: 10.1.0.0/16, action: deny}',
+    '',
+  ].join('\n');
+  writeFileSync(join(dir, 'a.yaml'), text);
+  const result = await load([dir]);
+  expect(result.problems).toEqual([]);
+  expect(result.documents.map((d) => (d.value as { name: string }).name)).toEqual(['a', 'p']);
+  expect(result.documents[0]!.locate(['spec', 'active'])).toMatchObject({ line: 7, col: 16 });
+  expect(result.documents[1]!.locate(['spec', 'rules', 0, 'action'])).toMatchObject({ line: 15, col: 15 });
+  expect(result.documents[1]!.locate(['spec', 'rules', 1, 'cidr'])).toMatchObject({ line: 16, col: 14 });
+  expect(result.documents[1]!.locate(['spec', 'rules', 1, 'color'])).toMatchObject({ line: 16, col: 7 }); // nearest existing node
+});
