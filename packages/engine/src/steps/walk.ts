@@ -7,12 +7,17 @@ import type { Pattern, Spec } from '../kinds/types.js';
 export type Visit = (value: unknown, path: (string | number)[]) => unknown;
 
 export function rewrite(value: unknown, pattern: Pattern, visit: Visit, options: { values?: boolean } = {}, path: (string | number)[] = []): unknown {
-  if (pattern.length === 0) return visit(value, path);
-  const [head, ...rest] = pattern as [string, ...string[]];
+  return rewriteFrom(value, pattern, 0, visit, options, path);
+}
+
+/** `rewrite` from segment `at` of the pattern: no copy of the pattern's rest at each level. */
+function rewriteFrom(value: unknown, pattern: Pattern, at: number, visit: Visit, options: { values?: boolean }, path: (string | number)[]): unknown {
+  if (at === pattern.length) return visit(value, path);
+  const head = pattern[at]!;
   if (head === '*') {
-    if (Array.isArray(value)) return value.map((item, i) => rewrite(item, rest, visit, options, [...path, i]));
+    if (Array.isArray(value)) return value.map((item, i) => rewriteFrom(item, pattern, at + 1, visit, options, [...path, i]));
     if (options.values && isMap(value)) {
-      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, rewrite(v, rest, visit, options, [...path, k])]));
+      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, rewriteFrom(v, pattern, at + 1, visit, options, [...path, k])]));
     }
     return value;
   }
@@ -21,7 +26,7 @@ export function rewrite(value: unknown, pattern: Pattern, visit: Visit, options:
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [String(visit(k, [...path, k])), v]));
   }
   if (!isMap(value) || !(head in value)) return value;
-  return { ...value, [head]: rewrite(value[head], rest, visit, options, [...path, head]) };
+  return { ...value, [head]: rewriteFrom(value[head], pattern, at + 1, visit, options, [...path, head]) };
 }
 
 export const isMap = (value: unknown): value is Spec => value !== null && typeof value === 'object' && !Array.isArray(value);
