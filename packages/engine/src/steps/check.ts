@@ -79,7 +79,12 @@ function cycles(desired: DesiredObject[]): Problem[] {
     stack.pop();
     state.set(address, 'done');
   };
-  for (const object of desired) if (!state.has(object.address)) visit(object.address);
+  // An object that references nothing but its parent is in no cycle: starting a walk from it
+  // finds nothing (most objects; walks still pass through it when it is referenced).
+  const referencesOthers = (o: DesiredObject) => o.references.some((r) => r !== o.parent);
+  for (const object of desired) {
+    if (!state.has(object.address) && referencesOthers(byAddress.get(object.address)!)) visit(object.address);
+  }
   return problems;
 }
 
