@@ -6,6 +6,7 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { openDatabase, MEMORY, type Db } from './db/database.js';
 import { Store } from './db/store.js';
+import { RenderCache } from './cache/render-cache.js';
 import { AuditLog } from './domain/audit.js';
 import { ApiKeys } from './domain/api-keys.js';
 import { registerAuth } from './http/auth.js';
@@ -72,6 +73,10 @@ export async function buildApp(options: AppOptions = {}): Promise<GatehouseApp> 
   const db = openDatabase(options.db ?? MEMORY);
   const urls = new Urls(options.baseUrl ?? DEFAULT_BASE_URL);
   const store = new Store(db);
+  // GET answers are cached as serialized bodies; every write through the store drops them
+  // (and so do other connections' commits and a new base URL: cache/render-cache.ts).
+  const renderCache = new RenderCache(db, () => urls.of(''));
+  store.onWrite(() => renderCache.invalidate());
   const audit = new AuditLog(db, urls);
   const apiKeys = new ApiKeys(db, options.apiKeys ?? []);
   const deliveryLog = new DeliveryLog(db);
@@ -82,6 +87,7 @@ export async function buildApp(options: AppOptions = {}): Promise<GatehouseApp> 
 
   app.decorate('services', { store, urls, audit });
   app.decorate('db', db);
+  app.decorate('renderCache', renderCache);
   app.decorate('apiKeys', apiKeys);
   app.decorate('audit', audit);
   app.decorate('deliveryLog', deliveryLog);

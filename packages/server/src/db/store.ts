@@ -39,6 +39,7 @@ const toObject = <T>(row: Row): StoredObject<T> => ({
 
 export class Store {
   private readonly stmts;
+  private readonly writeListeners: (() => void)[] = [];
 
   constructor(readonly db: Db) {
     this.stmts = {
@@ -65,6 +66,18 @@ export class Store {
     };
   }
 
+  /**
+   * Calls `listener` on every write (insert, update, remove, setKeys), as it happens, before
+   * its transaction commits: the render cache drops what it holds (cache/render-cache.ts).
+   */
+  onWrite(listener: () => void): void {
+    this.writeListeners.push(listener);
+  }
+
+  private wrote(): void {
+    for (const listener of this.writeListeners) listener();
+  }
+
   /** Runs `fn` in one transaction: all of its writes land, or none do. */
   transaction<R>(fn: () => R): R {
     return this.db.transaction(fn)();
@@ -73,6 +86,7 @@ export class Store {
   insert<T>(kind: string, id: string, data: T, parentId: string | null = null): StoredObject<T> {
     const createdAt = new Date().toISOString();
     this.stmts.insert.run(id, kind, parentId, createdAt, JSON.stringify(data));
+    this.wrote();
     return { id, kind, parentId, createdAt, data };
   }
 
@@ -118,12 +132,14 @@ export class Store {
 
   update<T>(object: StoredObject<T>, data: T): StoredObject<T> {
     this.stmts.update.run(JSON.stringify(data), object.id);
+    this.wrote();
     return { ...object, data };
   }
 
   remove(id: string): void {
     this.stmts.remove.run(new Date().toISOString(), id);
     this.stmts.releaseKeys.run(id);
+    this.wrote();
   }
 
   /** The id of the live object holding a unique key, if any. */
@@ -138,5 +154,6 @@ export class Store {
   setKeys(objectId: string, keys: readonly string[]): void {
     this.stmts.releaseKeys.run(objectId);
     for (const key of keys) this.stmts.claimKey.run(key, objectId);
+    this.wrote();
   }
 }

@@ -12,6 +12,7 @@ import type { TSchema } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { IdParams, ListQuery } from '@gatehouse/schemas';
 import type { StoredObject } from '../db/store.js';
+import { replyCached } from '../cache/reply-cached.js';
 import { ApiError, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import type { RequestContext, Services } from './context.js';
@@ -133,13 +134,17 @@ export function registerResource<Stored>(app: FastifyInstance, def: ResourceDefi
     return reply.code(201).send(def.render(created, ctx));
   });
 
-  app.get(itemPath, { schema: { params: IdParams, response: response200 } }, async (request) =>
-    def.render(load(request), services()),
+  // Reads are answered from the render cache (cache/render-cache.ts), which every write drops.
+  app.get(itemPath, { schema: { params: IdParams, response: response200 } }, async (request, reply) =>
+    replyCached(app, request, reply, () => def.render(load(request), services())),
   );
 
   if (def.listKey && def.schemas.list) {
     const listKey = def.listKey;
-    app.get(def.path, { schema: { querystring: ListQuery, response: { 200: def.schemas.list } } }, async (request) => {
+    app.get(def.path, { schema: { querystring: ListQuery, response: { 200: def.schemas.list } } }, async (request, reply) =>
+      replyCached(app, request, reply, () => renderPage(request)),
+    );
+    const renderPage = (request: FastifyRequest) => {
       const query = request.query as ListQuery;
       const parentId = parentIdOf(request);
       const limit = query.limit ?? 100;
@@ -162,7 +167,7 @@ export function registerResource<Stored>(app: FastifyInstance, def: ResourceDefi
         uri: urls.of(path),
         next_page_uri: page.hasMore && last ? urls.of(`${path}?before_id=${last.id}&limit=${limit}`) : null,
       };
-    });
+    };
   }
 
   app.patch(itemPath, { schema: { params: IdParams, body: def.schemas.update, response: response200 } }, async (request) => {

@@ -11,6 +11,7 @@ import type { TSchema } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { StoredObject } from '../db/store.js';
 import { notFound } from '../errors.js';
+import { replyCached } from '../cache/reply-cached.js';
 import type { RequestContext, Services } from './context.js';
 
 export interface ModuleDefinition<Stored = Record<string, unknown>> {
@@ -120,14 +121,17 @@ export function registerModules(app: FastifyInstance, owner: ModuleOwner, module
       return module.render(stored, app.services, object);
     });
 
-    app.get(path, { schema: { response: { 200: module.output } } }, async (request) => {
-      const object = load(request);
-      const stored = object.data[module.name];
-      if (stored === undefined || stored === null) {
-        throw notFound(`${module.name} module of ${owner.label}`, object.id);
-      }
-      return module.render(stored, app.services, object);
-    });
+    // Answered from the render cache (cache/render-cache.ts), which every write drops.
+    app.get(path, { schema: { response: { 200: module.output } } }, async (request, reply) =>
+      replyCached(app, request, reply, () => {
+        const object = load(request);
+        const stored = object.data[module.name];
+        if (stored === undefined || stored === null) {
+          throw notFound(`${module.name} module of ${owner.label}`, object.id);
+        }
+        return module.render(stored, app.services, object);
+      }),
+    );
 
     app.delete(path, async (request, reply) => {
       app.services.store.transaction(() => {
