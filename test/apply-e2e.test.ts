@@ -11,29 +11,27 @@ import { join } from 'node:path';
 import { GatehouseClient, collect } from '@gatehouse/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXAMPLE_SECRETS, readManifests } from './plan-fixtures.js';
-import { REPO_ROOT, runCli, startServe, tempDir, type ServeProcess } from './helpers/cli.js';
+import { REPO_ROOT, runCli, tempDir, type ServeProcess } from './helpers/cli.js';
+import { serveWithClient } from './helpers/served.js';
 
 const KEY = 'apply-e2e-key-0123456789abcdef';
 let server: ServeProcess;
 let dir: ReturnType<typeof tempDir>;
 let repo: string;
 let client: GatehouseClient;
+let close: (() => Promise<void>) | undefined;
 /** API objects the examples declare: manifests plus their inline rules and routes. */
 let declared: number;
 
 beforeAll(async () => {
-  dir = tempDir();
+  ({ dir, server, client, close } = await serveWithClient(KEY));
   repo = join(dir.path, 'manifests');
   cpSync(join(REPO_ROOT, 'examples/basic'), repo, { recursive: true });
   const manifests = readManifests(repo);
   declared = manifests.length + manifests.reduce((n, m) => n + (m.spec.rules?.length ?? 0) + (m.spec.routes?.length ?? 0), 0);
-  server = await startServe(['--port', '0', '--db', join(dir.path, 'server.db'), '--api-key', KEY]);
-  client = new GatehouseClient({ baseUrl: server.url, apiKey: KEY });
 });
 afterAll(async () => {
-  await client?.close();
-  await server?.stop();
-  dir?.cleanup();
+  await close?.();
 });
 
 const env = () => ({ ...EXAMPLE_SECRETS, GATEHOUSE_API_URL: server.url, GATEHOUSE_API_KEY: KEY });

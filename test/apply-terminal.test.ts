@@ -8,25 +8,23 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { GatehouseClient, collect } from '@gatehouse/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, startServe, tempDir, type ServeProcess } from './helpers/cli.js';
+import { CLI, tempDir, type ServeProcess } from './helpers/cli.js';
+import { serveWithClient } from './helpers/served.js';
 
 const KEY = 'apply-terminal-key-0123456789abcdef';
 const hasScript = spawnSync('script', ['--version']).status === 0;
 let server: ServeProcess;
 let dir: ReturnType<typeof tempDir>;
 let client: GatehouseClient;
+let close: (() => Promise<void>) | undefined;
 
 beforeAll(async () => {
   if (!hasScript) return;
-  dir = tempDir();
+  ({ dir, server, client, close } = await serveWithClient(KEY));
   writeFileSync(join(dir.path, 'main.yaml'), 'kind: IPPolicy\nname: tty\nspec: {description: on a terminal}\n');
-  server = await startServe(['--port', '0', '--db', join(dir.path, 'server.db'), '--api-key', KEY]);
-  client = new GatehouseClient({ baseUrl: server.url, apiKey: KEY });
 });
 afterAll(async () => {
-  await client?.close();
-  await server?.stop();
-  dir?.cleanup();
+  await close?.();
 });
 
 /** Runs apply under a pseudo-terminal and answers `answer` once the question is asked. */

@@ -9,29 +9,26 @@ import { join } from 'node:path';
 import { GatehouseClient } from '@gatehouse/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXAMPLE_SECRETS } from './plan-fixtures.js';
-import { REPO_ROOT, runCli, startServe, tempDir, type ServeProcess } from './helpers/cli.js';
+import { REPO_ROOT, runCli, tempDir, type ServeProcess } from './helpers/cli.js';
+import { serveWithClient } from './helpers/served.js';
 
 const KEY = 'drift-e2e-key-0123456789abcdef';
 const EXAMPLES = join(REPO_ROOT, 'examples/basic');
 let server: ServeProcess;
-let dir: ReturnType<typeof tempDir>;
 let client: GatehouseClient;
+let close: (() => Promise<void>) | undefined;
 /** Live ids of the objects the tests change. */
 const ids = new Map<string, string>();
 
 beforeAll(async () => {
-  dir = tempDir();
-  server = await startServe(['--port', '0', '--db', join(dir.path, 'server.db'), '--api-key', KEY]);
-  client = new GatehouseClient({ baseUrl: server.url, apiKey: KEY });
+  ({ server, client, close } = await serveWithClient(KEY));
   const applied = await runCli(['apply', EXAMPLES, '--yes'], { env: env() });
   if (applied.code !== 0) throw new Error(`apply failed:\n${applied.stdout}\n${applied.stderr}`);
   for await (const r of client.ipRestrictions.list()) if (r.type === 'dashboard') ids.set('IPRestriction/dashboard', r.id);
   for await (const e of client.httpsEdges.list()) if (e.hostports.includes('api.example.com:443')) ids.set('HTTPSEdge/api', e.id);
 });
 afterAll(async () => {
-  await client?.close();
-  await server?.stop();
-  dir?.cleanup();
+  await close?.();
 });
 
 const env = () => ({ ...EXAMPLE_SECRETS, GATEHOUSE_API_URL: server.url, GATEHOUSE_API_KEY: KEY });

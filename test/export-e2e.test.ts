@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { GatehouseClient } from '@gatehouse/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXAMPLE_SECRETS } from './plan-fixtures.js';
-import { REPO_ROOT, runCli, startServe, tempDir, type ServeProcess } from './helpers/cli.js';
+import { REPO_ROOT, runCli, tempDir, type ServeProcess } from './helpers/cli.js';
+import { serveWithClient } from './helpers/served.js';
 
 const KEY = 'export-e2e-key-0123456789abcdef';
 const EXAMPLES = join(REPO_ROOT, 'examples/basic');
@@ -23,6 +24,7 @@ const SECRET_BY_PATH: Record<string, string> = {
 let server: ServeProcess;
 let dir: ReturnType<typeof tempDir>;
 let client: GatehouseClient;
+let close: (() => Promise<void>) | undefined;
 
 const env = (extra: Record<string, string> = {}) => ({ GATEHOUSE_API_URL: server.url, GATEHOUSE_API_KEY: KEY, ...extra });
 const readAll = (out: string) => readdirSync(out).sort().map((f) => readFileSync(join(out, f), 'utf8')).join('\n');
@@ -34,16 +36,12 @@ function variables(stdout: string): Record<string, string> {
 }
 
 beforeAll(async () => {
-  dir = tempDir();
-  server = await startServe(['--port', '0', '--db', join(dir.path, 'server.db'), '--api-key', KEY]);
-  client = new GatehouseClient({ baseUrl: server.url, apiKey: KEY });
+  ({ dir, server, client, close } = await serveWithClient(KEY));
   const applied = await runCli(['apply', EXAMPLES, '--yes'], { env: env(EXAMPLE_SECRETS) });
   if (applied.code !== 0) throw new Error(`apply failed:\n${applied.stdout}\n${applied.stderr}`);
 });
 afterAll(async () => {
-  await client?.close();
-  await server?.stop();
-  dir?.cleanup();
+  await close?.();
 });
 
 describe('gatehouse export', () => {

@@ -11,27 +11,24 @@ import { join } from 'node:path';
 import { GatehouseClient, ROUTE_MODULE_NAMES } from '@gatehouse/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXAMPLE_SECRETS, readManifests, writeLive, type WriteResult } from './plan-fixtures.js';
-import { REPO_ROOT, runCli, startServe, tempDir, type ServeProcess } from './helpers/cli.js';
+import { REPO_ROOT, runCli, tempDir, type ServeProcess } from './helpers/cli.js';
+import { serveWithClient } from './helpers/served.js';
 import { FIXTURE_CA } from '../packages/server/src/testing/test-ca.js';
 
 const KEY = 'plan-no-changes-key-0123456789';
 const EXAMPLES = join(REPO_ROOT, 'examples/basic');
 const manifests = readManifests(EXAMPLES);
 let server: ServeProcess;
-let dir: ReturnType<typeof tempDir>;
 let client: GatehouseClient;
+let close: (() => Promise<void>) | undefined;
 let written: WriteResult;
 
 beforeAll(async () => {
-  dir = tempDir();
-  server = await startServe(['--port', '0', '--db', join(dir.path, 'server.db'), '--api-key', KEY]);
-  client = new GatehouseClient({ baseUrl: server.url, apiKey: KEY });
+  ({ server, client, close } = await serveWithClient(KEY));
   written = await writeLive(client, manifests, 'default', EXAMPLE_SECRETS, { reverseSets: true });
 });
 afterAll(async () => {
-  await client?.close();
-  await server?.stop();
-  dir?.cleanup();
+  await close?.();
 });
 
 async function planJson(extraEnv: Record<string, string> = {}) {
