@@ -1,29 +1,23 @@
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { colourEnabled, formatProblem, terminalStyle, writeFileAtomic } from './output.js';
+import { tempDirForFile } from './testing/temp-dir.js';
 
-let dir: string;
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'gatehouse-output-'));
-});
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
+const dir = tempDirForFile('gatehouse-output-');
 
 describe('output helpers', () => {
   it('writes files atomically, replacing the old content and leaving no temporary file', async () => {
-    const file = join(dir, 'nested', 'plan.json');
+    const file = join(dir.path, 'nested', 'plan.json');
     await writeFileAtomic(file, 'one');
     await writeFileAtomic(file, 'two');
     expect(await readFile(file, 'utf8')).toBe('two');
-    expect(await readdir(join(dir, 'nested'))).toEqual(['plan.json']);
+    expect(await readdir(join(dir.path, 'nested'))).toEqual(['plan.json']);
   });
 
   it('reports an unwritable path as a CliError', async () => {
-    await writeFileAtomic(join(dir, 'a-file'), 'x');
-    await expect(writeFileAtomic(join(dir, 'a-file', 'plan.json'), 'x')).rejects.toMatchObject({ code: 'write_failed' });
+    await writeFileAtomic(join(dir.path, 'a-file'), 'x');
+    await expect(writeFileAtomic(join(dir.path, 'a-file', 'plan.json'), 'x')).rejects.toMatchObject({ code: 'write_failed' });
   });
 
   it('formats problems with their place and code', () => {

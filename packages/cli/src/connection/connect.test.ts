@@ -1,21 +1,14 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CliError } from '../errors.js';
+import { tempDirForFile } from '../testing/temp-dir.js';
 import { connect } from './connect.js';
 
-let dir: string;
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'gatehouse-connect-'));
-});
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
+const dir = tempDirForFile('gatehouse-connect-');
 
 describe('connect', () => {
   it('starts the embedded reference server over the database and stops it on close', async () => {
-    const db = join(dir, 'sub', 'server.db');
+    const db = join(dir.path, 'sub', 'server.db');
     const first = await connect({ stack: 'default' }, { embeddedDb: db });
     expect(first.target.embedded).toBe(true);
     expect(first.target.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
