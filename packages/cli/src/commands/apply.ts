@@ -59,6 +59,10 @@ Exit 0 when every change is done, 1 otherwise.`;
     const { argv, flags } = await this.parse(Apply);
     const json = flags.format === 'json';
     const saved = flags.plan ? await this.#readPlan(flags.plan) : undefined;
+    // With --format json stdout carries only the result: the plan and progress go to stderr.
+    const infoStream = json ? process.stderr : process.stdout;
+    const colour = colourEnabled(process.env, Boolean(infoStream.isTTY));
+    const info = (text: string) => infoStream.write(text);
     const result = await withConnection(flags, async (connection) => {
       if (saved) this.#checkTarget(saved, connection);
       const prepared = await prepareApply({
@@ -70,20 +74,18 @@ Exit 0 when every change is done, 1 otherwise.`;
         prune: flags.prune,
         force: flags.force,
       });
-      const info = (text: string) => (json ? process.stderr : process.stdout).write(text);
-      info(renderText(prepared.plan, { style: terminalStyle(colourEnabled(process.env, Boolean((json ? process.stderr : process.stdout).isTTY))) }));
+      info(renderText(prepared.plan, { style: terminalStyle(colour) }));
       this.#refuse(prepared);
       for (const subject of prepared.subjects) if (subject.stale) this.logToStderr(`stale: ${subject.stale.message}`);
       if (prepared.subjects.length > 0 && !flags.yes) await this.#confirm(prepared, connection);
-      return this.#execute(prepared, connection, flags.parallelism, json, info);
+      return this.#execute(prepared, connection, flags.parallelism, colour, info);
     }).catch((error: unknown) => this.#fail(error));
     if (json) await new Promise<void>((resolve) => process.stdout.write(`${JSON.stringify(result, null, 2)}\n`, () => resolve()));
     else for (const line of formatSummary(result)) process.stdout.write(`${line}\n`);
     if (!result.ok) this.exit(1);
   }
 
-  async #execute(prepared: PreparedApply, connection: Connection, parallelism: number, json: boolean, info: (text: string) => unknown): Promise<ApplyResult> {
-    const colour = colourEnabled(process.env, Boolean((json ? process.stderr : process.stdout).isTTY));
+  async #execute(prepared: PreparedApply, connection: Connection, parallelism: number, colour: boolean, info: (text: string) => unknown): Promise<ApplyResult> {
     const progress = new Progress({ write: info }, process.stderr.isTTY ? process.stderr : undefined, prepared.subjects.length, colour);
     try {
       return await executeApply(prepared, connection.api, {
