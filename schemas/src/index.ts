@@ -1,5 +1,6 @@
 export * from './common.js';
 export * from './keywords.js';
+export * from './cidr.js';
 export * from './api/ip-policies.js';
 export * from './api/webhook-providers.js';
 export * from './api/ip-restrictions.js';

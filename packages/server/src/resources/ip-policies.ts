@@ -12,9 +12,9 @@ import {
   IpPolicyRuleList,
   IpPolicyRuleUpdate,
   IpPolicyUpdate,
+  checkCidr,
 } from '@gatehouse/schemas';
 import { ApiError, invalidReference } from '../errors.js';
-import { checkCidr } from '../domain/cidr.js';
 import { merge, type ResourceDefinition } from './define.js';
 import { withCommonFields, type CommonFields } from './common.js';
 

@@ -1,0 +1,43 @@
+/**
+ * The service's CIDR rule, in one place for the reference server and the engine's validate
+ * step: valid IPv4 or IPv6 with an explicit prefix length, IPv4 written as four decimal parts
+ * (no octal or hex shorthand), and canonical (the address is the first of its range).
+ * Returns the canonical text (IPv6 compressed and lowercased, RFC 5952) or a sentence saying
+ * what is wrong and what to write instead.
+ */
+import ipaddr from 'ipaddr.js';
+
+export type CidrCheck = { ok: true; cidr: string } | { ok: false; reason: string };
+
+export function checkCidr(text: string): CidrCheck {
+  const slash = text.indexOf('/');
+  if (slash < 0) {
+    return {
+      ok: false,
+      reason: `"${text}" is a bare address; write it with a prefix length, e.g. ${text}/${text.includes(':') ? 128 : 32}`,
+    };
+  }
+  const isV6 = text.includes(':');
+  if (!isV6 && !ipaddr.IPv4.isValidFourPartDecimal(text.slice(0, slash))) {
+    return { ok: false, reason: `"${text}" is not a valid IPv4 or IPv6 CIDR (IPv4 takes four decimal parts)` };
+  }
+  let parsed: [ipaddr.IPv4 | ipaddr.IPv6, number];
+  try {
+    // ipaddr.parseCIDR tries IPv6 first and catches its error for every IPv4 CIDR, which is
+    // slow; an IPv4 CIDR never holds ':' and an IPv6 one always does, so pick the parser.
+    parsed = isV6 ? ipaddr.IPv6.parseCIDR(text) : ipaddr.IPv4.parseCIDR(text);
+  } catch {
+    return { ok: false, reason: `"${text}" is not a valid IPv4 or IPv6 CIDR` };
+  }
+  const [address, bits] = parsed;
+  // What networkAddressFromCIDR computes (address AND mask), without parsing the text again.
+  const family = address.kind() === 'ipv4' ? ipaddr.IPv4 : ipaddr.IPv6;
+  const mask = family.subnetMaskFromPrefixLength(bits).toByteArray();
+  const network = address.toByteArray().map((byte, i) => byte & mask[i]!);
+  const first = (address.kind() === 'ipv4' ? new ipaddr.IPv4(network) : new ipaddr.IPv6(network)).toString();
+  const canonical = `${first}/${bits}`;
+  if (first !== address.toString()) {
+    return { ok: false, reason: `"${text}" is not canonical: its range starts at ${first}; write ${canonical}` };
+  }
+  return { ok: true, cidr: canonical };
+}
