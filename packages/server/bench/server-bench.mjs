@@ -11,7 +11,11 @@
  * beside it) so that autocannon, in this process, does not share their event loop. The bare
  * routes are measured between the scenarios and the mean of their runs is the reference,
  * which evens out the drift of a shared machine. Any non-2xx answer or error is printed, because a
- * fast error is not a result.
+ * fast error is not a result. `cpu us/req` is the CPU time the servers' process spent per
+ * request during the run: unlike req/s it hardly depends on what else the machine is doing.
+ *
+ * Reads hit the render cache (src/cache/render-cache.ts) after their first request, as repeated
+ * reads of an unchanged configuration do; a read after a write pays the full render once.
  */
 import { fork } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -60,6 +64,7 @@ async function serve() {
 
   process.send({ url: server.url, bareUrl: `http://127.0.0.1:${barePort}`, id });
   process.on('message', async (message) => {
+    if (message === 'cpu') process.send({ cpu: process.cpuUsage() });
     if (message === 'stop') {
       await bare.close();
       await server.close();
@@ -78,17 +83,32 @@ async function measure() {
     child.once('exit', (code) => reject(new Error(`bench server exited (${code}) before it was ready`)));
   });
 
-  const run = (name, options) =>
-    new Promise((resolve, reject) => {
-      autocannon({ connections: CONNECTIONS, duration: SECONDS, ...options }, (error, result) => {
-        if (error) return reject(error);
-        const problems = result.non2xx + result.errors + result.timeouts;
-        if (problems > 0) {
-          console.error(`  ${name}: ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts`);
-        }
-        resolve({ rps: result.requests.average, p99: result.latency.p99, problems });
-      });
+  /** CPU time (user + system, microseconds) the servers' process has used so far. */
+  const serverCpu = () =>
+    new Promise((resolve) => {
+      const onMessage = (message) => {
+        if (message?.cpu === undefined) return;
+        child.off('message', onMessage);
+        resolve(message.cpu.user + message.cpu.system);
+      };
+      child.on('message', onMessage);
+      child.send('cpu');
     });
+
+  const run = async (name, options) => {
+    const cpuBefore = await serverCpu();
+    const result = await new Promise((resolve, reject) =>
+      autocannon({ connections: CONNECTIONS, duration: SECONDS, ...options }, (error, r) => (error ? reject(error) : resolve(r))),
+    );
+    const cpu = (await serverCpu()) - cpuBefore;
+    const problems = result.non2xx + result.errors + result.timeouts;
+    if (problems > 0) {
+      console.error(`  ${name}: ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts`);
+    }
+    // Server CPU per request: what the server itself spends, far less sensitive than req/s
+    // to the load generator and other work competing for the same cores.
+    return { rps: result.requests.average, p99: result.latency.p99, cpuUs: cpu / Math.max(1, result.requests.total), problems };
+  };
 
   const bareOne = () => run('bare', { url: `${info.bareUrl}/bare` });
   const bareList = () => run('bare list', { url: `${info.bareUrl}/bare-list` });
@@ -122,29 +142,30 @@ async function measure() {
     oneRuns.push(await bareOne());
     listRuns.push(await bareList());
   }
-  const mean = (runs) => runs.reduce((sum, r) => sum + r.rps, 0) / runs.length;
+  const mean = (runs, field = 'rps') => runs.reduce((sum, r) => sum + r[field], 0) / runs.length;
   const oneRps = mean(oneRuns);
   const listRps = mean(listRuns);
   const pct = (rps, reference) => `${((rps / reference) * 100).toFixed(0)}%`;
 
   const rows = [
-    ['bare route: fixed object', oneRps, oneRuns.at(-1).p99, '', ''],
-    ['bare route: fixed list of 100', listRps, listRuns.at(-1).p99, '', ''],
+    ['bare route: fixed object', oneRps, oneRuns.at(-1).p99, mean(oneRuns, 'cpuUs'), '', ''],
+    ['bare route: fixed list of 100', listRps, listRuns.at(-1).p99, mean(listRuns, 'cpuUs'), '', ''],
     ...results.map(([name, r]) => [
       name,
       r.rps,
       r.p99,
+      r.cpuUs,
       pct(r.rps, oneRps),
       name.includes('(100)') ? pct(r.rps, listRps) : '',
     ]),
   ];
   console.log('');
   console.log(
-    `${'scenario'.padEnd(32)}${'req/s'.padStart(9)}${'p99 ms'.padStart(8)}${'vs bare object'.padStart(16)}${'vs bare list'.padStart(14)}`,
+    `${'scenario'.padEnd(32)}${'req/s'.padStart(9)}${'p99 ms'.padStart(8)}${'cpu us/req'.padStart(12)}${'vs bare object'.padStart(16)}${'vs bare list'.padStart(14)}`,
   );
-  for (const [name, rps, p99, ratioOne, ratioList] of rows) {
+  for (const [name, rps, p99, cpuUs, ratioOne, ratioList] of rows) {
     console.log(
-      `${name.padEnd(32)}${rps.toFixed(0).padStart(9)}${String(p99).padStart(8)}${ratioOne.padStart(16)}${ratioList.padStart(14)}`,
+      `${name.padEnd(32)}${rps.toFixed(0).padStart(9)}${String(p99).padStart(8)}${cpuUs.toFixed(0).padStart(12)}${ratioOne.padStart(16)}${ratioList.padStart(14)}`,
     );
   }
   const show = (runs) => runs.map((r) => r.rps.toFixed(0)).join(', ');

@@ -98,8 +98,10 @@ export async function buildApp(options: AppOptions = {}): Promise<GatehouseApp> 
   });
   // A write's transaction has committed by the time its response is sent: deliver its events.
   if (deliverer) {
-    app.addHook('onResponse', async (request) => {
+    // A callback hook: it runs after every response, and an async one costs a promise each time.
+    app.addHook('onResponse', (request, _reply, done) => {
       if (request.method !== 'GET') deliverer.wake();
+      done();
     });
   }
   registerShutdownBehaviour(app);
