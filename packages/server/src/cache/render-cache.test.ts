@@ -31,9 +31,9 @@ afterEach(() => {
 
 describe('RenderCache', () => {
   it('answers a key from memory after the first time', () => {
-    expect(cache.body('/a', produce('A1'))).toBe('A1');
-    expect(cache.body('/a', produce('A2'))).toBe('A1');
-    expect(cache.body('/b', produce('B1'))).toBe('B1');
+    expect(cache.body('/a', produce('A1')).toString()).toBe('A1');
+    expect(cache.body('/a', produce('A2')).toString()).toBe('A1');
+    expect(cache.body('/b', produce('B1')).toString()).toBe('B1');
     expect(produced).toBe(2);
   });
 
@@ -42,7 +42,7 @@ describe('RenderCache', () => {
     cache.body('/b', produce('B1'));
     cache.invalidate();
     expect(cache.stats().entries).toBe(0);
-    expect(cache.body('/a', produce('A2'))).toBe('A2');
+    expect(cache.body('/a', produce('A2')).toString()).toBe('A2');
   });
 
   it('drops every body when another connection to the same file commits', () => {
@@ -53,26 +53,26 @@ describe('RenderCache', () => {
     } finally {
       other.close();
     }
-    expect(cache.body('/a', produce('A2'))).toBe('A2');
+    expect(cache.body('/a', produce('A2')).toString()).toBe('A2');
     // And keeps the new body until the next change.
-    expect(cache.body('/a', produce('A3'))).toBe('A2');
+    expect(cache.body('/a', produce('A3')).toString()).toBe('A2');
   });
 
   it("is not dropped by this connection's own commits (Store writes invalidate explicitly)", () => {
     cache.body('/a', produce('A1'));
     db.prepare('INSERT INTO api_keys (id, token_hash, created_at) VALUES (?, ?, ?)').run('ak_y', 'h', 'now');
-    expect(cache.body('/a', produce('A2'))).toBe('A1');
+    expect(cache.body('/a', produce('A2')).toString()).toBe('A1');
   });
 
   it('drops every body when the base URL changes', () => {
     cache.body('/a', produce('http://one.test/a'));
     base = 'http://two.test';
-    expect(cache.body('/a', produce('http://two.test/a'))).toBe('http://two.test/a');
+    expect(cache.body('/a', produce('http://two.test/a')).toString()).toBe('http://two.test/a');
   });
 
   it('keeps nothing produced inside a transaction', () => {
     db.transaction(() => cache.body('/a', produce('uncommitted')))();
-    expect(cache.body('/a', produce('committed'))).toBe('committed');
+    expect(cache.body('/a', produce('committed')).toString()).toBe('committed');
   });
 
   it('keeps no body whose producer threw', () => {
@@ -86,7 +86,7 @@ describe('RenderCache', () => {
 
   it('stays within its byte bound, evicting the least recently used body', () => {
     const small = new RenderCache(db, () => base, { maxBytes: 10_000 });
-    const body = 'x'.repeat(1_000); // 2,000 bytes and a few for the key
+    const body = 'x'.repeat(2_000); // 2,000 bytes and a few for the key
     for (let i = 0; i < 20; i++) small.body(`/k${i}`, () => body);
     const { entries, bytes } = small.stats();
     expect(bytes).toBeLessThanOrEqual(10_000);
@@ -100,7 +100,7 @@ describe('RenderCache', () => {
 
   it('does not keep a body larger than its bound', () => {
     const small = new RenderCache(db, () => base, { maxBytes: 1_000 });
-    expect(small.body('/big', () => 'y'.repeat(1_000))).toHaveLength(1_000);
+    expect(small.body('/big', () => 'y'.repeat(1_000)).toString()).toHaveLength(1_000);
     expect(small.stats()).toEqual({ entries: 0, bytes: 0 });
   });
 

@@ -18,8 +18,8 @@
  *   before the first request, but a change must never serve a body built under the old one);
  * - nothing is stored while a transaction is open, so an uncommitted state is never kept.
  *
- * Memory is bounded by an LRU (lru-cache) over the bodies' sizes (UTF-16: two bytes a
- * character) and their count.
+ * Memory is bounded by an LRU (lru-cache) over the bodies' sizes (their UTF-8
+ * bytes, and two bytes a character of their keys) and their count.
  */
 import type { Statement } from 'better-sqlite3';
 import { LRUCache } from 'lru-cache';
@@ -36,7 +36,7 @@ export const DEFAULT_MAX_BYTES = 32 * 1024 * 1024;
 export const DEFAULT_MAX_ENTRIES = 10_000;
 
 export class RenderCache {
-  private readonly bodies: LRUCache<string, string>;
+  private readonly bodies: LRUCache<string, Buffer>;
   private readonly dataVersion: Statement<[], number>;
   private seenVersion: number;
   private seenBase: string;
@@ -50,10 +50,10 @@ export class RenderCache {
     private readonly baseUrl: () => string,
     options: RenderCacheOptions = {},
   ) {
-    this.bodies = new LRUCache<string, string>({
+    this.bodies = new LRUCache<string, Buffer>({
       max: options.maxEntries ?? DEFAULT_MAX_ENTRIES,
       maxSize: options.maxBytes ?? DEFAULT_MAX_BYTES,
-      sizeCalculation: (body, key) => 2 * (body.length + key.length),
+      sizeCalculation: (body, key) => body.length + 2 * key.length,
     });
     this.dataVersion = db.prepare<[], number>('PRAGMA data_version').pluck();
     this.seenVersion = this.dataVersion.get()!;
@@ -69,12 +69,13 @@ export class RenderCache {
    * The body under `key` if it is still current, else `produce()`'s, kept for next time.
    * `produce` reads and renders synchronously, so no write of this process can land between
    * the freshness check and the body it returns. An error it throws (a 404) is not kept.
+   * Bodies are kept as UTF-8 bytes, so that answering from the cache encodes nothing.
    */
-  body(key: string, produce: () => string): string {
+  body(key: string, produce: () => string): Buffer {
     this.checkFresh();
     const cached = this.bodies.get(key);
     if (cached !== undefined) return cached;
-    const body = produce();
+    const body = Buffer.from(produce());
     if (!this.db.inTransaction) this.bodies.set(key, body);
     return body;
   }
