@@ -3,7 +3,9 @@
  * answer is ever older than the last acknowledged write, whoever made it, and that pages read
  * exactly as they do uncached.
  */
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -132,6 +134,18 @@ describe('cached reads: writes of another connection to the same database file',
       raw.close();
     }
     expect((await h.call('GET', `/ip_policies/${id}`)).body.description).toBe('edited');
+  });
+
+  it('shows a change committed by another process', async () => {
+    const id = (await h.call('POST', '/ip_policies', { description: 'stored' })).body.id;
+    expect((await h.call('GET', '/ip_policies')).body.ip_policies[0].description).toBe('stored');
+    const sqlite = createRequire(import.meta.url).resolve('better-sqlite3');
+    const script = `
+      const db = new (require(process.argv[1]))(process.argv[2]);
+      db.prepare("UPDATE objects SET data = json_set(data, '$.description', 'from elsewhere') WHERE id = ?").run(process.argv[3]);
+      db.close();`;
+    execFileSync(process.execPath, ['-e', script, sqlite, dbPath, id]);
+    expect((await h.call('GET', '/ip_policies')).body.ip_policies[0].description).toBe('from elsewhere');
   });
 });
 
