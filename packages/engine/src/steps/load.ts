@@ -107,29 +107,28 @@ export function parseFile(file: string, text: string, documents: LoadedDocument[
 
 type Locate = LoadedDocument['locate'];
 
-/** The file's non-empty documents as `yaml` composes them, each with its locator. */
-function composeFile(file: string, text: string): Locate[] {
+/** Every document of a file as `yaml` composes them, and how to turn an offset into a position. */
+function compose(file: string, text: string): { docs: Document[]; position: (offset: number) => SourceLocation } {
   const lineCounter = new LineCounter();
   const docs = parseAllDocuments(text, { lineCounter, uniqueKeys: true, prettyErrors: false });
   const position = (offset: number): SourceLocation => {
     const { line, col } = lineCounter.linePos(offset);
     return { file, line, col };
   };
-  const list = Array.isArray(docs) ? docs : [];
-  return list.flatMap((doc) => (isEmpty(doc) ? [] : [locator(doc, position)]));
+  return { docs: Array.isArray(docs) ? docs : [], position };
+}
+
+/** The file's non-empty documents as `yaml` composes them, each with its locator. */
+function composeFile(file: string, text: string): Locate[] {
+  const { docs, position } = compose(file, text);
+  return docs.flatMap((doc) => (isEmpty(doc) ? [] : [locator(doc, position)]));
 }
 
 const isEmpty = (doc: Document) => doc.contents === null || (isScalar(doc.contents) && doc.contents.value === null);
 
 function parseWithYaml(file: string, text: string, documents: LoadedDocument[], problems: Problem[]): void {
-  const lineCounter = new LineCounter();
-  const docs = parseAllDocuments(text, { lineCounter, uniqueKeys: true, prettyErrors: false });
-  const position = (offset: number): SourceLocation => {
-    const { line, col } = lineCounter.linePos(offset);
-    return { file, line, col };
-  };
-  const list = Array.isArray(docs) ? docs : [];
-  list.forEach((doc, index) => {
+  const { docs, position } = compose(file, text);
+  docs.forEach((doc, index) => {
     if (doc.errors.length > 0) {
       // The first error only: the parser's later errors in a document mostly follow from it.
       const error = doc.errors[0]!;
