@@ -25,7 +25,7 @@ afterAll(async () => {
 });
 
 const connection = () => ({ ...EXAMPLE_SECRETS, GATEHOUSE_API_URL: server.url, GATEHOUSE_API_KEY: KEY });
-const plan = (args: string[], env = connection()) => runCli(['plan', 'examples/basic', ...args], { env });
+const plan = (args: string[], env: Record<string, string> = connection()) => runCli(['plan', 'examples/basic', ...args], { env });
 
 /** `Kind/name` of every top-level manifest of the examples. */
 const declared = () => readManifests(EXAMPLES).map((m) => `${m.kind}/${m.name}`);

@@ -97,7 +97,7 @@ export async function writeLive(
     }
     if (spec.ip_restriction) {
       const { ip_policies, ...rest } = spec.ip_restriction;
-      out.ip_restriction = { ...rest, ip_policy_ids: order(ip_policies).map((p: string) => ref('IPPolicy', p)) };
+      out.ip_restriction = { ...rest, ip_policy_ids: order(ip_policies as string[]).map((p: string) => ref('IPPolicy', p)) };
     }
     return out;
   };
@@ -107,7 +107,7 @@ export async function writeLive(
     const policy = await client.ipPolicies.create(common(spec, doc.name));
     ids.set(`IPPolicy/${doc.name}`, policy.id);
     for (const rule of order(rules as Record<string, any>[])) {
-      await client.ipPolicyRules.create({ ...rule, ...common(rule, `${doc.name}/${rule.cidr}`), ip_policy_id: policy.id });
+      await client.ipPolicyRules.create({ ...rule, ...common(rule, `${doc.name}/${rule.cidr}`), ip_policy_id: policy.id } as never);
     }
   }
 
@@ -138,7 +138,7 @@ export async function writeLive(
       ...spec,
       ...common({ description, metadata }, doc.name),
       type: spec.type,
-      ip_policy_ids: order(ip_policies).map((p: string) => ref('IPPolicy', p)),
+      ip_policy_ids: order(ip_policies as string[]).map((p: string) => ref('IPPolicy', p)),
     } as never);
     ids.set(`IPRestriction/${doc.name}`, created.id);
   }
@@ -159,7 +159,7 @@ export async function writeLive(
     const body: Record<string, any> = { ...spec, ...common({ description, metadata }, doc.name) };
     if (mutual_tls) {
       const { certificate_authorities, ...rest } = mutual_tls;
-      body.mutual_tls = { ...rest, certificate_authority_ids: order(certificate_authorities).map((c: string | { id: string }) => ref('CertificateAuthority', c)) };
+      body.mutual_tls = { ...rest, certificate_authority_ids: order(certificate_authorities as (string | { id: string })[]).map((c: string | { id: string }) => ref('CertificateAuthority', c)) };
     }
     const edge = await client.httpsEdges.create(body);
     ids.set(`HTTPSEdge/${doc.name}`, edge.id);
@@ -189,7 +189,7 @@ export async function writeLive(
     const created = await client.eventSubscriptions.create({
       ...common({ description, metadata }, doc.name),
       sources: order(sources as Record<string, any>[]).map((s) => (s.fields ? { ...s, fields: order(s.fields) } : s)),
-      destination_ids: order(destinations).map((d: string | { id: string }) => ref('EventDestination', d)),
+      destination_ids: order(destinations as (string | { id: string })[]).map((d: string | { id: string }) => ref('EventDestination', d)),
     } as never);
     ids.set(`EventSubscription/${doc.name}`, created.id);
   }

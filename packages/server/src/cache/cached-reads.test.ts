@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startHarness, TEST_BASE_URL, type Harness } from '../testing/harness.js';
+import { startHarness, TEST_BASE_URL, type CallResult, type Harness } from '../testing/harness.js';
 
 let dir: string;
 let dbPath: string;
@@ -160,7 +160,7 @@ describe('cached reads: pagination', () => {
       const uris: (string | null)[] = [];
       let url: string | null = '/ip_policies?limit=2';
       while (url !== null) {
-        const res = await h.call('GET', url);
+        const res: CallResult = await h.call('GET', url);
         expect(res.status).toBe(200);
         expect(res.body.uri).toBe(`${TEST_BASE_URL}/ip_policies`);
         seen.push(...ids(res));
