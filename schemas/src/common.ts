@@ -6,7 +6,7 @@
  * that editors that do not know `maxBytes` still catch most mistakes. Every validator that
  * consumes these schemas registers `maxBytes` (see `keywords.ts`).
  */
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { Type, type Static, type TProperties, type TSchema } from '@sinclair/typebox';
 
 export const DESCRIPTION_MAX_BYTES = 255;
 export const METADATA_MAX_BYTES = 4096;
@@ -77,6 +77,15 @@ export const ErrorBody = Type.Object({
   details: Type.Record(Type.String(), Type.Unknown()),
 });
 export type ErrorBody = Static<typeof ErrorBody>;
+
+/**
+ * A PATCH body: every field optional, unknown fields rejected, and at least one field given
+ * (the service answers a PATCH with no fields at all with a 400). Fields may be passed as
+ * they are in the create body; they are all made optional here.
+ */
+export function UpdateBody<T extends TProperties>(properties: T) {
+  return Type.Partial(Type.Object(properties), { additionalProperties: false, minProperties: 1 });
+}
 
 /** Object schema that rejects unknown properties, the default for every request body. */
 export function Strict<T extends Parameters<typeof Type.Object>[0]>(properties: T, description?: string) {

@@ -6,7 +6,7 @@
  * not Refs. Every list uses the envelope key `backends`.
  */
 import { Type, type Static, type TProperties } from '@sinclair/typebox';
-import { Description, Metadata, Ref, listEnvelope, resourceBase } from '../common.js';
+import { Description, Metadata, Ref, listEnvelope, resourceBase, UpdateBody } from '../common.js';
 
 export const WEIGHT_MAX = 10_000;
 
@@ -16,10 +16,8 @@ const common = { description: Type.Optional(Description), metadata: Type.Optiona
 function createBody<T extends TProperties>(fields: T) {
   return Type.Object({ ...common, ...fields }, { additionalProperties: false });
 }
-/** PATCH body: every field optional, at least one given. */
-function updateBody<T extends TProperties>(fields: T) {
-  return Type.Partial(Type.Object({ ...common, ...fields }), { additionalProperties: false, minProperties: 1 });
-}
+/** PATCH body: the common fields plus `fields`, every one optional, at least one given. */
+const updateBody = <T extends TProperties>(fields: T) => UpdateBody({ ...common, ...fields });
 
 const Labels = Type.Record(Type.String(), Type.String(), {
   minProperties: 1,

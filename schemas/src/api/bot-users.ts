@@ -1,6 +1,6 @@
 /** Bot users (api-spec 2.3, 4.3): a name and an active switch, no description or metadata. */
 import { Type, type Static } from '@sinclair/typebox';
-import { Strict, Timestamp, listEnvelope } from '../common.js';
+import { Strict, Timestamp, listEnvelope, UpdateBody } from '../common.js';
 
 const Name = Type.String({ minLength: 1, description: 'human-readable name identifying the bot; unique, not empty' });
 
@@ -8,10 +8,7 @@ export const BotUserCreate = Strict({
   name: Name,
   active: Type.Optional(Type.Boolean({ description: 'whether the bot is active; true when unspecified' })),
 });
-export const BotUserUpdate = Type.Object(
-  { name: Type.Optional(Name), active: Type.Optional(Type.Boolean()) },
-  { additionalProperties: false, minProperties: 1 },
-);
+export const BotUserUpdate = UpdateBody({ name: Name, active: Type.Boolean() });
 export const BotUser = Type.Object({
   id: Type.String(),
   uri: Type.String(),

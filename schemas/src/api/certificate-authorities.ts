@@ -4,7 +4,7 @@
  * fields from the certificate itself. Only description and metadata can change afterwards.
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { Description, Metadata, Strict, Timestamp, listEnvelope, resourceBase } from '../common.js';
+import { Description, Metadata, Strict, Timestamp, listEnvelope, resourceBase, UpdateBody } from '../common.js';
 
 /** Largest PEM bundle accepted: room for a long chain, far below the body limit. */
 export const CA_PEM_MAX_BYTES = 65_536;
@@ -21,10 +21,7 @@ export const CertificateAuthorityCreate = Strict({
   metadata: Type.Optional(Metadata),
   ca_pem: CaPem,
 });
-export const CertificateAuthorityUpdate = Type.Object(
-  { description: Type.Optional(Description), metadata: Type.Optional(Metadata) },
-  { additionalProperties: false, minProperties: 1 },
-);
+export const CertificateAuthorityUpdate = UpdateBody({ description: Description, metadata: Metadata });
 export const CertificateAuthority = Type.Object({
   ...resourceBase,
   ca_pem: Type.String(),

@@ -8,7 +8,7 @@
  * `null` in its place, so it never appears in output, logs or exported manifests.
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { Description, Metadata, Strict, StringEnum, listEnvelope, resourceBase } from '../common.js';
+import { Description, Metadata, Strict, StringEnum, listEnvelope, resourceBase, UpdateBody } from '../common.js';
 
 export const EventFormat = StringEnum(['json'], { description: 'event encoding; json is the only accepted value' });
 
@@ -82,15 +82,12 @@ export const EventDestinationCreate = Strict({
   format: Type.Optional(EventFormat),
   target: EventDestinationTargetInput,
 });
-export const EventDestinationUpdate = Type.Object(
-  {
-    description: Type.Optional(Description),
-    metadata: Type.Optional(Metadata),
-    format: Type.Optional(EventFormat),
-    target: Type.Optional(EventDestinationTargetInput),
-  },
-  { additionalProperties: false, minProperties: 1 },
-);
+export const EventDestinationUpdate = UpdateBody({
+  description: Description,
+  metadata: Metadata,
+  format: EventFormat,
+  target: EventDestinationTargetInput,
+});
 export const EventDestination = Type.Object({
   ...resourceBase,
   format: EventFormat,

@@ -8,7 +8,7 @@
  * the engine check sources against it beyond what these schemas can say.
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { Ref, Strict, Timestamp, listEnvelope } from '../common.js';
+import { Ref, Strict, Timestamp, listEnvelope, UpdateBody } from '../common.js';
 
 export const SUBSCRIPTION_DESCRIPTION_MAX_CHARS = 255;
 export const SUBSCRIPTION_METADATA_MAX_CHARS = 4096;
@@ -59,15 +59,12 @@ export const EventSubscriptionCreate = Strict({
   sources: Sources,
   destination_ids: DestinationIds,
 });
-export const EventSubscriptionUpdate = Type.Object(
-  {
-    description: Type.Optional(SubscriptionDescription),
-    metadata: Type.Optional(SubscriptionMetadata),
-    sources: Type.Optional(Sources),
-    destination_ids: Type.Optional(DestinationIds),
-  },
-  { additionalProperties: false, minProperties: 1 },
-);
+export const EventSubscriptionUpdate = UpdateBody({
+  description: SubscriptionDescription,
+  metadata: SubscriptionMetadata,
+  sources: Sources,
+  destination_ids: DestinationIds,
+});
 export const EventSubscription = Type.Object({
   id: Type.String(),
   uri: Type.String(),

@@ -4,7 +4,7 @@
  * creation order. An edge is created with `routes: []` and its modules `null` unless given.
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { Description, Metadata, Nullable, listEnvelope, resourceBase } from '../common.js';
+import { Description, Metadata, Nullable, listEnvelope, resourceBase, UpdateBody } from '../common.js';
 import {
   EndpointMutualTls,
   EndpointMutualTlsInput,
@@ -26,7 +26,7 @@ const fields = {
 };
 
 export const HttpsEdgeCreate = Type.Object(fields, { additionalProperties: false });
-export const HttpsEdgeUpdate = Type.Object(fields, { additionalProperties: false, minProperties: 1 });
+export const HttpsEdgeUpdate = UpdateBody(fields);
 export const HttpsEdge = Type.Object({
   ...resourceBase,
   hostports: Type.Array(Type.String()),

@@ -1,15 +1,12 @@
 /** IP policies (api-spec 2.2, 4.2) and IP policy rules (2.2, audit payloads of 6.3). */
 import { Type, type Static } from '@sinclair/typebox';
-import { Description, Metadata, Ref, Strict, StringEnum, listEnvelope, resourceBase } from '../common.js';
+import { Description, Metadata, Ref, Strict, StringEnum, listEnvelope, resourceBase, UpdateBody } from '../common.js';
 
 export const IpPolicyCreate = Strict({
   description: Type.Optional(Description),
   metadata: Type.Optional(Metadata),
 });
-export const IpPolicyUpdate = Type.Object(
-  { description: Type.Optional(Description), metadata: Type.Optional(Metadata) },
-  { additionalProperties: false, minProperties: 1 },
-);
+export const IpPolicyUpdate = UpdateBody({ description: Description, metadata: Metadata });
 export const IpPolicy = Type.Object({ ...resourceBase });
 export const IpPolicyList = listEnvelope('ip_policies', IpPolicy);
 
@@ -30,14 +27,7 @@ export const IpPolicyRuleCreate = Strict({
   ip_policy_id: Type.String({ minLength: 1 }),
   action: RuleAction,
 });
-export const IpPolicyRuleUpdate = Type.Object(
-  {
-    description: Type.Optional(Description),
-    metadata: Type.Optional(Metadata),
-    cidr: Type.Optional(Cidr),
-  },
-  { additionalProperties: false, minProperties: 1 },
-);
+export const IpPolicyRuleUpdate = UpdateBody({ description: Description, metadata: Metadata, cidr: Cidr });
 export const IpPolicyRule = Type.Object({
   ...resourceBase,
   cidr: Type.String(),

@@ -1,6 +1,6 @@
 /** IP restrictions (api-spec 2.1, 4.1). `type` is fixed at creation; PATCH cannot change it. */
 import { Type, type Static } from '@sinclair/typebox';
-import { Description, Metadata, Ref, Strict, StringEnum, listEnvelope, resourceBase } from '../common.js';
+import { Description, Metadata, Ref, Strict, StringEnum, listEnvelope, resourceBase, UpdateBody } from '../common.js';
 
 export const IP_RESTRICTION_TYPES = ['dashboard', 'api', 'agent', 'endpoints'] as const;
 export const IpRestrictionType = StringEnum(IP_RESTRICTION_TYPES, {
@@ -20,15 +20,12 @@ export const IpRestrictionCreate = Strict({
   type: IpRestrictionType,
   ip_policy_ids: IpPolicyIds,
 });
-export const IpRestrictionUpdate = Type.Object(
-  {
-    description: Type.Optional(Description),
-    metadata: Type.Optional(Metadata),
-    enforced: Type.Optional(Type.Boolean()),
-    ip_policy_ids: Type.Optional(IpPolicyIds),
-  },
-  { additionalProperties: false, minProperties: 1 },
-);
+export const IpRestrictionUpdate = UpdateBody({
+  description: Description,
+  metadata: Metadata,
+  enforced: Type.Boolean(),
+  ip_policy_ids: IpPolicyIds,
+});
 export const IpRestriction = Type.Object({
   ...resourceBase,
   enforced: Type.Boolean(),

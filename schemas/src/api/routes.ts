@@ -5,7 +5,7 @@
  * inline, `null` when unset. Routes have no list endpoint: they appear in their edge.
  */
 import { Type, type Static, type TNull, type TOptional, type TUnion } from '@sinclair/typebox';
-import { Description, Metadata, Nullable, StringEnum, Timestamp } from '../common.js';
+import { Description, Metadata, Nullable, StringEnum, Timestamp, UpdateBody } from '../common.js';
 import {
   EndpointBackend,
   EndpointBackendInput,
@@ -66,10 +66,7 @@ export const HttpsEdgeRouteCreate = Type.Object(
   { match_type: RouteMatchType, match: RouteMatch, ...common, ...moduleInputs },
   { additionalProperties: false },
 );
-export const HttpsEdgeRouteUpdate = Type.Object(
-  { match_type: Type.Optional(RouteMatchType), match: Type.Optional(RouteMatch), ...common, ...moduleInputs },
-  { additionalProperties: false, minProperties: 1 },
-);
+export const HttpsEdgeRouteUpdate = UpdateBody({ match_type: RouteMatchType, match: RouteMatch, ...common, ...moduleInputs });
 export const HttpsEdgeRoute = Type.Object({
   edge_id: Type.String(),
   id: Type.String(),

@@ -3,7 +3,7 @@
  * modules, given inline on create and PATCH and rendered inline (`null` when unset).
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { Description, Metadata, Nullable, listEnvelope, resourceBase } from '../common.js';
+import { Description, Metadata, Nullable, listEnvelope, resourceBase, UpdateBody } from '../common.js';
 import {
   EndpointBackend,
   EndpointBackendInput,
@@ -27,7 +27,7 @@ const fields = {
 };
 
 export const TcpEdgeCreate = Type.Object(fields, { additionalProperties: false });
-export const TcpEdgeUpdate = Type.Object(fields, { additionalProperties: false, minProperties: 1 });
+export const TcpEdgeUpdate = UpdateBody(fields);
 export const TcpEdge = Type.Object({
   ...resourceBase,
   hostports: Type.Array(Type.String()),
