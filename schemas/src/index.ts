@@ -3,6 +3,7 @@ export * from './keywords.js';
 export * from './cidr.js';
 export * from './api/ip-policies.js';
 export * from './api/webhook-providers.js';
+export * from './oauth-rules.js';
 export * from './api/ip-restrictions.js';
 export * from './api/bot-users.js';
 export * from './api/backend-modules.js';

@@ -44,10 +44,15 @@ export const OAUTH_PROVIDERS = [
 ] as const;
 export type OAuthProviderName = (typeof OAUTH_PROVIDERS)[number];
 
+// `null` ids and `[]` scopes are accepted on input because the service returns them for its
+// managed application: a value read back can always be written again (the rules themselves
+// live in oauth-rules.ts).
 const providerInputFields = {
-  client_id: Type.Optional(Type.String({ minLength: 1 })),
-  client_secret: Type.Optional(Type.String({ minLength: 1, description: 'required when client_id is given' })),
-  scopes: Type.Optional(Type.Array(Type.String(), { description: 'only with both client_id and client_secret' })),
+  client_id: Type.Optional(Type.Union([Type.String({ minLength: 1 }), Type.Null()], { description: 'null or absent: the managed application' })),
+  client_secret: Type.Optional(
+    Type.Union([Type.String({ minLength: 1 }), Type.Null()], { description: 'required when client_id is given' }),
+  ),
+  scopes: Type.Optional(Type.Array(Type.String(), { description: 'non-empty only with both client_id and client_secret' })),
   email_addresses: Type.Optional(StringList),
   email_domains: Type.Optional(StringList),
 };

@@ -49,8 +49,22 @@ export const IpRestrictionSpec = Strict({
 export const IpRestrictionManifest = ManifestDocument('IPRestriction', IpRestrictionSpec, 'an IP restriction (at most one per type)');
 
 // --- bot users ---------------------------------------------------------------------------------
-export const BotUserSpec = Strict({ active: Type.Optional(Type.Boolean({ description: 'true when unspecified' })) });
-export const BotUserManifest = ManifestDocument('BotUser', BotUserSpec, 'a bot user; the document name is the bot user name');
+export const BotUserSpec = Strict({
+  name: Type.Optional(
+    Type.String({
+      minLength: 1,
+      pattern: '\\S',
+      description:
+        "the bot user's name in the API (spaces allowed, e.g. \"deploy bot from CI\"); the manifest name when unspecified. Changing it renames the bot user in place",
+    }),
+  ),
+  active: Type.Optional(Type.Boolean({ description: 'true when unspecified' })),
+});
+export const BotUserManifest = ManifestDocument(
+  'BotUser',
+  BotUserSpec,
+  "a bot user; the document name identifies it in gatehouse, spec.name (default: the document name) is its name in the API",
+);
 
 // --- backends ----------------------------------------------------------------------------------
 const backendSpec = <T extends string, P extends Parameters<typeof Type.Object>[0]>(type: T, fields: P) =>

@@ -136,6 +136,20 @@ export function plan(input: PlanInput): Plan {
     for (const token of referenced(o.descriptor, normal)) dependents.set(token, (dependents.get(token) ?? new Set()).add(change.address));
     changes.push(change);
   }
+  // Make before break: a child deleted from a parent that stays (a rule whose CIDR changed) waits
+  // for the creates of its new siblings, so the parent never passes through having none (the
+  // service refuses to delete the last rule of a policy a dashboard restriction uses).
+  const createsByParent = new Map<string, DesiredObject[]>();
+  for (const d of matching.creates) if (d.parent) createsByParent.set(d.parent, [...(createsByParent.get(d.parent) ?? []), d]);
+  const deleteOf = new Map(changes.filter((c) => c.action === 'delete').map((c) => [c.id, c]));
+  for (const o of matching.deletes) {
+    const parentAddress = o.parentId !== undefined ? tokens.get(o.parentId) : undefined;
+    if (parentAddress === undefined || liveById.has(o.parentId!)) continue;
+    const change = deleteOf.get(o.id)!;
+    for (const d of createsByParent.get(parentAddress) ?? []) {
+      if (d.descriptor === o.descriptor) change.dependsOn.push(d.address);
+    }
+  }
   // A create whose unique key (a hostport) an owned object being deleted still holds (an edge
   // renamed in the manifests) waits for that delete.
   const freedBy = new Map<string, string>();

@@ -5,6 +5,7 @@ import { ipPolicies, ipPolicyRules } from './ip-policies.js';
 import { certificateAuthorities } from './certificate-authorities.js';
 import { eventDestinations } from './event-destinations.js';
 import { eventSubscriptions } from './event-subscriptions.js';
+import { registerEventSubscriptionSources } from './event-subscription-sources.js';
 import { ipRestrictions } from './ip-restrictions.js';
 import { botUsers } from './bot-users.js';
 import { registerBackends } from './backends.js';
@@ -17,6 +18,7 @@ export function registerAllResources(app: FastifyInstance): void {
   registerResource(app, certificateAuthorities);
   registerResource(app, eventDestinations);
   registerResource(app, eventSubscriptions);
+  registerEventSubscriptionSources(app);
   registerResource(app, ipRestrictions);
   registerResource(app, botUsers);
   registerBackends(app);

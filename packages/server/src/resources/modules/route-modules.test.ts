@@ -27,7 +27,7 @@ async function validBodies(): Promise<Record<string, object>> {
     request_headers: { add: { 'X-Req': '1' } },
     response_headers: { remove: ['server'] },
     webhook_verification: { provider: 'github', secret: 'whsec' },
-    oauth: { provider: { github: {} } },
+    oauth: { provider: { github: { organizations: ['acme'], email_domains: ['example.com'] } } },
     saml: { idp_metadata: '<EntityDescriptor/>' },
     oidc: { issuer: 'https://issuer.example.com', client_id: 'c', client_secret: 's' },
     websocket_tcp_converter: {},
@@ -137,6 +137,15 @@ describe('webhook verification', () => {
       secret: 'whsec_1',
     });
     expect((await put('webhook_verification', { provider: 'SNS' })).body).toEqual({ enabled: true, provider: 'sns', secret: '' });
+  });
+
+  it("accepts the documentation's provider ids and refuses ids it does not list", async () => {
+    for (const provider of ['aftership', 'autodesk', 'brex', 'go1', 'graphcms', 'heroku', 'hostedhooks', 'instagram', 'microsoft_teams', 'signal_sciences', 'terraform', 'worldline', 'alchemy', 'jira', 'sonatype_nexus']) {
+      expect((await put('webhook_verification', { provider, secret: 's' })).status, provider).toBe(200);
+    }
+    for (const provider of ['autodesk_forge', 'hosted_hooks', 'terraform_cloud', 'instagram_graph_api', 'linear', 'workos']) {
+      expect(errorOf(await put('webhook_verification', { provider, secret: 's' })).code, provider).toBe('invalid_value');
+    }
   });
 
   it('rejects unknown providers, a missing secret, and a secret for sns (without echoing it)', async () => {
