@@ -13,6 +13,8 @@ export * from './api/endpoint-modules.js';
 export * from './api/auth-modules.js';
 export * from './api/routes.js';
 export * from './api/https-edges.js';
+export * from './api/tls-edges.js';
+export * from './api/reservations.js';
 export * from './manifests/index.js';
 export * from './events.js';
 export * from './api/certificate-authorities.js';

@@ -41,6 +41,11 @@ export interface AppOptions {
    */
   delivery?: DeliveryOptions | false;
   logger?: FastifyServerOptions['logger'];
+  /**
+   * Refuse an edge hostport that no reservation covers (`invalid_hostport`), as the service
+   * does; true unless false (`serve --no-reservation-check`).
+   */
+  reservationCheck?: boolean;
 }
 
 export interface GatehouseApp extends FastifyInstance {
@@ -85,7 +90,7 @@ export async function buildApp(options: AppOptions = {}): Promise<GatehouseApp> 
       ? undefined
       : new Deliverer(deliveryLog, (id) => store.get(id, EVENT_DESTINATION) !== undefined, app.log, options.delivery);
 
-  app.decorate('services', { store, urls, audit });
+  app.decorate('services', { store, urls, audit, reservationCheck: options.reservationCheck ?? true });
   app.decorate('db', db);
   app.decorate('renderCache', renderCache);
   app.decorate('apiKeys', apiKeys);

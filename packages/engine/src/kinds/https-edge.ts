@@ -6,7 +6,7 @@
  */
 import { oauthRouteProblem } from '@gatehouse/schemas';
 import { problem, type Problem } from '../problems.js';
-import { DNS_LABEL, checkHostports, hostportKeys, hostports } from './hostports.js';
+import { DNS_LABEL, checkHostports, domainsNeeded, hostportKeys, hostports } from './hostports.js';
 import { HTTPS_EDGE_MODULES, ROUTE_MODULES, moduleSet } from './modules.js';
 import { commonBody, commonFields, moduleBodies, requireId, requireParent, updateWithModules } from './shared.js';
 import type { KindDescriptor } from './types.js';
@@ -21,6 +21,7 @@ export const httpsEdge: KindDescriptor = {
   observe: { lists: [{ path: '/edges/https', listKey: 'https_edges' }] },
   metadata: true,
   uniqueKeys: hostportKeys,
+  requires: domainsNeeded,
   fromManifest: (spec) => ({ ...commonFields(spec), hostports: hostports(spec), ...edgeModules.fromManifest(spec) }),
   fromLive: (live) => ({ ...commonFields(live), hostports: hostports(live), ...edgeModules.fromLive(live) }),
   refs: edgeModules.refs,

@@ -227,6 +227,7 @@ export const ROUTE_MODULES: ModuleName[] = [
 ];
 export const HTTPS_EDGE_MODULES: ModuleName[] = ['mutual_tls', 'tls_termination'];
 export const TCP_EDGE_MODULES: ModuleName[] = ['backend', 'ip_restriction', 'traffic_policy'];
+export const TLS_EDGE_MODULES: ModuleName[] = ['backend', 'ip_restriction', 'mutual_tls', 'tls_termination', 'traffic_policy'];
 
 /** What a descriptor needs from a set of modules, prefixed by the module's field name. */
 export function moduleSet(names: ModuleName[]) {

@@ -113,6 +113,12 @@ export interface KindDescriptor {
   /** The service's value rules for one object, checked before any request. */
   check?(normal: Spec, ctx: CheckContext): Problem[];
   /**
+   * Objects this one needs to exist first, by kind and natural key (an edge's hostports need
+   * their reserved domains or addresses): where the manifests declare one, resolve makes it a
+   * reference, so plan creates it first. Keys nothing declares are left to the server to check.
+   */
+  requires?(normal: Spec): { kind: string; keys: string[] }[];
+  /**
    * References whose target must keep at least one child of `childKind` while this object uses
    * it (a dashboard restriction's policies keep a rule: the service refuses to delete the last
    * one). Match refuses a plan that would delete all of them, at `path` in this object's spec.

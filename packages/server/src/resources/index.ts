@@ -11,6 +11,8 @@ import { botUsers } from './bot-users.js';
 import { registerBackends } from './backends.js';
 import { registerTcpEdges } from './tcp-edges.js';
 import { registerHttpsEdges } from './https-edges.js';
+import { registerTlsEdges } from './tls-edges.js';
+import { reservedAddrs, reservedDomains } from './reservations.js';
 
 export function registerAllResources(app: FastifyInstance): void {
   registerResource(app, ipPolicies);
@@ -21,7 +23,10 @@ export function registerAllResources(app: FastifyInstance): void {
   registerEventSubscriptionSources(app);
   registerResource(app, ipRestrictions);
   registerResource(app, botUsers);
+  registerResource(app, reservedDomains);
+  registerResource(app, reservedAddrs);
   registerBackends(app);
   registerTcpEdges(app);
   registerHttpsEdges(app);
+  registerTlsEdges(app);
 }
