@@ -116,7 +116,7 @@ export const DEFAULT_SAML_NAMEID_FORMAT = SAML_NAMEID_FORMATS[0];
 
 export const EndpointSamlInput = Strict({
   ...sessionInput,
-  idp_metadata: Type.Optional(Type.String({ minLength: 1, description: 'full XML IdP EntityDescriptor' })),
+  idp_metadata: Type.Optional(Type.String({ description: 'full XML IdP EntityDescriptor; "" (what a module set by URL returns) is the same as absent' })),
   idp_metadata_url: Type.Optional(Type.String({ minLength: 1, description: 'URL of the IdP metadata' })),
   force_authn: Type.Optional(Type.Boolean()),
   allow_idp_initiated: Type.Optional(Type.Boolean()),

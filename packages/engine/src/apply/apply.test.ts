@@ -166,6 +166,47 @@ describe('order', () => {
     expect((await apply(api, dir, { prune: true, force: true })).ok).toBe(true);
   });
 
+  it('creates the reservations an edge\'s hostports name before the edge, and replans empty', async () => {
+    const api = new MemoryLiveApi();
+    const dir = manifests(`
+kind: ReservedDomain
+name: wildcard
+spec: {domain: "*.example.com"}
+---
+kind: ReservedTCPAddress
+name: ssh
+spec: {addr: 1.tcp.example.com:20022}
+---
+kind: Backend
+name: db
+spec: {type: static_address, address: "10.0.0.5:5432", tls: {enabled: true}}
+---
+kind: TLSEdge
+name: db
+spec:
+  hostports: ["db.example.com:443"]
+  backend: {backend: db}
+  tls_termination: {terminate_at: upstream}
+---
+kind: TCPEdge
+name: ssh
+spec: {hostports: ["1.tcp.example.com:20022"], backend: {backend: db}}
+---
+kind: HTTPSEdge
+name: api
+spec: {hostports: ["api.example.com:443"]}
+`);
+    const result = await apply(api, dir);
+    expect(result.ok).toBe(true);
+    const log = writes(api, 'POST');
+    const at = (path: string) => indexOf(log, (r) => r.path === path);
+    expect(at('/reserved_domains')).toBeLessThan(at('/edges/tls'));
+    expect(at('/reserved_domains')).toBeLessThan(at('/edges/https'));
+    expect(at('/reserved_addrs')).toBeLessThan(at('/edges/tcp'));
+    expect(log.find((r) => r.path === '/backends/static_address')!.body).toMatchObject({ address: '10.0.0.5:5432', tls: { enabled: true } });
+    expect((await apply(api, dir)).steps).toEqual([]);
+  });
+
   it('never deletes objects this stack does not own', async () => {
     const api = new MemoryLiveApi();
     await api.create('/ip_policies', { description: 'someone else' });

@@ -87,9 +87,10 @@ describe('circuit breaker', () => {
     expect((await put('circuit_breaker', full)).body).toEqual(full);
   });
 
-  it('enforces num_buckets 1..128, error_threshold_percentage 0..1 and uint32 ranges', async () => {
+  it('enforces num_buckets 0..128 (0, what an unset one reads back as), error_threshold_percentage 0..1 and uint32 ranges', async () => {
+    expect((await put('circuit_breaker', { num_buckets: 0 })).body.num_buckets).toBe(0);
     const cases: [object, string, string][] = [
-      [{ num_buckets: 0 }, 'invalid_value', 'num_buckets'],
+      [{ num_buckets: -1 }, 'invalid_value', 'num_buckets'],
       [{ num_buckets: 129 }, 'invalid_value', 'num_buckets'],
       [{ error_threshold_percentage: 1.5 }, 'invalid_value', 'error_threshold_percentage'],
       [{ error_threshold_percentage: 50 }, 'invalid_value', 'error_threshold_percentage'],
