@@ -26,23 +26,22 @@ const FORMATS = ['text', 'json'] as const;
 /** `gatehouse apply`: make the live API match the manifests (or a reviewed, saved plan). */
 export default class Apply extends Command {
   static override summary = 'Change the live API to match the manifests, or apply a saved plan.';
-  static override description = `Computes the plan (or reads one saved with plan --out), shows it and asks for confirmation on
-a terminal; --yes skips the question, and without a terminal apply refuses unless --yes is given.
-Changes run concurrently (--parallelism, default 10) as soon as what they depend on is done:
-parents before children for creates and updates, children first for deletes. A create whose
-answer was lost is looked up before it is tried again, so retries never make duplicates; the
-dependents of a failed change are skipped, and running apply again finishes the job.
-Deletes happen only with --prune and only of objects this stack owns. Refused before anything
-is written: a delete or replace of an object with lifecycle.prevent_destroy; deleting or
-replacing more than 30% of the stack's objects (when it owns more than 10) without --force; a
-saved plan whose manifests changed. A change of a saved plan whose live object changed since
-is refused as stale (nothing of it is written; its dependents are skipped).
-Exit 0 when every change is done, 1 otherwise.`;
+  static override description =
+    'Computes the plan (or reads one saved with plan --out), shows it and asks for confirmation on a terminal; --yes (-y) skips ' +
+    'the question, and without a terminal apply refuses unless --yes is given.\n\n' +
+    'Changes run concurrently (--parallelism, default 10) as soon as what they depend on is done: parents before children for ' +
+    'creates and updates, children first for deletes. A create whose answer was lost is looked up before it is tried again, so ' +
+    'retries never make duplicates; the dependents of a failed change are skipped, and running apply again finishes the job.\n\n' +
+    'Deletes happen only with --prune and only of objects this stack owns. Refused before anything is written: a delete or ' +
+    'replace of an object with lifecycle.prevent_destroy; deleting or replacing more than 30% of the stack\'s objects (when it ' +
+    'owns more than 10) without --force; a saved plan whose manifests changed. A change of a saved plan whose live object changed ' +
+    'since is refused as stale (nothing of it is written; its dependents are skipped).\n\n' +
+    'Exit 0 when every change is done, 1 otherwise.';
   static override strict = false;
   static override args = { path: Args.string({ description: 'manifest file or directory (repeatable; default: the saved plan\'s paths, or the current directory)' }) };
   static override flags = {
     plan: Flags.string({ description: 'apply this saved plan (from plan --out) instead of a fresh one' }),
-    yes: Flags.boolean({ description: 'apply without asking for confirmation', default: false }),
+    yes: Flags.boolean({ char: 'y', description: 'apply without asking for confirmation', default: false }),
     prune: Flags.boolean({ description: 'delete owned objects that the manifests no longer declare', default: false }),
     force: Flags.boolean({ description: 'allow deleting or replacing more than 30% of the stack\'s objects', default: false }),
     parallelism: Flags.integer({ description: 'changes running at once', default: 10, min: 1, max: 100 }),
