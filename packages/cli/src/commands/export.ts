@@ -1,5 +1,5 @@
 import { Command, Flags } from '@oclif/core';
-import { exportLive, type ExportResult } from '@gatehouse/engine';
+import { exportLive, sanitize, type ExportResult } from '@gatehouse/engine';
 import { failCommand, withConnection } from '../command-run.js';
 import { connectionFlags, type ConnectionFlagValues } from '../connection/flags.js';
 import { writeExport } from '../export/write.js';
@@ -40,7 +40,8 @@ files that export did not write are never replaced unless --overwrite is given.`
       const width = Math.max(...result.secrets.map((s) => s.variable.length));
       for (const s of result.secrets) lines.push(`  ${s.variable.padEnd(width)}  ${s.address}: ${s.path}`);
     }
-    process.stdout.write(`${lines.join('\n')}\n`);
+    // Every line quotes live values (ids, reasons, addresses) or paths: escaped as one.
+    process.stdout.write(`${lines.map((line) => sanitize(line)).join('\n')}\n`);
   }
 
   #export(flags: ConnectionFlagValues & { all: boolean }): Promise<{ result: ExportResult; embedded: boolean }> {

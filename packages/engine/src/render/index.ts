@@ -4,3 +4,4 @@ export { renderJson, parsePlanJson, toJsonPlan, PlanFormatError, type JsonPlan, 
 export { renderMarkdown, MARKDOWN_MAX_LENGTH, type MarkdownOptions } from './markdown.js';
 export { plainStyle, type Style, type Paint } from './style.js';
 export { describeTarget, summaryLine, renderJsonDocument, EMBEDDED_NOTICE } from './values.js';
+export { sanitize, hasUnsafeCharacters, type SanitizeOptions } from './sanitize.js';

@@ -4,14 +4,19 @@
  * (`SENSITIVE`, `SENSITIVE_CHANGED`); they are printed bare, never quoted.
  */
 import { SENSITIVE, SENSITIVE_CHANGED, type Action, type Plan, type PlanSummary } from '../plan-model.js';
+import { sanitize } from './sanitize.js';
 
 export const SYMBOLS: Record<Action, string> = { create: '+', update: '~', delete: '-', replace: '-/+' };
 
-/** A value on one line: strings JSON-quoted, masks bare, objects as compact JSON. */
+/**
+ * A value on one line: strings JSON-quoted, masks bare, objects as compact JSON, with every
+ * control character escaped (`sanitize`), so a value can neither break the line nor reach the
+ * terminal as an escape sequence.
+ */
 export function formatValue(value: unknown, maxLength = Infinity): string {
   if (value === SENSITIVE || value === SENSITIVE_CHANGED) return value;
   if (value === undefined) return '(absent)';
-  const text = JSON.stringify(value) ?? String(value);
+  const text = sanitize(JSON.stringify(value) ?? String(value));
   if (text.length <= maxLength) return text;
   return `${text.slice(0, maxLength)}… (${text.length - maxLength} more characters)`;
 }
@@ -49,7 +54,8 @@ export function renderJsonDocument(value: object, target: { embedded: boolean })
 
 /** `http://127.0.0.1:8484 (embedded reference server, .gatehouse/server.db)` or the URL alone. */
 export function describeTarget(plan: Pick<Plan, 'target'>): string {
-  return plan.target.embedded ? `${plan.target.url} (embedded reference server, .gatehouse/server.db)` : plan.target.url;
+  const url = sanitize(plan.target.url);
+  return plan.target.embedded ? `${url} (embedded reference server, .gatehouse/server.db)` : url;
 }
 
 export function countChanges(summary: PlanSummary): number {
