@@ -79,12 +79,8 @@ const cell = (text: string) => sanitize(text).replace(/\|/g, '\\|').replace(/`/g
  */
 export function renderDriftMarkdown(report: DriftReport, options: { maxLength?: number } = {}): string {
   const maxLength = options.maxLength ?? MARKDOWN_MAX_LENGTH;
-<<<<<<< HEAD
   const where = report.target.embedded ? ` (embedded reference server, \`.gatehouse/server.db\`)` : '';
-  const lines = [`### gatehouse drift: ${report.drifted ? 'drift found' : 'no drift'}${where}`, '', `Target \`${describeTarget(report)}\`, stack \`${report.stack}\`, checked ${report.checked_at}.`, ''];
-=======
-  const lines = [`### gatehouse drift: ${report.drifted ? 'drift found' : 'no drift'}`, '', `Target \`${cell(describeTarget(report))}\`, stack \`${cell(report.stack)}\`, checked ${report.checked_at}.`, ''];
->>>>>>> main
+  const lines = [`### gatehouse drift: ${report.drifted ? 'drift found' : 'no drift'}${where}`, '', `Target \`${cell(describeTarget(report))}\`, stack \`${cell(report.stack)}\`, checked ${report.checked_at}.`, ''];
   lines.push('| Drift | Objects |', '| --- | ---: |');
   for (const kind of [...DRIFT_KINDS, 'unmanaged' as const]) lines.push(`| ${DRIFT_TITLES[kind]} | ${report.summary[kind]} |`);
   lines.push(`| in sync | ${report.summary.in_sync} |`, '');
