@@ -27,6 +27,10 @@ export interface EngineOptions {
    * brief's signature; `computePlan`'s `stack` wins). Default `default`.
    */
   stack?: string;
+  /** Manifest files larger than this many bytes are refused before parsing (default 10 MiB). */
+  maxFileSize?: number;
+  /** Told of what does not stop the run (a symbolic link loop); nothing is printed without it. */
+  onWarning?: (warning: Problem) => void;
 }
 
 export interface Desired {
@@ -38,7 +42,8 @@ export interface Desired {
 /** Steps 1-3: load, validate, resolve (and the service's rules). No network. */
 export async function readManifests(options: EngineOptions): Promise<Desired> {
   const stack = options.stack ?? DEFAULT_STACK;
-  const loaded = await load(options.paths);
+  const loaded = await load(options.paths, options.maxFileSize !== undefined ? { maxFileSize: options.maxFileSize } : {});
+  for (const warning of loaded.warnings) options.onWarning?.(warning);
   const interpolated = interpolate(loaded.documents, options.env ?? process.env);
   const validated = validate(interpolated.documents);
   const resolved = resolve(validated.valid, validated.declared);
