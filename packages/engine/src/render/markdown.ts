@@ -5,6 +5,7 @@
  * do not fit are left out and a note says how many and which kinds; long values are cut.
  */
 import type { Change, Plan } from '../plan-model.js';
+import { sanitize } from './sanitize.js';
 import { formatField } from './text.js';
 import { SYMBOLS, countChanges, describeTarget, flatten, formatValue, summaryLine } from './values.js';
 
@@ -21,7 +22,7 @@ const LABELS = { create: 'create', update: 'update', replace: 'replace', delete:
 export function renderMarkdown(plan: Plan, options: MarkdownOptions = {}): string {
   const maxLength = options.maxLength ?? MARKDOWN_MAX_LENGTH;
   const head = [
-    `### gatehouse plan for \`${describeTarget(plan)}\`, stack \`${plan.stack}\``,
+    `### gatehouse plan for ${code(describeTarget(plan))}, stack ${code(plan.stack)}`,
     '',
     '| Action | Count |',
     '|:--|--:|',
@@ -71,26 +72,37 @@ function diffLines(change: Change): string[] {
     case 'create':
       return flatten(change.after ?? {})
         .filter(([, value]) => value !== null)
-        .map(([path, value]) => fence(`+ ${path}: ${formatValue(value, VALUE_MAX)}`));
+        .map(([path, value]) => fence(`+ ${sanitize(path)}: ${formatValue(value, VALUE_MAX)}`));
     case 'delete':
       return flatten(change.before ?? {})
         .filter(([, value]) => value !== null)
-        .map(([path, value]) => fence(`- ${path}: ${formatValue(value, VALUE_MAX)}`));
+        .map(([path, value]) => fence(`- ${sanitize(path)}: ${formatValue(value, VALUE_MAX)}`));
     default:
       return change.fields.flatMap((field) =>
         field.sensitive
           ? [fence(`! ${formatField(field)}`)]
           : [
-              fence(`- ${field.path}: ${formatValue(field.before, VALUE_MAX)}`),
-              fence(`+ ${field.path}: ${formatValue(field.after, VALUE_MAX)}`),
+              fence(`- ${sanitize(field.path)}: ${formatValue(field.before, VALUE_MAX)}`),
+              fence(`+ ${sanitize(field.path)}: ${formatValue(field.after, VALUE_MAX)}`),
             ],
       );
   }
 }
 
-/** Text inside the summary is HTML. */
+/** Text inside the summary is HTML, and control characters are escaped (`sanitize`). */
 function escape(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  return sanitize(text).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/**
+ * Inline code that its content cannot close: a value holding backticks is wrapped in a longer
+ * run of them (CommonMark), and control characters are escaped.
+ */
+function code(text: string): string {
+  const clean = sanitize(text);
+  const longest = Math.max(0, ...(clean.match(/`+/g) ?? []).map((run) => run.length));
+  const ticks = '`'.repeat(longest + 1);
+  return longest > 0 ? `${ticks} ${clean} ${ticks}` : `${ticks}${clean}${ticks}`;
 }
 
 /** A value cannot close the code block it sits in. */
