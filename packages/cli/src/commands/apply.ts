@@ -7,6 +7,7 @@ import {
   parsePlanJson,
   PlanFormatError,
   prepareApply,
+  renderJsonDocument,
   renderText,
   sanitize,
   type ApplyResult,
@@ -84,7 +85,7 @@ Exit 0 when every change is done, 1 otherwise.`;
       if (prepared.subjects.length > 0 && !flags.yes) await this.#confirm(prepared, connection);
       return this.#execute(prepared, connection, flags.parallelism, colour, info);
     }).catch((error: unknown) => this.#fail(error));
-    if (json) await new Promise<void>((resolve) => process.stdout.write(`${JSON.stringify(result, null, 2)}\n`, () => resolve()));
+    if (json) await new Promise<void>((resolve) => process.stdout.write(renderJsonDocument(result, result.target), () => resolve()));
     else for (const line of formatSummary(result)) process.stdout.write(`${line}\n`);
     if (!result.ok) this.exit(1);
   }

@@ -7,7 +7,7 @@ import { formatLocation } from '../source.js';
 import { plainStyle, type Style } from '../render/style.js';
 import { MARKDOWN_MAX_LENGTH } from '../render/markdown.js';
 import { sanitize } from '../render/sanitize.js';
-import { describeTarget, formatValue } from '../render/values.js';
+import { describeTarget, formatValue, renderJsonDocument } from '../render/values.js';
 import type { DriftKind, DriftReport, DriftedObject, DriftField } from './model.js';
 import { DRIFT_KINDS } from './model.js';
 
@@ -66,7 +66,7 @@ function paint(style: Style, o: DriftedObject) {
 
 /** Pretty-printed JSON with a final newline; the report already is the documented shape. */
 export function renderDriftJson(report: DriftReport): string {
-  return `${JSON.stringify(report, null, 2)}\n`;
+  return renderJsonDocument(report, report.target);
 }
 
 /** A table cell: control characters escaped (newline included), pipes and backticks neutralized. */
@@ -79,7 +79,8 @@ const cell = (text: string) => sanitize(text).replace(/\|/g, '\\|').replace(/`/g
  */
 export function renderDriftMarkdown(report: DriftReport, options: { maxLength?: number } = {}): string {
   const maxLength = options.maxLength ?? MARKDOWN_MAX_LENGTH;
-  const lines = [`### gatehouse drift: ${report.drifted ? 'drift found' : 'no drift'}`, '', `Target \`${cell(describeTarget(report))}\`, stack \`${cell(report.stack)}\`, checked ${report.checked_at}.`, ''];
+  const where = report.target.embedded ? ` (embedded reference server, \`.gatehouse/server.db\`)` : '';
+  const lines = [`### gatehouse drift: ${report.drifted ? 'drift found' : 'no drift'}${where}`, '', `Target \`${cell(describeTarget(report))}\`, stack \`${cell(report.stack)}\`, checked ${report.checked_at}.`, ''];
   lines.push('| Drift | Objects |', '| --- | ---: |');
   for (const kind of [...DRIFT_KINDS, 'unmanaged' as const]) lines.push(`| ${DRIFT_TITLES[kind]} | ${report.summary[kind]} |`);
   lines.push(`| in sync | ${report.summary.in_sync} |`, '');

@@ -38,6 +38,20 @@ export function flatten(value: unknown, prefix = ''): [string, unknown][] {
   return [[prefix, value]];
 }
 
+/** What every output made against the embedded server says in its first line. */
+export const EMBEDDED_NOTICE = 'embedded reference server over .gatehouse/server.db: a local database, not a real API';
+
+/**
+ * A JSON document as the CLI prints it (pretty, final newline). Against the embedded server
+ * its first line is `{ "notice": "embedded reference server ...",`: a reader of the first
+ * line (or of the first key) learns that nothing real was read or changed.
+ */
+export function renderJsonDocument(value: object, target: { embedded: boolean }): string {
+  if (!target.embedded) return `${JSON.stringify(value, null, 2)}\n`;
+  const text = JSON.stringify({ notice: EMBEDDED_NOTICE, ...value }, null, 2);
+  return `{ ${text.slice('{\n  '.length)}\n`;
+}
+
 /** `http://127.0.0.1:8484 (embedded reference server, .gatehouse/server.db)` or the URL alone. */
 export function describeTarget(plan: Pick<Plan, 'target'>): string {
   const url = sanitize(plan.target.url);
