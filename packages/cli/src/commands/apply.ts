@@ -7,7 +7,9 @@ import {
   parsePlanJson,
   PlanFormatError,
   prepareApply,
+  renderJsonDocument,
   renderText,
+  sanitize,
   type ApplyResult,
   type Plan,
   type PreparedApply,
@@ -76,11 +78,11 @@ Exit 0 when every change is done, 1 otherwise.`;
       });
       info(renderText(prepared.plan, { style: terminalStyle(colour) }));
       this.#refuse(prepared);
-      for (const subject of prepared.subjects) if (subject.stale) this.logToStderr(`stale: ${subject.stale.message}`);
+      for (const subject of prepared.subjects) if (subject.stale) this.logToStderr(`stale: ${sanitize(subject.stale.message)}`);
       if (prepared.subjects.length > 0 && !flags.yes) await this.#confirm(prepared, connection);
       return this.#execute(prepared, connection, flags.parallelism, colour, info);
     }).catch((error: unknown) => this.#fail(error));
-    if (json) await new Promise<void>((resolve) => process.stdout.write(`${JSON.stringify(result, null, 2)}\n`, () => resolve()));
+    if (json) await new Promise<void>((resolve) => process.stdout.write(renderJsonDocument(result, result.target), () => resolve()));
     else for (const line of formatSummary(result)) process.stdout.write(`${line}\n`);
     if (!result.ok) this.exit(1);
   }
@@ -100,7 +102,7 @@ Exit 0 when every change is done, 1 otherwise.`;
 
   #refuse(prepared: PreparedApply): void {
     if (prepared.refusals.length === 0) return;
-    for (const refusal of prepared.refusals) this.logToStderr(`refused: ${refusal.message} [${refusal.code}]`);
+    for (const refusal of prepared.refusals) this.logToStderr(`refused: ${sanitize(refusal.message)} [${refusal.code}]`);
     throw new CliError('apply_refused', `apply refused (${prepared.refusals.length} reason${prepared.refusals.length === 1 ? '' : 's'} above); nothing was written`);
   }
 
@@ -109,7 +111,7 @@ Exit 0 when every change is done, 1 otherwise.`;
       throw new CliError('not_confirmed', 'not a terminal, so there is no one to confirm; pass --yes to apply without confirmation');
     }
     const n = prepared.subjects.length;
-    const ok = await confirm(`Apply ${n} change${n === 1 ? '' : 's'} to ${connection.target.embedded ? 'the embedded server' : connection.target.url} (stack "${connection.stack}")?`);
+    const ok = await confirm(`Apply ${n} change${n === 1 ? '' : 's'} to ${connection.target.embedded ? 'the embedded server' : connection.target.url} (stack "${sanitize(connection.stack)}")?`);
     if (!ok) throw new CliError('not_confirmed', 'apply cancelled; nothing was written');
   }
 
@@ -133,10 +135,10 @@ Exit 0 when every change is done, 1 otherwise.`;
 
   #fail(error: unknown): never {
     if (error instanceof ApplyRefused) {
-      for (const refusal of error.refusals) this.logToStderr(`refused: ${refusal.message} [${refusal.code}]`);
+      for (const refusal of error.refusals) this.logToStderr(`refused: ${sanitize(refusal.message)} [${refusal.code}]`);
       this.error('apply refused; nothing was written', { exit: 1 });
     }
-    if (error instanceof DependencyCycleError || error instanceof WalkError) this.error(`${error.message}; nothing was written`, { exit: 1 });
+    if (error instanceof DependencyCycleError || error instanceof WalkError) this.error(`${sanitize(error.message)}; nothing was written`, { exit: 1 });
     return failCommand(this, error, 'nothing was applied');
   }
 }

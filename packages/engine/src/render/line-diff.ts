@@ -5,12 +5,12 @@
  * diffs by key. Secrets never reach this module as values: a sensitive field is masked before
  * the plan exists, and `longValueDiff` refuses a sensitive field outright.
  *
- * Every line is passed through `safeLine`, so a value with terminal escapes or bidirectional
+ * Every line is passed through `sanitize`, so a value with terminal escapes or bidirectional
  * overrides cannot paint a reviewer's terminal or forge a plan line.
  */
 import { structuredPatch } from 'diff';
 import { SENSITIVE, SENSITIVE_CHANGED } from '../plan-model.js';
-import { safeLine } from './safe-text.js';
+import { sanitize } from './sanitize.js';
 
 /** A string at least this long (or with a line break) is diffed by lines. */
 export const LONG_VALUE_LENGTH = 80;
@@ -82,7 +82,7 @@ export function longValueDiff(change: LongValueChange): DiffLine[] {
       const marker = line[0];
       if (marker === '\\') continue; // "\ No newline at end of file": both sides end in one
       const kind = marker === '+' ? 'add' : marker === '-' ? 'remove' : 'context';
-      lines.push({ kind, text: safeLine(line.slice(1)) });
+      lines.push({ kind, text: sanitize(line.slice(1)) });
     }
   }
   if (lines.length === 0) lines.push({ kind: 'note', text: 'only line endings or a final line break differ' });

@@ -8,6 +8,7 @@
  */
 import type { Change, Plan } from '../plan-model.js';
 import { diffMarker, isLongValueChange, longValueDiff, type DiffLine } from './line-diff.js';
+import { sanitize } from './sanitize.js';
 import { formatField } from './text.js';
 import { SYMBOLS, countChanges, describeTarget, flatten, formatValue, summaryLine } from './values.js';
 
@@ -26,7 +27,7 @@ const LABELS = { create: 'create', update: 'update', replace: 'replace', delete:
 export function renderMarkdown(plan: Plan, options: MarkdownOptions = {}): string {
   const maxLength = options.maxLength ?? MARKDOWN_MAX_LENGTH;
   const head = [
-    `### gatehouse plan for \`${describeTarget(plan)}\`, stack \`${plan.stack}\``,
+    `### gatehouse plan for ${code(describeTarget(plan))}, stack ${code(plan.stack)}`,
     '',
     '| Action | Count |',
     '|:--|--:|',
@@ -78,12 +79,12 @@ function diffLines(change: Change): string[] {
         .filter(([, value]) => value !== null)
         .flatMap(([path, value]) => {
           const long = { before: null, after: value, sensitive: false };
-          return isLongValueChange(long) ? markdownLineDiff(path, longValueDiff(long)) : [fence(`+ ${path}: ${formatValue(value, VALUE_MAX)}`)];
+          return isLongValueChange(long) ? markdownLineDiff(path, longValueDiff(long)) : [fence(`+ ${sanitize(path)}: ${formatValue(value, VALUE_MAX)}`)];
         });
     case 'delete':
       return flatten(change.before ?? {})
         .filter(([, value]) => value !== null)
-        .map(([path, value]) => fence(`- ${path}: ${formatValue(value, VALUE_MAX)}`));
+        .map(([path, value]) => fence(`- ${sanitize(path)}: ${formatValue(value, VALUE_MAX)}`));
     default:
       return change.fields.flatMap((field) =>
         field.sensitive
@@ -91,8 +92,8 @@ function diffLines(change: Change): string[] {
           : isLongValueChange(field)
             ? markdownLineDiff(field.path, longValueDiff(field))
             : [
-              fence(`- ${field.path}: ${formatValue(field.before, VALUE_MAX)}`),
-              fence(`+ ${field.path}: ${formatValue(field.after, VALUE_MAX)}`),
+              fence(`- ${sanitize(field.path)}: ${formatValue(field.before, VALUE_MAX)}`),
+              fence(`+ ${sanitize(field.path)}: ${formatValue(field.after, VALUE_MAX)}`),
             ],
       );
   }
@@ -104,16 +105,28 @@ function diffLines(change: Change): string[] {
  * says how many more there are.
  */
 export function markdownLineDiff(path: string, diff: readonly DiffLine[]): string[] {
+  const safePath = sanitize(path);
   const lines = diff.map((line) =>
-    fence(line.kind === 'hunk' ? line.text.replace(/^@@ /, `@@ ${path} `) : line.kind === 'note' ? `@@ ${path}: ${line.text} @@` : `${diffMarker(line.kind)}${line.text}`),
+    fence(line.kind === 'hunk' ? line.text.replace(/^@@ /, `@@ ${safePath} `) : line.kind === 'note' ? `@@ ${safePath}: ${line.text} @@` : `${diffMarker(line.kind)}${line.text}`),
   );
   if (lines.length <= DIFF_MAX_LINES) return lines;
-  return [...lines.slice(0, DIFF_MAX_LINES), `@@ ${path}: ${lines.length - DIFF_MAX_LINES} more diff lines not shown; run gatehouse plan for all @@`];
+  return [...lines.slice(0, DIFF_MAX_LINES), `@@ ${safePath}: ${lines.length - DIFF_MAX_LINES} more diff lines not shown; run gatehouse plan for all @@`];
 }
 
-/** Text inside the summary is HTML. */
+/** Text inside the summary is HTML, and control characters are escaped (`sanitize`). */
 function escape(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  return sanitize(text).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/**
+ * Inline code that its content cannot close: a value holding backticks is wrapped in a longer
+ * run of them (CommonMark), and control characters are escaped.
+ */
+function code(text: string): string {
+  const clean = sanitize(text);
+  const longest = Math.max(0, ...(clean.match(/`+/g) ?? []).map((run) => run.length));
+  const ticks = '`'.repeat(longest + 1);
+  return longest > 0 ? `${ticks} ${clean} ${ticks}` : `${ticks}${clean}${ticks}`;
 }
 
 /** A value cannot close the code block it sits in. */

@@ -8,6 +8,7 @@
 import type { Change, FieldChange, Plan } from '../plan-model.js';
 import { SENSITIVE_CHANGED } from '../plan-model.js';
 import { diffMarker, diffStat, isLongValueChange, longValueDiff, type DiffLine } from './line-diff.js';
+import { sanitize } from './sanitize.js';
 import { plainStyle, type Style } from './style.js';
 import { SYMBOLS, countChanges, describeTarget, flatten, formatValue, summaryLine } from './values.js';
 
@@ -17,7 +18,7 @@ export interface TextOptions {
 
 export function renderText(plan: Plan, options: TextOptions = {}): string {
   const style = options.style ?? plainStyle;
-  const lines: string[] = [style.bold(`gatehouse plan for ${describeTarget(plan)}, stack "${plan.stack}"`), ''];
+  const lines: string[] = [style.bold(`gatehouse plan for ${describeTarget(plan)}, stack "${sanitize(plan.stack)}"`), ''];
   if (countChanges(plan.summary) === 0) {
     lines.push(`No changes. The live objects match the manifests (${plan.summary.unchanged} unchanged).`);
   } else {
@@ -25,8 +26,8 @@ export function renderText(plan: Plan, options: TextOptions = {}): string {
   }
   if (plan.unmanaged.length > 0) {
     if (lines.at(-1) !== '') lines.push('');
-    lines.push(style.dim(`Unmanaged objects (not declared, not owned by stack "${plan.stack}"; never touched):`));
-    for (const object of plan.unmanaged) lines.push(style.dim(`    ${object.kind} ${object.id}${object.label ? `  ${object.label}` : ''}`));
+    lines.push(style.dim(`Unmanaged objects (not declared, not owned by stack "${sanitize(plan.stack)}"; never touched):`));
+    for (const object of plan.unmanaged) lines.push(style.dim(sanitize(`    ${object.kind} ${object.id}${object.label ? `  ${object.label}` : ''}`)));
     lines.push('');
   }
   if (countChanges(plan.summary) > 0) lines.push(style.bold(`Plan: ${summaryLine(plan.summary)}`));
@@ -36,15 +37,15 @@ export function renderText(plan: Plan, options: TextOptions = {}): string {
 
 function renderChange(change: Change, style: Style): string[] {
   const paint = style[change.action];
-  const id = change.id ? ` (${change.id})` : '';
-  const head = `  ${paint(`${SYMBOLS[change.action].padEnd(3)} ${change.kind} ${change.name}`)}${style.dim(id)}`;
-  const lines = [change.reason ? `${head}  ${style.dim(`# ${change.reason}`)}` : head];
+  const id = change.id ? ` (${sanitize(change.id)})` : '';
+  const head = `  ${paint(sanitize(`${SYMBOLS[change.action].padEnd(3)} ${change.kind} ${change.name}`))}${style.dim(id)}`;
+  const lines = [change.reason ? `${head}  ${style.dim(`# ${sanitize(change.reason)}`)}` : head];
   if (change.action === 'create') {
     for (const [path, value] of flatten(change.after ?? {})) {
       if (value === null) continue;
       const long = { before: null, after: value, sensitive: false };
       if (isLongValueChange(long)) lines.push(...textLineDiff(path, longValueDiff(long), style, '        '));
-      else lines.push(`        ${path}: ${formatValue(value)}`);
+      else lines.push(`        ${sanitize(path)}: ${formatValue(value)}`);
     }
   } else if (change.action === 'update' || change.action === 'replace') {
     for (const field of change.fields) {
@@ -61,10 +62,11 @@ function renderChange(change: Change, style: Style): string[] {
  */
 export function textLineDiff(path: string, diff: readonly DiffLine[], style: Style, indent: string): string[] {
   const paint = { add: style.create, remove: style.delete, hunk: style.dim, note: style.dim, context: (s: string) => s };
-  return [`${indent}${path}: (${diffStat(diff)})`, ...diff.map((line) => `${indent}  ${paint[line.kind](`${diffMarker(line.kind)}${line.text}`)}`)];
+  return [`${indent}${sanitize(path)}: (${diffStat(diff)})`, ...diff.map((line) => `${indent}  ${paint[line.kind](`${diffMarker(line.kind)}${line.text}`)}`)];
 }
 
 export function formatField(field: FieldChange): string {
-  if (field.sensitive) return `${field.path}: ${SENSITIVE_CHANGED}`;
-  return `${field.path}: ${formatValue(field.before)} -> ${formatValue(field.after)}`;
+  const path = sanitize(field.path);
+  if (field.sensitive) return `${path}: ${SENSITIVE_CHANGED}`;
+  return `${path}: ${formatValue(field.before)} -> ${formatValue(field.after)}`;
 }
