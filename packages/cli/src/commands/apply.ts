@@ -21,6 +21,7 @@ import { formatSummary, Progress } from '../apply/progress.js';
 import { failCommand, withConnection } from '../command-run.js';
 import type { Connection } from '../connection/connect.js';
 import { connectionFlags } from '../connection/flags.js';
+import { manifestFlags, readingOptions } from '../manifest-flags.js';
 import { CliError } from '../errors.js';
 import { colourEnabled, terminalStyle } from '../output.js';
 
@@ -50,6 +51,7 @@ Exit 0 when every change is done, 1 otherwise.`;
     force: Flags.boolean({ description: 'allow deleting or replacing more than 30% of the stack\'s objects', default: false }),
     parallelism: Flags.integer({ description: 'changes running at once', default: 10, min: 1, max: 100 }),
     format: Flags.string({ description: 'output format (json: the result as one JSON document on stdout)', options: [...FORMATS], default: 'text' }),
+    ...manifestFlags,
     ...connectionFlags,
   };
   static override examples = [
@@ -76,6 +78,7 @@ Exit 0 when every change is done, 1 otherwise.`;
         ...(saved ? { saved } : {}),
         prune: flags.prune,
         force: flags.force,
+        ...readingOptions(flags, (line) => this.logToStderr(line)),
       });
       info(renderText(prepared.plan, { style: terminalStyle(colour) }));
       this.#refuse(prepared);
