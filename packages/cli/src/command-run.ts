@@ -5,7 +5,7 @@
  * (apply's refusals, for one) and passes the sentence that says what was not done.
  */
 import type { Command } from '@oclif/core';
-import { LiveApiError, ManifestProblems } from '@gatehouse/engine';
+import { LiveApiError, ManifestProblems, sanitize } from '@gatehouse/engine';
 import { connect, type Connection } from './connection/connect.js';
 import type { ConnectionFlagValues } from './connection/flags.js';
 import { CliError } from './errors.js';
@@ -27,7 +27,8 @@ export async function withConnection<T>(flags: ConnectionFlagValues, fn: (connec
 /**
  * Ends `command` with exit 1 for the failures every connected command reports the same way:
  * manifest problems (each printed on stderr, then the count and `notDone`, e.g. "nothing was
- * planned"), an API failure, or a `CliError`. Anything else is rethrown as it is.
+ * planned"), an API failure, or a `CliError`. Anything else is rethrown as it is. Messages
+ * quote live and manifest values, so they are printed sanitized (control characters escaped).
  */
 export function failCommand(command: Command, error: unknown, notDone: string): never {
   if (error instanceof ManifestProblems) {
@@ -35,8 +36,8 @@ export function failCommand(command: Command, error: unknown, notDone: string): 
     command.error(`${error.problems.length} problem${error.problems.length === 1 ? '' : 's'} in the manifests; ${notDone}.`, { exit: 1 });
   }
   if (error instanceof LiveApiError) {
-    command.error(`the API failed: ${error.message}${error.retryable ? ' (retried; try again later)' : ''}`, { exit: 1 });
+    command.error(`the API failed: ${sanitize(error.message)}${error.retryable ? ' (retried; try again later)' : ''}`, { exit: 1 });
   }
-  if (error instanceof CliError) command.error(error.message, { exit: 1 });
+  if (error instanceof CliError) command.error(sanitize(error.message, { keepNewlines: true }), { exit: 1 });
   throw error;
 }

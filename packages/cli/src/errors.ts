@@ -3,6 +3,9 @@
  * message says what to do; it never contains the API key.
  */
 export const CLI_ERROR_CODES = {
+  empty_variable: 'GATEHOUSE_API_URL or GATEHOUSE_API_KEY (or its flag) is set but empty',
+  target_required: 'CI is set and no API URL was given (pass --embedded to use the embedded server on purpose)',
+  conflicting_target: '--embedded was given together with an API URL',
   bad_api_url: 'the API URL is not an http(s) URL',
   missing_api_key: 'an API URL was given without an API key',
   bad_rate_limit: 'the client-side rate limit is not of the form 120/60s',

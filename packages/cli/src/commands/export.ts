@@ -1,5 +1,5 @@
 import { Command, Flags } from '@oclif/core';
-import { exportLive, type ExportResult } from '@gatehouse/engine';
+import { exportLive, sanitize, type ExportResult } from '@gatehouse/engine';
 import { failCommand, withConnection } from '../command-run.js';
 import { connectionFlags, type ConnectionFlagValues } from '../connection/flags.js';
 import { writeExport } from '../export/write.js';
@@ -27,9 +27,10 @@ files that export did not write are never replaced unless --overwrite is given.`
 
   async run(): Promise<void> {
     const { flags } = await this.parse(Export);
-    const result = await this.#export(flags);
+    const { result, embedded } = await this.#export(flags);
     const { written, removed } = await writeExport(flags.out, result.files, flags.overwrite).catch((error: unknown) => this.#fail(error));
-    const lines = [`Exported ${result.exported} object${result.exported === 1 ? '' : 's'} of stack "${flags.stack}" to ${flags.out}:`];
+    const from = embedded ? ` from the embedded reference server (.gatehouse/server.db, not a real API)` : '';
+    const lines = [`Exported ${result.exported} object${result.exported === 1 ? '' : 's'} of stack "${flags.stack}"${from} to ${flags.out}:`];
     for (const [i, file] of result.files.entries()) lines.push(`  ${written[i]}  (${file.documents} ${file.kind} manifest${file.documents === 1 ? '' : 's'})`);
     for (const path of removed) lines.push(`  removed ${path} (written by an earlier export; no such objects now)`);
     if (result.notOwned > 0) lines.push(`${result.notOwned} object${result.notOwned === 1 ? '' : 's'} not owned by stack "${flags.stack}" left out; --all exports them for adoption.`);
@@ -39,11 +40,15 @@ files that export did not write are never replaced unless --overwrite is given.`
       const width = Math.max(...result.secrets.map((s) => s.variable.length));
       for (const s of result.secrets) lines.push(`  ${s.variable.padEnd(width)}  ${s.address}: ${s.path}`);
     }
-    process.stdout.write(`${lines.join('\n')}\n`);
+    // Every line quotes live values (ids, reasons, addresses) or paths: escaped as one.
+    process.stdout.write(`${lines.map((line) => sanitize(line)).join('\n')}\n`);
   }
 
-  #export(flags: ConnectionFlagValues & { all: boolean }): Promise<ExportResult> {
-    return withConnection(flags, (connection) => exportLive({ api: connection.api, stack: connection.stack, all: flags.all })).catch(
+  #export(flags: ConnectionFlagValues & { all: boolean }): Promise<{ result: ExportResult; embedded: boolean }> {
+    return withConnection(flags, async (connection) => ({
+      result: await exportLive({ api: connection.api, stack: connection.stack, all: flags.all }),
+      embedded: connection.target.embedded,
+    })).catch(
       (error: unknown) => this.#fail(error),
     );
   }
