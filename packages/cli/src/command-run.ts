@@ -8,6 +8,7 @@ import type { Command } from '@oclif/core';
 import { LiveApiError, ManifestProblems, sanitize } from '@gatehouse/engine';
 import { connect, type Connection } from './connection/connect.js';
 import type { ConnectionFlagValues } from './connection/flags.js';
+import { apiFailureHint } from './connection/api-failure.js';
 import { CliError } from './errors.js';
 import { formatProblem } from './output.js';
 
@@ -36,7 +37,8 @@ export function failCommand(command: Command, error: unknown, notDone: string): 
     command.error(`${error.problems.length} problem${error.problems.length === 1 ? '' : 's'} in the manifests; ${notDone}.`, { exit: 1 });
   }
   if (error instanceof LiveApiError) {
-    command.error(`the API failed: ${sanitize(error.message)}${error.retryable ? ' (retried; try again later)' : ''}`, { exit: 1 });
+    const hint = apiFailureHint(error);
+    command.error(`the API failed: ${sanitize(error.message).replace(/\.$/, '')}${hint ? `; ${hint}` : ''}`, { exit: 1 });
   }
   if (error instanceof CliError) command.error(sanitize(error.message, { keepNewlines: true }), { exit: 1 });
   throw error;
