@@ -3,6 +3,7 @@ import Apply from './apply.js';
 import Drift from './drift.js';
 import Export from './export.js';
 import Plan from './plan.js';
+import Render from './render.js';
 import Serve from './serve.js';
 import Validate from './validate.js';
 
@@ -11,6 +12,7 @@ export const COMMANDS = {
   drift: Drift,
   export: Export,
   plan: Plan,
+  render: Render,
   serve: Serve,
   validate: Validate,
 };
