@@ -21,3 +21,4 @@ export * from './cel-filter.js';
 export * from './event-sources.js';
 export * from './ca-pem.js';
 export * from './project.js';
+export * from './rate-limit.js';

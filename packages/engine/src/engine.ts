@@ -29,6 +29,10 @@ export interface EngineOptions {
   stack?: string;
   /** The environment whose overlays and `${var:}` values apply (gatehouse.yaml, `--env`). */
   environment?: EnvironmentInput | undefined;
+  /** Manifest files larger than this many bytes are refused before parsing (default 10 MiB). */
+  maxFileSize?: number;
+  /** Told of what does not stop the run (a symbolic link loop); nothing is printed without it. */
+  onWarning?: (warning: Problem) => void;
 }
 
 export interface Desired {
@@ -40,7 +44,8 @@ export interface Desired {
 /** Steps 1-3: load, validate, resolve (and the service's rules). No network. */
 export async function readManifests(options: EngineOptions): Promise<Desired> {
   const stack = options.stack ?? DEFAULT_STACK;
-  const loaded = await environmentDocuments(options.paths, options.environment);
+  const loaded = await environmentDocuments(options.paths, options.environment, options.maxFileSize !== undefined ? { maxFileSize: options.maxFileSize } : {});
+  for (const warning of loaded.warnings) options.onWarning?.(warning);
   const vars = options.environment?.vars;
   const interpolated = interpolate(loaded.documents, options.env ?? process.env, { vars });
   const validated = validate(interpolated.documents);

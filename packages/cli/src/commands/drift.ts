@@ -14,6 +14,7 @@ import { failCommand, withConnection } from '../command-run.js';
 import { connectionFlags } from '../connection/flags.js';
 import { environmentFlags } from '../environments/flags.js';
 import { explicitFlags, selectEnvironments, type EnvironmentRun } from '../environments/select.js';
+import { manifestFlags, readingOptions } from '../manifest-flags.js';
 import { terminalStyle } from '../output.js';
 
 const FORMATS = ['text', 'json', 'markdown'] as const;
@@ -33,6 +34,7 @@ Exit 0 when live matches the manifests, 2 when it does not (in any environment),
   static override args = { path: Args.string({ description: 'manifest file or directory (repeatable; default: the current directory)' }) };
   static override flags = {
     format: Flags.string({ description: 'output format', options: [...FORMATS], default: 'text' }),
+    ...manifestFlags,
     ...connectionFlags,
     ...environmentFlags,
   };
@@ -52,27 +54,28 @@ Exit 0 when live matches the manifests, 2 when it does not (in any environment),
       command: 'drift',
     }).catch((error: unknown) => failCommand(this, error, 'drift was not checked'));
     const format = flags.format as (typeof FORMATS)[number];
+    const reading = readingOptions(flags, (line) => this.logToStderr(line));
     if (selection.all) {
       const reports: EnvironmentDrift[] = [];
-      for (const run of selection.runs) reports.push({ environment: run.environment!.name, report: await this.#detect(run) });
+      for (const run of selection.runs) reports.push({ environment: run.environment!.name, report: await this.#detect(run, reading) });
       process.stdout.write(format === 'json' ? renderDriftsJson(reports) : format === 'markdown' ? renderDriftsMarkdown(reports) : renderDriftsText(reports, { style: terminalStyle() }));
       if (reports.some((r) => r.report.drifted)) this.exit(2);
       return;
     }
-    const report = await this.#detect(selection.runs[0]!);
+    const report = await this.#detect(selection.runs[0]!, reading);
     process.stdout.write(
       format === 'json' ? renderDriftJson(report) : format === 'markdown' ? renderDriftMarkdown(report) : renderDriftText(report, { style: terminalStyle() }),
     );
     if (report.drifted) this.exit(2);
   }
 
-  #detect(run: EnvironmentRun): Promise<DriftReport> {
+  #detect(run: EnvironmentRun, reading: ReturnType<typeof readingOptions>): Promise<DriftReport> {
     const environment = run.environment;
     return Promise.resolve()
       .then(() => run.connection())
       .then((flags) =>
         withConnection(flags, (connection) =>
-          detectDrift({ paths: run.paths, env: process.env, api: connection.api, stack: connection.stack, environment }),
+          detectDrift({ paths: run.paths, env: process.env, api: connection.api, stack: connection.stack, environment, ...reading }),
         ),
       )
       .catch((error: unknown) => failCommand(this, error, environment ? `drift of environment ${environment.name} was not checked` : 'drift was not checked'));

@@ -16,6 +16,7 @@ import { connectionFlags } from '../connection/flags.js';
 import { environmentFlags } from '../environments/flags.js';
 import { explicitFlags, selectEnvironments, type EnvironmentRun } from '../environments/select.js';
 import { CliError } from '../errors.js';
+import { manifestFlags, readingOptions } from '../manifest-flags.js';
 import { terminalStyle, writeFileAtomic } from '../output.js';
 
 const FORMATS = ['text', 'json', 'markdown'] as const;
@@ -37,6 +38,7 @@ export default class Plan extends Command {
     format: Flags.string({ description: 'output format', options: [...FORMATS], default: 'text' }),
     out: Flags.string({ description: 'also save the plan as JSON to this file (atomically), for apply --plan' }),
     'detailed-exitcode': Flags.boolean({ description: 'exit 2 when the plan has changes', default: false }),
+    ...manifestFlags,
     ...connectionFlags,
     ...environmentFlags,
   };
@@ -58,16 +60,17 @@ export default class Plan extends Command {
       command: 'plan',
     }).catch((error: unknown) => this.#fail(error));
     const format = flags.format as (typeof FORMATS)[number];
+    const reading = readingOptions(flags, (line) => this.logToStderr(line));
     if (selection.all) {
       if (flags.out) this.#fail(new CliError('environment_all_refused', '--out saves one plan for apply --plan; with --env all, save each environment\'s plan with --env NAME --out FILE'));
       const plans: EnvironmentPlan[] = [];
-      for (const run of selection.runs) plans.push({ environment: run.environment!.name, plan: await this.#compute(run) });
+      for (const run of selection.runs) plans.push({ environment: run.environment!.name, plan: await this.#compute(run, reading) });
       const output = format === 'json' ? renderPlansJson(plans) : format === 'markdown' ? renderPlansMarkdown(plans) : renderPlansText(plans, { style: terminalStyle() });
       await new Promise<void>((resolve) => process.stdout.write(output, () => resolve()));
       if (flags['detailed-exitcode'] && anyChanges(plans)) this.exit(2);
       return;
     }
-    const plan = await this.#compute(selection.runs[0]!);
+    const plan = await this.#compute(selection.runs[0]!, reading);
     const output =
       format === 'json' ? renderJson(plan) : format === 'markdown' ? renderMarkdown(plan) : renderText(plan, { style: terminalStyle() });
     // Flushed before any exit: on some platforms a pipe is written asynchronously.
@@ -80,14 +83,14 @@ export default class Plan extends Command {
     if (flags['detailed-exitcode'] && changes > 0) this.exit(2);
   }
 
-  #compute(run: EnvironmentRun): Promise<PlanValue> {
+  #compute(run: EnvironmentRun, reading: ReturnType<typeof readingOptions>): Promise<PlanValue> {
     const environment = run.environment;
     // manifest_paths: where `apply --plan` reads the manifests again (docs/plan-json.md).
     return Promise.resolve()
       .then(() => run.connection())
       .then((flags) =>
         withConnection(flags, async (connection) => ({
-          ...(await computePlan({ paths: run.paths, env: process.env, api: connection.api, stack: connection.stack, environment })),
+          ...(await computePlan({ paths: run.paths, env: process.env, api: connection.api, stack: connection.stack, environment, ...reading })),
           manifest_paths: run.paths,
           ...(environment ? { environment: environment.name } : {}),
         })),

@@ -3,6 +3,7 @@ import { validateManifests, type Problem } from '@gatehouse/engine';
 import { failCommand } from '../command-run.js';
 import { environmentFlags } from '../environments/flags.js';
 import { selectEnvironments } from '../environments/select.js';
+import { manifestFlags, readingOptions } from '../manifest-flags.js';
 import { formatProblem } from '../output.js';
 
 /** `gatehouse validate [PATH...]`: checks manifests without the network. */
@@ -16,7 +17,7 @@ export default class Validate extends Command {
     'environments only says which. Makes no request. Exit 0 when the manifests are valid, 1 otherwise.';
   static override strict = false;
   static override args = { path: Args.string({ description: 'manifest file or directory (repeatable)' }) };
-  static override flags = { ...environmentFlags };
+  static override flags = { ...manifestFlags, ...environmentFlags };
   static override examples = [
     '<%= config.bin %> validate examples/basic',
     '<%= config.bin %> validate policies.yaml edges/',
@@ -33,9 +34,15 @@ export default class Validate extends Command {
       allowAll: true,
       command: 'validate',
     }).catch((error: unknown) => failCommand(this, error, 'nothing was validated'));
+    // Every environment reads the base files again: each warning is printed once.
+    const warned = new Set<string>();
+    const reading = readingOptions(flags, (line) => {
+      if (!warned.has(line)) this.logToStderr(line);
+      warned.add(line);
+    });
     const found = new Map<string, { problem: Problem; environments: string[] }>();
     for (const run of selection.runs) {
-      const problems = await validateManifests({ paths: run.paths, env: process.env, environment: run.environment });
+      const problems = await validateManifests({ paths: run.paths, env: process.env, environment: run.environment, ...reading });
       for (const problem of problems) {
         const key = `${problem.at ? `${problem.at.file}:${problem.at.line}:${problem.at.col}` : ''}\0${problem.code}\0${problem.message}`;
         const entry = found.get(key) ?? { problem, environments: [] };

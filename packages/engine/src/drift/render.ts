@@ -1,12 +1,15 @@
 /**
  * Drift renderers, in the spirit of the plan's: pure functions from a `DriftReport` to text (a
  * terminal or a cron mail), JSON (alerting pipelines; docs/drift-json.md) or Markdown (an
- * issue or chat message). Secrets arrive masked and are printed bare.
+ * issue or chat message). Secrets arrive masked and are printed bare. A long or multi-line
+ * value that differs shows as a unified line diff from live (`-`) to the manifests (`+`).
  */
 import { formatLocation } from '../source.js';
 import { plainStyle, type Style } from '../render/style.js';
-import { MARKDOWN_MAX_LENGTH } from '../render/markdown.js';
+import { MARKDOWN_MAX_LENGTH, markdownLineDiff } from '../render/markdown.js';
+import { diffStat, isLongValueChange, longValueDiff } from '../render/line-diff.js';
 import { sanitize } from '../render/sanitize.js';
+import { textLineDiff } from '../render/text.js';
 import { describeTarget, formatValue, renderJsonDocument } from '../render/values.js';
 import type { DriftKind, DriftReport, DriftedObject, DriftField } from './model.js';
 import { DRIFT_KINDS } from './model.js';
@@ -29,8 +32,14 @@ export function driftSummaryLine(report: DriftReport): string {
   return `${parts.join(', ')}.`;
 }
 
-const fieldLine = (f: DriftField): string =>
-  f.sensitive ? `${sanitize(f.path)}: (sensitive value differs)` : `${sanitize(f.path)}: live ${formatValue(f.live)}, manifests ${formatValue(f.desired)}`;
+/** A drifted field as a plan's field change: live before, manifests after. */
+const asChange = (f: DriftField) => ({ before: f.live, after: f.desired, sensitive: f.sensitive });
+
+const fieldLine = (f: DriftField): string => {
+  if (f.sensitive) return `${sanitize(f.path)}: (sensitive value differs)`;
+  if (isLongValueChange(asChange(f))) return `${sanitize(f.path)}: differs from live to manifests (${diffStat(longValueDiff(asChange(f)))}; diff below)`;
+  return `${sanitize(f.path)}: live ${formatValue(f.live)}, manifests ${formatValue(f.desired)}`;
+};
 
 export function renderDriftText(report: DriftReport, options: { style?: Style } = {}): string {
   const style = options.style ?? plainStyle;
@@ -43,7 +52,15 @@ export function renderDriftText(report: DriftReport, options: { style?: Style } 
     for (const o of objects) {
       lines.push(`  ${paint(style, o)(sanitize(`${o.kind} ${o.name}`))}${style.dim(o.id ? ` (${sanitize(o.id)})` : '')}`);
       lines.push(style.dim(`      ${sanitize(o.message)}`));
-      for (const f of o.fields) lines.push(`      ${fieldLine(f)}${f.drift !== o.drift ? style.dim(`  [${DRIFT_TITLES[f.drift]}]`) : ''}`);
+      for (const f of o.fields) {
+        const note = f.drift !== o.drift ? style.dim(`  [${DRIFT_TITLES[f.drift]}]`) : '';
+        if (!isLongValueChange(asChange(f))) {
+          lines.push(`      ${fieldLine(f)}${note}`);
+          continue;
+        }
+        const [head, ...diff] = textLineDiff(f.path, longValueDiff(asChange(f)), style, '      ');
+        lines.push(`${head!.replace(/\)$/, ', - live, + manifests)')}${note}`, ...diff);
+      }
       if (o.source) lines.push(style.dim(`      declared at ${sanitize(formatLocation(o.source))}`));
     }
     lines.push('');
@@ -99,6 +116,14 @@ export function renderDriftMarkdown(report: DriftReport, options: { maxLength?: 
     }
     if (shown < report.objects.length) lines.push('', `_${report.objects.length - shown} more drifted objects not shown to stay under ${maxLength} characters; run \`gatehouse drift --format json\` for all._`);
     lines.push('');
+    // Long values' line diffs, below the table (a table cell holds one line), while they fit.
+    for (const o of report.objects.slice(0, shown)) {
+      for (const f of o.fields.filter((field) => isLongValueChange(asChange(field)))) {
+        const block = [`<details><summary><code>${html(`${o.kind} ${o.name}`)}</code> ${html(f.path)}: - live, + manifests</summary>`, '', '```diff', ...markdownLineDiff(f.path, longValueDiff(asChange(f))), '```', '', '</details>', ''];
+        if (lines.join('\n').length + block.join('\n').length + 400 > maxLength) break;
+        lines.push(...block);
+      }
+    }
   }
   if (report.unmanaged.length > 0 && lines.join('\n').length + report.unmanaged.length * 40 < maxLength) {
     lines.push(`<details><summary>${report.unmanaged.length} unmanaged object${report.unmanaged.length === 1 ? '' : 's'} (information)</summary>`, '');
@@ -109,3 +134,5 @@ export function renderDriftMarkdown(report: DriftReport, options: { maxLength?: 
   }
   return `${lines.join('\n')}\n`;
 }
+
+const html = (text: string) => cell(text).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
