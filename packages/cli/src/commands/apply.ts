@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { Args, Command, Flags } from '@oclif/core';
+import { Args, Command, Errors, Flags } from '@oclif/core';
 import {
   ApplyRefused,
   DependencyCycleError,
@@ -17,7 +17,8 @@ import {
 } from '@gatehouse/engine';
 import { canAsk, confirm } from '../apply/confirm.js';
 import { formatSummary, Progress } from '../apply/progress.js';
-import { failCommand, withConnection } from '../command-run.js';
+import { catchAsJson } from '../json-errors.js';
+import { failCommand, stop, withConnection } from '../command-run.js';
 import type { Connection } from '../connection/connect.js';
 import { connectionFlags } from '../connection/flags.js';
 import { manifestFlags, readingOptions } from '../manifest-flags.js';
@@ -105,8 +106,8 @@ Exit 0 when every change is done, 1 otherwise.`;
 
   #refuse(prepared: PreparedApply): void {
     if (prepared.refusals.length === 0) return;
-    for (const refusal of prepared.refusals) this.logToStderr(`refused: ${sanitize(refusal.message)} [${refusal.code}]`);
-    throw new CliError('apply_refused', `apply refused (${prepared.refusals.length} reason${prepared.refusals.length === 1 ? '' : 's'} above); nothing was written`);
+    // Printed, with the reasons, by #fail (and listed in the JSON error document).
+    throw new ApplyRefused(prepared.refusals);
   }
 
   async #confirm(prepared: PreparedApply, connection: Connection): Promise<void> {
@@ -139,9 +140,16 @@ Exit 0 when every change is done, 1 otherwise.`;
   #fail(error: unknown): never {
     if (error instanceof ApplyRefused) {
       for (const refusal of error.refusals) this.logToStderr(`refused: ${sanitize(refusal.message)} [${refusal.code}]`);
-      this.error('apply refused; nothing was written', { exit: 1 });
+      const n = error.refusals.length;
+      stop(this, `apply refused (${n} reason${n === 1 ? '' : 's'} above); nothing was written`, error);
     }
-    if (error instanceof DependencyCycleError || error instanceof WalkError) this.error(`${sanitize(error.message)}; nothing was written`, { exit: 1 });
+    if (error instanceof DependencyCycleError || error instanceof WalkError) stop(this, `${sanitize(error.message)}; nothing was written`, error);
     return failCommand(this, error, 'nothing was applied');
+  }
+
+  /** With --format json, every failure is one JSON error document on stdout (json-errors.ts). */
+  protected override async catch(error: Error & { exitCode?: number }): Promise<unknown> {
+    if (await catchAsJson(this, error)) throw new Errors.ExitError(1);
+    return super.catch(error);
   }
 }

@@ -1,5 +1,6 @@
-import { Args, Command, Flags } from '@oclif/core';
+import { Args, Command, Errors, Flags } from '@oclif/core';
 import { detectDrift, renderDriftJson, renderDriftMarkdown, renderDriftText, type DriftReport } from '@gatehouse/engine';
+import { catchAsJson } from '../json-errors.js';
 import { failCommand, withConnection } from '../command-run.js';
 import { connectionFlags, type ConnectionFlagValues } from '../connection/flags.js';
 import { manifestFlags, readingOptions } from '../manifest-flags.js';
@@ -43,5 +44,11 @@ information. Exit 0 when live matches the manifests, 2 when it does not, 1 on er
     return withConnection(flags, (connection) =>
       detectDrift({ paths, env: process.env, api: connection.api, stack: connection.stack, ...readingOptions(flags, (line) => this.logToStderr(line)) }),
     ).catch((error: unknown) => failCommand(this, error, 'drift was not checked'));
+  }
+
+  /** With --format json, every failure is one JSON error document on stdout (json-errors.ts). */
+  protected override async catch(error: Error & { exitCode?: number }): Promise<unknown> {
+    if (await catchAsJson(this, error)) throw new Errors.ExitError(1);
+    return super.catch(error);
   }
 }
