@@ -11,12 +11,13 @@ const FORMATS = ['text', 'json', 'markdown'] as const;
 /** `gatehouse drift`: for a nightly job; exit 0 in sync, 2 drifted, 1 error. */
 export default class Drift extends Command {
   static override summary = 'Report whether the live API still matches the manifests, and why not.';
-  static override description = `Compares live state with the manifests (list requests only) and names every drifted object
-and field with the kind of drift: changed outside gatehouse, deleted outside gatehouse,
-missing (not applied yet or deleted outside), changed in the manifests since the last apply,
-or changed with an unknown cause. Unmanaged objects beside managed ones are listed as
-information. Exit 0 when live matches the manifests, 2 when it does not, 1 on error.
---format json is the versioned document of packages/engine/docs/drift-json.md.`;
+  static override description =
+    'Compares live state with the manifests (list requests only) and names every drifted object and field with the kind of ' +
+    'drift: changed outside gatehouse, deleted outside gatehouse, missing (not applied yet or deleted outside), changed in the ' +
+    'manifests since the last apply, or changed with an unknown cause. Unmanaged objects beside managed ones are listed as ' +
+    'information.\n\n' +
+    'Exit 0 when live matches the manifests, 2 when it does not, 1 on error. --format json is the versioned document of ' +
+    'packages/engine/docs/drift-json.md.';
   static override strict = false;
   static override args = { path: Args.string({ description: 'manifest file or directory (repeatable; default: the current directory)' }) };
   static override flags = {
