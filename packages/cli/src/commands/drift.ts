@@ -1,4 +1,4 @@
-import { Args, Command, Flags } from '@oclif/core';
+import { Args, Command, Errors, Flags } from '@oclif/core';
 import {
   detectDrift,
   renderDriftJson,
@@ -10,6 +10,7 @@ import {
   type DriftReport,
   type EnvironmentDrift,
 } from '@gatehouse/engine';
+import { catchAsJson } from '../json-errors.js';
 import { failCommand, withConnection } from '../command-run.js';
 import { connectionFlags } from '../connection/flags.js';
 import { environmentFlags } from '../environments/flags.js';
@@ -22,14 +23,15 @@ const FORMATS = ['text', 'json', 'markdown'] as const;
 /** `gatehouse drift`: for a nightly job; exit 0 in sync, 2 drifted, 1 error. */
 export default class Drift extends Command {
   static override summary = 'Report whether the live API still matches the manifests, and why not.';
-  static override description = `Compares live state with the manifests (list requests only) and names every drifted object
-and field with the kind of drift: changed outside gatehouse, deleted outside gatehouse,
-missing (not applied yet or deleted outside), changed in the manifests since the last apply,
-or changed with an unknown cause. Unmanaged objects beside managed ones are listed as
-information. With gatehouse.yaml, --env NAME checks one environment against its own API and
-stack, and --env all checks every environment into one result that names the drifted ones.
-Exit 0 when live matches the manifests, 2 when it does not (in any environment), 1 on error.
---format json is the versioned document of packages/engine/docs/drift-json.md.`;
+  static override description =
+    'Compares live state with the manifests (list requests only) and names every drifted object and field with the kind of ' +
+    'drift: changed outside gatehouse, deleted outside gatehouse, missing (not applied yet or deleted outside), changed in the ' +
+    'manifests since the last apply, or changed with an unknown cause. Unmanaged objects beside managed ones are listed as ' +
+    'information.\n\n' +
+    'With gatehouse.yaml, --env NAME checks one environment against its own API and stack, and --env all checks every ' +
+    'environment into one result that names the drifted ones.\n\n' +
+    'Exit 0 when live matches the manifests, 2 when it does not (in any environment), 1 on error. --format json is the versioned document of ' +
+    'packages/engine/docs/drift-json.md.';
   static override strict = false;
   static override args = { path: Args.string({ description: 'manifest file or directory (repeatable; default: the current directory)' }) };
   static override flags = {
@@ -79,5 +81,11 @@ Exit 0 when live matches the manifests, 2 when it does not (in any environment),
         ),
       )
       .catch((error: unknown) => failCommand(this, error, environment ? `drift of environment ${environment.name} was not checked` : 'drift was not checked'));
+  }
+
+  /** With --format json, every failure is one JSON error document on stdout (json-errors.ts). */
+  protected override async catch(error: Error & { exitCode?: number }): Promise<unknown> {
+    if (await catchAsJson(this, error)) throw new Errors.ExitError(1);
+    return super.catch(error);
   }
 }

@@ -1,4 +1,4 @@
-import { Args, Command, Flags } from '@oclif/core';
+import { Args, Command, Errors, Flags } from '@oclif/core';
 import {
   anyChanges,
   computePlan,
@@ -11,6 +11,7 @@ import {
   type EnvironmentPlan,
   type Plan as PlanValue,
 } from '@gatehouse/engine';
+import { catchAsJson } from '../json-errors.js';
 import { failCommand, withConnection } from '../command-run.js';
 import { connectionFlags } from '../connection/flags.js';
 import { environmentFlags } from '../environments/flags.js';
@@ -100,5 +101,11 @@ export default class Plan extends Command {
 
   #fail(error: unknown, environment?: string): never {
     return failCommand(this, error, environment ? `environment ${environment} was not planned` : 'nothing was planned');
+  }
+
+  /** With --format json, every failure is one JSON error document on stdout (json-errors.ts). */
+  protected override async catch(error: Error & { exitCode?: number }): Promise<unknown> {
+    if (await catchAsJson(this, error)) throw new Errors.ExitError(1);
+    return super.catch(error);
   }
 }
