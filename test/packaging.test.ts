@@ -145,7 +145,9 @@ describe('npm pack, then npm install --omit=optional into an empty directory', (
   };
 
   beforeAll(async () => {
-    // dist/ is built: `npm test` runs `tsc -b` first (packing with scripts would build again).
+    // dist/ is built: `npm test` runs `tsc -b` first. The CLI's prepack also writes its oclif
+    // manifest; run that alone rather than every prepack (each would build again).
+    await execFileAsync('npm', ['run', 'manifest', '-w', 'packages/cli'], { cwd: REPO_ROOT });
     const packed = await execFileAsync('npm', ['pack', '--workspaces', '--ignore-scripts', '--json', '--pack-destination', work.path], {
       cwd: REPO_ROOT,
       maxBuffer: 64 * 1024 * 1024,

@@ -9,6 +9,7 @@ import { LiveApiError, ManifestProblems, sanitize } from '@gatehouse/engine';
 import { connect, type Connection } from './connection/connect.js';
 import type { ConnectionFlagValues } from './connection/flags.js';
 import { CliError } from './errors.js';
+import { Failure, wantsJson } from './json-errors.js';
 import { formatProblem } from './output.js';
 
 /**
@@ -33,11 +34,20 @@ export async function withConnection<T>(flags: ConnectionFlagValues, fn: (connec
 export function failCommand(command: Command, error: unknown, notDone: string): never {
   if (error instanceof ManifestProblems) {
     for (const problem of error.problems) command.logToStderr(formatProblem(problem));
-    command.error(`${error.problems.length} problem${error.problems.length === 1 ? '' : 's'} in the manifests; ${notDone}.`, { exit: 1 });
+    stop(command, `${error.problems.length} problem${error.problems.length === 1 ? '' : 's'} in the manifests; ${notDone}.`, error);
   }
   if (error instanceof LiveApiError) {
-    command.error(`the API failed: ${sanitize(error.message)}${error.retryable ? ' (retried; try again later)' : ''}`, { exit: 1 });
+    stop(command, `the API failed: ${sanitize(error.message)}${error.retryable ? ' (retried; try again later)' : ''}; ${notDone}`, error);
   }
-  if (error instanceof CliError) command.error(sanitize(error.message, { keepNewlines: true }), { exit: 1 });
+  if (error instanceof CliError) stop(command, sanitize(error.message, { keepNewlines: true }), error);
   throw error;
+}
+
+/**
+ * Ends `command` with exit 1 and `message`; with `--format json`, through the command's
+ * `catch` (`catchAsJson`), which prints the error document for `cause`.
+ */
+export function stop(command: Command, message: string, cause: unknown): never {
+  if (wantsJson(command.argv)) throw new Failure(message, cause);
+  command.error(message, { exit: 1 });
 }

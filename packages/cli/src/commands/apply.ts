@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { Args, Command, Flags } from '@oclif/core';
+import { Args, Command, Errors, Flags } from '@oclif/core';
 import {
   ApplyRefused,
   DependencyCycleError,
@@ -18,7 +18,8 @@ import {
 } from '@gatehouse/engine';
 import { canAsk, confirm, PromptCancelled } from '../apply/confirm.js';
 import { formatSummary, Progress } from '../apply/progress.js';
-import { failCommand, withConnection } from '../command-run.js';
+import { catchAsJson } from '../json-errors.js';
+import { failCommand, stop, withConnection } from '../command-run.js';
 import type { Connection } from '../connection/connect.js';
 import { connectionFlags } from '../connection/flags.js';
 import { manifestFlags, readingOptions } from '../manifest-flags.js';
@@ -30,23 +31,22 @@ const FORMATS = ['text', 'json'] as const;
 /** `gatehouse apply`: make the live API match the manifests (or a reviewed, saved plan). */
 export default class Apply extends Command {
   static override summary = 'Change the live API to match the manifests, or apply a saved plan.';
-  static override description = `Computes the plan (or reads one saved with plan --out), shows it and asks for confirmation on
-a terminal; --yes skips the question, and without a terminal apply refuses unless --yes is given.
-Changes run concurrently (--parallelism, default 10) as soon as what they depend on is done:
-parents before children for creates and updates, children first for deletes. A create whose
-answer was lost is looked up before it is tried again, so retries never make duplicates; the
-dependents of a failed change are skipped, and running apply again finishes the job.
-Deletes happen only with --prune and only of objects this stack owns. Refused before anything
-is written: a delete or replace of an object with lifecycle.prevent_destroy; deleting or
-replacing more than 30% of the stack's objects (when it owns more than 10) without --force; a
-saved plan whose manifests changed. A change of a saved plan whose live object changed since
-is refused as stale (nothing of it is written; its dependents are skipped).
-Exit 0 when every change is done, 1 otherwise.`;
+  static override description =
+    'Computes the plan (or reads one saved with plan --out), shows it and asks for confirmation on a terminal; --yes (-y) skips ' +
+    'the question, and without a terminal apply refuses unless --yes is given.\n\n' +
+    'Changes run concurrently (--parallelism, default 10) as soon as what they depend on is done: parents before children for ' +
+    'creates and updates, children first for deletes. A create whose answer was lost is looked up before it is tried again, so ' +
+    'retries never make duplicates; the dependents of a failed change are skipped, and running apply again finishes the job.\n\n' +
+    'Deletes happen only with --prune and only of objects this stack owns. Refused before anything is written: a delete or ' +
+    'replace of an object with lifecycle.prevent_destroy; deleting or replacing more than 30% of the stack\'s objects (when it ' +
+    'owns more than 10) without --force; a saved plan whose manifests changed. A change of a saved plan whose live object changed ' +
+    'since is refused as stale (nothing of it is written; its dependents are skipped).\n\n' +
+    'Exit 0 when every change is done, 1 otherwise.';
   static override strict = false;
   static override args = { path: Args.string({ description: 'manifest file or directory (repeatable; default: the saved plan\'s paths, or the current directory)' }) };
   static override flags = {
     plan: Flags.string({ description: 'apply this saved plan (from plan --out) instead of a fresh one' }),
-    yes: Flags.boolean({ description: 'apply without asking for confirmation', default: false }),
+    yes: Flags.boolean({ char: 'y', description: 'apply without asking for confirmation', default: false }),
     prune: Flags.boolean({ description: 'delete owned objects that the manifests no longer declare', default: false }),
     force: Flags.boolean({ description: 'allow deleting or replacing more than 30% of the stack\'s objects', default: false }),
     parallelism: Flags.integer({ description: 'changes running at once', default: 10, min: 1, max: 100 }),
@@ -138,8 +138,8 @@ Exit 0 when every change is done, 1 otherwise.`;
 
   #refuse(prepared: PreparedApply): void {
     if (prepared.refusals.length === 0) return;
-    for (const refusal of prepared.refusals) this.logToStderr(`refused: ${sanitize(refusal.message)} [${refusal.code}]`);
-    throw new CliError('apply_refused', `apply refused (${prepared.refusals.length} reason${prepared.refusals.length === 1 ? '' : 's'} above); nothing was written`);
+    // Printed, with the reasons, by #fail (and listed in the JSON error document).
+    throw new ApplyRefused(prepared.refusals);
   }
 
   async #confirm(prepared: PreparedApply, connection: Connection): Promise<void> {
@@ -176,9 +176,16 @@ Exit 0 when every change is done, 1 otherwise.`;
     }
     if (error instanceof ApplyRefused) {
       for (const refusal of error.refusals) this.logToStderr(`refused: ${sanitize(refusal.message)} [${refusal.code}]`);
-      this.error('apply refused; nothing was written', { exit: 1 });
+      const n = error.refusals.length;
+      stop(this, `apply refused (${n} reason${n === 1 ? '' : 's'} above); nothing was written`, error);
     }
-    if (error instanceof DependencyCycleError || error instanceof WalkError) this.error(`${sanitize(error.message)}; nothing was written`, { exit: 1 });
+    if (error instanceof DependencyCycleError || error instanceof WalkError) stop(this, `${sanitize(error.message)}; nothing was written`, error);
     return failCommand(this, error, 'nothing was applied');
+  }
+
+  /** With --format json, every failure is one JSON error document on stdout (json-errors.ts). */
+  protected override async catch(error: Error & { exitCode?: number }): Promise<unknown> {
+    if (await catchAsJson(this, error)) throw new Errors.ExitError(1);
+    return super.catch(error);
   }
 }

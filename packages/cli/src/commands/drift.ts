@@ -1,5 +1,6 @@
-import { Args, Command, Flags } from '@oclif/core';
+import { Args, Command, Errors, Flags } from '@oclif/core';
 import { detectDrift, renderDriftJson, renderDriftMarkdown, renderDriftText, type DriftReport } from '@gatehouse/engine';
+import { catchAsJson } from '../json-errors.js';
 import { failCommand, withConnection } from '../command-run.js';
 import { connectionFlags, type ConnectionFlagValues } from '../connection/flags.js';
 import { manifestFlags, readingOptions } from '../manifest-flags.js';
@@ -10,12 +11,13 @@ const FORMATS = ['text', 'json', 'markdown'] as const;
 /** `gatehouse drift`: for a nightly job; exit 0 in sync, 2 drifted, 1 error. */
 export default class Drift extends Command {
   static override summary = 'Report whether the live API still matches the manifests, and why not.';
-  static override description = `Compares live state with the manifests (list requests only) and names every drifted object
-and field with the kind of drift: changed outside gatehouse, deleted outside gatehouse,
-missing (not applied yet or deleted outside), changed in the manifests since the last apply,
-or changed with an unknown cause. Unmanaged objects beside managed ones are listed as
-information. Exit 0 when live matches the manifests, 2 when it does not, 1 on error.
---format json is the versioned document of packages/engine/docs/drift-json.md.`;
+  static override description =
+    'Compares live state with the manifests (list requests only) and names every drifted object and field with the kind of ' +
+    'drift: changed outside gatehouse, deleted outside gatehouse, missing (not applied yet or deleted outside), changed in the ' +
+    'manifests since the last apply, or changed with an unknown cause. Unmanaged objects beside managed ones are listed as ' +
+    'information.\n\n' +
+    'Exit 0 when live matches the manifests, 2 when it does not, 1 on error. --format json is the versioned document of ' +
+    'packages/engine/docs/drift-json.md.';
   static override strict = false;
   static override args = { path: Args.string({ description: 'manifest file or directory (repeatable; default: the current directory)' }) };
   static override flags = {
@@ -43,5 +45,11 @@ information. Exit 0 when live matches the manifests, 2 when it does not, 1 on er
     return withConnection(flags, (connection) =>
       detectDrift({ paths, env: process.env, api: connection.api, stack: connection.stack, ...readingOptions(flags, (line) => this.logToStderr(line)) }),
     ).catch((error: unknown) => failCommand(this, error, 'drift was not checked'));
+  }
+
+  /** With --format json, every failure is one JSON error document on stdout (json-errors.ts). */
+  protected override async catch(error: Error & { exitCode?: number }): Promise<unknown> {
+    if (await catchAsJson(this, error)) throw new Errors.ExitError(1);
+    return super.catch(error);
   }
 }

@@ -7,13 +7,13 @@ import { writeExport } from '../export/write.js';
 /** `gatehouse export`: the live configuration as manifests, the way into gatehouse. */
 export default class Export extends Command {
   static override summary = 'Write the live configuration as manifests, one file per kind.';
-  static override description = `Reads live state (list requests only) and writes manifests into --out: one file per kind,
-references by name, server defaults left out, the user's metadata without gatehouse's marker,
-and every secret the API returns replaced by a \${env:NAME} placeholder (the names are listed
-at the end; set them before planning). Without --all, only objects this stack owns; with --all,
-also the others, with "adopt: <id>" where taking them over needs it. Planning the exported
-manifests then shows no changes (with --all, only the adoptions). Files are written atomically;
-files that export did not write are never replaced unless --overwrite is given.`;
+  static override description =
+    'Reads live state (list requests only) and writes manifests into --out: one file per kind, references by name, server ' +
+    'defaults left out, the user\'s metadata without gatehouse\'s marker, and every secret the API returns replaced by a ' +
+    '${env:NAME} placeholder (the names are listed at the end; set them before planning).\n\n' +
+    'Without --all, only objects this stack owns; with --all, also the others, with "adopt: <id>" where taking them over needs ' +
+    'it. Planning the exported manifests then shows no changes (with --all, only the adoptions).\n\n' +
+    'Files are written atomically; files that export did not write are never replaced unless --overwrite is given.';
   static override flags = {
     out: Flags.string({ description: 'directory to write the manifests into', default: 'gatehouse-export' }),
     all: Flags.boolean({ description: 'also export objects this stack does not own (to adopt them)', default: false }),

@@ -1,5 +1,6 @@
-import { Args, Command, Flags } from '@oclif/core';
+import { Args, Command, Errors, Flags } from '@oclif/core';
 import { computePlan, renderJson, renderMarkdown, renderText, type Plan as PlanValue } from '@gatehouse/engine';
+import { catchAsJson } from '../json-errors.js';
 import { failCommand, withConnection } from '../command-run.js';
 import { connectionFlags, type ConnectionFlagValues } from '../connection/flags.js';
 import { manifestFlags, readingOptions } from '../manifest-flags.js';
@@ -59,5 +60,11 @@ export default class Plan extends Command {
 
   #fail(error: unknown): never {
     return failCommand(this, error, 'nothing was planned');
+  }
+
+  /** With --format json, every failure is one JSON error document on stdout (json-errors.ts). */
+  protected override async catch(error: Error & { exitCode?: number }): Promise<unknown> {
+    if (await catchAsJson(this, error)) throw new Errors.ExitError(1);
+    return super.catch(error);
   }
 }

@@ -10,8 +10,9 @@ import { loadServer, type ServerModule } from '../server/load.js';
  */
 export default class Serve extends Command {
   static override summary = 'Run the reference management API server.';
-  static override description = `Serves the management API of api-spec.md over HTTP, persisting to SQLite.
-With no API key given or stored, generates one, stores it and prints it once.`;
+  static override description =
+    'Serves the management API over HTTP, persisting to SQLite: the reference server that tests, demos and CI pipelines ' +
+    'reconcile against. With no API key given or stored, generates one, stores it and prints it once.';
   static override examples = [
     '<%= config.bin %> serve',
     '<%= config.bin %> serve --port 9000 --db :memory: --api-key secret-key',
