@@ -18,6 +18,11 @@ export const CLI_ERROR_CODES = {
   apply_refused: 'apply refused before writing anything (stale manifests, prevent_destroy, delete threshold)',
   server_not_installed: 'serve or the embedded default needs @gatehouse/server, an optional dependency that is not installed',
   not_confirmed: 'apply was not confirmed (no terminal and no --yes, or an answer other than yes)',
+  project_file: 'gatehouse.yaml (or --config FILE) is missing where --env needs it, or cannot be read',
+  environment_required: 'gatehouse.yaml defines environments and the command was given none (--env NAME or GATEHOUSE_ENV)',
+  environment_unknown: '--env names no environment of gatehouse.yaml',
+  environment_all_refused: '--env all where one environment is needed (apply, export, render) or with a connection override',
+  environment_setting: 'a connection setting of an environment cannot be used (its ${env:NAME} is unset or empty)',
 } as const;
 
 export type CliErrorCode = keyof typeof CLI_ERROR_CODES;

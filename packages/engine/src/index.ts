@@ -17,3 +17,5 @@ export * from './render/index.js';
 export * from './drift/index.js';
 export * from './apply/index.js';
 export * from './export/index.js';
+export * from './environments/index.js';
+export type { Variables } from './steps/interpolate.js';

@@ -22,6 +22,8 @@ import { catchAsJson } from '../json-errors.js';
 import { failCommand, stop, withConnection } from '../command-run.js';
 import type { Connection } from '../connection/connect.js';
 import { connectionFlags } from '../connection/flags.js';
+import { environmentFlags } from '../environments/flags.js';
+import { explicitFlags, selectEnvironments } from '../environments/select.js';
 import { manifestFlags, readingOptions } from '../manifest-flags.js';
 import { CliError } from '../errors.js';
 import { colourEnabled, terminalStyle } from '../output.js';
@@ -41,6 +43,8 @@ export default class Apply extends Command {
     'replace of an object with lifecycle.prevent_destroy; deleting or replacing more than 30% of the stack\'s objects (when it ' +
     'owns more than 10) without --force; a saved plan whose manifests changed. A change of a saved plan whose live object changed ' +
     'since is refused as stale (nothing of it is written; its dependents are skipped).\n\n' +
+    'With gatehouse.yaml, --env NAME applies one environment (its overlays, variables, API and stack); --env all is refused: ' +
+    'apply one environment at a time.\n\n' +
     'Exit 0 when every change is done, 1 otherwise.';
   static override strict = false;
   static override args = { path: Args.string({ description: 'manifest file or directory (repeatable; default: the saved plan\'s paths, or the current directory)' }) };
@@ -53,6 +57,7 @@ export default class Apply extends Command {
     format: Flags.string({ description: 'output format (json: the result as one JSON document on stdout)', options: [...FORMATS], default: 'text' }),
     ...manifestFlags,
     ...connectionFlags,
+    ...environmentFlags,
   };
   static override examples = [
     '<%= config.bin %> apply examples/basic',
@@ -61,20 +66,33 @@ export default class Apply extends Command {
   ];
 
   async run(): Promise<void> {
-    const { argv, flags } = await this.parse(Apply);
+    const { argv, flags, metadata } = await this.parse(Apply);
     const json = flags.format === 'json';
     const saved = flags.plan ? await this.#readPlan(flags.plan) : undefined;
+    const selection = await selectEnvironments({
+      // A saved plan's own paths come first (prepareApply), so no project default for them.
+      argv: argv.length === 0 && saved?.manifest_paths ? saved.manifest_paths : (argv as string[]),
+      // A saved plan made for an environment is applied to it unless --env says otherwise.
+      flags: { ...flags, env: flags.env ?? saved?.environment },
+      explicit: explicitFlags(flags, metadata),
+      withoutEnv: 'required',
+      allowAll: false,
+      command: 'apply',
+    }).catch((error: unknown) => this.#fail(error));
+    const run = selection.runs[0]!;
     // With --format json stdout carries only the result: the plan and progress go to stderr.
     const infoStream = json ? process.stderr : process.stdout;
     const colour = colourEnabled(process.env, Boolean(infoStream.isTTY));
     const info = (text: string) => infoStream.write(text);
-    const result = await withConnection(flags, async (connection) => {
+    const connectionFlags = await Promise.resolve().then(() => run.connection()).catch((error: unknown) => this.#fail(error));
+    const result = await withConnection(connectionFlags, async (connection) => {
       if (saved) this.#checkTarget(saved, connection);
       const prepared = await prepareApply({
         api: connection.api,
         stack: connection.stack,
-        paths: argv as string[],
+        paths: run.paths,
         env: process.env,
+        environment: run.environment,
         ...(saved ? { saved } : {}),
         prune: flags.prune,
         force: flags.force,
