@@ -27,7 +27,7 @@ async function project(text = PROJECT): Promise<string> {
   return root;
 }
 
-const select = (cwd: string, options: Partial<SelectOptions> & { flags?: Partial<SelectOptions['flags']> } = {}) =>
+const select = (cwd: string, options: Omit<Partial<SelectOptions>, 'flags'> & { flags?: Partial<SelectOptions['flags']> } = {}) =>
   selectEnvironments({
     argv: [],
     explicit: new Set(),
