@@ -11,6 +11,10 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
   const { userAgent } = await import('../dist/startup/version.js');
   process.stdout.write(`${userAgent(root)}\n`);
 } else {
+  // Always the compiled dist/: without this, oclif looks for TypeScript sources whenever
+  // NODE_ENV is `development` or `test`, and warns "Could not find typescript" in every
+  // installed copy run from such a shell. oclif's settings start from `globalThis.oclif`.
+  globalThis.oclif = { ...globalThis.oclif, enableAutoTranspile: false };
   const { ensureManifest } = await import('../dist/startup/manifest.js');
   await ensureManifest(root);
   const { flush, run } = await import('@oclif/core');

@@ -4,6 +4,7 @@ import {
   acquireLock,
   LockHeld,
   ApplyRefused,
+  type EnvironmentInput,
   type HeldLock,
   DependencyCycleError,
   executeApply,
@@ -25,6 +26,8 @@ import { catchAsJson } from '../json-errors.js';
 import { failCommand, stop, withConnection } from '../command-run.js';
 import type { Connection } from '../connection/connect.js';
 import { connectionFlags } from '../connection/flags.js';
+import { environmentFlags } from '../environments/flags.js';
+import { explicitFlags, selectEnvironments } from '../environments/select.js';
 import { manifestFlags, readingOptions } from '../manifest-flags.js';
 import { CliError } from '../errors.js';
 import { lockTimeoutFlag } from '../lock-flags.js';
@@ -45,6 +48,8 @@ export default class Apply extends Command {
     'replace of an object with lifecycle.prevent_destroy; deleting or replacing more than 30% of the stack\'s objects (when it ' +
     'owns more than 10) without --force; a saved plan whose manifests changed. A change of a saved plan whose live object changed ' +
     'since is refused as stale (nothing of it is written; its dependents are skipped).\n\n' +
+    'With gatehouse.yaml, --env NAME applies one environment (its overlays, variables, API and stack); --env all is refused: ' +
+    'apply one environment at a time.\n\n' +
     'Exit 0 when every change is done, 1 otherwise.';
   static override strict = false;
   static override args = { path: Args.string({ description: 'manifest file or directory (repeatable; default: the saved plan\'s paths, or the current directory)' }) };
@@ -58,6 +63,7 @@ export default class Apply extends Command {
     'lock-timeout': lockTimeoutFlag,
     ...manifestFlags,
     ...connectionFlags,
+    ...environmentFlags,
   };
   static override examples = [
     '<%= config.bin %> apply examples/basic',
@@ -66,20 +72,32 @@ export default class Apply extends Command {
   ];
 
   async run(): Promise<void> {
-    const { argv, flags } = await this.parse(Apply);
+    const { argv, flags, metadata } = await this.parse(Apply);
     const json = flags.format === 'json';
     const saved = flags.plan ? await this.#readPlan(flags.plan) : undefined;
+    const selection = await selectEnvironments({
+      // A saved plan's own paths come first (prepareApply), so no project default for them.
+      argv: argv.length === 0 && saved?.manifest_paths ? saved.manifest_paths : (argv as string[]),
+      // A saved plan made for an environment is applied to it unless --env says otherwise.
+      flags: { ...flags, env: flags.env ?? saved?.environment },
+      explicit: explicitFlags(flags, metadata),
+      withoutEnv: 'required',
+      allowAll: false,
+      command: 'apply',
+    }).catch((error: unknown) => this.#fail(error));
+    const run = selection.runs[0]!;
     // With --format json stdout carries only the result: the plan and progress go to stderr.
     const infoStream = json ? process.stderr : process.stdout;
     const colour = colourEnabled(process.env, Boolean(infoStream.isTTY));
     const info = (text: string) => infoStream.write(text);
-    const result = await withConnection(flags, async (connection) => {
+    const connectionFlags = await Promise.resolve().then(() => run.connection()).catch((error: unknown) => this.#fail(error));
+    const result = await withConnection(connectionFlags, async (connection) => {
       if (saved) this.#checkTarget(saved, connection);
       // The stack's lock, before live state is read: a plan read before another apply ended
       // would be applied stale (and create what that apply created).
       const lock = await acquireLock(connection.api, connection.stack, { timeoutMs: flags['lock-timeout'] });
       try {
-        return await this.#locked(lock, saved, argv as string[], flags, connection, colour, info, json);
+        return await this.#locked(lock, saved, run, flags, connection, colour, info, json);
       } finally {
         await lock.release().catch((error: unknown) => this.logToStderr(`warning: could not release the lock of stack "${sanitize(connection.stack)}": ${sanitize(String((error as Error).message ?? error))}; run gatehouse unlock --stack ${sanitize(connection.stack)}`));
       }
@@ -93,7 +111,7 @@ export default class Apply extends Command {
   async #locked(
     lock: HeldLock,
     saved: Plan | undefined,
-    argv: string[],
+    run: { paths: string[]; environment?: EnvironmentInput | undefined },
     flags: { prune: boolean; force: boolean; yes: boolean; parallelism: number; 'max-file-size': number },
     connection: Connection,
     colour: boolean,
@@ -103,8 +121,9 @@ export default class Apply extends Command {
     const prepared = await prepareApply({
       api: connection.api,
       stack: connection.stack,
-      paths: argv,
+      paths: run.paths,
       env: process.env,
+      environment: run.environment,
       ...(saved ? { saved } : {}),
       prune: flags.prune,
       force: flags.force,

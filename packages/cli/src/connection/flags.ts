@@ -5,6 +5,7 @@
  * outside CI.
  */
 import { Flags } from '@oclif/core';
+import { transportFlags, type TransportFlagValues } from './transport.js';
 
 export const DEFAULT_STACK = 'default';
 
@@ -35,9 +36,10 @@ export const connectionFlags = {
     env: 'GATEHOUSE_RATE_LIMIT',
     helpGroup: 'CONNECTION',
   }),
+  ...transportFlags,
 };
 
-export interface ConnectionFlagValues {
+export interface ConnectionFlagValues extends TransportFlagValues {
   'api-url'?: string | undefined;
   'api-key'?: string | undefined;
   embedded?: boolean | undefined;
