@@ -12,13 +12,15 @@ import { apiFailureHint } from './connection/api-failure.js';
 import { CliError } from './errors.js';
 import { Failure, wantsJson } from './json-errors.js';
 import { formatProblem } from './output.js';
+import { isVerbose, requestLogger } from './request-log.js';
 
 /**
  * Connects as the flags say, runs `fn` over the connection and closes it whatever happens.
  * Errors of connecting, of `fn` and of closing reach the caller unchanged.
  */
 export async function withConnection<T>(flags: ConnectionFlagValues, fn: (connection: Connection) => Promise<T>): Promise<T> {
-  const connection = await connect(flags);
+  const onRequest = requestLogger(isVerbose(flags));
+  const connection = await connect(flags, onRequest ? { onRequest } : {});
   try {
     return await fn(connection);
   } finally {

@@ -5,6 +5,7 @@
  * outside CI.
  */
 import { Flags } from '@oclif/core';
+import { verboseFlag } from '../request-log.js';
 import { transportFlags, type TransportFlagValues } from './transport.js';
 
 export const DEFAULT_STACK = 'default';
@@ -37,9 +38,11 @@ export const connectionFlags = {
     helpGroup: 'CONNECTION',
   }),
   ...transportFlags,
+  ...verboseFlag,
 };
 
 export interface ConnectionFlagValues extends TransportFlagValues {
+  verbose?: boolean | undefined;
   'api-url'?: string | undefined;
   'api-key'?: string | undefined;
   embedded?: boolean | undefined;

@@ -97,5 +97,11 @@ describe('selectEnvironments', () => {
     const problems = (error as ManifestProblems).problems.map((p) => [p.code, p.at?.line]);
     expect(problems).toEqual(expect.arrayContaining([['unknown_field', 2], ['invalid_value', 5]]));
     expect((error as ManifestProblems).message).not.toContain('hunter2');
+    expect((error as ManifestProblems).problems.find((p) => p.at?.line === 5)!.message).toContain('must be ${env:NAME}');
+    const names = await select(await project('manifests: [m]\nenvironments:\n  all: {}\n  Prod: {}\n'), { flags: { env: 'prod' } }).catch((e: unknown) => e);
+    expect((names as ManifestProblems).problems.map((p) => [p.at?.line, p.message])).toEqual([
+      [3, expect.stringContaining('environment name "all" must be')],
+      [4, expect.stringContaining('environment name "Prod" must be')],
+    ]);
   });
 });

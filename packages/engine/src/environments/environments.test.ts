@@ -11,6 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { readManifests } from '../engine.js';
 import { emptyPlan, mixedPlan } from '../render/fixtures.test-data.js';
 import { readProject } from './project.js';
+import { renderEnvironment } from './render.js';
 import { renderPlansJson, renderPlansMarkdown, renderPlansText } from './report.js';
 
 const EXAMPLE = fileURLToPath(new URL('../../../../examples/environments/', import.meta.url));
@@ -53,6 +54,22 @@ describe('examples/environments', () => {
     expect(staging.get('BotUser/load-tester')).toMatchObject({ active: true });
     expect(production.has('BotUser/load-tester')).toBe(false);
     expect(production.get('IPPolicyRule/office/198.51.100.16/28')).toMatchObject({ action: 'deny' });
+  });
+});
+
+describe('render', () => {
+  it('resolves overlays and variables, keeps ${env:} and escapes, and files stay where they came from', async () => {
+    const dir = await projectDir({
+      'gatehouse.yaml': 'manifests: [base]\nenvironments:\n  dev:\n    vars: {domain: dev.example.com, tag: "$${x}"}\n    overlays: [dev]\n',
+      'base/o.yaml': 'kind: IPPolicy\nname: office\nspec:\n  description: "office of ${var:domain} ${var:tag} $${env:LITERAL}"\n  metadata: ${env:SECRET}\n',
+      'dev/new.yaml': 'kind: BotUser\nname: dev-bot\nspec: {active: true}\n',
+    });
+    const { project } = await readProject(join(dir, 'gatehouse.yaml'));
+    const { files, problems } = await renderEnvironment({ paths: project!.manifests, environment: project!.environments[0]! });
+    expect(problems).toEqual([]);
+    expect(files.map((f) => [f.file.replace(/^.*\/(base|dev)\//, '$1/'), f.documents])).toEqual([['base/o.yaml', 1], ['dev/new.yaml', 1]]);
+    expect(files[0]!.text).toContain('description: office of dev.example.com $$${x} $${env:LITERAL}');
+    expect(files[0]!.text).toContain('metadata: ${env:SECRET}');
   });
 });
 

@@ -79,7 +79,7 @@ export async function readProject(path: string, cwd: string = process.cwd()): Pr
   }
   const doc = documents[0]!;
   if (!validateProject(doc.value)) {
-    return { problems: explain(validateProject.errors ?? [], doc).map((p) => ({ ...p, message: `${PROJECT_FILE_NAME}: ${p.message}` })) };
+    return { problems: explain(validateProject.errors ?? [], doc).map((p) => ({ ...p, message: plainer(p.message) })) };
   }
   const value = doc.value as {
     manifests: string[];
@@ -111,6 +111,16 @@ export async function readProject(path: string, cwd: string = process.cwd()): Pr
   }
   if (problems.length > 0) return { problems };
   return { project: { file, manifests, environments }, problems };
+}
+
+/** The schema's messages where a pattern or a name map says too little. */
+function plainer(message: string): string {
+  const unknown = /^unknown field "(.*)" in (environments(?:\.[^.]+\.vars)?); expected one of: $/.exec(message);
+  if (unknown?.[2] === 'environments') return `environment name "${unknown[1]}" must be lower-case letters, digits, - and _ (at most 63; "all" is reserved for --env all)`;
+  if (unknown) return `variable name "${unknown[1]}" in ${unknown[2]} must be letters, digits and _ (not starting with a digit)`;
+  const key = /^(environments\.[^.]+\.api_key) must match pattern/.exec(message);
+  if (key) return `${key[1]} must be \${env:NAME}: an API key is never written in the repository; set it in a variable (a CI secret)`;
+  return message;
 }
 
 const isWithin = (path: string, dir: string) => path === dir || path.startsWith(dir.endsWith(sep) ? dir : `${dir}${sep}`);
