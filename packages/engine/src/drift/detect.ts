@@ -154,9 +154,11 @@ function toDrifted(change: Change, verdict: Verdict): DriftedObject {
 export async function detectDrift(options: EngineOptions & { api: LiveApi; stack: string; now?: Date }): Promise<DriftReport> {
   const { desired, problems } = await readManifests(options);
   if (problems.length > 0) throw new ManifestProblems(problems);
-  const { matching, requests } = await observeAndMatch(desired, options.api, options.stack);
+  const { matching, requests, lock } = await observeAndMatch(desired, options.api, options.stack);
   if (matching.problems.length > 0) throw new ManifestProblems(sortProblems(matching.problems));
-  return classifyDrift({ matching, desired, stack: options.stack, target: options.api.target, requests, ...(options.now ? { now: options.now } : {}) });
+  const report = classifyDrift({ matching, desired, stack: options.stack, target: options.api.target, requests, ...(options.now ? { now: options.now } : {}) });
+  // Drift does not lock; a held lock means an apply is running and may explain the drift.
+  return lock ? { ...report, lock } : report;
 }
 
 export type { DriftKind };

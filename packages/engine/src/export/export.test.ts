@@ -143,9 +143,9 @@ describe('exportLive', () => {
 
   test('a literal ${env:...} in a live value is escaped so it reads back as written', async () => {
     const live = await appliedLive();
-    findRaw(live, 'bkdhr_1').body = 'costs ${env:HOME} dollars';
+    findRaw(live, 'bkdhr_1').body = 'costs ${env:HOME} dollars, $HOME, ${x}, $${y} and $5';
     const { result, plan } = await exported(live);
-    expect(docs(result, 'Backend').find((d) => d.name === 'sorry')!.spec.body).toBe('costs $${env:HOME} dollars');
+    expect(docs(result, 'Backend').find((d) => d.name === 'sorry')!.spec.body).toBe('costs $${env:HOME} dollars, $$HOME, $${x}, $$${y} and $5');
     expect(plan.changes).toEqual([]);
   });
 });
