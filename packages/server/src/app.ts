@@ -93,6 +93,7 @@ export async function buildApp(options: AppOptions = {}): Promise<GatehouseApp> 
   app.decorate('deliveryLog', deliveryLog);
   app.decorate('deliverer', deliverer);
   app.addHook('onClose', async () => {
+    store.closeWrites();
     await deliverer?.stop();
     db.close();
   });
