@@ -34,22 +34,38 @@ describe('GroupCommit', () => {
   it('commits the writes queued in one event-loop turn together, in one transaction', async () => {
     const results = await Promise.all(['a', 'b', 'c', 'd'].map((v) => group.run(insert(v))));
     expect(results).toEqual([1n, 2n, 3n, 4n].map(Number));
-    expect(group.stats).toEqual({ commits: 1, writes: 4 });
+    expect(group.stats).toEqual({ commits: 1, syncs: 1, writes: 4 });
     expect(afterCommits).toBe(1);
     expect(values()).toEqual(['a', 'b', 'c', 'd']);
   });
 
   it('runs writes queued while a group commits in the next group', async () => {
+    let late: Promise<unknown> | undefined;
     const first = group.run(() => {
       // Queued while the first group runs: it must not join a transaction already committing.
-      void group.run(insert('late'));
+      late = group.run(insert('late'));
       return insert('early')();
     });
-    await first;
-    expect(values()).toEqual(['early']);
-    await new Promise((resolve) => setImmediate(resolve));
+    await Promise.all([first, late]);
     expect(values()).toEqual(['early', 'late']);
     expect(group.stats.commits).toBe(2);
+  });
+
+  it('settles a write only after an fsync of the WAL that started after its commit', async () => {
+    let durableAtCommit: Promise<void> | undefined;
+    const watched: GroupCommit = new GroupCommit(db, () => (durableAtCommit = watched.durable()));
+    let settled = false;
+    const write = watched.run(insert('w')).then(() => (settled = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    // Committed (readers must wait), not yet synced, not yet answered.
+    expect(watched.committed).toBe(1);
+    expect(durableAtCommit).toBeInstanceOf(Promise);
+    expect(watched.stats.syncs).toBe(0);
+    expect(settled).toBe(false);
+    await write;
+    expect(watched.stats.syncs).toBe(1);
+    expect(watched.durable()).toBeUndefined();
+    await durableAtCommit;
   });
 
   it('settles a write only once its commit is visible to another connection', async () => {
@@ -84,7 +100,7 @@ describe('GroupCommit', () => {
     expect((outcomes[1] as PromiseRejectedResult).reason.message).toBe('refused after writing');
     expect((outcomes[2] as PromiseRejectedResult).reason.code).toBe('SQLITE_CONSTRAINT_UNIQUE');
     expect(values()).toEqual(['kept-1', 'kept-2']);
-    expect(group.stats).toEqual({ commits: 1, writes: 4 });
+    expect(group.stats).toEqual({ commits: 1, syncs: 1, writes: 4 });
   });
 
   it('fails every write of the group, keeping none, when the commit itself fails', async () => {
@@ -104,7 +120,7 @@ describe('GroupCommit', () => {
 
   it('commits what is queued at close() and refuses writes afterwards', async () => {
     const queued = group.run(insert('queued'));
-    group.close();
+    await group.close();
     await expect(queued).resolves.toBe(1);
     await expect(group.run(insert('late'))).rejects.toThrow(/closed/);
     expect(values()).toEqual(['queued']);

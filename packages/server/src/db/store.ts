@@ -102,13 +102,21 @@ export class Store {
     return this.group.run(fn);
   }
 
-  /** Commits the writes queued now and refuses later ones; called before the database closes. */
-  closeWrites(): void {
-    this.group.close();
+  /**
+   * `undefined` when everything committed so far is durable, else a promise that resolves
+   * when it is: what a reader must wait for before showing what it read (app.ts).
+   */
+  durable(): Promise<void> | undefined {
+    return this.group.durable();
   }
 
-  /** Groups committed and writes run through `write` so far. */
-  writeStats(): { commits: number; writes: number } {
+  /** Commits the writes queued now, waits for their fsync and refuses later ones. */
+  closeWrites(): Promise<void> {
+    return this.group.close();
+  }
+
+  /** Groups committed, WAL fsyncs and writes run through `write` so far. */
+  writeStats(): { commits: number; syncs: number; writes: number } {
     return { ...this.group.stats };
   }
 
