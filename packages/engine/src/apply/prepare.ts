@@ -15,12 +15,11 @@
  */
 import type { DesiredObject } from '../desired.js';
 import { markerFor, referenceTokens } from '../drift/evidence.js';
-import { observeAndMatch, readManifests } from '../engine.js';
+import { readAndMatch } from '../engine.js';
 import type { LiveObject } from '../live.js';
 import { composeMetadata, type Marker } from '../marker.js';
 import type { Change, Plan } from '../plan-model.js';
 import type { LiveApi } from '../ports.js';
-import { ManifestProblems, sortProblems } from '../problems.js';
 import type { Matching } from '../steps/match.js';
 import { plan as makePlan } from '../steps/plan.js';
 import { METADATA_MAX_BYTES } from '@gatehouse/schemas';
@@ -74,10 +73,7 @@ export interface PreparedApply {
 export async function prepareApply(options: PrepareOptions): Promise<PreparedApply> {
   const { api, stack, saved } = options;
   const paths = options.paths && options.paths.length > 0 ? options.paths : saved?.manifest_paths ?? ['.'];
-  const read = await readManifests({ paths, env: options.env ?? process.env, stack });
-  if (read.problems.length > 0) throw new ManifestProblems(read.problems);
-  const { matching, requests } = await observeAndMatch(read.desired, api, stack);
-  if (matching.problems.length > 0) throw new ManifestProblems(sortProblems(matching.problems));
+  const { read, matching, requests } = await readAndMatch({ paths, env: options.env ?? process.env, stack }, api, stack);
   const fresh = makePlan({ matching, stack, target: api.target, checksum: read.checksum, requests });
   fresh.manifest_paths = paths;
 
