@@ -5,10 +5,11 @@
  * (apply's refusals, for one) and passes the sentence that says what was not done.
  */
 import type { Command } from '@oclif/core';
-import { LiveApiError, ManifestProblems } from '@gatehouse/engine';
+import { LiveApiError, ManifestProblems, sanitize } from '@gatehouse/engine';
 import { connect, type Connection } from './connection/connect.js';
 import type { ConnectionFlagValues } from './connection/flags.js';
 import { CliError } from './errors.js';
+import { Failure, wantsJson } from './json-errors.js';
 import { formatProblem } from './output.js';
 
 /**
@@ -27,16 +28,26 @@ export async function withConnection<T>(flags: ConnectionFlagValues, fn: (connec
 /**
  * Ends `command` with exit 1 for the failures every connected command reports the same way:
  * manifest problems (each printed on stderr, then the count and `notDone`, e.g. "nothing was
- * planned"), an API failure, or a `CliError`. Anything else is rethrown as it is.
+ * planned"), an API failure, or a `CliError`. Anything else is rethrown as it is. Messages
+ * quote live and manifest values, so they are printed sanitized (control characters escaped).
  */
 export function failCommand(command: Command, error: unknown, notDone: string): never {
   if (error instanceof ManifestProblems) {
     for (const problem of error.problems) command.logToStderr(formatProblem(problem));
-    command.error(`${error.problems.length} problem${error.problems.length === 1 ? '' : 's'} in the manifests; ${notDone}.`, { exit: 1 });
+    stop(command, `${error.problems.length} problem${error.problems.length === 1 ? '' : 's'} in the manifests; ${notDone}.`, error);
   }
   if (error instanceof LiveApiError) {
-    command.error(`the API failed: ${error.message}${error.retryable ? ' (retried; try again later)' : ''}`, { exit: 1 });
+    stop(command, `the API failed: ${sanitize(error.message)}${error.retryable ? ' (retried; try again later)' : ''}; ${notDone}`, error);
   }
-  if (error instanceof CliError) command.error(error.message, { exit: 1 });
+  if (error instanceof CliError) stop(command, sanitize(error.message, { keepNewlines: true }), error);
   throw error;
+}
+
+/**
+ * Ends `command` with exit 1 and `message`; with `--format json`, through the command's
+ * `catch` (`catchAsJson`), which prints the error document for `cause`.
+ */
+export function stop(command: Command, message: string, cause: unknown): never {
+  if (wantsJson(command.argv)) throw new Failure(message, cause);
+  command.error(message, { exit: 1 });
 }

@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { formatLocation, type Problem, type Style } from '@gatehouse/engine';
+import { formatLocation, sanitize, type Problem, type Style } from '@gatehouse/engine';
 import pc from 'picocolors';
 import { CliError } from './errors.js';
 
@@ -39,7 +39,10 @@ export async function writeFileAtomic(path: string, text: string): Promise<void>
   }
 }
 
-/** `file:line:col: message [code]`, or `message [code]` for a problem without a place. */
+/**
+ * `file:line:col: message [code]`, or `message [code]` for a problem without a place; control
+ * characters of the file name or of a value quoted in the message are escaped (`sanitize`).
+ */
 export function formatProblem(problem: Problem): string {
-  return `${problem.at ? `${formatLocation(problem.at)}: ` : ''}${problem.message} [${problem.code}]`;
+  return sanitize(`${problem.at ? `${formatLocation(problem.at)}: ` : ''}${problem.message} [${problem.code}]`);
 }

@@ -7,8 +7,8 @@ import { ManifestProblems, sortProblems, type Problem } from './problems.js';
 import type { Plan } from './plan-model.js';
 import type { LiveApi } from './ports.js';
 import { check } from './steps/check.js';
-import { interpolate, withoutUnsetEcho } from './steps/interpolate.js';
-import { load } from './steps/load.js';
+import { environmentDocuments, type EnvironmentInput } from './environments/documents.js';
+import { attributeVariables, interpolate, withoutUnsetEcho } from './steps/interpolate.js';
 import { match, type Matching } from './steps/match.js';
 import { observe } from './steps/observe.js';
 import { plan } from './steps/plan.js';
@@ -27,6 +27,12 @@ export interface EngineOptions {
    * brief's signature; `computePlan`'s `stack` wins). Default `default`.
    */
   stack?: string;
+  /** The environment whose overlays and `${var:}` values apply (gatehouse.yaml, `--env`). */
+  environment?: EnvironmentInput | undefined;
+  /** Manifest files larger than this many bytes are refused before parsing (default 10 MiB). */
+  maxFileSize?: number;
+  /** Told of what does not stop the run (a symbolic link loop); nothing is printed without it. */
+  onWarning?: (warning: Problem) => void;
 }
 
 export interface Desired {
@@ -38,11 +44,14 @@ export interface Desired {
 /** Steps 1-3: load, validate, resolve (and the service's rules). No network. */
 export async function readManifests(options: EngineOptions): Promise<Desired> {
   const stack = options.stack ?? DEFAULT_STACK;
-  const loaded = await load(options.paths);
-  const interpolated = interpolate(loaded.documents, options.env ?? process.env);
+  const loaded = await environmentDocuments(options.paths, options.environment, options.maxFileSize !== undefined ? { maxFileSize: options.maxFileSize } : {});
+  for (const warning of loaded.warnings) options.onWarning?.(warning);
+  const vars = options.environment?.vars;
+  const interpolated = interpolate(loaded.documents, options.env ?? process.env, { vars });
   const validated = validate(interpolated.documents);
   const resolved = resolve(validated.valid, validated.declared);
-  const problems = [...loaded.problems, ...interpolated.problems, ...validated.problems, ...resolved.problems, ...check(resolved.desired, stack)];
+  const later = attributeVariables([...validated.problems, ...resolved.problems, ...check(resolved.desired, stack)], interpolated.variableUses, vars);
+  const problems = [...loaded.problems, ...interpolated.problems, ...later];
   // Documents that failed their schema were checked in their valid parts only: never planned.
   const desired = resolved.desired.filter((d) => !(d.doc as { partial?: unknown }).partial);
   return { desired, problems: sortProblems(withoutUnsetEcho(problems)), checksum: loaded.checksum };

@@ -95,4 +95,6 @@ export interface Plan {
    * saved before it was added have none (apply then needs the paths on its command line).
    */
   manifest_paths?: string[];
+  /** The environment of gatehouse.yaml the plan was computed for (`--env`), if any. */
+  environment?: string;
 }

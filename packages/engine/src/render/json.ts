@@ -4,6 +4,7 @@
  * inverse and refuses other versions. Keys are snake_case like the API's.
  */
 import { PLAN_FORMAT_VERSION, type Change, type Plan } from '../plan-model.js';
+import { renderJsonDocument } from './values.js';
 
 export interface JsonChange {
   address: string;
@@ -48,12 +49,16 @@ export function toJsonPlan(plan: Plan): JsonPlan {
     manifest_checksum: plan.manifest_checksum,
     requests: plan.requests,
     ...(plan.manifest_paths !== undefined ? { manifest_paths: plan.manifest_paths } : {}),
+    ...(plan.environment !== undefined ? { environment: plan.environment } : {}),
   };
 }
 
-/** Pretty-printed, with a final newline; `format_version` and `target` come first. */
+/**
+ * Pretty-printed, with a final newline; `format_version` and `target` come first, after a
+ * `notice` when the plan was made against the embedded server.
+ */
 export function renderJson(plan: Plan): string {
-  return `${JSON.stringify(toJsonPlan(plan), null, 2)}\n`;
+  return renderJsonDocument(toJsonPlan(plan), plan.target);
 }
 
 export class PlanFormatError extends Error {
@@ -79,7 +84,7 @@ export function parsePlanJson(text: string): Plan {
     if (data[key] === undefined) throw new PlanFormatError(`the plan has no '${key}'`);
   }
   if (!Array.isArray(data.changes)) throw new PlanFormatError("'changes' must be an array");
-  const { changes, ...rest } = data as JsonPlan;
+  const { changes, notice: _notice, ...rest } = data as JsonPlan & { notice?: unknown };
   return {
     ...rest,
     requests: rest.requests ?? 0,
