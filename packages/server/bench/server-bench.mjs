@@ -31,8 +31,9 @@ const HEADERS = { authorization: `Bearer ${KEY}`, 'service-version': '2' };
 
 if (process.argv[2] === '--serve') {
   await serve();
-} else {
-  await measure();
+} else if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const { problems } = await measure();
+  if (problems) process.exitCode = 1;
 }
 
 /** Child: the real app and the bare app, listening; reports their addresses and the seed ids. */
@@ -77,8 +78,12 @@ async function serve() {
   });
 }
 
-/** Parent: drives autocannon against both and prints the table. */
-async function measure() {
+/**
+ * Parent: drives autocannon against both and prints the table. Returns the ratios of the
+ * user-level bench (GET by id to the bare object route, POST to the bare POST route, both
+ * measured in this run) and whether any run had a non-2xx answer or an error.
+ */
+export async function measure() {
   const { default: autocannon } = await import('autocannon');
   const child = fork(fileURLToPath(import.meta.url), ['--serve'], { stdio: 'inherit' });
   const info = await new Promise((resolve, reject) => {
@@ -183,5 +188,10 @@ async function measure() {
 
   child.send('stop');
   await new Promise((resolve) => child.once('exit', resolve));
-  if ([...results.map(([, r]) => r), ...oneRuns, ...listRuns, ...postRuns].some((r) => r.problems > 0)) process.exitCode = 1;
+  const byName = new Map(results);
+  return {
+    get: { rps: byName.get('GET /ip_policies/:id').rps, bareRps: oneRps },
+    post: { rps: byName.get('POST /ip_policies').rps, bareRps: postRps },
+    problems: [...results.map(([, r]) => r), ...oneRuns, ...listRuns, ...postRuns].some((r) => r.problems > 0),
+  };
 }

@@ -10,7 +10,7 @@ import { relative } from 'node:path';
 import { LineCounter, isMap, isPair, isScalar, isSeq, parseAllDocuments, type Document, type Node } from 'yaml';
 import { problem, type Problem } from '../problems.js';
 import type { SourceLocation } from '../source.js';
-import { fastDocuments } from './fast-yaml.js';
+import { documentsWithLongLines, fastDocuments } from './fast-yaml.js';
 import { findManifestFiles, readManifestFile } from './files.js';
 import { aliasProblem, flowNestingProblem, isAliasLimitError, MAX_ALIAS_COUNT, MAX_NESTING, nestingProblem, valueDepth } from './yaml-limits.js';
 
@@ -86,6 +86,29 @@ export async function load(paths: string[], options: LoadOptions = {}): Promise<
  * the reference, and its syntax errors are reported.
  */
 export function parseFile(file: string, text: string, documents: LoadedDocument[], problems: Problem[]): void {
+  const pieces = documentsWithLongLines(text);
+  if (!pieces) {
+    parseDocuments(file, text, documents, problems);
+    return;
+  }
+  // One document per piece: a long line sends only its document to `yaml`. Positions and
+  // document indexes are the file's: lines shifted by where the piece starts.
+  let index = 0;
+  for (const piece of pieces) {
+    const found: LoadedDocument[] = [];
+    const issues: Problem[] = [];
+    parseDocuments(file, piece.text, found, issues);
+    const shift = (at: SourceLocation): SourceLocation => ({ ...at, line: at.line + piece.line - 1 });
+    for (const issue of issues) problems.push(issue.at ? { ...issue, at: shift(issue.at) } : issue);
+    for (const doc of found) {
+      documents.push({ ...doc, index: index + doc.index, locate: (path, options) => shift(doc.locate(path, options)) });
+    }
+    // Every piece from a `---` is one document; the text before the first only if it holds one.
+    if (piece.text.startsWith('---') || found.length > 0 || issues.length > 0) index++;
+  }
+}
+
+function parseDocuments(file: string, text: string, documents: LoadedDocument[], problems: Problem[]): void {
   const tooDeep = flowNestingProblem(text, (offset) => positionOf(file, text, offset));
   if (tooDeep) {
     problems.push(tooDeep);
