@@ -115,3 +115,35 @@ test('a line over 1024 characters sends only its own document to the yaml parser
   expect(broken.map((p) => [p.code, p.at?.line])).toEqual([['yaml_syntax', expect.any(Number)]]);
   expect(broken[0]!.at!.line).toBeGreaterThanOrEqual(15);
 });
+
+test("a document's own position is recorded from the text, the same as yaml's composition gives", async () => {
+  const { documentStarts } = await import('./fast-yaml.js');
+  const { parseFile } = await import('./load.js');
+  const { parseAllDocuments, LineCounter, isScalar } = await import('yaml');
+  const text = [
+    '# header',
+    '',
+    'kind: BotUser',
+    'name: a',
+    'spec: {}',
+    '--- # a comment on the marker',
+    '',
+    '# before the content',
+    '  kind: BotUser',
+    '  name: b',
+    '  spec: {}',
+    '---',
+    '---',
+    '{kind: BotUser, name: c, spec: {}}',
+    '--- {kind: BotUser, name: d, spec: {}}',
+    '',
+  ].join('\n');
+  expect(documentStarts(text)).toHaveLength(4);
+  const documents: import('./load.js').LoadedDocument[] = [];
+  parseFile('m.yaml', text, documents, []);
+  const lineCounter = new LineCounter();
+  const reference = parseAllDocuments(text, { lineCounter })
+    .filter((doc) => doc.contents !== null && !(isScalar(doc.contents) && doc.contents.value === null))
+    .map((doc) => lineCounter.linePos(doc.contents!.range![0]));
+  expect(documents.map((d) => d.locate([]))).toEqual(reference.map(({ line, col }) => ({ file: 'm.yaml', line, col })));
+});
