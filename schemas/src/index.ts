@@ -22,3 +22,4 @@ export * from './event-sources.js';
 export * from './ca-pem.js';
 export * from './project.js';
 export * from './rate-limit.js';
+export * from './urls.js';

@@ -24,6 +24,7 @@ export const ProjectEnvironment = Type.Object(
     api_key: Type.Optional(Type.String({ pattern: ENV_ONLY, description: 'the API key as ${env:NAME}: a key is never written in the repository' })),
     vars: Type.Optional(
       Type.Record(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }), Type.Unknown(), {
+        additionalProperties: false,
         description: 'values of ${var:NAME} in the manifests: any YAML value; a string that is exactly ${var:NAME} takes its type',
       }),
     ),
@@ -41,7 +42,7 @@ export const ProjectFile = Type.Object(
       description: 'files or directories of the base manifests, relative to this file (the default PATHs of every command)',
     }),
     environments: Type.Optional(
-      Type.Record(ProjectEnvironmentName, ProjectEnvironment, { description: 'the environments, by name; choose one with --env NAME or GATEHOUSE_ENV' }),
+      Type.Record(ProjectEnvironmentName, ProjectEnvironment, { additionalProperties: false, description: 'the environments, by name; choose one with --env NAME or GATEHOUSE_ENV' }),
     ),
   },
   { additionalProperties: false, title: 'gatehouse project file', description: 'gatehouse.yaml: base manifests and environments' },

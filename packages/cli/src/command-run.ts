@@ -8,16 +8,19 @@ import type { Command } from '@oclif/core';
 import { LiveApiError, ManifestProblems, sanitize } from '@gatehouse/engine';
 import { connect, type Connection } from './connection/connect.js';
 import type { ConnectionFlagValues } from './connection/flags.js';
+import { apiFailureHint } from './connection/api-failure.js';
 import { CliError } from './errors.js';
 import { Failure, wantsJson } from './json-errors.js';
 import { formatProblem } from './output.js';
+import { isVerbose, requestLogger } from './request-log.js';
 
 /**
  * Connects as the flags say, runs `fn` over the connection and closes it whatever happens.
  * Errors of connecting, of `fn` and of closing reach the caller unchanged.
  */
 export async function withConnection<T>(flags: ConnectionFlagValues, fn: (connection: Connection) => Promise<T>): Promise<T> {
-  const connection = await connect(flags);
+  const onRequest = requestLogger(isVerbose(flags));
+  const connection = await connect(flags, onRequest ? { onRequest } : {});
   try {
     return await fn(connection);
   } finally {
@@ -37,7 +40,8 @@ export function failCommand(command: Command, error: unknown, notDone: string): 
     stop(command, `${error.problems.length} problem${error.problems.length === 1 ? '' : 's'} in the manifests; ${notDone}.`, error);
   }
   if (error instanceof LiveApiError) {
-    stop(command, `the API failed: ${sanitize(error.message)}${error.retryable ? ' (retried; try again later)' : ''}; ${notDone}`, error);
+    const hint = apiFailureHint(error);
+    stop(command, `the API failed: ${sanitize(error.message).replace(/\.$/, '')}${hint ? `; ${hint}` : ''}; ${notDone}`, error);
   }
   if (error instanceof CliError) stop(command, sanitize(error.message, { keepNewlines: true }), error);
   throw error;

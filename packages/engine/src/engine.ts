@@ -11,6 +11,7 @@ import { environmentDocuments, type EnvironmentInput } from './environments/docu
 import { attributeVariables, interpolate, withoutUnsetEcho } from './steps/interpolate.js';
 import { match, type Matching } from './steps/match.js';
 import { observe } from './steps/observe.js';
+import { lockOf, type LockInfo } from './lock/lock.js';
 import { plan } from './steps/plan.js';
 import { resolve } from './steps/resolve.js';
 import { validate } from './steps/validate.js';
@@ -63,9 +64,10 @@ export async function validateManifests(options: EngineOptions): Promise<Problem
 }
 
 /** Steps 4-5 for callers that need the matching itself (apply, drift). */
-export async function observeAndMatch(desired: DesiredObject[], api: LiveApi, stack: string): Promise<{ matching: Matching; requests: number }> {
+export async function observeAndMatch(desired: DesiredObject[], api: LiveApi, stack: string): Promise<{ matching: Matching; requests: number; lock?: LockInfo }> {
   const observation = await observe(api);
-  return { matching: match(desired, observation.live, stack), requests: observation.requests };
+  const lock = lockOf(stack, observation.lockObjects.bots, observation.lockObjects.policies);
+  return { matching: match(desired, observation.live, stack), requests: observation.requests, ...(lock ? { lock } : {}) };
 }
 
 /**
@@ -80,7 +82,7 @@ export async function readAndMatch(
   options: EngineOptions,
   api: LiveApi,
   stack: string,
-): Promise<{ read: Desired; matching: Matching; requests: number }> {
+): Promise<{ read: Desired; matching: Matching; requests: number; lock?: LockInfo }> {
   const observing = observe(api);
   // Handled here so that a failed listing that is discarded is not an unhandled rejection.
   observing.catch(() => {});
@@ -89,11 +91,14 @@ export async function readAndMatch(
   const observation = await observing;
   const matching = match(read.desired, observation.live, stack);
   if (matching.problems.length > 0) throw new ManifestProblems(sortProblems(matching.problems));
-  return { read, matching, requests: observation.requests };
+  const lock = lockOf(stack, observation.lockObjects.bots, observation.lockObjects.policies);
+  return { read, matching, requests: observation.requests, ...(lock ? { lock } : {}) };
 }
 
 /** The plan of the manifests against the live API; throws `ManifestProblems` when invalid. */
 export async function computePlan(options: EngineOptions & { api: LiveApi; stack: string }): Promise<Plan> {
-  const { read, matching, requests } = await readAndMatch(options, options.api, options.stack);
-  return plan({ matching, stack: options.stack, target: options.api.target, checksum: read.checksum, requests });
+  const { read, matching, requests, lock } = await readAndMatch(options, options.api, options.stack);
+  const computed = plan({ matching, stack: options.stack, target: options.api.target, checksum: read.checksum, requests });
+  // Plan does not lock; it says when an apply holds the lock (its plan may be outdated soon).
+  return lock ? { ...computed, lock } : computed;
 }

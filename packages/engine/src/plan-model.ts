@@ -5,6 +5,7 @@
  * not a payload. Apply recomputes the desired objects from the manifests (whose checksum the
  * plan records) and refuses changes whose live object no longer has the recorded fingerprint.
  */
+import type { LockInfo } from './lock/lock.js';
 import type { SourceLocation } from './source.js';
 
 export const PLAN_FORMAT_VERSION = 1;
@@ -74,6 +75,8 @@ export interface PlanSummary {
 }
 
 export interface Plan {
+  /** The stack's lock when an apply held it while the plan was made (lock/lock.ts). */
+  lock?: LockInfo;
   format_version: typeof PLAN_FORMAT_VERSION;
   target: { url: string; embedded: boolean };
   stack: string;

@@ -151,8 +151,10 @@ function toDrifted(change: Change, verdict: Verdict): DriftedObject {
 
 /** Drift of the manifests against the live API; throws `ManifestProblems` when they are invalid. */
 export async function detectDrift(options: EngineOptions & { api: LiveApi; stack: string; now?: Date }): Promise<DriftReport> {
-  const { read, matching, requests } = await readAndMatch(options, options.api, options.stack);
-  return classifyDrift({ matching, desired: read.desired, stack: options.stack, target: options.api.target, requests, ...(options.now ? { now: options.now } : {}) });
+  const { read, matching, requests, lock } = await readAndMatch(options, options.api, options.stack);
+  const report = classifyDrift({ matching, desired: read.desired, stack: options.stack, target: options.api.target, requests, ...(options.now ? { now: options.now } : {}) });
+  // Drift does not lock; a held lock means an apply is running and may explain the drift.
+  return lock ? { ...report, lock } : report;
 }
 
 export type { DriftKind };

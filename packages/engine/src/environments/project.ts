@@ -11,7 +11,7 @@
 import { access } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { readFile } from 'node:fs/promises';
-import { Ajv } from 'ajv';
+import { Ajv, type ValidateFunction } from 'ajv';
 import { ProjectFile } from '@gatehouse/schemas';
 import { problem, type Problem } from '../problems.js';
 import { formatLocation, type SourceLocation } from '../source.js';
@@ -40,7 +40,9 @@ export interface Project {
   environments: ProjectEnvironment[];
 }
 
-const validateProject = new Ajv({ allErrors: true, strict: false, verbose: true }).compile(ProjectFile);
+/** Compiled on first use: commands without a project file never pay for it. */
+let compiled: ValidateFunction | undefined;
+const projectValidator = () => (compiled ??= new Ajv({ allErrors: true, strict: false, verbose: true }).compile(ProjectFile));
 
 const display = (path: string, cwd: string) => {
   const rel = relative(cwd, path);
@@ -78,8 +80,9 @@ export async function readProject(path: string, cwd: string = process.cwd()): Pr
     return { problems: [problem('project_invalid', `${file} must hold one YAML document with manifests and environments`, { file, line: 1, col: 1 })] };
   }
   const doc = documents[0]!;
+  const validateProject = projectValidator();
   if (!validateProject(doc.value)) {
-    return { problems: explain(validateProject.errors ?? [], doc).map((p) => ({ ...p, message: `${PROJECT_FILE_NAME}: ${p.message}` })) };
+    return { problems: explain(validateProject.errors ?? [], doc).map((p) => ({ ...p, message: plainer(p.message) })) };
   }
   const value = doc.value as {
     manifests: string[];
@@ -111,6 +114,16 @@ export async function readProject(path: string, cwd: string = process.cwd()): Pr
   }
   if (problems.length > 0) return { problems };
   return { project: { file, manifests, environments }, problems };
+}
+
+/** The schema's messages where a pattern or a name map says too little. */
+function plainer(message: string): string {
+  const unknown = /^unknown field "(.*)" in (environments(?:\.[^.]+\.vars)?); expected one of: $/.exec(message);
+  if (unknown?.[2] === 'environments') return `environment name "${unknown[1]}" must be lower-case letters, digits, - and _ (at most 63; "all" is reserved for --env all)`;
+  if (unknown) return `variable name "${unknown[1]}" in ${unknown[2]} must be letters, digits and _ (not starting with a digit)`;
+  const key = /^(environments\.[^.]+\.api_key) must match pattern/.exec(message);
+  if (key) return `${key[1]} must be \${env:NAME}: an API key is never written in the repository; set it in a variable (a CI secret)`;
+  return message;
 }
 
 const isWithin = (path: string, dir: string) => path === dir || path.startsWith(dir.endsWith(sep) ? dir : `${dir}${sep}`);

@@ -50,6 +50,7 @@ export function toJsonPlan(plan: Plan): JsonPlan {
     requests: plan.requests,
     ...(plan.manifest_paths !== undefined ? { manifest_paths: plan.manifest_paths } : {}),
     ...(plan.environment !== undefined ? { environment: plan.environment } : {}),
+    ...(plan.lock !== undefined ? { lock: plan.lock } : {}),
   };
 }
 
