@@ -217,7 +217,24 @@ describe('npm pack, then npm install --omit=optional into an empty directory', (
     const again = await gatehouse(['plan', 'manifests', '--detailed-exitcode'], api);
     expect(again.code, again.stdout + again.stderr).toBe(0);
     expect(again.stdout).toMatch(/No changes/);
-  });
+  }, 180_000);
+
+  it('the shell recipe plans a change, applies the plan it saved, and then finds no drift', async () => {
+    const recipe = join(REPO_ROOT, 'examples/ci/shell/gatehouse-ci.sh');
+    const policies = join(app, 'manifests/ip-policies.yaml');
+    writeFileSync(policies, readFileSync(policies, 'utf8').replace('description: Office egress addresses', 'description: Office egress (shell recipe)'));
+    const stage = (name: string) =>
+      execFileAsync('sh', [recipe, name], {
+        cwd: app,
+        env: { ...process.env, NODE_ENV: '', NO_COLOR: '1', CI: 'true', GATEHOUSE_PREFIX: app, MANIFESTS: 'manifests', GATEHOUSE_API_URL: server.url, GATEHOUSE_API_KEY: KEY, ...EXAMPLE_SECRETS },
+      });
+    await stage('plan');
+    expect(readFileSync(join(app, 'plan.md'), 'utf8')).toContain('Office egress (shell recipe)');
+    expect(existsSync(join(app, 'gatehouse-plan.json'))).toBe(true);
+    await stage('apply');
+    await stage('drift'); // exit 2 (drift) would reject
+    expect(JSON.parse(readFileSync(join(app, 'drift.json'), 'utf8'))).toBeTypeOf('object');
+  }, 180_000);
 
   it('says what to do when serve or the embedded default needs the missing server', async () => {
     const serve = await gatehouse(['serve', '--port', '0']);
@@ -230,5 +247,5 @@ describe('npm pack, then npm install --omit=optional into an empty directory', (
     expect(embedded.message).toMatch(/embedded reference server \(@gatehouse\/server\), which is not installed/);
     expect(embedded.message).toMatch(/Set GATEHOUSE_API_URL and GATEHOUSE_API_KEY/);
     expect(existsSync(join(app, '.gatehouse'))).toBe(false);
-  });
+  }, 120_000);
 });

@@ -56,6 +56,11 @@ export interface Change {
   reason?: string;
   /** Where the desired object is declared; absent for deletes. */
   source?: SourceLocation;
+  /**
+   * On the delete of a duplicate (same stack and address as `keep`, steps/duplicates.ts):
+   * apply runs it without --prune, after re-pointing references to `keep`.
+   */
+  duplicate?: { keep: string; cause: 'duplicate' | 'interrupted_replace' };
 }
 
 /** A live object that no manifest declares and this stack does not own: listed, never touched. */

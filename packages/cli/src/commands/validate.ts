@@ -1,10 +1,11 @@
-import { Args, Command } from '@oclif/core';
+import { Args, Command, Flags } from '@oclif/core';
 import { validateManifests, type Problem } from '@gatehouse/engine';
 import { failCommand } from '../command-run.js';
 import { environmentFlags } from '../environments/flags.js';
 import { selectEnvironments } from '../environments/select.js';
 import { manifestFlags, readingOptions } from '../manifest-flags.js';
 import { formatProblem } from '../output.js';
+import { verboseFlag } from '../request-log.js';
 
 /** `gatehouse validate [PATH...]`: checks manifests without the network. */
 export default class Validate extends Command {
@@ -12,12 +13,21 @@ export default class Validate extends Command {
   static override description =
     'Reads every *.yaml and *.yml under the given files and directories (default: the manifests ' +
     'of gatehouse.yaml, or the current directory) and reports every problem at once, each as ' +
-    'file:line:col: message [code]. With a gatehouse.yaml that defines environments, checks every ' +
+    'file:line:col: message [code]. An unset ${env:NAME} is only a warning (validate needs no secrets; plan and apply do), ' +
+    'an error with --strict-env. With a gatehouse.yaml that defines environments, checks every ' +
     'environment (overlays and variables applied), or the one --env names; a problem found in some ' +
     'environments only says which. Makes no request. Exit 0 when the manifests are valid, 1 otherwise.';
   static override strict = false;
   static override args = { path: Args.string({ description: 'manifest file or directory (repeatable)' }) };
-  static override flags = { ...manifestFlags, ...environmentFlags };
+  static override flags = {
+    ...manifestFlags,
+    ...environmentFlags,
+    ...verboseFlag,
+    'strict-env': Flags.boolean({
+      description: 'an unset ${env:NAME} is an error, as in plan and apply (by default a warning: validate needs no secret values)',
+      default: false,
+    }),
+  };
   static override examples = [
     '<%= config.bin %> validate examples/basic',
     '<%= config.bin %> validate policies.yaml edges/',
@@ -42,7 +52,13 @@ export default class Validate extends Command {
     });
     const found = new Map<string, { problem: Problem; environments: string[] }>();
     for (const run of selection.runs) {
-      const problems = await validateManifests({ paths: run.paths, env: process.env, environment: run.environment, ...reading });
+      const problems = await validateManifests({
+        paths: run.paths,
+        env: process.env,
+        environment: run.environment,
+        unsetEnv: flags['strict-env'] ? 'error' : 'warn',
+        ...reading,
+      });
       for (const problem of problems) {
         const key = `${problem.at ? `${problem.at.file}:${problem.at.line}:${problem.at.col}` : ''}\0${problem.code}\0${problem.message}`;
         const entry = found.get(key) ?? { problem, environments: [] };

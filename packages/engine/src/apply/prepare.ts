@@ -110,7 +110,7 @@ export async function prepareApply(options: PrepareOptions): Promise<PreparedApp
 
   const desiredByAddress = new Map(read.desired.map((d) => [d.address, d]));
   const pairByAddress = new Map(matching.pairs.map((p) => [p.desired.address, p.live]));
-  const liveById = new Map([...matching.pairs.map((p) => p.live), ...matching.deletes].map((o) => [o.id, o]));
+  const liveById = new Map([...matching.pairs.map((p) => p.live), ...matching.deletes, ...matching.duplicates.map((d) => d.live)].map((o) => [o.id, o]));
   const subjectOf = (change: Change): Subject => {
     const desired = desiredByAddress.get(change.address);
     const live = change.id !== null ? liveById.get(change.id) : undefined;
@@ -132,8 +132,10 @@ export async function prepareApply(options: PrepareOptions): Promise<PreparedApp
     });
   }
 
-  const notPruned = options.prune ? [] : chosen.filter((s) => s.change.action === 'delete').map((s) => s.change);
-  const subjects = options.prune ? chosen : chosen.filter((s) => s.change.action !== 'delete');
+  // Duplicates are deleted without --prune: their address stays declared (steps/duplicates.ts).
+  const prunable = (s: Subject) => s.change.action === 'delete' && !s.change.duplicate;
+  const notPruned = options.prune ? [] : chosen.filter(prunable).map((s) => s.change);
+  const subjects = options.prune ? chosen : chosen.filter((s) => !prunable(s));
   refusals.push(...railRefusals({ subjects, matching, stack, force: options.force === true }));
 
   const tokens = referenceTokens(matching);

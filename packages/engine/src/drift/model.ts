@@ -21,15 +21,15 @@ export const DRIFT_FORMAT_VERSION = 1;
  * - `missing`: declared and missing, with no evidence: not applied yet or deleted outside.
  * - `unmanaged`: exists beside managed objects, undeclared and not owned (information only).
  */
-export type DriftKind = 'changed_in_manifests' | 'changed_outside' | 'changed' | 'deleted_outside' | 'missing' | 'unmanaged';
+export type DriftKind = 'changed_in_manifests' | 'changed_outside' | 'changed' | 'deleted_outside' | 'missing' | 'duplicate' | 'unmanaged';
 
 /** Drift kinds that make `gatehouse drift` exit 2 (all but `unmanaged`). */
-export const DRIFT_KINDS: readonly Exclude<DriftKind, 'unmanaged'>[] = ['changed_outside', 'deleted_outside', 'missing', 'changed_in_manifests', 'changed'];
+export const DRIFT_KINDS: readonly Exclude<DriftKind, 'unmanaged'>[] = ['changed_outside', 'deleted_outside', 'duplicate', 'missing', 'changed_in_manifests', 'changed'];
 
 /** One field that differs: its dotted path, live and desired values (masked when secret). */
 export interface DriftField {
   path: string;
-  drift: Exclude<DriftKind, 'unmanaged' | 'deleted_outside' | 'missing'>;
+  drift: Exclude<DriftKind, 'unmanaged' | 'deleted_outside' | 'missing' | 'duplicate'>;
   live: unknown;
   desired: unknown;
   sensitive: boolean;

@@ -19,6 +19,7 @@ import { DRIFT_KINDS } from './model.js';
 export const DRIFT_TITLES: Record<DriftKind, string> = {
   changed_outside: 'changed outside gatehouse',
   deleted_outside: 'deleted outside gatehouse',
+  duplicate: 'duplicate',
   missing: 'missing (not applied yet or deleted outside gatehouse)',
   changed_in_manifests: 'changed in the manifests since the last apply',
   changed: 'changed (cause unknown)',
