@@ -47,11 +47,12 @@ step('1. validate');
 gatehouse(['validate', example]);
 
 step('2. plan and apply against the embedded default (.gatehouse/server.db)');
-gatehouse(['plan', example, '--detailed-exitcode'], [0, 2]);
-gatehouse(['apply', example, '--yes', '--prune']);
+// --embedded says so on purpose: in CI (CI set) gatehouse refuses to fall back to it silently.
+gatehouse(['plan', example, '--detailed-exitcode', '--embedded'], [0, 2]);
+gatehouse(['apply', example, '--yes', '--prune', '--embedded']);
 
 step('3. plan again: no changes');
-gatehouse(['plan', example, '--detailed-exitcode'], [0]);
+gatehouse(['plan', example, '--detailed-exitcode', '--embedded'], [0]);
 
 step('4. a change outside gatehouse, then drift');
 const key = `demo-${randomBytes(12).toString('hex')}`;

@@ -133,11 +133,12 @@ describe('gatehouse plan against a fresh server', () => {
   });
 });
 
-describe('gatehouse plan with no API URL: the embedded default', () => {
+describe('gatehouse plan with no API URL outside CI: the embedded default', () => {
   it('plans against the reference server in-process over .gatehouse/server.db', async () => {
     const cwd = tempDir();
     try {
-      const result = await runCli(['plan', EXAMPLES, '--detailed-exitcode'], { env: EXAMPLE_SECRETS, cwd: cwd.path });
+      // CI="" is "not in CI" (test/target-e2e.test.ts covers CI set).
+      const result = await runCli(['plan', EXAMPLES, '--detailed-exitcode'], { env: { ...EXAMPLE_SECRETS, CI: '' }, cwd: cwd.path });
       expect(result.code, result.stderr).toBe(2);
       expect(result.stdout.split('\n')[0]).toMatch(/^gatehouse plan for http:\/\/127\.0\.0\.1:\d+ \(embedded reference server, \.gatehouse\/server\.db\)/);
       expect(existsSync(join(cwd.path, '.gatehouse', 'server.db'))).toBe(true);

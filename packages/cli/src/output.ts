@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { formatLocation, type Problem, type Style } from '@gatehouse/engine';
+import { formatLocation, sanitize, type Problem, type Style } from '@gatehouse/engine';
 import pc from 'picocolors';
 import { CliError } from './errors.js';
 
@@ -25,13 +25,15 @@ export function terminalStyle(enabled = colourEnabled()): Style {
 /**
  * Writes `text` to `path` so that a reader sees the old file or the new one, never half of
  * one: a temporary file beside it, then a rename (atomic on one file system).
+ * `mode` is the new file's mode before the umask (0600 unless given: a saved plan stays the
+ * user's; exported manifests pass 0666, so the umask decides as for any file an editor saves).
  */
-export async function writeFileAtomic(path: string, text: string): Promise<void> {
+export async function writeFileAtomic(path: string, text: string, options: { mode?: number } = {}): Promise<void> {
   const dir = dirname(path);
   const temp = join(dir, `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
   try {
     await mkdir(dir, { recursive: true });
-    await writeFile(temp, text, { mode: 0o600 });
+    await writeFile(temp, text, { mode: options.mode ?? 0o600 });
     await rename(temp, path);
   } catch (error) {
     await rm(temp, { force: true }).catch(() => undefined);
@@ -39,7 +41,10 @@ export async function writeFileAtomic(path: string, text: string): Promise<void>
   }
 }
 
-/** `file:line:col: message [code]`, or `message [code]` for a problem without a place. */
+/**
+ * `file:line:col: message [code]`, or `message [code]` for a problem without a place; control
+ * characters of the file name or of a value quoted in the message are escaped (`sanitize`).
+ */
 export function formatProblem(problem: Problem): string {
-  return `${problem.at ? `${formatLocation(problem.at)}: ` : ''}${problem.message} [${problem.code}]`;
+  return sanitize(`${problem.at ? `${formatLocation(problem.at)}: ` : ''}${problem.message} [${problem.code}]`);
 }

@@ -7,10 +7,11 @@ import { ManifestProblems, sortProblems, type Problem } from './problems.js';
 import type { Plan } from './plan-model.js';
 import type { LiveApi } from './ports.js';
 import { check } from './steps/check.js';
-import { interpolate, withoutUnsetEcho } from './steps/interpolate.js';
-import { load } from './steps/load.js';
+import { environmentDocuments, type EnvironmentInput } from './environments/documents.js';
+import { attributeVariables, interpolate, withoutUnsetEcho } from './steps/interpolate.js';
 import { match, type Matching } from './steps/match.js';
 import { observe } from './steps/observe.js';
+import { lockOf, type LockInfo } from './lock/lock.js';
 import { plan } from './steps/plan.js';
 import { resolve } from './steps/resolve.js';
 import { validate } from './steps/validate.js';
@@ -27,7 +28,24 @@ export interface EngineOptions {
    * brief's signature; `computePlan`'s `stack` wins). Default `default`.
    */
   stack?: string;
+  /** The environment whose overlays and `${var:}` values apply (gatehouse.yaml, `--env`). */
+  environment?: EnvironmentInput | undefined;
+  /** Manifest files larger than this many bytes are refused before parsing (default 10 MiB). */
+  maxFileSize?: number;
+  /** Told of what does not stop the run (a symbolic link loop); nothing is printed without it. */
+  onWarning?: (warning: Problem) => void;
+  /**
+   * What an unset `${env:NAME}` is: an `error` (plan, apply: the value is needed) or, for
+   * offline validation, a `warn`ing told to `onWarning`, with a stand-in value so that the
+   * rest of the document is still checked (problems at the same place are not reported).
+   */
+  unsetEnv?: 'error' | 'warn';
+  /** Told of what was passed over on purpose (a skipped directory or file), for `--verbose`. */
+  onNote?: (note: string) => void;
 }
+
+/** What an unset `${env:}` stands for in offline validation: non-empty, like a real secret. */
+export const UNSET_ENV_STAND_IN = 'gatehouse-validate-unset-variable-0123456789';
 
 export interface Desired {
   desired: DesiredObject[];
@@ -38,14 +56,25 @@ export interface Desired {
 /** Steps 1-3: load, validate, resolve (and the service's rules). No network. */
 export async function readManifests(options: EngineOptions): Promise<Desired> {
   const stack = options.stack ?? DEFAULT_STACK;
-  const loaded = await load(options.paths);
-  const interpolated = interpolate(loaded.documents, options.env ?? process.env);
+  const loaded = await environmentDocuments(options.paths, options.environment, options.maxFileSize !== undefined ? { maxFileSize: options.maxFileSize } : {});
+  for (const warning of loaded.warnings) options.onWarning?.(warning);
+  for (const note of loaded.notes) options.onNote?.(note);
+  const vars = options.environment?.vars;
+  const interpolated = interpolate(loaded.documents, options.env ?? process.env, {
+    vars,
+    ...(options.unsetEnv === 'warn' ? { unsetEnvStandIn: UNSET_ENV_STAND_IN } : {}),
+  });
+  for (const warning of interpolated.unsetEnv) options.onWarning?.(warning);
   const validated = validate(interpolated.documents);
   const resolved = resolve(validated.valid, validated.declared);
-  const problems = [...loaded.problems, ...interpolated.problems, ...validated.problems, ...resolved.problems, ...check(resolved.desired, stack)];
+  const later = attributeVariables([...validated.problems, ...resolved.problems, ...check(resolved.desired, stack)], interpolated.variableUses, vars);
+  const problems = [...loaded.problems, ...interpolated.problems, ...later];
   // Documents that failed their schema were checked in their valid parts only: never planned.
   const desired = resolved.desired.filter((d) => !(d.doc as { partial?: unknown }).partial);
-  return { desired, problems: sortProblems(withoutUnsetEcho(problems)), checksum: loaded.checksum };
+  // An unset variable's stand-in may itself fail a check there (a pattern): not reported.
+  const unsetAt = new Set(interpolated.unsetEnv);
+  const reported = withoutUnsetEcho([...interpolated.unsetEnv, ...problems]).filter((p) => !unsetAt.has(p));
+  return { desired, problems: sortProblems(reported), checksum: loaded.checksum };
 }
 
 /** Every problem of the manifests, all together; `[]` when they are valid. */
@@ -54,16 +83,41 @@ export async function validateManifests(options: EngineOptions): Promise<Problem
 }
 
 /** Steps 4-5 for callers that need the matching itself (apply, drift). */
-export async function observeAndMatch(desired: DesiredObject[], api: LiveApi, stack: string): Promise<{ matching: Matching; requests: number }> {
+export async function observeAndMatch(desired: DesiredObject[], api: LiveApi, stack: string): Promise<{ matching: Matching; requests: number; lock?: LockInfo }> {
   const observation = await observe(api);
-  return { matching: match(desired, observation.live, stack), requests: observation.requests };
+  const lock = lockOf(stack, observation.lockObjects.bots, observation.lockObjects.policies);
+  return { matching: match(desired, observation.live, stack), requests: observation.requests, ...(lock ? { lock } : {}) };
+}
+
+/**
+ * Steps 1-5 with the listing overlapped with the reading: the list requests are sent first
+ * (every collection at once, within the client's concurrency and rate limit), and the manifests
+ * are read, validated and resolved while the answers arrive. The requests are the same as
+ * reading first and listing after. When the manifests are invalid the listing is discarded
+ * (its failure too: the manifests' problems are what to fix first) and `ManifestProblems` is
+ * thrown; so it is for matching problems.
+ */
+export async function readAndMatch(
+  options: EngineOptions,
+  api: LiveApi,
+  stack: string,
+): Promise<{ read: Desired; matching: Matching; requests: number; lock?: LockInfo }> {
+  const observing = observe(api);
+  // Handled here so that a failed listing that is discarded is not an unhandled rejection.
+  observing.catch(() => {});
+  const read = await readManifests({ ...options, stack });
+  if (read.problems.length > 0) throw new ManifestProblems(read.problems);
+  const observation = await observing;
+  const matching = match(read.desired, observation.live, stack);
+  if (matching.problems.length > 0) throw new ManifestProblems(sortProblems(matching.problems));
+  const lock = lockOf(stack, observation.lockObjects.bots, observation.lockObjects.policies);
+  return { read, matching, requests: observation.requests, ...(lock ? { lock } : {}) };
 }
 
 /** The plan of the manifests against the live API; throws `ManifestProblems` when invalid. */
 export async function computePlan(options: EngineOptions & { api: LiveApi; stack: string }): Promise<Plan> {
-  const { desired, problems, checksum } = await readManifests(options);
-  if (problems.length > 0) throw new ManifestProblems(problems);
-  const { matching, requests } = await observeAndMatch(desired, options.api, options.stack);
-  if (matching.problems.length > 0) throw new ManifestProblems(sortProblems(matching.problems));
-  return plan({ matching, stack: options.stack, target: options.api.target, checksum, requests });
+  const { read, matching, requests, lock } = await readAndMatch(options, options.api, options.stack);
+  const computed = plan({ matching, stack: options.stack, target: options.api.target, checksum: read.checksum, requests });
+  // Plan does not lock; it says when an apply holds the lock (its plan may be outdated soon).
+  return lock ? { ...computed, lock } : computed;
 }

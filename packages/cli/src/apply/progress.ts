@@ -3,7 +3,7 @@
  * kind/name, id, time), a live counter on a terminal (rewritten in place on stderr, erased
  * before each line), and a final summary. Lines go to `out`; the counter only to a TTY.
  */
-import type { ApplyResult, StepResult } from '@gatehouse/engine';
+import { sanitize, type ApplyResult, type StepResult } from '@gatehouse/engine';
 import pc from 'picocolors';
 
 export interface ProgressStream {
@@ -12,24 +12,32 @@ export interface ProgressStream {
 
 export function formatStep(step: StepResult, colour = false): string {
   const c = pc.createColors(colour);
-  const status = step.status === 'done' ? c.green('done   ') : step.status === 'failed' ? c.red('failed ') : c.yellow('skipped');
+  const status = {
+    done: c.green('done   '),
+    failed: c.red('failed '),
+    skipped: c.yellow('skipped'),
+    cancelled: c.red('cancelled'),
+    not_started: c.yellow('not started'),
+  }[step.status];
   const id = step.id ?? '-';
-  const time = step.status === 'skipped' ? '' : `  ${step.duration_ms} ms`;
+  const time = step.status === 'skipped' || step.status === 'not_started' ? '' : `  ${step.duration_ms} ms`;
   const why = step.reason ? `: ${step.reason.message}` : step.note ? ` (${step.note})` : '';
-  return `${status} ${step.action.padEnd(7)} ${step.address}  ${id}${time}${why}`;
+  return `${status} ${sanitize(`${step.action.padEnd(7)} ${step.address}  ${id}${time}${why}`)}`;
 }
 
 export function formatSummary(result: ApplyResult): string[] {
   const { summary } = result;
   const lines = [
-    result.ok && result.steps.length === 0
+    result.interrupted
+      ? `Apply interrupted: ${summary.done} done, ${summary.failed} failed, ${summary.cancelled} cancelled (in flight when apply stopped waiting: they may or may not have taken effect), ${summary.not_started} not started${summary.skipped > 0 ? `, ${summary.skipped} skipped` : ''}. Run gatehouse plan to review what is left, then the same apply command again: it plans from what is live now and finishes the job.`
+      : result.ok && result.steps.length === 0
       ? 'Nothing to apply.'
       : result.ok
       ? `Apply complete: ${summary.done} done in ${(result.duration_ms / 1000).toFixed(1)} s.`
       : `Apply failed: ${summary.done} done, ${summary.failed} failed, ${summary.skipped} skipped. Fix the failures and run apply again; it continues where this one stopped.`,
   ];
   if (summary.not_pruned > 0) {
-    lines.push(`${summary.not_pruned} delete${summary.not_pruned === 1 ? ' was' : 's were'} not done (pass --prune to delete): ${result.not_pruned.map((d) => d.address).join(', ')}`);
+    lines.push(`${summary.not_pruned} delete${summary.not_pruned === 1 ? ' was' : 's were'} not done (pass --prune to delete): ${result.not_pruned.map((d) => sanitize(d.address)).join(', ')}`);
   }
   if (summary.not_in_plan > 0) lines.push(`${summary.not_in_plan} change${summary.not_in_plan === 1 ? '' : 's'} found now that the saved plan did not list ${summary.not_in_plan === 1 ? 'was' : 'were'} left alone; plan again to review them.`);
   return lines;

@@ -9,7 +9,7 @@ const dir = tempDirForFile('gatehouse-connect-');
 describe('connect', () => {
   it('starts the embedded reference server over the database and stops it on close', async () => {
     const db = join(dir.path, 'sub', 'server.db');
-    const first = await connect({ stack: 'default' }, { embeddedDb: db });
+    const first = await connect({ stack: 'default', embedded: true }, { embeddedDb: db });
     expect(first.target.embedded).toBe(true);
     expect(first.target.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     const created = await first.api.create('/bot_users', { name: 'kept' });
@@ -17,7 +17,7 @@ describe('connect', () => {
     await first.close();
 
     // Same database, new process-local key: the object is still there.
-    const second = await connect({ stack: 'default' }, { embeddedDb: db });
+    const second = await connect({ stack: 'default', embedded: true }, { embeddedDb: db });
     expect(second.target.url).not.toBe('');
     expect(await second.api.get(`/bot_users/${String(created.id)}`)).toMatchObject({ name: 'kept' });
     await second.close();
@@ -27,7 +27,7 @@ describe('connect', () => {
   it('needs a key with an API URL and an http(s) URL', async () => {
     await expect(connect({ stack: 'default', 'api-url': 'http://127.0.0.1:9' })).rejects.toMatchObject({ code: 'missing_api_key' });
     await expect(connect({ stack: 'default', 'api-url': 'ftp://x', 'api-key': 'k' })).rejects.toBeInstanceOf(CliError);
-    await expect(connect({ stack: 'default', 'rate-limit': 'fast' })).rejects.toMatchObject({ code: 'bad_rate_limit' });
+    await expect(connect({ stack: 'default', embedded: true, 'rate-limit': 'fast' })).rejects.toMatchObject({ code: 'bad_rate_limit' });
   });
 
   it('uses the given API and stack, without starting anything', async () => {

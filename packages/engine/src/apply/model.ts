@@ -9,12 +9,14 @@ import type { Action } from '../plan-model.js';
 export const APPLY_CODES = {
   stale_manifests: 'the manifests changed since the saved plan was made (checksum differs)',
   stale_plan_stack: 'the saved plan was made for another stack',
+  stale_plan_environment: 'the saved plan was made for another environment of gatehouse.yaml (--env)',
   stale_object: 'a live object changed since the saved plan recorded its fingerprint',
   prevent_destroy: 'a delete or replace of an object whose manifest or marker says lifecycle.prevent_destroy',
   delete_threshold: 'the plan deletes or replaces more than 30% of the objects the stack owns (more than 10)',
   not_owned: 'a delete of an object this stack does not own',
   api_failure: 'the API refused a request or could not be reached',
   dependency_failed: 'a change this one depends on failed, was stale or was not done',
+  interrupted: 'apply was interrupted (Ctrl-C, SIGTERM) before this change began or finished',
 } as const;
 export type ApplyCode = keyof typeof APPLY_CODES;
 
@@ -33,7 +35,11 @@ export class ApplyRefused extends Error {
   }
 }
 
-export type StepStatus = 'done' | 'failed' | 'skipped';
+/**
+ * `not_started`: apply was interrupted before the change began. `cancelled`: it was in flight
+ * when apply stopped waiting after an interrupt; it may or may not have taken effect.
+ */
+export type StepStatus = 'done' | 'failed' | 'skipped' | 'cancelled' | 'not_started';
 
 /** The outcome of one change of the plan (a replace is one step with two parts). */
 export interface StepResult {
@@ -58,6 +64,10 @@ export interface ApplySummary {
   done: number;
   failed: number;
   skipped: number;
+  /** In flight when an interrupted apply stopped waiting (outcome unknown). */
+  cancelled: number;
+  /** Not begun because apply was interrupted. */
+  not_started: number;
   /** Deletes the plan has that were not done because `--prune` was not given. */
   not_pruned: number;
   /** Changes in the live state that the saved plan did not list (left alone). */
@@ -69,6 +79,8 @@ export interface ApplyResult {
   target: { url: string; embedded: boolean };
   /** True when every step is done. */
   ok: boolean;
+  /** True when an interrupt (Ctrl-C, SIGTERM) stopped apply from starting what was left. */
+  interrupted: boolean;
   steps: StepResult[];
   /** Deletes left undone without `--prune`, by address. */
   not_pruned: { address: string; kind: string; name: string; id: string | null }[];
@@ -79,5 +91,13 @@ export interface ApplyResult {
 
 export function summarize(steps: StepResult[], notPruned: number, notInPlan: number): ApplySummary {
   const count = (status: StepStatus) => steps.filter((s) => s.status === status).length;
-  return { done: count('done'), failed: count('failed'), skipped: count('skipped'), not_pruned: notPruned, not_in_plan: notInPlan };
+  return {
+    done: count('done'),
+    failed: count('failed'),
+    skipped: count('skipped'),
+    cancelled: count('cancelled'),
+    not_started: count('not_started'),
+    not_pruned: notPruned,
+    not_in_plan: notInPlan,
+  };
 }

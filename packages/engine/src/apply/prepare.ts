@@ -15,12 +15,13 @@
  */
 import type { DesiredObject } from '../desired.js';
 import { markerFor, referenceTokens } from '../drift/evidence.js';
-import { observeAndMatch, readManifests } from '../engine.js';
+import { readAndMatch } from '../engine.js';
+import type { EnvironmentInput } from '../environments/documents.js';
 import type { LiveObject } from '../live.js';
 import { composeMetadata, type Marker } from '../marker.js';
 import type { Change, Plan } from '../plan-model.js';
 import type { LiveApi } from '../ports.js';
-import { ManifestProblems, sortProblems } from '../problems.js';
+import type { Problem } from '../problems.js';
 import type { Matching } from '../steps/match.js';
 import { plan as makePlan } from '../steps/plan.js';
 import { METADATA_MAX_BYTES } from '@gatehouse/schemas';
@@ -33,10 +34,15 @@ export interface PrepareOptions {
   /** Manifest files or directories; with a saved plan, default its `manifest_paths`. */
   paths?: string[];
   env?: Record<string, string | undefined>;
+  /** The environment (gatehouse.yaml, `--env`) whose overlays and variables apply. */
+  environment?: EnvironmentInput | undefined;
   /** A saved plan (`apply --plan FILE`), as `parsePlanJson` read it. */
   saved?: Plan;
   prune?: boolean;
   force?: boolean;
+  /** As in `EngineOptions`. */
+  maxFileSize?: number;
+  onWarning?: (warning: Problem) => void;
 }
 
 /** One change as apply runs it, with the objects behind it. */
@@ -74,16 +80,29 @@ export interface PreparedApply {
 export async function prepareApply(options: PrepareOptions): Promise<PreparedApply> {
   const { api, stack, saved } = options;
   const paths = options.paths && options.paths.length > 0 ? options.paths : saved?.manifest_paths ?? ['.'];
-  const read = await readManifests({ paths, env: options.env ?? process.env, stack });
-  if (read.problems.length > 0) throw new ManifestProblems(read.problems);
-  const { matching, requests } = await observeAndMatch(read.desired, api, stack);
-  if (matching.problems.length > 0) throw new ManifestProblems(sortProblems(matching.problems));
+  const { read, matching, requests } = await readAndMatch(
+    {
+      paths,
+      env: options.env ?? process.env,
+      stack,
+      environment: options.environment,
+      ...(options.maxFileSize !== undefined ? { maxFileSize: options.maxFileSize } : {}),
+      ...(options.onWarning ? { onWarning: options.onWarning } : {}),
+    },
+    api,
+    stack,
+  );
   const fresh = makePlan({ matching, stack, target: api.target, checksum: read.checksum, requests });
   fresh.manifest_paths = paths;
+  if (options.environment) fresh.environment = options.environment.name;
 
   const refusals: Refusal[] = [];
   if (saved && saved.manifest_checksum !== read.checksum) {
     refusals.push({ code: 'stale_manifests', message: `the manifests under ${paths.join(', ')} changed since the saved plan was made; run gatehouse plan again and review the new plan` });
+  }
+  if (saved && (saved.environment ?? undefined) !== options.environment?.name) {
+    const named = (e: string | undefined) => (e === undefined ? 'no environment' : `environment ${e}`);
+    refusals.push({ code: 'stale_plan_environment', message: `the saved plan is for ${named(saved.environment)}, not ${named(options.environment?.name)}; apply it with ${saved.environment === undefined ? 'no --env' : `--env ${saved.environment}`}, or plan again` });
   }
   if (saved && saved.stack !== stack) {
     refusals.push({ code: 'stale_plan_stack', message: `the saved plan is for stack "${saved.stack}", not "${stack}"; pass --stack ${saved.stack} or plan again` });
@@ -91,7 +110,7 @@ export async function prepareApply(options: PrepareOptions): Promise<PreparedApp
 
   const desiredByAddress = new Map(read.desired.map((d) => [d.address, d]));
   const pairByAddress = new Map(matching.pairs.map((p) => [p.desired.address, p.live]));
-  const liveById = new Map([...matching.pairs.map((p) => p.live), ...matching.deletes].map((o) => [o.id, o]));
+  const liveById = new Map([...matching.pairs.map((p) => p.live), ...matching.deletes, ...matching.duplicates.map((d) => d.live)].map((o) => [o.id, o]));
   const subjectOf = (change: Change): Subject => {
     const desired = desiredByAddress.get(change.address);
     const live = change.id !== null ? liveById.get(change.id) : undefined;
@@ -113,8 +132,10 @@ export async function prepareApply(options: PrepareOptions): Promise<PreparedApp
     });
   }
 
-  const notPruned = options.prune ? [] : chosen.filter((s) => s.change.action === 'delete').map((s) => s.change);
-  const subjects = options.prune ? chosen : chosen.filter((s) => s.change.action !== 'delete');
+  // Duplicates are deleted without --prune: their address stays declared (steps/duplicates.ts).
+  const prunable = (s: Subject) => s.change.action === 'delete' && !s.change.duplicate;
+  const notPruned = options.prune ? [] : chosen.filter(prunable).map((s) => s.change);
+  const subjects = options.prune ? chosen : chosen.filter((s) => !prunable(s));
   refusals.push(...railRefusals({ subjects, matching, stack, force: options.force === true }));
 
   const tokens = referenceTokens(matching);

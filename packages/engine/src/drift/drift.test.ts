@@ -173,8 +173,8 @@ describe('detectDrift', () => {
     findRaw(live, 'bkdhr_1').body = 'x'.repeat(2000);
     const report = await drift(live);
     expect(report.objects).toHaveLength(3);
-    const md = renderDriftMarkdown(report, { maxLength: 2000 });
-    expect(md.length).toBeLessThanOrEqual(2000);
+    const md = renderDriftMarkdown(report, { maxLength: 1000 });
+    expect(md.length).toBeLessThanOrEqual(1000);
     expect(md).toMatch(/_[12] more drifted objects not shown/);
     expect(renderDriftMarkdown(report)).not.toContain('not shown');
   });

@@ -1,12 +1,17 @@
 /**
  * Drift renderers, in the spirit of the plan's: pure functions from a `DriftReport` to text (a
  * terminal or a cron mail), JSON (alerting pipelines; docs/drift-json.md) or Markdown (an
- * issue or chat message). Secrets arrive masked and are printed bare.
+ * issue or chat message). Secrets arrive masked and are printed bare. A long or multi-line
+ * value that differs shows as a unified line diff from live (`-`) to the manifests (`+`).
  */
 import { formatLocation } from '../source.js';
 import { plainStyle, type Style } from '../render/style.js';
-import { MARKDOWN_MAX_LENGTH } from '../render/markdown.js';
-import { describeTarget, formatValue } from '../render/values.js';
+import { MARKDOWN_MAX_LENGTH, markdownLineDiff } from '../render/markdown.js';
+import { diffStat, isLongValueChange, longValueDiff } from '../render/line-diff.js';
+import { describeLock } from '../lock/lock.js';
+import { sanitize } from '../render/sanitize.js';
+import { textLineDiff } from '../render/text.js';
+import { describeTarget, formatValue, renderJsonDocument } from '../render/values.js';
 import type { DriftKind, DriftReport, DriftedObject, DriftField } from './model.js';
 import { DRIFT_KINDS } from './model.js';
 
@@ -14,6 +19,7 @@ import { DRIFT_KINDS } from './model.js';
 export const DRIFT_TITLES: Record<DriftKind, string> = {
   changed_outside: 'changed outside gatehouse',
   deleted_outside: 'deleted outside gatehouse',
+  duplicate: 'duplicate',
   missing: 'missing (not applied yet or deleted outside gatehouse)',
   changed_in_manifests: 'changed in the manifests since the last apply',
   changed: 'changed (cause unknown)',
@@ -28,28 +34,43 @@ export function driftSummaryLine(report: DriftReport): string {
   return `${parts.join(', ')}.`;
 }
 
-const fieldLine = (f: DriftField): string =>
-  f.sensitive ? `${f.path}: (sensitive value differs)` : `${f.path}: live ${formatValue(f.live)}, manifests ${formatValue(f.desired)}`;
+/** A drifted field as a plan's field change: live before, manifests after. */
+const asChange = (f: DriftField) => ({ before: f.live, after: f.desired, sensitive: f.sensitive });
+
+const fieldLine = (f: DriftField): string => {
+  if (f.sensitive) return `${sanitize(f.path)}: (sensitive value differs)`;
+  if (isLongValueChange(asChange(f))) return `${sanitize(f.path)}: differs from live to manifests (${diffStat(longValueDiff(asChange(f)))}; diff below)`;
+  return `${sanitize(f.path)}: live ${formatValue(f.live)}, manifests ${formatValue(f.desired)}`;
+};
 
 export function renderDriftText(report: DriftReport, options: { style?: Style } = {}): string {
   const style = options.style ?? plainStyle;
-  const lines = [style.bold(`gatehouse drift for ${describeTarget(report)}, stack "${report.stack}"`), ''];
+  const lines = [style.bold(`gatehouse drift for ${describeTarget(report)}, stack "${sanitize(report.stack)}"`), ''];
+  if (report.lock) lines.push(style.update(`Note: ${sanitize(describeLock(report.lock))}; an apply is probably running and may explain what differs.`), '');
   if (!report.drifted) lines.push(`No drift. The live objects match the manifests (${report.summary.in_sync} in sync).`, '');
   for (const kind of DRIFT_KINDS) {
     const objects = report.objects.filter((o) => o.drift === kind);
     if (objects.length === 0) continue;
     lines.push(style.bold(`${DRIFT_TITLES[kind][0]!.toUpperCase()}${DRIFT_TITLES[kind].slice(1)}:`));
     for (const o of objects) {
-      lines.push(`  ${paint(style, o)(`${o.kind} ${o.name}`)}${style.dim(o.id ? ` (${o.id})` : '')}`);
-      lines.push(style.dim(`      ${o.message}`));
-      for (const f of o.fields) lines.push(`      ${fieldLine(f)}${f.drift !== o.drift ? style.dim(`  [${DRIFT_TITLES[f.drift]}]`) : ''}`);
-      if (o.source) lines.push(style.dim(`      declared at ${formatLocation(o.source)}`));
+      lines.push(`  ${paint(style, o)(sanitize(`${o.kind} ${o.name}`))}${style.dim(o.id ? ` (${sanitize(o.id)})` : '')}`);
+      lines.push(style.dim(`      ${sanitize(o.message)}`));
+      for (const f of o.fields) {
+        const note = f.drift !== o.drift ? style.dim(`  [${DRIFT_TITLES[f.drift]}]`) : '';
+        if (!isLongValueChange(asChange(f))) {
+          lines.push(`      ${fieldLine(f)}${note}`);
+          continue;
+        }
+        const [head, ...diff] = textLineDiff(f.path, longValueDiff(asChange(f)), style, '      ');
+        lines.push(`${head!.replace(/\)$/, ', - live, + manifests)')}${note}`, ...diff);
+      }
+      if (o.source) lines.push(style.dim(`      declared at ${sanitize(formatLocation(o.source))}`));
     }
     lines.push('');
   }
   if (report.unmanaged.length > 0) {
-    lines.push(style.dim(`Unmanaged objects (information: not declared, not owned by stack "${report.stack}"):`));
-    for (const u of report.unmanaged) lines.push(style.dim(`    ${u.kind} ${u.id}${u.label ? `  ${u.label}` : ''}`));
+    lines.push(style.dim(`Unmanaged objects (information: not declared, not owned by stack "${sanitize(report.stack)}"):`));
+    for (const u of report.unmanaged) lines.push(style.dim(sanitize(`    ${u.kind} ${u.id}${u.label ? `  ${u.label}` : ''}`)));
     lines.push('');
   }
   lines.push(style.bold(`Drift: ${driftSummaryLine(report)}`));
@@ -65,10 +86,11 @@ function paint(style: Style, o: DriftedObject) {
 
 /** Pretty-printed JSON with a final newline; the report already is the documented shape. */
 export function renderDriftJson(report: DriftReport): string {
-  return `${JSON.stringify(report, null, 2)}\n`;
+  return renderJsonDocument(report, report.target);
 }
 
-const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+/** A table cell: control characters escaped (newline included), pipes and backticks neutralized. */
+const cell = (text: string) => sanitize(text).replace(/\|/g, '\\|').replace(/`/g, "'");
 
 /**
  * Markdown for an issue or a chat message: a summary table, then a row per drifted object while
@@ -77,7 +99,9 @@ const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
  */
 export function renderDriftMarkdown(report: DriftReport, options: { maxLength?: number } = {}): string {
   const maxLength = options.maxLength ?? MARKDOWN_MAX_LENGTH;
-  const lines = [`### gatehouse drift: ${report.drifted ? 'drift found' : 'no drift'}`, '', `Target \`${describeTarget(report)}\`, stack \`${report.stack}\`, checked ${report.checked_at}.`, ''];
+  const where = report.target.embedded ? ` (embedded reference server, \`.gatehouse/server.db\`)` : '';
+  const lines = [`### gatehouse drift: ${report.drifted ? 'drift found' : 'no drift'}${where}`, '', `Target \`${cell(describeTarget(report))}\`, stack \`${cell(report.stack)}\`, checked ${report.checked_at}.`, ''];
+  if (report.lock) lines.push(`> **Locked:** ${cell(describeLock(report.lock))}; an apply is probably running and may explain what differs.`, '');
   lines.push('| Drift | Objects |', '| --- | ---: |');
   for (const kind of [...DRIFT_KINDS, 'unmanaged' as const]) lines.push(`| ${DRIFT_TITLES[kind]} | ${report.summary[kind]} |`);
   lines.push(`| in sync | ${report.summary.in_sync} |`, '');
@@ -88,7 +112,7 @@ export function renderDriftMarkdown(report: DriftReport, options: { maxLength?: 
     let shown = 0;
     for (const o of report.objects) {
       const fields = o.fields.map((f) => `\`${cell(fieldLine(f))}\``).join('<br>') || cell(o.message);
-      const row = `| \`${cell(`${o.kind} ${o.name}`)}\` | ${o.id ? `\`${o.id}\`` : '—'} | ${DRIFT_TITLES[o.drift]} | ${fields} |`;
+      const row = `| \`${cell(`${o.kind} ${o.name}`)}\` | ${o.id ? `\`${cell(o.id)}\`` : '—'} | ${DRIFT_TITLES[o.drift]} | ${fields} |`;
       if (length + row.length + 1 > maxLength - reserve) break;
       lines.push(row);
       length += row.length + 1;
@@ -96,13 +120,23 @@ export function renderDriftMarkdown(report: DriftReport, options: { maxLength?: 
     }
     if (shown < report.objects.length) lines.push('', `_${report.objects.length - shown} more drifted objects not shown to stay under ${maxLength} characters; run \`gatehouse drift --format json\` for all._`);
     lines.push('');
+    // Long values' line diffs, below the table (a table cell holds one line), while they fit.
+    for (const o of report.objects.slice(0, shown)) {
+      for (const f of o.fields.filter((field) => isLongValueChange(asChange(field)))) {
+        const block = [`<details><summary><code>${html(`${o.kind} ${o.name}`)}</code> ${html(f.path)}: - live, + manifests</summary>`, '', '```diff', ...markdownLineDiff(f.path, longValueDiff(asChange(f))), '```', '', '</details>', ''];
+        if (lines.join('\n').length + block.join('\n').length + 400 > maxLength) break;
+        lines.push(...block);
+      }
+    }
   }
   if (report.unmanaged.length > 0 && lines.join('\n').length + report.unmanaged.length * 40 < maxLength) {
     lines.push(`<details><summary>${report.unmanaged.length} unmanaged object${report.unmanaged.length === 1 ? '' : 's'} (information)</summary>`, '');
-    for (const u of report.unmanaged) lines.push(`- \`${u.kind} ${u.id}\`${u.label ? ` ${cell(u.label)}` : ''}`);
+    for (const u of report.unmanaged) lines.push(`- \`${cell(`${u.kind} ${u.id}`)}\`${u.label ? ` ${cell(u.label)}` : ''}`);
     lines.push('', '</details>', '');
   } else if (report.unmanaged.length > 0) {
     lines.push(`${report.unmanaged.length} unmanaged objects (information; listed in the JSON form).`, '');
   }
   return `${lines.join('\n')}\n`;
 }
+
+const html = (text: string) => cell(text).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');

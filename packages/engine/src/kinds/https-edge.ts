@@ -53,7 +53,7 @@ const AUTH_MODULES = ['saml', 'oidc', 'oauth'] as const;
 export const httpsEdgeRoute: KindDescriptor = {
   kind: 'HTTPSEdgeRoute',
   title: 'HTTPS edge route',
-  child: { parentKind: 'HTTPSEdge', field: 'routes', duplicate: 'duplicate_route' },
+  child: { parentKind: 'HTTPSEdge', field: 'routes', duplicate: 'duplicate_route', key: 'match' },
   observe: { inline: { field: 'routes' } },
   metadata: true,
   // The service keeps `match` unique per edge (whatever the match_type), so `match` is the

@@ -28,7 +28,7 @@ export const ipPolicy: KindDescriptor = {
 export const ipPolicyRule: KindDescriptor = {
   kind: 'IPPolicyRule',
   title: 'IP policy rule',
-  child: { parentKind: 'IPPolicy', field: 'rules', duplicate: 'duplicate_cidr' },
+  child: { parentKind: 'IPPolicy', field: 'rules', duplicate: 'duplicate_cidr', key: 'cidr' },
   observe: {
     lists: [{ path: '/ip_policy_rules', listKey: 'ip_policy_rules' }],
     parentId: (live) => refToken(live.ip_policy) || undefined,

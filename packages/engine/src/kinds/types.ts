@@ -74,6 +74,8 @@ export interface KindDescriptor {
     field: string;
     /** Problem code when two siblings share a natural key. */
     duplicate: ProblemCode;
+    /** Manifest field holding the natural key: an environment's overlay merges the list by it. */
+    key: string;
   };
   /** How observe reads live objects: own paginated lists, or inline in the parent's object. */
   observe:

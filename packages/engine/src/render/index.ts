@@ -1,6 +1,8 @@
 /** Renderers: pure functions from a `Plan` to text, JSON or Markdown. */
 export { renderText, type TextOptions } from './text.js';
+export { renderKindSummary } from './kind-summary.js';
 export { renderJson, parsePlanJson, toJsonPlan, PlanFormatError, type JsonPlan, type JsonChange } from './json.js';
 export { renderMarkdown, MARKDOWN_MAX_LENGTH, type MarkdownOptions } from './markdown.js';
 export { plainStyle, type Style, type Paint } from './style.js';
-export { describeTarget, summaryLine } from './values.js';
+export { describeTarget, summaryLine, renderJsonDocument, EMBEDDED_NOTICE } from './values.js';
+export { sanitize, hasUnsafeCharacters, type SanitizeOptions } from './sanitize.js';

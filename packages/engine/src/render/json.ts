@@ -4,6 +4,7 @@
  * inverse and refuses other versions. Keys are snake_case like the API's.
  */
 import { PLAN_FORMAT_VERSION, type Change, type Plan } from '../plan-model.js';
+import { renderJsonDocument } from './values.js';
 
 export interface JsonChange {
   address: string;
@@ -18,6 +19,7 @@ export interface JsonChange {
   depends_on: string[];
   reason?: string;
   source?: Change['source'];
+  duplicate?: Change['duplicate'];
 }
 
 export type JsonPlan = Omit<Plan, 'changes'> & { changes: JsonChange[] };
@@ -42,18 +44,24 @@ export function toJsonPlan(plan: Plan): JsonPlan {
       depends_on: c.dependsOn,
       ...(c.reason !== undefined ? { reason: c.reason } : {}),
       ...(c.source !== undefined ? { source: c.source } : {}),
+      ...(c.duplicate !== undefined ? { duplicate: c.duplicate } : {}),
     })),
     unmanaged: plan.unmanaged,
     fingerprints: plan.fingerprints,
     manifest_checksum: plan.manifest_checksum,
     requests: plan.requests,
     ...(plan.manifest_paths !== undefined ? { manifest_paths: plan.manifest_paths } : {}),
+    ...(plan.environment !== undefined ? { environment: plan.environment } : {}),
+    ...(plan.lock !== undefined ? { lock: plan.lock } : {}),
   };
 }
 
-/** Pretty-printed, with a final newline; `format_version` and `target` come first. */
+/**
+ * Pretty-printed, with a final newline; `format_version` and `target` come first, after a
+ * `notice` when the plan was made against the embedded server.
+ */
 export function renderJson(plan: Plan): string {
-  return `${JSON.stringify(toJsonPlan(plan), null, 2)}\n`;
+  return renderJsonDocument(toJsonPlan(plan), plan.target);
 }
 
 export class PlanFormatError extends Error {
@@ -79,7 +87,7 @@ export function parsePlanJson(text: string): Plan {
     if (data[key] === undefined) throw new PlanFormatError(`the plan has no '${key}'`);
   }
   if (!Array.isArray(data.changes)) throw new PlanFormatError("'changes' must be an array");
-  const { changes, ...rest } = data as JsonPlan;
+  const { changes, notice: _notice, ...rest } = data as JsonPlan & { notice?: unknown };
   return {
     ...rest,
     requests: rest.requests ?? 0,

@@ -2,15 +2,22 @@
  * The plan as a pull-request comment: the target on the first line, a summary table, then one
  * collapsible `<details>` section per change with a `diff` block. GitHub refuses comments over
  * 65,536 characters, so the output is kept under `maxLength` (65,000 by default): changes that
- * do not fit are left out and a note says how many and which kinds; long values are cut.
+ * do not fit are left out and a note says how many and which kinds. A long or multi-line
+ * string shows as a unified line diff (`@@ path -1,3 +1,4 @@` hunks, at most
+ * `DIFF_MAX_LINES` lines a field); other values longer than `VALUE_MAX` are cut.
  */
 import type { Change, Plan } from '../plan-model.js';
+import { diffMarker, isLongValueChange, longValueDiff, type DiffLine } from './line-diff.js';
+import { describeLock } from '../lock/lock.js';
+import { sanitize } from './sanitize.js';
 import { formatField } from './text.js';
 import { SYMBOLS, countChanges, describeTarget, flatten, formatValue, summaryLine } from './values.js';
 
 export const MARKDOWN_MAX_LENGTH = 65_000;
 /** Longest value shown in a comment; a SAML metadata document need not be read in full there. */
 const VALUE_MAX = 300;
+/** Most lines of one field's line diff in a comment (a whole SAML document need not be). */
+const DIFF_MAX_LINES = 80;
 
 export interface MarkdownOptions {
   maxLength?: number;
@@ -21,7 +28,7 @@ const LABELS = { create: 'create', update: 'update', replace: 'replace', delete:
 export function renderMarkdown(plan: Plan, options: MarkdownOptions = {}): string {
   const maxLength = options.maxLength ?? MARKDOWN_MAX_LENGTH;
   const head = [
-    `### gatehouse plan for \`${describeTarget(plan)}\`, stack \`${plan.stack}\``,
+    `### gatehouse plan for ${code(describeTarget(plan))}, stack ${code(plan.stack)}`,
     '',
     '| Action | Count |',
     '|:--|--:|',
@@ -32,7 +39,8 @@ export function renderMarkdown(plan: Plan, options: MarkdownOptions = {}): strin
     `| unchanged | ${plan.summary.unchanged} |`,
     '',
   ].join('\n');
-  const noChanges = countChanges(plan.summary) === 0 ? '**No changes.** The live objects match the manifests.\n\n' : '';
+  const lockNote = plan.lock ? `> **Locked:** ${escape(describeLock(plan.lock))}; an apply is probably running, so this plan may be outdated when it ends.\n\n` : '';
+  const noChanges = lockNote + (countChanges(plan.summary) === 0 ? '**No changes.** The live objects match the manifests.\n\n' : '');
   const tail = [
     plan.unmanaged.length > 0 ? `${plan.unmanaged.length} unmanaged object(s) left untouched.` : '',
     `**Plan:** ${summaryLine(plan.summary)} Live state read with ${plan.requests} API requests.`,
@@ -71,26 +79,56 @@ function diffLines(change: Change): string[] {
     case 'create':
       return flatten(change.after ?? {})
         .filter(([, value]) => value !== null)
-        .map(([path, value]) => fence(`+ ${path}: ${formatValue(value, VALUE_MAX)}`));
+        .flatMap(([path, value]) => {
+          const long = { before: null, after: value, sensitive: false };
+          return isLongValueChange(long) ? markdownLineDiff(path, longValueDiff(long)) : [fence(`+ ${sanitize(path)}: ${formatValue(value, VALUE_MAX)}`)];
+        });
     case 'delete':
       return flatten(change.before ?? {})
         .filter(([, value]) => value !== null)
-        .map(([path, value]) => fence(`- ${path}: ${formatValue(value, VALUE_MAX)}`));
+        .map(([path, value]) => fence(`- ${sanitize(path)}: ${formatValue(value, VALUE_MAX)}`));
     default:
       return change.fields.flatMap((field) =>
         field.sensitive
           ? [fence(`! ${formatField(field)}`)]
-          : [
-              fence(`- ${field.path}: ${formatValue(field.before, VALUE_MAX)}`),
-              fence(`+ ${field.path}: ${formatValue(field.after, VALUE_MAX)}`),
+          : isLongValueChange(field)
+            ? markdownLineDiff(field.path, longValueDiff(field))
+            : [
+              fence(`- ${sanitize(field.path)}: ${formatValue(field.before, VALUE_MAX)}`),
+              fence(`+ ${sanitize(field.path)}: ${formatValue(field.after, VALUE_MAX)}`),
             ],
       );
   }
 }
 
-/** Text inside the summary is HTML. */
+/**
+ * A field's line diff inside a ```diff block: each hunk header names the field
+ * (`@@ ca_pem -1,20 +1,20 @@`), so GitHub highlights it; past `DIFF_MAX_LINES` lines a note
+ * says how many more there are.
+ */
+export function markdownLineDiff(path: string, diff: readonly DiffLine[]): string[] {
+  const safePath = sanitize(path);
+  const lines = diff.map((line) =>
+    fence(line.kind === 'hunk' ? line.text.replace(/^@@ /, `@@ ${safePath} `) : line.kind === 'note' ? `@@ ${safePath}: ${line.text} @@` : `${diffMarker(line.kind)}${line.text}`),
+  );
+  if (lines.length <= DIFF_MAX_LINES) return lines;
+  return [...lines.slice(0, DIFF_MAX_LINES), `@@ ${safePath}: ${lines.length - DIFF_MAX_LINES} more diff lines not shown; run gatehouse plan for all @@`];
+}
+
+/** Text inside the summary is HTML, and control characters are escaped (`sanitize`). */
 function escape(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  return sanitize(text).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/**
+ * Inline code that its content cannot close: a value holding backticks is wrapped in a longer
+ * run of them (CommonMark), and control characters are escaped.
+ */
+function code(text: string): string {
+  const clean = sanitize(text);
+  const longest = Math.max(0, ...(clean.match(/`+/g) ?? []).map((run) => run.length));
+  const ticks = '`'.repeat(longest + 1);
+  return longest > 0 ? `${ticks} ${clean} ${ticks}` : `${ticks}${clean}${ticks}`;
 }
 
 /** A value cannot close the code block it sits in. */

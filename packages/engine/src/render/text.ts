@@ -2,10 +2,14 @@
  * The plan as a person reads it in a terminal, after Terraform: one block per change with
  * `+` create, `~` update, `-` delete, `-/+` replace; a create lists the fields it sets, an
  * update and a replace only the fields that change (`old -> new`), a delete only its name.
- * The first line names the target and the stack; the last one counts the changes.
+ * The first line names the target and the stack; the last one counts the changes. A long or
+ * multi-line string (a PEM, a JSON policy document) shows as a unified line diff under its path.
  */
 import type { Change, FieldChange, Plan } from '../plan-model.js';
 import { SENSITIVE_CHANGED } from '../plan-model.js';
+import { diffMarker, diffStat, isLongValueChange, longValueDiff, type DiffLine } from './line-diff.js';
+import { describeLock } from '../lock/lock.js';
+import { sanitize } from './sanitize.js';
 import { plainStyle, type Style } from './style.js';
 import { SYMBOLS, countChanges, describeTarget, flatten, formatValue, summaryLine } from './values.js';
 
@@ -15,7 +19,8 @@ export interface TextOptions {
 
 export function renderText(plan: Plan, options: TextOptions = {}): string {
   const style = options.style ?? plainStyle;
-  const lines: string[] = [style.bold(`gatehouse plan for ${describeTarget(plan)}, stack "${plan.stack}"`), ''];
+  const lines: string[] = [style.bold(`gatehouse plan for ${describeTarget(plan)}, stack "${sanitize(plan.stack)}"`), ''];
+  if (plan.lock) lines.push(style.update(`Note: ${sanitize(describeLock(plan.lock))}; an apply is probably running, so this plan may be outdated when it ends.`), '');
   if (countChanges(plan.summary) === 0) {
     lines.push(`No changes. The live objects match the manifests (${plan.summary.unchanged} unchanged).`);
   } else {
@@ -23,8 +28,8 @@ export function renderText(plan: Plan, options: TextOptions = {}): string {
   }
   if (plan.unmanaged.length > 0) {
     if (lines.at(-1) !== '') lines.push('');
-    lines.push(style.dim(`Unmanaged objects (not declared, not owned by stack "${plan.stack}"; never touched):`));
-    for (const object of plan.unmanaged) lines.push(style.dim(`    ${object.kind} ${object.id}${object.label ? `  ${object.label}` : ''}`));
+    lines.push(style.dim(`Unmanaged objects (not declared, not owned by stack "${sanitize(plan.stack)}"; never touched):`));
+    for (const object of plan.unmanaged) lines.push(style.dim(sanitize(`    ${object.kind} ${object.id}${object.label ? `  ${object.label}` : ''}`)));
     lines.push('');
   }
   if (countChanges(plan.summary) > 0) lines.push(style.bold(`Plan: ${summaryLine(plan.summary)}`));
@@ -34,20 +39,36 @@ export function renderText(plan: Plan, options: TextOptions = {}): string {
 
 function renderChange(change: Change, style: Style): string[] {
   const paint = style[change.action];
-  const id = change.id ? ` (${change.id})` : '';
-  const head = `  ${paint(`${SYMBOLS[change.action].padEnd(3)} ${change.kind} ${change.name}`)}${style.dim(id)}`;
-  const lines = [change.reason ? `${head}  ${style.dim(`# ${change.reason}`)}` : head];
+  const id = change.id ? ` (${sanitize(change.id)})` : '';
+  const head = `  ${paint(sanitize(`${SYMBOLS[change.action].padEnd(3)} ${change.kind} ${change.name}`))}${style.dim(id)}`;
+  const lines = [change.reason ? `${head}  ${style.dim(`# ${sanitize(change.reason)}`)}` : head];
   if (change.action === 'create') {
     for (const [path, value] of flatten(change.after ?? {})) {
-      if (value !== null) lines.push(`        ${path}: ${formatValue(value)}`);
+      if (value === null) continue;
+      const long = { before: null, after: value, sensitive: false };
+      if (isLongValueChange(long)) lines.push(...textLineDiff(path, longValueDiff(long), style, '        '));
+      else lines.push(`        ${sanitize(path)}: ${formatValue(value)}`);
     }
   } else if (change.action === 'update' || change.action === 'replace') {
-    for (const field of change.fields) lines.push(`        ${formatField(field)}`);
+    for (const field of change.fields) {
+      if (isLongValueChange(field)) lines.push(...textLineDiff(field.path, longValueDiff(field), style, '        '));
+      else lines.push(`        ${formatField(field)}`);
+    }
   }
   return lines;
 }
 
+/**
+ * A field's line diff for a terminal: `path: (+2 -1 lines)`, then the diff indented two more
+ * spaces, additions in the create colour, removals in the delete colour, hunk headers dim.
+ */
+export function textLineDiff(path: string, diff: readonly DiffLine[], style: Style, indent: string): string[] {
+  const paint = { add: style.create, remove: style.delete, hunk: style.dim, note: style.dim, context: (s: string) => s };
+  return [`${indent}${sanitize(path)}: (${diffStat(diff)})`, ...diff.map((line) => `${indent}  ${paint[line.kind](`${diffMarker(line.kind)}${line.text}`)}`)];
+}
+
 export function formatField(field: FieldChange): string {
-  if (field.sensitive) return `${field.path}: ${SENSITIVE_CHANGED}`;
-  return `${field.path}: ${formatValue(field.before)} -> ${formatValue(field.after)}`;
+  const path = sanitize(field.path);
+  if (field.sensitive) return `${path}: ${SENSITIVE_CHANGED}`;
+  return `${path}: ${formatValue(field.before)} -> ${formatValue(field.after)}`;
 }

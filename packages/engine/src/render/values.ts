@@ -4,14 +4,19 @@
  * (`SENSITIVE`, `SENSITIVE_CHANGED`); they are printed bare, never quoted.
  */
 import { SENSITIVE, SENSITIVE_CHANGED, type Action, type Plan, type PlanSummary } from '../plan-model.js';
+import { sanitize } from './sanitize.js';
 
 export const SYMBOLS: Record<Action, string> = { create: '+', update: '~', delete: '-', replace: '-/+' };
 
-/** A value on one line: strings JSON-quoted, masks bare, objects as compact JSON. */
+/**
+ * A value on one line: strings JSON-quoted, masks bare, objects as compact JSON, with every
+ * control character escaped (`sanitize`), so a value can neither break the line nor reach the
+ * terminal as an escape sequence.
+ */
 export function formatValue(value: unknown, maxLength = Infinity): string {
   if (value === SENSITIVE || value === SENSITIVE_CHANGED) return value;
   if (value === undefined) return '(absent)';
-  const text = JSON.stringify(value) ?? String(value);
+  const text = sanitize(JSON.stringify(value) ?? String(value));
   if (text.length <= maxLength) return text;
   return `${text.slice(0, maxLength)}… (${text.length - maxLength} more characters)`;
 }
@@ -33,9 +38,24 @@ export function flatten(value: unknown, prefix = ''): [string, unknown][] {
   return [[prefix, value]];
 }
 
+/** What every output made against the embedded server says in its first line. */
+export const EMBEDDED_NOTICE = 'embedded reference server over .gatehouse/server.db: a local database, not a real API';
+
+/**
+ * A JSON document as the CLI prints it (pretty, final newline). Against the embedded server
+ * its first line is `{ "notice": "embedded reference server ...",`: a reader of the first
+ * line (or of the first key) learns that nothing real was read or changed.
+ */
+export function renderJsonDocument(value: object, target: { embedded: boolean }): string {
+  if (!target.embedded) return `${JSON.stringify(value, null, 2)}\n`;
+  const text = JSON.stringify({ notice: EMBEDDED_NOTICE, ...value }, null, 2);
+  return `{ ${text.slice('{\n  '.length)}\n`;
+}
+
 /** `http://127.0.0.1:8484 (embedded reference server, .gatehouse/server.db)` or the URL alone. */
 export function describeTarget(plan: Pick<Plan, 'target'>): string {
-  return plan.target.embedded ? `${plan.target.url} (embedded reference server, .gatehouse/server.db)` : plan.target.url;
+  const url = sanitize(plan.target.url);
+  return plan.target.embedded ? `${url} (embedded reference server, .gatehouse/server.db)` : url;
 }
 
 export function countChanges(summary: PlanSummary): number {

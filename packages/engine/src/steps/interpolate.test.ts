@@ -1,5 +1,5 @@
-import { expect, test } from 'vitest';
-import { interpolate } from './interpolate.js';
+import { describe, expect, test } from 'vitest';
+import { attributeVariables, interpolate } from './interpolate.js';
 import type { LoadedDocument } from './load.js';
 
 const doc = (value: unknown): LoadedDocument => ({ file: 'm.yaml', index: 0, value, locate: (path) => ({ file: 'm.yaml', line: path.length, col: 1 }) });
@@ -24,4 +24,78 @@ test('a missing variable is a problem naming it at the string, never showing oth
   expect(problems[0]).toMatchObject({ code: 'env_missing', at: { line: 2 } });
   expect(problems[0]!.message).toContain('MISSING');
   expect(problems[0]!.message).not.toContain('hunter2');
+});
+
+const vars = (values: Record<string, unknown>) => ({
+  environment: 'staging',
+  values,
+  locate: (name: string) => ({ file: 'gatehouse.yaml', line: Object.keys(values).indexOf(name) + 10, col: 7 }),
+});
+
+describe('${var:NAME}', () => {
+  test('a whole-value placeholder takes the variable\'s YAML type; inside text it is text', () => {
+    const { documents, problems } = interpolate(
+      [doc({ spec: { enforced: '${var:enforce}', code: '${var:code}', list: '${var:cidrs}', map: '${var:headers}', host: 'api.${var:domain}:443', note: 'code ${var:code}, on ${var:enforce}' } })],
+      {},
+      { vars: vars({ enforce: false, code: 503, cidrs: ['10.0.0.0/8'], headers: { a: 'b' }, domain: 'example.com' }) },
+    );
+    expect(problems).toEqual([]);
+    expect(documents[0]!.value).toEqual({
+      spec: { enforced: false, code: 503, list: ['10.0.0.0/8'], map: { a: 'b' }, host: 'api.example.com:443', note: 'code 503, on false' },
+    });
+  });
+
+  test('unknown, unused and list-in-text variables are problems at their lines', () => {
+    const { problems } = interpolate(
+      [doc({ spec: { a: '${var:missing}', b: 'x-${var:cidrs}' } })],
+      {},
+      { vars: vars({ cidrs: ['10.0.0.0/8'], spare: 1 }) },
+    );
+    expect(problems.map((p) => [p.code, p.at?.file, p.at?.line])).toEqual([
+      ['var_unknown', 'm.yaml', 2],
+      ['var_wrong_type', 'm.yaml', 2],
+      ['var_unused', 'gatehouse.yaml', 11],
+    ]);
+    expect(problems[0]!.message).toContain('missing');
+    expect(problems[0]!.message).toContain('declared: cidrs, spare');
+    expect(problems[2]!.message).toContain('spare');
+  });
+
+  test('without an environment every ${var:} is unknown', () => {
+    const { problems } = interpolate([doc({ a: '${var:domain}' })], {});
+    expect(problems).toMatchObject([{ code: 'var_unknown' }]);
+    expect(problems[0]!.message).toContain('--env');
+  });
+
+  test('a wrong type from a variable names the variable and where it is declared', () => {
+    const used = interpolate([doc({ spec: { enforced: '${var:enforce}' } })], {}, { vars: vars({ enforce: 'yes' }) });
+    const at = { file: 'm.yaml', line: 2, col: 1 };
+    const [p] = attributeVariables([{ code: 'wrong_type', message: 'spec.enforced must be a boolean', at }], used.variableUses, vars({ enforce: 'yes' }));
+    expect(p).toMatchObject({ code: 'var_wrong_type', at });
+    expect(p!.message).toBe('spec.enforced must be a boolean, but ${var:enforce} = "yes" (gatehouse.yaml:10:7) in environment staging; change the variable or the field');
+  });
+});
+
+describe('unknown placeholders', () => {
+  test('${...} and $NAME that are not env/var are problems; $${...} and $$NAME are literals', () => {
+    const { documents, problems } = interpolate(
+      [doc({ a: '${STRIPE_SECRET}', b: 'key $API_KEY', c: '$${STRIPE_SECRET} $$HOME $${env:X} $${var:y}', d: 'costs $5, ends$' })],
+      {},
+    );
+    expect(problems.map((p) => p.code)).toEqual(['unknown_placeholder', 'unknown_placeholder']);
+    expect(problems[0]!.message).toContain('${env:STRIPE_SECRET}');
+    expect(problems[1]!.message).toContain('$API_KEY');
+    expect((documents[0]!.value as Record<string, string>).c).toBe('${STRIPE_SECRET} $HOME ${env:X} ${var:y}');
+    expect((documents[0]!.value as Record<string, string>).d).toBe('costs $5, ends$');
+  });
+
+  test('render mode keeps ${env:} and escapes, and escapes variable text', () => {
+    const { documents, problems } = interpolate(
+      [doc({ a: '${env:SECRET}', b: '$${env:X}', c: '${var:price}', d: 'p ${var:price}' })],
+      {},
+      { keepEnv: true, vars: vars({ price: '${literally}' }) },
+    );
+    expect(problems).toEqual([]);
+    expect(documents[0]!.value).toEqual({ a: '${env:SECRET}', b: '$${env:X}', c: '$${literally}', d: 'p $${literally}' });
+  });
 });

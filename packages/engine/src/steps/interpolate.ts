@@ -1,40 +1,172 @@
 /**
- * Part of resolve, run first: substitutes `${env:NAME}` in every string of every document, so
- * that validate checks the values the server will see. A missing variable is a problem naming
- * it (never its value, which may be a secret). `$${env:NAME}` escapes a literal `${env:NAME}`.
+ * Part of resolve, run first: substitutes placeholders in every string of every document, so
+ * that validate checks the values the server will see.
+ *
+ * - `${env:NAME}`: the environment variable, as text. A missing one is a problem naming it
+ *   (never its value, which may be a secret).
+ * - `${var:NAME}`: a variable of the environment (`vars:` in gatehouse.yaml). A string that is
+ *   exactly one `${var:NAME}` takes the variable's own YAML type (boolean, number, list, map),
+ *   so `enforced: ${var:enforce}` is a boolean; inside a longer string a scalar variable is
+ *   interpolated as text. An unknown variable, a list or map inside a longer string and (over
+ *   a whole environment) a variable no document uses are problems.
+ * - Anything else that looks like a placeholder, `${...}` or shell-style `$NAME`, is an
+ *   `unknown_placeholder` problem: a mistyped `${STRIPE_SECRET}` must never become a literal
+ *   value. `$$` before `{` or a name is an escaped `$`: `$${env:X}` is the text `${env:X}`.
+ *
+ * With `keepEnv` (render), `${env:}` placeholders and `$$` escapes stay as written, and
+ * variables' text is escaped, so that the output reads back as the same manifests.
  */
 import { problem, type Problem } from '../problems.js';
+import type { SourceLocation } from '../source.js';
+import { formatLocation } from '../source.js';
 import type { LoadedDocument, Path } from './load.js';
 
-const PATTERN = /\$?\$\{env:([^}]*)\}/g;
+/** `$$` before `{` or a name; `${...}`; shell-style `$NAME`. */
+const PATTERN = /\$\$(?=[{A-Za-z_])|\$\{([^}]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)/g;
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const WHOLE_VAR = /^\$\{var:([^}]*)\}$/;
+/** Cheap pre-check: strings without `$` (nearly all) are left alone. */
+const hasDollar = (text: string) => text.includes('$');
+
+/** The variables of one environment, and where each was declared (for messages). */
+export interface Variables {
+  /** Environment name, for messages. */
+  environment: string;
+  values: Readonly<Record<string, unknown>>;
+  /** Where `name` is declared in the project file. */
+  locate(name: string): SourceLocation | undefined;
+}
+
+export interface InterpolateOptions {
+  /** `${var:}` values; without them every `${var:}` is unknown. */
+  vars?: Variables | undefined;
+  /** Leave `${env:}` and `$$` escapes as written (render). */
+  keepEnv?: boolean;
+  /**
+   * Offline validation: an unset `${env:NAME}` is substituted with this stand-in (so that a
+   * required secret counts as given) and reported in `unsetEnv` instead of `problems`.
+   */
+  unsetEnvStandIn?: string;
+}
+
+/** Where a `${var:NAME}` was substituted: later problems at that place name the variable. */
+export interface VariableUse {
+  name: string;
+  value: unknown;
+}
+
+export interface Interpolation {
+  documents: LoadedDocument[];
+  problems: Problem[];
+  /** `file:line:col` of each value holding a `${var:}` -> the variable(s) substituted there. */
+  variableUses: Map<string, VariableUse[]>;
+  /** With `unsetEnvStandIn`: the unset `${env:}` variables, as `env_missing` problems. */
+  unsetEnv: Problem[];
+}
+
+const typeOf = (value: unknown) => (value === null ? 'null' : Array.isArray(value) ? 'list' : typeof value === 'object' ? 'map' : typeof value);
 
 export function interpolate(
   documents: LoadedDocument[],
   env: Record<string, string | undefined>,
-): { documents: LoadedDocument[]; problems: Problem[] } {
+  options: InterpolateOptions = {},
+): Interpolation {
   const problems: Problem[] = [];
-  const substitute = (text: string, doc: LoadedDocument, path: Path): string =>
-    text.replace(PATTERN, (whole, name: string) => {
-      if (whole.startsWith('$$')) return whole.slice(1);
-      if (!NAME.test(name)) {
-        problems.push(problem('env_missing', `"\${env:${name}}" is not a valid variable reference; use letters, digits and _`, doc.locate(path)));
-        return '';
+  const unsetEnv: Problem[] = [];
+  const variableUses = new Map<string, VariableUse[]>();
+  const used = new Set<string>();
+  const vars = options.vars;
+  const keepEnv = options.keepEnv === true;
+
+  const declaredAt = (name: string) => {
+    const at = vars?.locate(name);
+    return at ? ` (${formatLocation(at)})` : '';
+  };
+  const recordUse = (at: SourceLocation, name: string, value: unknown) => {
+    const key = formatLocation(at);
+    variableUses.set(key, [...(variableUses.get(key) ?? []), { name, value }]);
+  };
+  /** The value of `${var:name}`, or `undefined` after reporting why there is none. */
+  const variable = (name: string, at: () => SourceLocation): { value: unknown } | undefined => {
+    if (!NAME.test(name)) {
+      problems.push(problem('var_unknown', `"\${var:${name}}" is not a valid variable reference; use letters, digits and _`, at()));
+      return undefined;
+    }
+    if (!vars) {
+      problems.push(problem('var_unknown', `\${var:${name}} needs an environment: declare ${name} under environments.<name>.vars in gatehouse.yaml and choose it with --env`, at()));
+      return undefined;
+    }
+    if (!Object.prototype.hasOwnProperty.call(vars.values, name)) {
+      const known = Object.keys(vars.values);
+      problems.push(problem('var_unknown', `variable ${name} is not declared for environment ${vars.environment}; declare it under vars in gatehouse.yaml${known.length ? ` (declared: ${known.join(', ')})` : ''}`, at()));
+      return undefined;
+    }
+    used.add(name);
+    return { value: vars.values[name] };
+  };
+
+  const substitute = (text: string, doc: LoadedDocument, path: Path): unknown => {
+    let location: SourceLocation | undefined;
+    const at = () => (location ??= doc.locate(path));
+    const whole = WHOLE_VAR.exec(text);
+    if (whole) {
+      const found = variable(whole[1]!, at);
+      if (!found) return '';
+      recordUse(at(), whole[1]!, found.value);
+      return keepEnv ? escapeForRender(found.value) : found.value;
+    }
+    return text.replace(PATTERN, (match, braced: string | undefined, bare: string | undefined) => {
+      if (match === '$$') return keepEnv ? match : '$';
+      if (bare !== undefined) {
+        problems.push(problem('unknown_placeholder', `"$${bare}" looks like a shell variable, which gatehouse does not expand; write \${env:${bare}} for an environment variable, \${var:${bare}} for a project variable, or $$${bare} for a literal "$${bare}"`, at()));
+        return match;
       }
-      const value = env[name];
-      if (value === undefined) {
-        problems.push(problem('env_missing', `environment variable ${name} is not set; set it or remove \${env:${name}}`, doc.locate(path)));
-        return '';
+      const body = braced!;
+      if (body.startsWith('env:')) {
+        const name = body.slice(4);
+        if (!NAME.test(name)) {
+          problems.push(problem('env_missing', `"\${env:${name}}" is not a valid variable reference; use letters, digits and _`, at()));
+          return '';
+        }
+        if (keepEnv) return match;
+        const value = env[name];
+        if (value === undefined) {
+          const unset = problem('env_missing', `environment variable ${name} is not set; set it or remove \${env:${name}}`, at());
+          if (options.unsetEnvStandIn === undefined) {
+            problems.push(unset);
+            return '';
+          }
+          unsetEnv.push({ ...unset, message: `environment variable ${name} is not set (plan and apply need it; --strict-env makes this an error)` });
+          return options.unsetEnvStandIn;
+        }
+        return value;
       }
-      return value;
+      if (body.startsWith('var:')) {
+        const name = body.slice(4);
+        const found = variable(name, at);
+        if (!found) return '';
+        const { value } = found;
+        recordUse(at(), name, value);
+        if (value !== null && typeof value === 'object') {
+          problems.push(problem('var_wrong_type', `variable ${name} is a ${typeOf(value)}${declaredAt(name)}, which cannot be part of a longer string; use \${var:${name}} as the whole value`, at()));
+          return '';
+        }
+        const textValue = String(value);
+        return keepEnv ? escapeText(textValue) : textValue;
+      }
+      const name = NAME.test(body) ? body : 'NAME';
+      problems.push(problem('unknown_placeholder', `"${match}" is not a placeholder gatehouse knows; write \${env:${name}} for an environment variable, \${var:${name}} for a project variable, or $${match} for the literal text`, at()));
+      return match;
     });
+  };
+
   /**
    * Substitutes in place of a copy: containers are copied only when something inside them
-   * changed (most documents hold no `${env:}` at all), and the path is one stack, copied
-   * only when a problem needs it.
+   * changed (most documents hold no placeholder at all), and the path is one stack, copied
+   * only when a position is needed.
    */
   const walk = (value: unknown, doc: LoadedDocument, path: (string | number)[]): unknown => {
-    if (typeof value === 'string') return value.includes('${env:') ? substitute(value, doc, [...path]) : value;
+    if (typeof value === 'string') return hasDollar(value) ? substitute(value, doc, [...path]) : value;
     if (Array.isArray(value)) {
       let out: unknown[] | undefined;
       for (let i = 0; i < value.length; i += 1) {
@@ -58,19 +190,57 @@ export function interpolate(
     }
     return value;
   };
-  return { documents: documents.map((doc) => ({ ...doc, value: walk(doc.value, doc, []) })), problems };
+  const result = documents.map((doc) => ({ ...doc, value: walk(doc.value, doc, []) }));
+  if (vars) {
+    for (const name of Object.keys(vars.values)) {
+      if (used.has(name)) continue;
+      problems.push(problem('var_unused', `variable ${name} of environment ${vars.environment} is used by no manifest; use it as \${var:${name}} or remove it`, vars.locate(name)));
+    }
+  }
+  return { documents: result, problems, variableUses, unsetEnv };
 }
 
-const where = (p: Problem) => (p.at ? `${p.at.file}:${p.at.line}:${p.at.col}` : undefined);
+/** Text from a variable, escaped so that reading the rendered manifest gives it back. */
+const escapeText = (text: string) => text.replace(/\$(?=[{A-Za-z_])/g, '$$$$');
+
+/** A whole variable value for render: every string inside escaped as `escapeText` does. */
+function escapeForRender(value: unknown): unknown {
+  if (typeof value === 'string') return escapeText(value);
+  if (Array.isArray(value)) return value.map(escapeForRender);
+  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, escapeForRender(v)]));
+  return value;
+}
+
+const where = (p: Problem) => (p.at ? formatLocation(p.at) : undefined);
 
 /**
  * Drops the problems that only repeat a missing variable: a value whose `${env:NAME}` is
- * unset is substituted with "", and later steps would report that empty value again at the
- * same position (a too-short name, an empty hostport, a broken reference). The problem that
- * names the variable is the one to fix, so it is reported alone.
+ * unset (or whose `${var:}` is unknown) is substituted with "", and later steps would report
+ * that empty value again at the same position (a too-short name, an empty hostport, a broken
+ * reference). The problem that names the variable is the one to fix, so it is reported alone.
  */
 export function withoutUnsetEcho(problems: Problem[]): Problem[] {
-  const unset = new Set(problems.filter((p) => p.code === 'env_missing').map(where));
+  const first = new Set(['env_missing', 'var_unknown', 'var_wrong_type', 'unknown_placeholder']);
+  const unset = new Set(problems.filter((p) => first.has(p.code)).map(where));
   if (unset.size === 0) return problems;
-  return problems.filter((p) => p.code === 'env_missing' || !unset.has(where(p)));
+  return problems.filter((p) => first.has(p.code) || !unset.has(where(p)));
+}
+
+/**
+ * Names the variable behind a schema problem: a `wrong_type` or `invalid_value` at a value
+ * that came from `${var:NAME}` becomes `var_wrong_type`, saying which variable of which
+ * environment holds the wrong value and where it is declared, since that is where to fix it.
+ */
+export function attributeVariables(problems: Problem[], uses: Map<string, VariableUse[]>, vars: Variables | undefined): Problem[] {
+  if (uses.size === 0) return problems;
+  return problems.map((p) => {
+    if (!p.at || (p.code !== 'wrong_type' && p.code !== 'invalid_value')) return p;
+    const found = uses.get(formatLocation(p.at));
+    if (!found) return p;
+    const names = found.map((u) => {
+      const declared = vars?.locate(u.name);
+      return `\${var:${u.name}} = ${JSON.stringify(u.value)}${declared ? ` (${formatLocation(declared)})` : ''}`;
+    });
+    return { ...p, code: 'var_wrong_type', message: `${p.message}, but ${names.join(' and ')}${vars ? ` in environment ${vars.environment}` : ''}; change the variable or the field` };
+  });
 }

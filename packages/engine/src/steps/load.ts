@@ -1,15 +1,19 @@
 /**
  * Step 1, load: read YAML files and directories (searched recursively for *.yaml / *.yml, in
- * path order) into documents that remember where each of their nodes was written, so later
- * steps can report file:line:col. The only step that reads files.
+ * path order, symbolic links followed: files.ts) into documents that remember where each of
+ * their nodes was written, so later steps can report file:line:col. The only step that reads
+ * files. Manifests that declare nothing at all (no file, or files holding only comments and
+ * `---`) are the `no_manifests` problem: planned with --prune, they would delete everything.
  */
 import { createHash } from 'node:crypto';
-import { readFile, readdir, stat } from 'node:fs/promises';
-import { join, relative } from 'node:path';
+import { relative } from 'node:path';
+import { MANIFEST_SCHEMAS } from '@gatehouse/schemas';
 import { LineCounter, isMap, isPair, isScalar, isSeq, parseAllDocuments, type Document, type Node } from 'yaml';
 import { problem, type Problem } from '../problems.js';
 import type { SourceLocation } from '../source.js';
-import { fastDocuments } from './fast-yaml.js';
+import { documentStarts, documentsWithLongLines, fastDocuments } from './fast-yaml.js';
+import { findManifestFiles, readManifestFile, STDIN_NAME, STDIN_PATH } from './files.js';
+import { aliasProblem, flowNestingProblem, isAliasLimitError, MAX_ALIAS_COUNT, MAX_NESTING, nestingProblem, valueDepth } from './yaml-limits.js';
 
 export type Path = readonly (string | number)[];
 
@@ -32,47 +36,78 @@ export interface LoadResult {
   problems: Problem[];
   /** sha256 over every file's path and content, in path order. */
   checksum: string;
+  /** What is worth saying but does not stop the run (a symbolic link loop). */
+  warnings: Problem[];
+  /** What was passed over on purpose (skipped directories and files), for `--verbose`. */
+  notes: string[];
 }
 
-const isManifestFile = (name: string) => name.endsWith('.yaml') || name.endsWith('.yml');
+export interface LoadOptions {
+  /** Files larger than this many bytes are refused before they are read (default 10 MiB). */
+  maxFileSize?: number;
+}
 
-async function expand(path: string): Promise<string[]> {
-  const info = await stat(path);
-  if (!info.isDirectory()) return [path];
-  const entries = await readdir(path, { recursive: true, withFileTypes: true });
-  return entries
-    .filter((e) => e.isFile() && isManifestFile(e.name))
-    .map((e) => join(e.parentPath, e.name))
-    .sort();
+const KNOWN_KINDS = new Set(Object.keys(MANIFEST_SCHEMAS));
+
+/**
+ * Whether a file found by searching a directory is meant for gatehouse: one of its documents
+ * has a known `kind`, or a `kind` and a `name` (a manifest with a mistyped kind is still
+ * reported). Other YAML beside the manifests (CI files, Kubernetes objects, tool settings) is
+ * skipped with a note, not reported as unknown kinds. A file that does not parse is kept: it
+ * may be a broken manifest, and leaving one out would make `--prune` delete its objects.
+ */
+function claimsManifests(documents: readonly LoadedDocument[]): boolean {
+  return documents.some(({ value }) => {
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+    const { kind } = value as Record<string, unknown>;
+    return (typeof kind === 'string' && KNOWN_KINDS.has(kind)) || (kind !== undefined && 'name' in value);
+  });
 }
 
 const display = (path: string) => {
+  if (path === STDIN_PATH) return STDIN_NAME;
   const rel = relative(process.cwd(), path);
   return rel && !rel.startsWith('..') ? rel : path;
 };
 
-export async function load(paths: string[]): Promise<LoadResult> {
-  const problems: Problem[] = [];
-  const files = new Set<string>();
-  for (const path of paths) {
-    try {
-      for (const file of await expand(path)) files.add(file);
-    } catch (error) {
-      problems.push(problem('path_unreadable', `cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}; give an existing file or directory`));
-    }
-  }
-  if (files.size === 0 && problems.length === 0) {
+export async function load(paths: string[], options: LoadOptions = {}): Promise<LoadResult> {
+  const found = await findManifestFiles(paths);
+  const problems: Problem[] = [...found.problems];
+  const files = found.files;
+  if (files.length === 0 && problems.length === 0) {
     problems.push(problem('no_manifests', `no *.yaml or *.yml file under ${paths.join(', ') || '(no path)'}; give a manifest file or a directory holding some`));
   }
   const hash = createHash('sha256');
   const documents: LoadedDocument[] = [];
+  const notes = [...found.notes];
   for (const file of [...files].sort()) {
-    const text = await readFile(file, 'utf8');
     const name = display(file);
-    hash.update(`${name}\0${text}\0`);
-    parseFile(name, text, documents, problems);
+    const read = await readManifestFile(file, name, options.maxFileSize);
+    if ('problem' in read) {
+      problems.push(read.problem);
+      continue;
+    }
+    const fileDocuments: LoadedDocument[] = [];
+    const fileProblems: Problem[] = [];
+    parseFile(name, read.text, fileDocuments, fileProblems);
+    if (found.searched.has(file) && fileProblems.length === 0 && fileDocuments.length > 0 && !claimsManifests(fileDocuments)) {
+      notes.push(`skipped ${name}: no document has a gatehouse kind (name the file to check it anyway)`);
+      continue;
+    }
+    hash.update(`${name}\0${read.text}\0`);
+    documents.push(...fileDocuments);
+    problems.push(...fileProblems);
   }
-  return { documents, problems, checksum: hash.digest('hex') };
+  if (files.length > 0 && documents.length === 0 && problems.length === 0 && notes.length > found.notes.length) {
+    problems.push(problem('no_manifests', `no manifest under ${paths.join(', ')}: no document of the ${files.length} YAML file${files.length === 1 ? '' : 's'} found has a gatehouse kind`));
+  }
+  // Whatever the files: a syntax error already says why nothing was read, an empty file does not.
+  if (files.length > 0 && documents.length === 0 && problems.length === 0) {
+    problems.push(
+      problem('no_manifests', `${files.length === 1 ? `${display(files[0]!)} holds` : `the ${files.length} files under ${paths.join(', ')} hold`} no YAML document (only comments, --- or nothing); give manifests that declare something`),
+    );
+  }
+  return { documents, problems, checksum: hash.digest('hex'), warnings: found.warnings, notes };
 }
 
 /**
@@ -84,12 +119,53 @@ export async function load(paths: string[]): Promise<LoadResult> {
  * the reference, and its syntax errors are reported.
  */
 export function parseFile(file: string, text: string, documents: LoadedDocument[], problems: Problem[]): void {
+  const pieces = documentsWithLongLines(text);
+  if (!pieces) {
+    parseDocuments(file, text, documents, problems);
+    return;
+  }
+  // One document per piece: a long line sends only its document to `yaml`. Positions and
+  // document indexes are the file's: lines shifted by where the piece starts.
+  let index = 0;
+  for (const piece of pieces) {
+    const found: LoadedDocument[] = [];
+    const issues: Problem[] = [];
+    parseDocuments(file, piece.text, found, issues);
+    const shift = (at: SourceLocation): SourceLocation => ({ ...at, line: at.line + piece.line - 1 });
+    for (const issue of issues) problems.push(issue.at ? { ...issue, at: shift(issue.at) } : issue);
+    for (const doc of found) {
+      documents.push({ ...doc, index: index + doc.index, locate: (path, options) => shift(doc.locate(path, options)) });
+    }
+    // Every piece from a `---` is one document; the text before the first only if it holds one.
+    if (piece.text.startsWith('---') || found.length > 0 || issues.length > 0) index++;
+  }
+}
+
+function parseDocuments(file: string, text: string, documents: LoadedDocument[], problems: Problem[]): void {
+  const tooDeep = flowNestingProblem(text, (offset) => positionOf(file, text, offset));
+  if (tooDeep) {
+    problems.push(tooDeep);
+    return;
+  }
   const fast = fastDocuments(text);
-  if (!fast) {
+  // Deep block nesting is reported by the `yaml` path, at its position.
+  if (!fast || fast.some((value) => valueDepth(value) > MAX_NESTING)) {
     parseWithYaml(file, text, documents, problems);
     return;
   }
   let composed: Locate[] | undefined;
+  // Each document's own position (where apply and plan say it was declared) comes from one
+  // linear scan of the text, made for the whole file at the first position asked for: no
+  // `yaml` composition. Deeper paths compose the file with `yaml` when first asked for.
+  const nonEmptyCount = fast.filter((value) => value !== null && value !== undefined).length;
+  let roots: SourceLocation[] | null | undefined;
+  const rootOf = (ordinal: number): SourceLocation | undefined => {
+    if (roots === undefined) {
+      const starts = documentStarts(text);
+      roots = starts.length === nonEmptyCount ? positionsOf(file, text, starts) : null;
+    }
+    return roots?.[ordinal];
+  };
   // The k-th non-empty document of either library is the same document: they differ only on
   // empty ones (a file holding only a comment is one empty document to js-yaml, none to yaml).
   let nonEmpty = 0;
@@ -97,6 +173,8 @@ export function parseFile(file: string, text: string, documents: LoadedDocument[
     if (value === null || value === undefined) return;
     const ordinal = nonEmpty++;
     const locate: Locate = (path, options) => {
+      const root = path.length === 0 ? rootOf(ordinal) : undefined;
+      if (root) return root;
       composed ??= composeFile(file, text);
       const found = composed[ordinal];
       return found ? found(path, options) : { file, line: 1, col: 1 };
@@ -106,6 +184,32 @@ export function parseFile(file: string, text: string, documents: LoadedDocument[
 }
 
 type Locate = LoadedDocument['locate'];
+
+/** The positions of ascending `offsets` in `text`, in one pass. */
+function positionsOf(file: string, text: string, offsets: readonly number[]): SourceLocation[] {
+  let line = 1;
+  let lineStart = 0;
+  let newline = text.indexOf('\n');
+  return offsets.map((offset) => {
+    while (newline >= 0 && newline < offset) {
+      line++;
+      lineStart = newline + 1;
+      newline = text.indexOf('\n', lineStart);
+    }
+    return { file, line, col: offset - lineStart + 1 };
+  });
+}
+
+/** The position of `offset` in `text`, counted directly (for problems found before parsing). */
+function positionOf(file: string, text: string, offset: number): SourceLocation {
+  let line = 1;
+  let start = 0;
+  for (let i = text.indexOf('\n'); i >= 0 && i < offset; i = text.indexOf('\n', i + 1)) {
+    line += 1;
+    start = i + 1;
+  }
+  return { file, line, col: offset - start + 1 };
+}
 
 /** Every document of a file as `yaml` composes them, and how to turn an offset into a position. */
 function compose(file: string, text: string): { docs: Document[]; position: (offset: number) => SourceLocation } {
@@ -132,12 +236,26 @@ function parseWithYaml(file: string, text: string, documents: LoadedDocument[], 
     if (doc.errors.length > 0) {
       // The first error only: the parser's later errors in a document mostly follow from it.
       const error = doc.errors[0]!;
-      problems.push(problem('yaml_syntax', `invalid YAML: ${error.message.split('\n')[0]}; fix the syntax (a value with {, }, [, ] or : may need quotes)`, position(error.pos[0])));
+      if (error.code === 'RESOURCE_EXHAUSTION') problems.push(problem('nesting_too_deep', `collections nested too deep for the parser (limit ${MAX_NESTING})`, position(error.pos[0])));
+      else problems.push(problem('yaml_syntax', `invalid YAML: ${error.message.split('\n')[0]}; fix the syntax (a value with {, }, [, ] or : may need quotes)`, position(error.pos[0])));
       return;
     }
     // An empty document (between two ---, or after a trailing ---) declares nothing.
     if (isEmpty(doc)) return;
-    documents.push({ file, index, value: doc.toJS({ maxAliasCount: 100 }), locate: locator(doc, position) });
+    const tooDeep = nestingProblem(doc, position);
+    if (tooDeep) {
+      problems.push(tooDeep);
+      return;
+    }
+    let value: unknown;
+    try {
+      value = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+    } catch (error) {
+      if (!isAliasLimitError(error)) throw error;
+      problems.push(aliasProblem(doc, position));
+      return;
+    }
+    documents.push({ file, index, value, locate: locator(doc, position) });
   });
 }
 

@@ -1,0 +1,54 @@
+/**
+ * Where each part of a document built from several sources was written. A base document
+ * patched by overlays is one value, but an error in it must point at the line that caused
+ * it: a field an overlay set points into the overlay, the rest into the base.
+ *
+ * An `Origin` says "this node was written at `path` of `source`". Its `children` are filled
+ * only where a node's parts come from different sources; a node without children stands for
+ * its whole subtree, read in its source at the same relative paths.
+ */
+import type { SourceLocation } from '../source.js';
+import type { LoadedDocument, Path } from '../steps/load.js';
+
+type Locate = LoadedDocument['locate'];
+
+export interface Origin {
+  source: Locate;
+  path: Path;
+  /** Children by segment (map keys and list indices, as strings) where they differ. */
+  children?: Map<string, Origin>;
+}
+
+export const originOf = (source: Locate, path: Path = []): Origin => ({ source, path });
+
+/** The origin of `segment` under `origin`: its own entry, or the same source one level down. */
+export function childOrigin(origin: Origin, segment: string | number): Origin {
+  return origin.children?.get(String(segment)) ?? { source: origin.source, path: [...origin.path, segment] };
+}
+
+/** A copy of `origin` with children listed for every item of `value` (so they can be moved). */
+export function expanded(origin: Origin, value: unknown): Origin {
+  const children = new Map<string, Origin>();
+  const keys = Array.isArray(value) ? value.map((_v, i) => i) : value !== null && typeof value === 'object' ? Object.keys(value) : [];
+  for (const key of keys) children.set(String(key), childOrigin(origin, key));
+  return { source: origin.source, path: origin.path, children };
+}
+
+/** Where the node at `path` was written (its nearest recorded ancestor's source, further down). */
+export function locateIn(root: Origin, path: Path, options?: { key?: boolean }): SourceLocation {
+  let node = root;
+  let i = 0;
+  for (; i < path.length; i += 1) {
+    const next = node.children?.get(String(path[i]));
+    if (!next) break;
+    node = next;
+  }
+  return node.source([...node.path, ...path.slice(i)], options);
+}
+
+/** A deep copy of the recorded children (sources are shared; they are read-only). */
+export function cloneOrigin(origin: Origin): Origin {
+  return origin.children
+    ? { source: origin.source, path: origin.path, children: new Map([...origin.children].map(([k, v]) => [k, cloneOrigin(v)])) }
+    : { source: origin.source, path: origin.path };
+}
