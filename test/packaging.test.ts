@@ -17,7 +17,7 @@ import { EXAMPLE_SECRETS } from './plan-fixtures.js';
 // @ts-expect-error -- plain ESM scripts without type declarations
 import { PUBLISHED_PACKAGES } from '../scripts/packages.mjs';
 // @ts-expect-error -- plain ESM scripts without type declarations
-import { setVersion, versionProblems } from '../scripts/set-version.mjs';
+import { PINNED_FILES, pinVersion, setVersion, versionProblems } from '../scripts/set-version.mjs';
 
 interface PackageJson {
   name: string;
@@ -76,6 +76,17 @@ describe('published packages', () => {
     const skewed = manifests.map((m) => (m.name === '@gatehouse/engine' ? { ...m, version: '0.0.9' } : m));
     expect(versionProblems(skewed)).toContain(`@gatehouse/engine is at 0.0.9, not ${manifests[0]!.version}`);
     expect(() => setVersion(manifests, 'v1')).toThrow(/not a version/);
+  });
+
+  it('the recipes, the Action tag and the schema URLs in the documents name the current release', () => {
+    const version = packages[0]!.json.version;
+    const stale = (PINNED_FILES as string[]).filter((file) => {
+      const text = readFileSync(join(REPO_ROOT, file), 'utf8');
+      return pinVersion(text, version) !== text;
+    });
+    expect(stale, `run \`npm run version:set -- ${version}\``).toEqual([]);
+    const moved = pinVersion('uses: gatehouse/gatehouse@v0.1.0\nGATEHOUSE_VERSION: "0.1.0"\n${GATEHOUSE_VERSION:-0.1.0}\n@gatehouse/schemas@0.1/json/x', '1.2.0') as string;
+    expect(moved).toBe('uses: gatehouse/gatehouse@v1.2.0\nGATEHOUSE_VERSION: "1.2.0"\n${GATEHOUSE_VERSION:-1.2.0}\n@gatehouse/schemas@1/json/x');
   });
 
   it('nothing in the CLI’s dependency tree (the optional server included) demands more than Node 20.19', () => {
