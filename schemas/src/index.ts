@@ -23,3 +23,4 @@ export * from './ca-pem.js';
 export * from './project.js';
 export * from './rate-limit.js';
 export * from './urls.js';
+export { MANIFEST_KINDS, ROUTE_MODULE_NAMES } from './constants.js';

@@ -24,7 +24,7 @@ import type { LiveApi } from '../ports.js';
 import type { Problem } from '../problems.js';
 import type { Matching } from '../steps/match.js';
 import { plan as makePlan } from '../steps/plan.js';
-import { METADATA_MAX_BYTES } from '@gatehouse/schemas';
+import { METADATA_MAX_BYTES } from '@gatehouse/schemas/runtime';
 import type { Refusal } from './model.js';
 import { railRefusals } from './rails.js';
 
