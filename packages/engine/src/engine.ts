@@ -69,10 +69,10 @@ export async function observeAndMatch(desired: DesiredObject[], api: LiveApi, st
 }
 
 /** The plan of the manifests against the live API; throws `ManifestProblems` when invalid. */
-export async function computePlan(options: EngineOptions & { api: LiveApi; stack: string }): Promise<Plan> {
+export async function computePlan(options: EngineOptions & { api: LiveApi; stack: string; prune?: boolean }): Promise<Plan> {
   const { desired, problems, checksum } = await readManifests(options);
   if (problems.length > 0) throw new ManifestProblems(problems);
   const { matching, requests } = await observeAndMatch(desired, options.api, options.stack);
   if (matching.problems.length > 0) throw new ManifestProblems(sortProblems(matching.problems));
-  return plan({ matching, stack: options.stack, target: options.api.target, checksum, requests });
+  return plan({ matching, stack: options.stack, target: options.api.target, checksum, requests, prune: options.prune === true });
 }

@@ -55,6 +55,14 @@ export interface Change {
   reason?: string;
   /** Where the desired object is declared; absent for deletes. */
   source?: SourceLocation;
+  /**
+   * Why apply writes an object whose fields do not change: `marker` (the ownership marker is
+   * refreshed), `repoint` (it references an object that is replaced, and is pointed at the new
+   * one), `adopt` (it is taken into this stack). Absent for ordinary changes.
+   */
+  cause?: 'marker' | 'repoint' | 'adopt';
+  /** A delete that runs only with `--prune` (the plan was made without it): shown, not counted. */
+  needsPrune?: boolean;
 }
 
 /** A live object that no manifest declares and this stack does not own: listed, never touched. */
@@ -71,6 +79,11 @@ export interface PlanSummary {
   delete: number;
   replace: number;
   unchanged: number;
+  /**
+   * Deletes that run only with `--prune` (not counted in `delete`). Optional: plans saved
+   * before it was added have none.
+   */
+  not_pruned?: number;
 }
 
 export interface Plan {

@@ -1,5 +1,5 @@
 import { Args, Command, Flags } from '@oclif/core';
-import { computePlan, renderJson, renderMarkdown, renderText, type Plan as PlanValue } from '@gatehouse/engine';
+import { computePlan, countChanges, renderJson, renderMarkdown, renderText, type Plan as PlanValue } from '@gatehouse/engine';
 import { failCommand, withConnection } from '../command-run.js';
 import { connectionFlags, type ConnectionFlagValues } from '../connection/flags.js';
 import { manifestFlags, readingOptions } from '../manifest-flags.js';
@@ -21,7 +21,8 @@ export default class Plan extends Command {
   static override flags = {
     format: Flags.string({ description: 'output format', options: [...FORMATS], default: 'text' }),
     out: Flags.string({ description: 'also save the plan as JSON to this file (atomically), for apply --plan' }),
-    'detailed-exitcode': Flags.boolean({ description: 'exit 2 when the plan has changes', default: false }),
+    'detailed-exitcode': Flags.boolean({ description: 'exit 2 when the plan has changes (deletes that need --prune included)', default: false }),
+    prune: Flags.boolean({ description: 'plan deletes as apply --prune runs them (without it they are shown as "would be deleted with --prune")', default: false }),
     ...manifestFlags,
     ...connectionFlags,
   };
@@ -45,8 +46,7 @@ export default class Plan extends Command {
       await writeFileAtomic(flags.out, renderJson(plan)).catch((error: unknown) => this.#fail(error));
       this.logToStderr(`Saved the plan to ${flags.out}.`);
     }
-    const changes = plan.summary.create + plan.summary.update + plan.summary.delete + plan.summary.replace;
-    if (flags['detailed-exitcode'] && changes > 0) this.exit(2);
+    if (flags['detailed-exitcode'] && countChanges(plan.summary) > 0) this.exit(2);
   }
 
   #compute(paths: string[], flags: ConnectionFlagValues & { 'max-file-size': number }): Promise<PlanValue> {
