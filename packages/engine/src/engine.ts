@@ -11,6 +11,7 @@ import { environmentDocuments, type EnvironmentInput } from './environments/docu
 import { attributeVariables, interpolate, withoutUnsetEcho } from './steps/interpolate.js';
 import { match, type Matching } from './steps/match.js';
 import { observe } from './steps/observe.js';
+import { lockOf, type LockInfo } from './lock/lock.js';
 import { plan } from './steps/plan.js';
 import { resolve } from './steps/resolve.js';
 import { validate } from './steps/validate.js';
@@ -33,7 +34,18 @@ export interface EngineOptions {
   maxFileSize?: number;
   /** Told of what does not stop the run (a symbolic link loop); nothing is printed without it. */
   onWarning?: (warning: Problem) => void;
+  /**
+   * What an unset `${env:NAME}` is: an `error` (plan, apply: the value is needed) or, for
+   * offline validation, a `warn`ing told to `onWarning`, with a stand-in value so that the
+   * rest of the document is still checked (problems at the same place are not reported).
+   */
+  unsetEnv?: 'error' | 'warn';
+  /** Told of what was passed over on purpose (a skipped directory or file), for `--verbose`. */
+  onNote?: (note: string) => void;
 }
+
+/** What an unset `${env:}` stands for in offline validation: non-empty, like a real secret. */
+export const UNSET_ENV_STAND_IN = 'gatehouse-validate-unset-variable-0123456789';
 
 export interface Desired {
   desired: DesiredObject[];
@@ -46,15 +58,23 @@ export async function readManifests(options: EngineOptions): Promise<Desired> {
   const stack = options.stack ?? DEFAULT_STACK;
   const loaded = await environmentDocuments(options.paths, options.environment, options.maxFileSize !== undefined ? { maxFileSize: options.maxFileSize } : {});
   for (const warning of loaded.warnings) options.onWarning?.(warning);
+  for (const note of loaded.notes) options.onNote?.(note);
   const vars = options.environment?.vars;
-  const interpolated = interpolate(loaded.documents, options.env ?? process.env, { vars });
+  const interpolated = interpolate(loaded.documents, options.env ?? process.env, {
+    vars,
+    ...(options.unsetEnv === 'warn' ? { unsetEnvStandIn: UNSET_ENV_STAND_IN } : {}),
+  });
+  for (const warning of interpolated.unsetEnv) options.onWarning?.(warning);
   const validated = validate(interpolated.documents);
   const resolved = resolve(validated.valid, validated.declared);
   const later = attributeVariables([...validated.problems, ...resolved.problems, ...check(resolved.desired, stack)], interpolated.variableUses, vars);
   const problems = [...loaded.problems, ...interpolated.problems, ...later];
   // Documents that failed their schema were checked in their valid parts only: never planned.
   const desired = resolved.desired.filter((d) => !(d.doc as { partial?: unknown }).partial);
-  return { desired, problems: sortProblems(withoutUnsetEcho(problems)), checksum: loaded.checksum };
+  // An unset variable's stand-in may itself fail a check there (a pattern): not reported.
+  const unsetAt = new Set(interpolated.unsetEnv);
+  const reported = withoutUnsetEcho([...interpolated.unsetEnv, ...problems]).filter((p) => !unsetAt.has(p));
+  return { desired, problems: sortProblems(reported), checksum: loaded.checksum };
 }
 
 /** Every problem of the manifests, all together; `[]` when they are valid. */
@@ -63,16 +83,19 @@ export async function validateManifests(options: EngineOptions): Promise<Problem
 }
 
 /** Steps 4-5 for callers that need the matching itself (apply, drift). */
-export async function observeAndMatch(desired: DesiredObject[], api: LiveApi, stack: string): Promise<{ matching: Matching; requests: number }> {
+export async function observeAndMatch(desired: DesiredObject[], api: LiveApi, stack: string): Promise<{ matching: Matching; requests: number; lock?: LockInfo }> {
   const observation = await observe(api);
-  return { matching: match(desired, observation.live, stack), requests: observation.requests };
+  const lock = lockOf(stack, observation.lockObjects.bots, observation.lockObjects.policies);
+  return { matching: match(desired, observation.live, stack), requests: observation.requests, ...(lock ? { lock } : {}) };
 }
 
 /** The plan of the manifests against the live API; throws `ManifestProblems` when invalid. */
 export async function computePlan(options: EngineOptions & { api: LiveApi; stack: string; prune?: boolean }): Promise<Plan> {
   const { desired, problems, checksum } = await readManifests(options);
   if (problems.length > 0) throw new ManifestProblems(problems);
-  const { matching, requests } = await observeAndMatch(desired, options.api, options.stack);
+  const { matching, requests, lock } = await observeAndMatch(desired, options.api, options.stack);
   if (matching.problems.length > 0) throw new ManifestProblems(sortProblems(matching.problems));
-  return plan({ matching, stack: options.stack, target: options.api.target, checksum, requests, prune: options.prune === true });
+  const computed = plan({ matching, stack: options.stack, target: options.api.target, checksum, requests, prune: options.prune === true });
+  // Plan does not lock; it says when an apply holds the lock (its plan may be outdated soon).
+  return lock ? { ...computed, lock } : computed;
 }

@@ -17,3 +17,6 @@ export * from './render/index.js';
 export * from './drift/index.js';
 export * from './apply/index.js';
 export * from './export/index.js';
+export { acquireLock, breakLock, readLock, describeLock, isLockObject, lockName, LockHeld, DEFAULT_LEASE_SECONDS, type LockInfo, type HeldLock, type AcquireOptions } from './lock/lock.js';
+export * from './environments/index.js';
+export type { Variables } from './steps/interpolate.js';

@@ -5,6 +5,7 @@
  * not a payload. Apply recomputes the desired objects from the manifests (whose checksum the
  * plan records) and refuses changes whose live object no longer has the recorded fingerprint.
  */
+import type { LockInfo } from './lock/lock.js';
 import type { SourceLocation } from './source.js';
 
 export const PLAN_FORMAT_VERSION = 1;
@@ -63,6 +64,11 @@ export interface Change {
   cause?: 'marker' | 'repoint' | 'adopt';
   /** A delete that runs only with `--prune` (the plan was made without it): shown, not counted. */
   needsPrune?: boolean;
+  /**
+   * On the delete of a duplicate (same stack and address as `keep`, steps/duplicates.ts):
+   * apply runs it without --prune, after re-pointing references to `keep`.
+   */
+  duplicate?: { keep: string; cause: 'duplicate' | 'interrupted_replace' };
 }
 
 /** A live object that no manifest declares and this stack does not own: listed, never touched. */
@@ -87,6 +93,8 @@ export interface PlanSummary {
 }
 
 export interface Plan {
+  /** The stack's lock when an apply held it while the plan was made (lock/lock.ts). */
+  lock?: LockInfo;
   format_version: typeof PLAN_FORMAT_VERSION;
   target: { url: string; embedded: boolean };
   stack: string;
@@ -108,4 +116,6 @@ export interface Plan {
    * saved before it was added have none (apply then needs the paths on its command line).
    */
   manifest_paths?: string[];
+  /** The environment of gatehouse.yaml the plan was computed for (`--env`), if any. */
+  environment?: string;
 }

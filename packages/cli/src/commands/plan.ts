@@ -1,7 +1,23 @@
-import { Args, Command, Flags } from '@oclif/core';
-import { computePlan, countChanges, renderJson, renderMarkdown, renderText, type Plan as PlanValue } from '@gatehouse/engine';
+import { Args, Command, Errors, Flags } from '@oclif/core';
+import {
+  anyChanges,
+  computePlan,
+  countChanges,
+  renderJson,
+  renderMarkdown,
+  renderPlansJson,
+  renderPlansMarkdown,
+  renderPlansText,
+  renderText,
+  type EnvironmentPlan,
+  type Plan as PlanValue,
+} from '@gatehouse/engine';
+import { catchAsJson } from '../json-errors.js';
 import { failCommand, withConnection } from '../command-run.js';
-import { connectionFlags, type ConnectionFlagValues } from '../connection/flags.js';
+import { connectionFlags } from '../connection/flags.js';
+import { environmentFlags } from '../environments/flags.js';
+import { explicitFlags, selectEnvironments, type EnvironmentRun } from '../environments/select.js';
+import { CliError } from '../errors.js';
 import { manifestFlags, readingOptions } from '../manifest-flags.js';
 import { terminalStyle, writeFileAtomic } from '../output.js';
 
@@ -14,8 +30,10 @@ export default class Plan extends Command {
     'Validates the manifests, reads live state with paginated list requests (about one request ' +
     'per 100 objects per kind) and prints the changes: + create, ~ update, - delete, -/+ ' +
     'replace. The first line names the target. Without --api-url, plans against the embedded ' +
-    'reference server over .gatehouse/server.db. Exit 0 on success, 1 on error, and with ' +
-    '--detailed-exitcode 2 when there are changes.';
+    'reference server over .gatehouse/server.db. With gatehouse.yaml, --env NAME plans one ' +
+    'environment against its own API and stack, and --env all plans every environment into one ' +
+    'result (text sections, one Markdown comment, or JSON with a plan per environment). Exit 0 on ' +
+    'success, 1 on error, and with --detailed-exitcode 2 when there are changes (in any environment).';
   static override strict = false;
   static override args = { path: Args.string({ description: 'manifest file or directory (repeatable; default: the current directory)' }) };
   static override flags = {
@@ -25,19 +43,37 @@ export default class Plan extends Command {
     prune: Flags.boolean({ description: 'plan deletes as apply --prune runs them (without it they are shown as "would be deleted with --prune")', default: false }),
     ...manifestFlags,
     ...connectionFlags,
+    ...environmentFlags,
   };
   static override examples = [
     '<%= config.bin %> plan examples/basic',
     '<%= config.bin %> plan manifests/ --format markdown --out plan.json --detailed-exitcode',
+    '<%= config.bin %> plan --env all --format markdown --detailed-exitcode',
     'GATEHOUSE_API_URL=https://api.example.com GATEHOUSE_API_KEY=... <%= config.bin %> plan manifests/ --stack team-a',
   ];
 
   async run(): Promise<void> {
-    const { argv, flags } = await this.parse(Plan);
-    const paths = argv.length > 0 ? (argv as string[]) : ['.'];
-    const plan = await this.#compute(paths, flags);
-
+    const { argv, flags, metadata } = await this.parse(Plan);
+    const selection = await selectEnvironments({
+      argv: argv as string[],
+      flags,
+      explicit: explicitFlags(flags, metadata),
+      withoutEnv: 'required',
+      allowAll: true,
+      command: 'plan',
+    }).catch((error: unknown) => this.#fail(error));
     const format = flags.format as (typeof FORMATS)[number];
+    const reading = readingOptions(flags, (line) => this.logToStderr(line));
+    if (selection.all) {
+      if (flags.out) this.#fail(new CliError('environment_all_refused', '--out saves one plan for apply --plan; with --env all, save each environment\'s plan with --env NAME --out FILE'));
+      const plans: EnvironmentPlan[] = [];
+      for (const run of selection.runs) plans.push({ environment: run.environment!.name, plan: await this.#compute(run, reading, flags.prune) });
+      const output = format === 'json' ? renderPlansJson(plans) : format === 'markdown' ? renderPlansMarkdown(plans) : renderPlansText(plans, { style: terminalStyle() });
+      await new Promise<void>((resolve) => process.stdout.write(output, () => resolve()));
+      if (flags['detailed-exitcode'] && anyChanges(plans)) this.exit(2);
+      return;
+    }
+    const plan = await this.#compute(selection.runs[0]!, reading, flags.prune);
     const output =
       format === 'json' ? renderJson(plan) : format === 'markdown' ? renderMarkdown(plan) : renderText(plan, { style: terminalStyle() });
     // Flushed before any exit: on some platforms a pipe is written asynchronously.
@@ -49,15 +85,28 @@ export default class Plan extends Command {
     if (flags['detailed-exitcode'] && countChanges(plan.summary) > 0) this.exit(2);
   }
 
-  #compute(paths: string[], flags: ConnectionFlagValues & { 'max-file-size': number }): Promise<PlanValue> {
+  #compute(run: EnvironmentRun, reading: ReturnType<typeof readingOptions>, prune: boolean): Promise<PlanValue> {
+    const environment = run.environment;
     // manifest_paths: where `apply --plan` reads the manifests again (docs/plan-json.md).
-    return withConnection(flags, async (connection) => ({
-      ...(await computePlan({ paths, env: process.env, api: connection.api, stack: connection.stack, ...readingOptions(flags, (line) => this.logToStderr(line)) })),
-      manifest_paths: paths,
-    })).catch((error: unknown) => this.#fail(error));
+    return Promise.resolve()
+      .then(() => run.connection())
+      .then((flags) =>
+        withConnection(flags, async (connection) => ({
+          ...(await computePlan({ paths: run.paths, env: process.env, api: connection.api, stack: connection.stack, environment, prune, ...reading })),
+          manifest_paths: run.paths,
+          ...(environment ? { environment: environment.name } : {}),
+        })),
+      )
+      .catch((error: unknown) => this.#fail(error, environment?.name));
   }
 
-  #fail(error: unknown): never {
-    return failCommand(this, error, 'nothing was planned');
+  #fail(error: unknown, environment?: string): never {
+    return failCommand(this, error, environment ? `environment ${environment} was not planned` : 'nothing was planned');
+  }
+
+  /** With --format json, every failure is one JSON error document on stdout (json-errors.ts). */
+  protected override async catch(error: Error & { exitCode?: number }): Promise<unknown> {
+    if (await catchAsJson(this, error)) throw new Errors.ExitError(1);
+    return super.catch(error);
   }
 }

@@ -1,30 +1,83 @@
-import { Args, Command } from '@oclif/core';
-import { validateManifests } from '@gatehouse/engine';
+import { Args, Command, Flags } from '@oclif/core';
+import { validateManifests, type Problem } from '@gatehouse/engine';
+import { failCommand } from '../command-run.js';
+import { environmentFlags } from '../environments/flags.js';
+import { selectEnvironments } from '../environments/select.js';
 import { manifestFlags, readingOptions } from '../manifest-flags.js';
 import { formatProblem } from '../output.js';
+import { verboseFlag } from '../request-log.js';
 
 /** `gatehouse validate [PATH...]`: checks manifests without the network. */
 export default class Validate extends Command {
   static override summary = 'Check manifests offline: schema, references, names, and the limits the server enforces.';
   static override description =
-    'Reads every *.yaml and *.yml under the given files and directories (default: the current ' +
-    'directory) and reports every problem at once, each as file:line:col: message [code]. Makes ' +
-    'no request. Exit 0 when the manifests are valid, 1 otherwise.';
+    'Reads every *.yaml and *.yml under the given files and directories (default: the manifests ' +
+    'of gatehouse.yaml, or the current directory) and reports every problem at once, each as ' +
+    'file:line:col: message [code]. An unset ${env:NAME} is only a warning (validate needs no secrets; plan and apply do), ' +
+    'an error with --strict-env. With a gatehouse.yaml that defines environments, checks every ' +
+    'environment (overlays and variables applied), or the one --env names; a problem found in some ' +
+    'environments only says which. Makes no request. Exit 0 when the manifests are valid, 1 otherwise.';
   static override strict = false;
   static override args = { path: Args.string({ description: 'manifest file or directory (repeatable)' }) };
-  static override flags = { ...manifestFlags };
-  static override examples = ['<%= config.bin %> validate examples/basic', '<%= config.bin %> validate policies.yaml edges/'];
+  static override flags = {
+    ...manifestFlags,
+    ...environmentFlags,
+    ...verboseFlag,
+    'strict-env': Flags.boolean({
+      description: 'an unset ${env:NAME} is an error, as in plan and apply (by default a warning: validate needs no secret values)',
+      default: false,
+    }),
+  };
+  static override examples = [
+    '<%= config.bin %> validate examples/basic',
+    '<%= config.bin %> validate policies.yaml edges/',
+    '<%= config.bin %> validate --env production',
+  ];
 
   async run(): Promise<void> {
     const { argv, flags } = await this.parse(Validate);
-    const paths = argv.length > 0 ? (argv as string[]) : ['.'];
-    const problems = await validateManifests({ paths, env: process.env, ...readingOptions(flags, (line) => this.logToStderr(line)) });
-    if (problems.length === 0) {
-      this.log(`Manifests are valid (${paths.join(', ')}).`);
+    const selection = await selectEnvironments({
+      argv: argv as string[],
+      flags: { ...flags, stack: '' },
+      explicit: new Set(),
+      withoutEnv: 'every',
+      allowAll: true,
+      command: 'validate',
+    }).catch((error: unknown) => failCommand(this, error, 'nothing was validated'));
+    // Every environment reads the base files again: each warning is printed once.
+    const warned = new Set<string>();
+    const reading = readingOptions(flags, (line) => {
+      if (!warned.has(line)) this.logToStderr(line);
+      warned.add(line);
+    });
+    const found = new Map<string, { problem: Problem; environments: string[] }>();
+    for (const run of selection.runs) {
+      const problems = await validateManifests({
+        paths: run.paths,
+        env: process.env,
+        environment: run.environment,
+        unsetEnv: flags['strict-env'] ? 'error' : 'warn',
+        ...reading,
+      });
+      for (const problem of problems) {
+        const key = `${problem.at ? `${problem.at.file}:${problem.at.line}:${problem.at.col}` : ''}\0${problem.code}\0${problem.message}`;
+        const entry = found.get(key) ?? { problem, environments: [] };
+        if (run.environment) entry.environments.push(run.environment.name);
+        found.set(key, entry);
+      }
+    }
+    const paths = selection.runs[0]!.paths.join(', ');
+    const names = selection.runs.flatMap((r) => (r.environment ? [r.environment.name] : []));
+    const scope = names.length === 0 ? '' : names.length === 1 ? ` in environment ${names[0]}` : ` in every environment (${names.join(', ')})`;
+    if (found.size === 0) {
+      this.log(`Manifests are valid (${paths})${scope}.`);
       return;
     }
-    for (const problem of problems) this.logToStderr(formatProblem(problem));
-    this.logToStderr(`${problems.length} problem${problems.length === 1 ? '' : 's'} found.`);
+    for (const { problem, environments } of found.values()) {
+      const only = environments.length > 0 && environments.length < names.length;
+      this.logToStderr(`${formatProblem(problem)}${only ? ` (environment${environments.length === 1 ? '' : 's'} ${environments.join(', ')})` : ''}`);
+    }
+    this.logToStderr(`${found.size} problem${found.size === 1 ? '' : 's'} found${names.length > 1 ? ` (environments checked: ${names.join(', ')})` : scope}.`);
     this.exit(1);
   }
 }

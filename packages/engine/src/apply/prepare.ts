@@ -15,6 +15,7 @@
  */
 import type { DesiredObject } from '../desired.js';
 import { observeAndMatch, readManifests } from '../engine.js';
+import type { EnvironmentInput } from '../environments/documents.js';
 import type { LiveObject } from '../live.js';
 import type { Change, Plan } from '../plan-model.js';
 import type { LiveApi } from '../ports.js';
@@ -31,6 +32,8 @@ export interface PrepareOptions {
   /** Manifest files or directories; with a saved plan, default its `manifest_paths`. */
   paths?: string[];
   env?: Record<string, string | undefined>;
+  /** The environment (gatehouse.yaml, `--env`) whose overlays and variables apply. */
+  environment?: EnvironmentInput | undefined;
   /** A saved plan (`apply --plan FILE`), as `parsePlanJson` read it. */
   saved?: Plan;
   prune?: boolean;
@@ -79,6 +82,7 @@ export async function prepareApply(options: PrepareOptions): Promise<PreparedApp
     paths,
     env: options.env ?? process.env,
     stack,
+    environment: options.environment,
     ...(options.maxFileSize !== undefined ? { maxFileSize: options.maxFileSize } : {}),
     ...(options.onWarning ? { onWarning: options.onWarning } : {}),
   });
@@ -87,10 +91,15 @@ export async function prepareApply(options: PrepareOptions): Promise<PreparedApp
   if (matching.problems.length > 0) throw new ManifestProblems(sortProblems(matching.problems));
   const fresh = makePlan({ matching, stack, target: api.target, checksum: read.checksum, requests, prune: options.prune === true });
   fresh.manifest_paths = paths;
+  if (options.environment) fresh.environment = options.environment.name;
 
   const refusals: Refusal[] = [];
   if (saved && saved.manifest_checksum !== read.checksum) {
     refusals.push({ code: 'stale_manifests', message: `the manifests under ${paths.join(', ')} changed since the saved plan was made; run gatehouse plan again and review the new plan` });
+  }
+  if (saved && (saved.environment ?? undefined) !== options.environment?.name) {
+    const named = (e: string | undefined) => (e === undefined ? 'no environment' : `environment ${e}`);
+    refusals.push({ code: 'stale_plan_environment', message: `the saved plan is for ${named(saved.environment)}, not ${named(options.environment?.name)}; apply it with ${saved.environment === undefined ? 'no --env' : `--env ${saved.environment}`}, or plan again` });
   }
   if (saved && saved.stack !== stack) {
     refusals.push({ code: 'stale_plan_stack', message: `the saved plan is for stack "${saved.stack}", not "${stack}"; pass --stack ${saved.stack} or plan again` });
@@ -98,7 +107,7 @@ export async function prepareApply(options: PrepareOptions): Promise<PreparedApp
 
   const desiredByAddress = new Map(read.desired.map((d) => [d.address, d]));
   const pairByAddress = new Map(matching.pairs.map((p) => [p.desired.address, p.live]));
-  const liveById = new Map([...matching.pairs.map((p) => p.live), ...matching.deletes].map((o) => [o.id, o]));
+  const liveById = new Map([...matching.pairs.map((p) => p.live), ...matching.deletes, ...matching.duplicates.map((d) => d.live)].map((o) => [o.id, o]));
   const subjectOf = (change: Change): Subject => {
     const desired = desiredByAddress.get(change.address);
     const live = change.id !== null ? liveById.get(change.id) : undefined;
@@ -125,8 +134,10 @@ export async function prepareApply(options: PrepareOptions): Promise<PreparedApp
     });
   }
 
-  const notPruned = options.prune ? [] : chosen.filter((s) => s.change.action === 'delete').map((s) => s.change);
-  const subjects = options.prune ? chosen : chosen.filter((s) => s.change.action !== 'delete');
+  // Duplicates are deleted without --prune: their address stays declared (steps/duplicates.ts).
+  const prunable = (s: Subject) => s.change.action === 'delete' && !s.change.duplicate;
+  const notPruned = options.prune ? [] : chosen.filter(prunable).map((s) => s.change);
+  const subjects = options.prune ? chosen : chosen.filter((s) => !prunable(s));
   refusals.push(...railRefusals({ subjects, matching, stack, force: options.force === true }));
 
   const metadataFor = metadataWriter(matching, stack);

@@ -58,6 +58,14 @@ export function classifyDrift(input: DriftInput): DriftReport {
       const d = byAddress.get(change.address)!;
       verdict = missingVerdict(d, applied, deletedOutside);
       if (verdict.drift === 'deleted_outside') deletedOutside.add(d.address);
+    } else if (change.duplicate) {
+      verdict = {
+        drift: 'duplicate',
+        message:
+          change.duplicate.cause === 'interrupted_replace'
+            ? `left by an interrupted replace: ${change.duplicate.keep} replaced it; apply deletes it (no --prune needed)`
+            : `a duplicate of ${change.duplicate.keep} (same stack and address); apply keeps ${change.duplicate.keep}, re-points references to it and deletes this one`,
+      };
     } else if (change.action === 'delete') {
       verdict = { drift: 'changed_in_manifests', message: `owned by stack "${stack}" and no longer declared in the manifests (removed since the last apply); apply --prune deletes it` };
     } else {
@@ -69,7 +77,7 @@ export function classifyDrift(input: DriftInput): DriftReport {
   const rank = (o: DriftedObject) => DRIFT_KINDS.indexOf(o.drift);
   objects.sort((a, b) => rank(a) - rank(b));
 
-  const summary = { changed_in_manifests: 0, changed_outside: 0, changed: 0, deleted_outside: 0, missing: 0, unmanaged: planned.unmanaged.length, in_sync: planned.summary.unchanged + bookkeeping };
+  const summary = { duplicate: 0, changed_in_manifests: 0, changed_outside: 0, changed: 0, deleted_outside: 0, missing: 0, unmanaged: planned.unmanaged.length, in_sync: planned.summary.unchanged + bookkeeping };
   for (const o of objects) summary[o.drift] += 1;
   return {
     format_version: DRIFT_FORMAT_VERSION,
@@ -139,7 +147,7 @@ function pairVerdict(pair: { desired: DesiredObject; live: LiveObject }, change:
 
 function toDrifted(change: Change, verdict: Verdict): DriftedObject {
   const fieldDrift = (f: FieldChange): DriftField['drift'] =>
-    f.sensitive || verdict.drift === 'deleted_outside' || verdict.drift === 'missing' ? 'changed' : verdict.drift;
+    f.sensitive || verdict.drift === 'deleted_outside' || verdict.drift === 'missing' || verdict.drift === 'duplicate' ? 'changed' : verdict.drift;
   return {
     address: change.address,
     kind: change.kind,
@@ -157,9 +165,11 @@ function toDrifted(change: Change, verdict: Verdict): DriftedObject {
 export async function detectDrift(options: EngineOptions & { api: LiveApi; stack: string; now?: Date }): Promise<DriftReport> {
   const { desired, problems } = await readManifests(options);
   if (problems.length > 0) throw new ManifestProblems(problems);
-  const { matching, requests } = await observeAndMatch(desired, options.api, options.stack);
+  const { matching, requests, lock } = await observeAndMatch(desired, options.api, options.stack);
   if (matching.problems.length > 0) throw new ManifestProblems(sortProblems(matching.problems));
-  return classifyDrift({ matching, desired, stack: options.stack, target: options.api.target, requests, ...(options.now ? { now: options.now } : {}) });
+  const report = classifyDrift({ matching, desired, stack: options.stack, target: options.api.target, requests, ...(options.now ? { now: options.now } : {}) });
+  // Drift does not lock; a held lock means an apply is running and may explain the drift.
+  return lock ? { ...report, lock } : report;
 }
 
 export type { DriftKind };

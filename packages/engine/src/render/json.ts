@@ -21,6 +21,7 @@ export interface JsonChange {
   source?: Change['source'];
   cause?: Change['cause'];
   needs_prune?: boolean;
+  duplicate?: Change['duplicate'];
 }
 
 export type JsonPlan = Omit<Plan, 'changes'> & { changes: JsonChange[] };
@@ -47,12 +48,15 @@ export function toJsonPlan(plan: Plan): JsonPlan {
       ...(c.source !== undefined ? { source: c.source } : {}),
       ...(c.cause !== undefined ? { cause: c.cause } : {}),
       ...(c.needsPrune ? { needs_prune: true } : {}),
+      ...(c.duplicate !== undefined ? { duplicate: c.duplicate } : {}),
     })),
     unmanaged: plan.unmanaged,
     fingerprints: plan.fingerprints,
     manifest_checksum: plan.manifest_checksum,
     requests: plan.requests,
     ...(plan.manifest_paths !== undefined ? { manifest_paths: plan.manifest_paths } : {}),
+    ...(plan.environment !== undefined ? { environment: plan.environment } : {}),
+    ...(plan.lock !== undefined ? { lock: plan.lock } : {}),
   };
 }
 

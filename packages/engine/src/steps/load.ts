@@ -7,11 +7,12 @@
  */
 import { createHash } from 'node:crypto';
 import { relative } from 'node:path';
+import { MANIFEST_SCHEMAS } from '@gatehouse/schemas';
 import { LineCounter, isMap, isPair, isScalar, isSeq, parseAllDocuments, type Document, type Node } from 'yaml';
 import { problem, type Problem } from '../problems.js';
 import type { SourceLocation } from '../source.js';
 import { fastDocuments } from './fast-yaml.js';
-import { findManifestFiles, readManifestFile } from './files.js';
+import { findManifestFiles, readManifestFile, STDIN_NAME, STDIN_PATH } from './files.js';
 import { aliasProblem, flowNestingProblem, isAliasLimitError, MAX_ALIAS_COUNT, MAX_NESTING, nestingProblem, valueDepth } from './yaml-limits.js';
 
 export type Path = readonly (string | number)[];
@@ -37,6 +38,8 @@ export interface LoadResult {
   checksum: string;
   /** What is worth saying but does not stop the run (a symbolic link loop). */
   warnings: Problem[];
+  /** What was passed over on purpose (skipped directories and files), for `--verbose`. */
+  notes: string[];
 }
 
 export interface LoadOptions {
@@ -44,7 +47,25 @@ export interface LoadOptions {
   maxFileSize?: number;
 }
 
+const KNOWN_KINDS = new Set(Object.keys(MANIFEST_SCHEMAS));
+
+/**
+ * Whether a file found by searching a directory is meant for gatehouse: one of its documents
+ * has a known `kind`, or a `kind` and a `name` (a manifest with a mistyped kind is still
+ * reported). Other YAML beside the manifests (CI files, Kubernetes objects, tool settings) is
+ * skipped with a note, not reported as unknown kinds. A file that does not parse is kept: it
+ * may be a broken manifest, and leaving one out would make `--prune` delete its objects.
+ */
+function claimsManifests(documents: readonly LoadedDocument[]): boolean {
+  return documents.some(({ value }) => {
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+    const { kind } = value as Record<string, unknown>;
+    return (typeof kind === 'string' && KNOWN_KINDS.has(kind)) || (kind !== undefined && 'name' in value);
+  });
+}
+
 const display = (path: string) => {
+  if (path === STDIN_PATH) return STDIN_NAME;
   const rel = relative(process.cwd(), path);
   return rel && !rel.startsWith('..') ? rel : path;
 };
@@ -58,6 +79,7 @@ export async function load(paths: string[], options: LoadOptions = {}): Promise<
   }
   const hash = createHash('sha256');
   const documents: LoadedDocument[] = [];
+  const notes = [...found.notes];
   for (const file of [...files].sort()) {
     const name = display(file);
     const read = await readManifestFile(file, name, options.maxFileSize);
@@ -65,8 +87,19 @@ export async function load(paths: string[], options: LoadOptions = {}): Promise<
       problems.push(read.problem);
       continue;
     }
+    const fileDocuments: LoadedDocument[] = [];
+    const fileProblems: Problem[] = [];
+    parseFile(name, read.text, fileDocuments, fileProblems);
+    if (found.searched.has(file) && fileProblems.length === 0 && fileDocuments.length > 0 && !claimsManifests(fileDocuments)) {
+      notes.push(`skipped ${name}: no document has a gatehouse kind (name the file to check it anyway)`);
+      continue;
+    }
     hash.update(`${name}\0${read.text}\0`);
-    parseFile(name, read.text, documents, problems);
+    documents.push(...fileDocuments);
+    problems.push(...fileProblems);
+  }
+  if (files.length > 0 && documents.length === 0 && problems.length === 0 && notes.length > found.notes.length) {
+    problems.push(problem('no_manifests', `no manifest under ${paths.join(', ')}: no document of the ${files.length} YAML file${files.length === 1 ? '' : 's'} found has a gatehouse kind`));
   }
   // Whatever the files: a syntax error already says why nothing was read, an empty file does not.
   if (files.length > 0 && documents.length === 0 && problems.length === 0) {
@@ -74,7 +107,7 @@ export async function load(paths: string[], options: LoadOptions = {}): Promise<
       problem('no_manifests', `${files.length === 1 ? `${display(files[0]!)} holds` : `the ${files.length} files under ${paths.join(', ')} hold`} no YAML document (only comments, --- or nothing); give manifests that declare something`),
     );
   }
-  return { documents, problems, checksum: hash.digest('hex'), warnings: found.warnings };
+  return { documents, problems, checksum: hash.digest('hex'), warnings: found.warnings, notes };
 }
 
 /**

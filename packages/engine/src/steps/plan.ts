@@ -27,6 +27,7 @@ import { parseMarker, specHash } from '../marker.js';
 import { PLAN_FORMAT_VERSION, type Change, type Plan, type UnmanagedObject } from '../plan-model.js';
 import type { Target } from '../ports.js';
 import { canonical, changedFields, fieldChanges, ignoreServerChosen, mask } from './diff.js';
+import { duplicateAddress, duplicateReason } from './duplicates.js';
 import type { Matching } from './match.js';
 import { metadataWriter } from './metadata.js';
 import { order } from './order.js';
@@ -70,13 +71,18 @@ export function plan(input: PlanInput): Plan {
   const { matching, stack } = input;
   const tokens = new Map<string, string>();
   for (const { desired, live } of matching.pairs) tokens.set(live.id, desired.address);
-  /** Address of a live object no manifest declares: its marker's name, else parent + natural key, else its id. */
-  const liveById = new Map(matching.deletes.map((o) => [o.id, o]));
-  // A deleted object's address never collides with a desired one (an owned rule left under a
-  // policy that lost its marker, and the same rule created under its new policy): then its id.
+  /**
+   * Address of a live object no manifest declares: its marker's name, else parent + natural
+   * key, else its id; a duplicate's is followed by `#<id>` (duplicates.ts). It never collides
+   * with a desired address (an owned rule left under a policy that lost its marker, and the
+   * same rule created under its new policy): then its id.
+   */
+  const duplicates = new Map(matching.duplicates.map((d) => [d.live.id, d]));
+  const liveById = new Map([...matching.deletes, ...matching.duplicates.map((d) => d.live)].map((o) => [o.id, o]));
   const desiredAddresses = new Set([...matching.pairs.map((p) => p.desired.address), ...matching.creates.map((d) => d.address)]);
-  const liveAddress = (o: LiveObject): string => {
-    if (o.marker && !desiredAddresses.has(`${o.descriptor.kind}/${o.marker.name}`)) return `${o.descriptor.kind}/${o.marker.name}`;
+  const liveAddress = (o: LiveObject): string => (duplicates.has(o.id) ? duplicateAddress(plainAddress(o), o.id) : plainAddress(o));
+  const plainAddress = (o: LiveObject): string => {
+    if (o.marker && (duplicates.has(o.id) || !desiredAddresses.has(`${o.descriptor.kind}/${o.marker.name}`))) return `${o.descriptor.kind}/${o.marker.name}`;
     const parent = o.parentId !== undefined ? liveById.get(o.parentId) : undefined;
     if (!o.marker && parent && o.descriptor.naturalKey) {
       const parentName = liveAddress(parent).slice(parent.descriptor.kind.length + 1);
@@ -85,7 +91,7 @@ export function plan(input: PlanInput): Plan {
     }
     return `${o.descriptor.kind}/${o.id}`;
   };
-  for (const o of matching.deletes) tokens.set(o.id, liveAddress(o));
+  for (const o of liveById.values()) tokens.set(o.id, liveAddress(o));
 
   const changes: Change[] = [];
   const fingerprints: Record<string, string> = {};
@@ -177,9 +183,12 @@ export function plan(input: PlanInput): Plan {
     changes.push(change);
   }
 
-  for (const o of matching.deletes) {
+  for (const o of liveById.values()) {
     const change = base(null, o, 'delete');
-    if (!input.prune) change.needsPrune = true;
+    const duplicate = duplicates.get(o.id);
+    if (duplicate) Object.assign(change, { reason: duplicateReason(duplicate), duplicate: { keep: duplicate.keep.id, cause: duplicate.cause } });
+    // Duplicates go without --prune (duplicates.ts); other deletes need it.
+    else if (!input.prune) change.needsPrune = true;
     const normal = canonical(o.descriptor, liveNormal(o), tokens);
     change.before = mask(o.descriptor.sensitive, normal, null)[0];
     fingerprints[o.id] = fingerprint(o);
