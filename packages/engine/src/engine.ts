@@ -89,13 +89,35 @@ export async function observeAndMatch(desired: DesiredObject[], api: LiveApi, st
   return { matching: match(desired, observation.live, stack), requests: observation.requests, ...(lock ? { lock } : {}) };
 }
 
+/**
+ * Steps 1-5 with the listing overlapped with the reading: the list requests are sent first
+ * (every collection at once, within the client's concurrency and rate limit), and the manifests
+ * are read, validated and resolved while the answers arrive. The requests are the same as
+ * reading first and listing after. When the manifests are invalid the listing is discarded
+ * (its failure too: the manifests' problems are what to fix first) and `ManifestProblems` is
+ * thrown; so it is for matching problems.
+ */
+export async function readAndMatch(
+  options: EngineOptions,
+  api: LiveApi,
+  stack: string,
+): Promise<{ read: Desired; matching: Matching; requests: number; lock?: LockInfo }> {
+  const observing = observe(api);
+  // Handled here so that a failed listing that is discarded is not an unhandled rejection.
+  observing.catch(() => {});
+  const read = await readManifests({ ...options, stack });
+  if (read.problems.length > 0) throw new ManifestProblems(read.problems);
+  const observation = await observing;
+  const matching = match(read.desired, observation.live, stack);
+  if (matching.problems.length > 0) throw new ManifestProblems(sortProblems(matching.problems));
+  const lock = lockOf(stack, observation.lockObjects.bots, observation.lockObjects.policies);
+  return { read, matching, requests: observation.requests, ...(lock ? { lock } : {}) };
+}
+
 /** The plan of the manifests against the live API; throws `ManifestProblems` when invalid. */
 export async function computePlan(options: EngineOptions & { api: LiveApi; stack: string; prune?: boolean }): Promise<Plan> {
-  const { desired, problems, checksum } = await readManifests(options);
-  if (problems.length > 0) throw new ManifestProblems(problems);
-  const { matching, requests, lock } = await observeAndMatch(desired, options.api, options.stack);
-  if (matching.problems.length > 0) throw new ManifestProblems(sortProblems(matching.problems));
-  const computed = plan({ matching, stack: options.stack, target: options.api.target, checksum, requests, prune: options.prune === true });
+  const { read, matching, requests, lock } = await readAndMatch(options, options.api, options.stack);
+  const computed = plan({ matching, stack: options.stack, target: options.api.target, checksum: read.checksum, requests, prune: options.prune === true });
   // Plan does not lock; it says when an apply holds the lock (its plan may be outdated soon).
   return lock ? { ...computed, lock } : computed;
 }

@@ -2,7 +2,7 @@ export * from './ports.js';
 export * from './plan-model.js';
 export * from './source.js';
 export { PROBLEM_CODES, ManifestProblems, type Problem, type ProblemCode } from './problems.js';
-export { computePlan, validateManifests, readManifests, observeAndMatch, DEFAULT_STACK, type EngineOptions, type Desired } from './engine.js';
+export { computePlan, validateManifests, readManifests, readAndMatch, observeAndMatch, DEFAULT_STACK, type EngineOptions, type Desired } from './engine.js';
 export { DependencyCycleError, type Edge } from './steps/order.js';
 export { DEFAULT_MAX_FILE_SIZE } from './steps/files.js';
 export { KINDS, descriptor } from './kinds/index.js';

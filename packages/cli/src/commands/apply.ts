@@ -13,6 +13,7 @@ import {
   PlanFormatError,
   prepareApply,
   renderJsonDocument,
+  renderKindSummary,
   renderText,
   sanitize,
   type ApplyResult,
@@ -40,7 +41,8 @@ export default class Apply extends Command {
   static override summary = 'Change the live API to match the manifests, or apply a saved plan.';
   static override description =
     'Computes the plan (or reads one saved with plan --out), shows it and asks for confirmation on a terminal; --yes (-y) skips ' +
-    'the question, and without a terminal apply refuses unless --yes is given.\n\n' +
+    'the question, and without a terminal apply refuses unless --yes is given. With --yes the plan is shown as one line per kind ' +
+    '(its creates, updates, replaces and deletes); --show-plan shows it in full.\n\n' +
     'Changes run concurrently (--parallelism, default 10) as soon as what they depend on is done: parents before children for ' +
     'creates and updates, children first for deletes. A create whose answer was lost is looked up before it is tried again, so ' +
     'retries never make duplicates; the dependents of a failed change are skipped, and running apply again finishes the job.\n\n' +
@@ -55,7 +57,8 @@ export default class Apply extends Command {
   static override args = { path: Args.string({ description: 'manifest file or directory (repeatable; default: the saved plan\'s paths, or the current directory)' }) };
   static override flags = {
     plan: Flags.string({ description: 'apply this saved plan (from plan --out) instead of a fresh one' }),
-    yes: Flags.boolean({ char: 'y', description: 'apply without asking for confirmation', default: false }),
+    yes: Flags.boolean({ char: 'y', description: 'apply without asking for confirmation (prints a summary line per kind instead of the full plan)', default: false }),
+    'show-plan': Flags.boolean({ description: 'print the full plan even with --yes', default: false }),
     prune: Flags.boolean({ description: 'delete owned objects that the manifests no longer declare', default: false }),
     force: Flags.boolean({ description: 'allow deleting or replacing more than 30% of the stack\'s objects', default: false }),
     parallelism: Flags.integer({ description: 'changes running at once', default: 10, min: 1, max: 100 }),
@@ -112,7 +115,7 @@ export default class Apply extends Command {
     lock: HeldLock,
     saved: Plan | undefined,
     run: { paths: string[]; environment?: EnvironmentInput | undefined },
-    flags: { prune: boolean; force: boolean; yes: boolean; parallelism: number; 'max-file-size': number },
+    flags: { prune: boolean; force: boolean; yes: boolean; 'show-plan': boolean; parallelism: number; 'max-file-size': number },
     connection: Connection,
     colour: boolean,
     info: (text: string) => unknown,
@@ -129,7 +132,10 @@ export default class Apply extends Command {
       force: flags.force,
       ...readingOptions(flags, (line) => this.logToStderr(line)),
     });
-    info(renderText(prepared.plan, { style: terminalStyle(colour) }));
+    // Asked to confirm, a person reads the whole plan first; with --yes nobody does, so a
+    // line per kind unless --show-plan.
+    const render = flags.yes && !flags['show-plan'] ? renderKindSummary : renderText;
+    info(render(prepared.plan, { style: terminalStyle(colour) }));
     this.#refuse(prepared);
     for (const subject of prepared.subjects) if (subject.stale) this.logToStderr(`stale: ${sanitize(subject.stale.message)}`);
     if (prepared.subjects.length > 0 && !flags.yes) await this.#confirm(prepared, connection);

@@ -14,12 +14,12 @@
  * apply writes is what the plan shows.
  */
 import type { DesiredObject } from '../desired.js';
-import { observeAndMatch, readManifests } from '../engine.js';
+import { readAndMatch } from '../engine.js';
 import type { EnvironmentInput } from '../environments/documents.js';
 import type { LiveObject } from '../live.js';
 import type { Change, Plan } from '../plan-model.js';
 import type { LiveApi } from '../ports.js';
-import { ManifestProblems, sortProblems, type Problem } from '../problems.js';
+import type { Problem } from '../problems.js';
 import type { Matching } from '../steps/match.js';
 import { metadataWriter } from '../steps/metadata.js';
 import { plan as makePlan } from '../steps/plan.js';
@@ -78,17 +78,18 @@ export interface PreparedApply {
 export async function prepareApply(options: PrepareOptions): Promise<PreparedApply> {
   const { api, stack, saved } = options;
   const paths = options.paths && options.paths.length > 0 ? options.paths : saved?.manifest_paths ?? ['.'];
-  const read = await readManifests({
-    paths,
-    env: options.env ?? process.env,
+  const { read, matching, requests } = await readAndMatch(
+    {
+      paths,
+      env: options.env ?? process.env,
+      stack,
+      environment: options.environment,
+      ...(options.maxFileSize !== undefined ? { maxFileSize: options.maxFileSize } : {}),
+      ...(options.onWarning ? { onWarning: options.onWarning } : {}),
+    },
+    api,
     stack,
-    environment: options.environment,
-    ...(options.maxFileSize !== undefined ? { maxFileSize: options.maxFileSize } : {}),
-    ...(options.onWarning ? { onWarning: options.onWarning } : {}),
-  });
-  if (read.problems.length > 0) throw new ManifestProblems(read.problems);
-  const { matching, requests } = await observeAndMatch(read.desired, api, stack);
-  if (matching.problems.length > 0) throw new ManifestProblems(sortProblems(matching.problems));
+  );
   const fresh = makePlan({ matching, stack, target: api.target, checksum: read.checksum, requests, prune: options.prune === true });
   fresh.manifest_paths = paths;
   if (options.environment) fresh.environment = options.environment.name;

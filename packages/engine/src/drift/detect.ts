@@ -17,8 +17,7 @@
  */
 import type { DesiredObject } from '../desired.js';
 import type { LiveObject } from '../live.js';
-import { ManifestProblems, sortProblems } from '../problems.js';
-import { readManifests, observeAndMatch, type EngineOptions } from '../engine.js';
+import { readAndMatch, type EngineOptions } from '../engine.js';
 import type { Change, FieldChange } from '../plan-model.js';
 import type { LiveApi, Target } from '../ports.js';
 import type { Matching } from '../steps/match.js';
@@ -163,11 +162,8 @@ function toDrifted(change: Change, verdict: Verdict): DriftedObject {
 
 /** Drift of the manifests against the live API; throws `ManifestProblems` when they are invalid. */
 export async function detectDrift(options: EngineOptions & { api: LiveApi; stack: string; now?: Date }): Promise<DriftReport> {
-  const { desired, problems } = await readManifests(options);
-  if (problems.length > 0) throw new ManifestProblems(problems);
-  const { matching, requests, lock } = await observeAndMatch(desired, options.api, options.stack);
-  if (matching.problems.length > 0) throw new ManifestProblems(sortProblems(matching.problems));
-  const report = classifyDrift({ matching, desired, stack: options.stack, target: options.api.target, requests, ...(options.now ? { now: options.now } : {}) });
+  const { read, matching, requests, lock } = await readAndMatch(options, options.api, options.stack);
+  const report = classifyDrift({ matching, desired: read.desired, stack: options.stack, target: options.api.target, requests, ...(options.now ? { now: options.now } : {}) });
   // Drift does not lock; a held lock means an apply is running and may explain the drift.
   return lock ? { ...report, lock } : report;
 }
