@@ -115,9 +115,9 @@ export async function readAndMatch(
 }
 
 /** The plan of the manifests against the live API; throws `ManifestProblems` when invalid. */
-export async function computePlan(options: EngineOptions & { api: LiveApi; stack: string }): Promise<Plan> {
+export async function computePlan(options: EngineOptions & { api: LiveApi; stack: string; prune?: boolean }): Promise<Plan> {
   const { read, matching, requests, lock } = await readAndMatch(options, options.api, options.stack);
-  const computed = plan({ matching, stack: options.stack, target: options.api.target, checksum: read.checksum, requests });
+  const computed = plan({ matching, stack: options.stack, target: options.api.target, checksum: read.checksum, requests, prune: options.prune === true });
   // Plan does not lock; it says when an apply holds the lock (its plan may be outdated soon).
   return lock ? { ...computed, lock } : computed;
 }

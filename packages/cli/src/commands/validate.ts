@@ -70,7 +70,7 @@ export default class Validate extends Command {
     const names = selection.runs.flatMap((r) => (r.environment ? [r.environment.name] : []));
     const scope = names.length === 0 ? '' : names.length === 1 ? ` in environment ${names[0]}` : ` in every environment (${names.join(', ')})`;
     if (found.size === 0) {
-      this.log(`Manifests are valid (${paths})${scope}.`);
+      this.log(`Manifests are valid (${paths === '-' ? 'standard input' : paths})${scope}.`);
       return;
     }
     for (const { problem, environments } of found.values()) {
