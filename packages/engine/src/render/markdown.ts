@@ -8,6 +8,7 @@
  */
 import type { Change, Plan } from '../plan-model.js';
 import { diffMarker, isLongValueChange, longValueDiff, type DiffLine } from './line-diff.js';
+import { policyMarkdown } from './policy.js';
 import { sanitize } from './sanitize.js';
 import { formatField } from './text.js';
 import { SYMBOLS, countChanges, describeTarget, flatten, formatValue, summaryLine } from './values.js';
@@ -38,7 +39,8 @@ export function renderMarkdown(plan: Plan, options: MarkdownOptions = {}): strin
     `| unchanged | ${plan.summary.unchanged} |`,
     '',
   ].join('\n');
-  const noChanges = countChanges(plan.summary) === 0 ? '**No changes.** The live objects match the manifests.\n\n' : '';
+  // Policy results come first, where a reviewer looks, and are never cut with the changes.
+  const noChanges = `${policyMarkdown(plan.policy_results, Math.floor(maxLength / 4))}${countChanges(plan.summary) === 0 ? '**No changes.** The live objects match the manifests.\n\n' : ''}`;
   const tail = [
     plan.unmanaged.length > 0 ? `${plan.unmanaged.length} unmanaged object(s) left untouched.` : '',
     `**Plan:** ${summaryLine(plan.summary)} Live state read with ${plan.requests} API requests.`,
