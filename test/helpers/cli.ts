@@ -164,3 +164,38 @@ export async function freePort(): Promise<number> {
     });
   });
 }
+
+export interface RunningCli {
+  child: ChildProcess;
+  stdout(): string;
+  stderr(): string;
+  /** Resolves when stdout or stderr has matched `pattern`. */
+  waitFor(pattern: RegExp): Promise<void>;
+  exited: Promise<CliResult>;
+}
+
+/** Starts `gatehouse <args>` and returns at once, for tests that signal it while it runs. */
+export function spawnCli(args: readonly string[], options: SpawnOptions = {}): RunningCli {
+  const child = spawn(process.execPath, [CLI, ...args], { cwd: options.cwd ?? REPO_ROOT, env: childEnv(options.env), stdio: 'pipe' });
+  let stdout = '';
+  let stderr = '';
+  const waiters: { pattern: RegExp; resolve(): void }[] = [];
+  const check = () => {
+    for (const waiter of [...waiters]) {
+      if (waiter.pattern.test(stdout) || waiter.pattern.test(stderr)) {
+        waiters.splice(waiters.indexOf(waiter), 1);
+        waiter.resolve();
+      }
+    }
+  };
+  child.stdout!.on('data', (chunk: Buffer) => ((stdout += chunk.toString()), check()));
+  child.stderr!.on('data', (chunk: Buffer) => ((stderr += chunk.toString()), check()));
+  const exited = new Promise<CliResult>((resolve) => child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })));
+  return {
+    child,
+    stdout: () => stdout,
+    stderr: () => stderr,
+    waitFor: (pattern) => new Promise<void>((resolve) => ((waiters.push({ pattern, resolve }), check()))),
+    exited,
+  };
+}

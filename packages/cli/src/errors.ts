@@ -16,6 +16,7 @@ export const CLI_ERROR_CODES = {
   plan_file: 'apply --plan: the saved plan cannot be read or is not a plan',
   plan_target: 'apply --plan: the saved plan was made against another API',
   apply_refused: 'apply refused before writing anything (stale manifests, prevent_destroy, delete threshold)',
+  server_not_installed: 'serve or the embedded default needs @gatehouse/server, an optional dependency that is not installed',
   not_confirmed: 'apply was not confirmed (no terminal and no --yes, or an answer other than yes)',
 } as const;
 

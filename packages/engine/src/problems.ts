@@ -9,8 +9,13 @@ import type { SourceLocation } from './source.js';
 /** The central table of problem codes: code -> what it means. */
 export const PROBLEM_CODES = {
   path_unreadable: 'a path given on the command line cannot be read',
-  no_manifests: 'no *.yaml or *.yml file was found under the given paths',
+  no_manifests: 'no *.yaml or *.yml file, or only files that hold no document, under the given paths',
   yaml_syntax: 'a file is not valid YAML',
+  not_utf8: 'a file holds bytes that are not UTF-8',
+  file_too_large: 'a manifest file is larger than --max-file-size (default 10 MiB)',
+  nesting_too_deep: 'YAML collections nested deeper than 64',
+  alias_limit: 'YAML aliases that expand too far (more than 100 copies)',
+  symlink_loop: 'a symbolic link that leads back into a directory above it (a warning: not followed again)',
   document_shape: 'a document is not a mapping with kind, name and spec',
   unknown_kind: 'kind is not one of the manifest kinds',
   unknown_field: 'a field that the kind does not have',

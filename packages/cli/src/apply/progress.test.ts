@@ -6,8 +6,8 @@ const step = (over: Partial<StepResult>): StepResult => ({
   address: 'IPPolicy/office', kind: 'IPPolicy', name: 'office', action: 'create', id: 'ipp_1', status: 'done', duration_ms: 12, requests: 1, ...over,
 });
 const result = (steps: StepResult[], over: Partial<ApplyResult> = {}): ApplyResult => ({
-  stack: 'default', target: { url: 'http://x', embedded: false }, ok: steps.every((s) => s.status === 'done'), steps, not_pruned: [],
-  summary: { done: steps.filter((s) => s.status === 'done').length, failed: steps.filter((s) => s.status === 'failed').length, skipped: steps.filter((s) => s.status === 'skipped').length, not_pruned: 0, not_in_plan: 0 },
+  stack: 'default', target: { url: 'http://x', embedded: false }, ok: steps.every((s) => s.status === 'done'), interrupted: false, steps, not_pruned: [],
+  summary: { done: steps.filter((s) => s.status === 'done').length, failed: steps.filter((s) => s.status === 'failed').length, skipped: steps.filter((s) => s.status === 'skipped').length, cancelled: steps.filter((s) => s.status === 'cancelled').length, not_started: steps.filter((s) => s.status === 'not_started').length, not_pruned: 0, not_in_plan: 0 },
   duration_ms: 1500, ...over,
 });
 
@@ -16,6 +16,13 @@ describe('progress lines', () => {
     expect(formatStep(step({}))).toBe('done    create  IPPolicy/office  ipp_1  12 ms');
     expect(formatStep(step({ status: 'failed', reason: { code: 'api_failure', message: 'POST /ip_policies: 400 invalid' } }))).toBe('failed  create  IPPolicy/office  ipp_1  12 ms: POST /ip_policies: 400 invalid');
     expect(formatStep(step({ status: 'skipped', id: null, reason: { code: 'dependency_failed', message: 'not done: X failed' } }))).toBe('skipped create  IPPolicy/office  -: not done: X failed');
+  });
+
+  it('after an interrupt, count done, cancelled and not started and say what to run next', () => {
+    const interrupted = result([step({}), step({ status: 'cancelled' }), step({ status: 'not_started' }), step({ status: 'not_started' })], { interrupted: true });
+    const [line] = formatSummary(interrupted);
+    expect(line).toMatch(/^Apply interrupted: 1 done, 0 failed, 1 cancelled \(.*\), 2 not started\. Run gatehouse plan .* the same apply command again/);
+    expect(formatStep(step({ status: 'not_started', reason: { code: 'interrupted', message: 'not started: apply was interrupted' } }))).toBe('not started create  IPPolicy/office  ipp_1: not started: apply was interrupted');
   });
 
   it('sum up done, failed and skipped, and the deletes left without --prune', () => {

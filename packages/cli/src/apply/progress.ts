@@ -12,9 +12,15 @@ export interface ProgressStream {
 
 export function formatStep(step: StepResult, colour = false): string {
   const c = pc.createColors(colour);
-  const status = step.status === 'done' ? c.green('done   ') : step.status === 'failed' ? c.red('failed ') : c.yellow('skipped');
+  const status = {
+    done: c.green('done   '),
+    failed: c.red('failed '),
+    skipped: c.yellow('skipped'),
+    cancelled: c.red('cancelled'),
+    not_started: c.yellow('not started'),
+  }[step.status];
   const id = step.id ?? '-';
-  const time = step.status === 'skipped' ? '' : `  ${step.duration_ms} ms`;
+  const time = step.status === 'skipped' || step.status === 'not_started' ? '' : `  ${step.duration_ms} ms`;
   const why = step.reason ? `: ${step.reason.message}` : step.note ? ` (${step.note})` : '';
   return `${status} ${sanitize(`${step.action.padEnd(7)} ${step.address}  ${id}${time}${why}`)}`;
 }
@@ -22,7 +28,9 @@ export function formatStep(step: StepResult, colour = false): string {
 export function formatSummary(result: ApplyResult): string[] {
   const { summary } = result;
   const lines = [
-    result.ok && result.steps.length === 0
+    result.interrupted
+      ? `Apply interrupted: ${summary.done} done, ${summary.failed} failed, ${summary.cancelled} cancelled (in flight when apply stopped waiting: they may or may not have taken effect), ${summary.not_started} not started${summary.skipped > 0 ? `, ${summary.skipped} skipped` : ''}. Run gatehouse plan to review what is left, then the same apply command again: it plans from what is live now and finishes the job.`
+      : result.ok && result.steps.length === 0
       ? 'Nothing to apply.'
       : result.ok
       ? `Apply complete: ${summary.done} done in ${(result.duration_ms / 1000).toFixed(1)} s.`

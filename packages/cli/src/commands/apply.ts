@@ -4,6 +4,7 @@ import {
   ApplyRefused,
   DependencyCycleError,
   executeApply,
+  INTERRUPT_GRACE_MS,
   parsePlanJson,
   PlanFormatError,
   prepareApply,
@@ -15,11 +16,12 @@ import {
   type PreparedApply,
   WalkError,
 } from '@gatehouse/engine';
-import { canAsk, confirm } from '../apply/confirm.js';
+import { canAsk, confirm, PromptCancelled } from '../apply/confirm.js';
 import { formatSummary, Progress } from '../apply/progress.js';
 import { failCommand, withConnection } from '../command-run.js';
 import type { Connection } from '../connection/connect.js';
 import { connectionFlags } from '../connection/flags.js';
+import { manifestFlags, readingOptions } from '../manifest-flags.js';
 import { CliError } from '../errors.js';
 import { colourEnabled, terminalStyle } from '../output.js';
 
@@ -49,6 +51,7 @@ Exit 0 when every change is done, 1 otherwise.`;
     force: Flags.boolean({ description: 'allow deleting or replacing more than 30% of the stack\'s objects', default: false }),
     parallelism: Flags.integer({ description: 'changes running at once', default: 10, min: 1, max: 100 }),
     format: Flags.string({ description: 'output format (json: the result as one JSON document on stdout)', options: [...FORMATS], default: 'text' }),
+    ...manifestFlags,
     ...connectionFlags,
   };
   static override examples = [
@@ -75,27 +78,60 @@ Exit 0 when every change is done, 1 otherwise.`;
         ...(saved ? { saved } : {}),
         prune: flags.prune,
         force: flags.force,
+        ...readingOptions(flags, (line) => this.logToStderr(line)),
       });
       info(renderText(prepared.plan, { style: terminalStyle(colour) }));
       this.#refuse(prepared);
       for (const subject of prepared.subjects) if (subject.stale) this.logToStderr(`stale: ${sanitize(subject.stale.message)}`);
       if (prepared.subjects.length > 0 && !flags.yes) await this.#confirm(prepared, connection);
-      return this.#execute(prepared, connection, flags.parallelism, colour, info);
+      const outcome = await this.#execute(prepared, connection, flags.parallelism, colour, info);
+      if (outcome.summary.cancelled > 0) {
+        // Requests still in flight would hold the connection open: report and leave now.
+        await this.#report(outcome, json);
+        process.exit(130);
+      }
+      return outcome;
     }).catch((error: unknown) => this.#fail(error));
-    if (json) await new Promise<void>((resolve) => process.stdout.write(renderJsonDocument(result, result.target), () => resolve()));
-    else for (const line of formatSummary(result)) process.stdout.write(`${line}\n`);
+    await this.#report(result, json);
+    if (result.interrupted) this.exit(130);
     if (!result.ok) this.exit(1);
+  }
+
+  /** The result on stdout: one JSON document, or the summary lines. */
+  async #report(result: ApplyResult, json: boolean): Promise<void> {
+    const text = json ? renderJsonDocument(result, result.target) : formatSummary(result).map((line) => `${line}\n`).join('');
+    await new Promise<void>((resolve) => process.stdout.write(text, () => resolve()));
   }
 
   async #execute(prepared: PreparedApply, connection: Connection, parallelism: number, colour: boolean, info: (text: string) => unknown): Promise<ApplyResult> {
     const progress = new Progress({ write: info }, process.stderr.isTTY ? process.stderr : undefined, prepared.subjects.length, colour);
+    const interrupt = new AbortController();
+    let signals = 0;
+    // First Ctrl-C (or SIGTERM): start nothing new, let requests in flight finish (30 s at
+    // most), then report. A second one leaves at once.
+    const onSignal = () => {
+      signals += 1;
+      if (signals === 1) {
+        progress.end();
+        process.stderr.write(`\nInterrupted: starting nothing new; waiting up to ${INTERRUPT_GRACE_MS / 1000} s for the requests in flight. Press Ctrl-C again to exit at once.\n`);
+        interrupt.abort();
+        return;
+      }
+      process.stderr.write('Exiting at once: requests in flight may or may not have taken effect. Run gatehouse plan to see where things stand.\n');
+      process.exit(130);
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
     try {
       return await executeApply(prepared, connection.api, {
+        signal: interrupt.signal,
         parallelism,
         onStart: () => progress.started(),
         onStep: (step) => progress.finished(step),
       });
     } finally {
+      process.removeListener('SIGINT', onSignal);
+      process.removeListener('SIGTERM', onSignal);
       progress.end();
     }
   }
@@ -134,6 +170,10 @@ Exit 0 when every change is done, 1 otherwise.`;
   }
 
   #fail(error: unknown): never {
+    if (error instanceof PromptCancelled) {
+      this.logToStderr('Apply cancelled.');
+      return this.exit(1);
+    }
     if (error instanceof ApplyRefused) {
       for (const refusal of error.refusals) this.logToStderr(`refused: ${sanitize(refusal.message)} [${refusal.code}]`);
       this.error('apply refused; nothing was written', { exit: 1 });

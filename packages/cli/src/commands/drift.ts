@@ -2,6 +2,7 @@ import { Args, Command, Flags } from '@oclif/core';
 import { detectDrift, renderDriftJson, renderDriftMarkdown, renderDriftText, type DriftReport } from '@gatehouse/engine';
 import { failCommand, withConnection } from '../command-run.js';
 import { connectionFlags, type ConnectionFlagValues } from '../connection/flags.js';
+import { manifestFlags, readingOptions } from '../manifest-flags.js';
 import { terminalStyle } from '../output.js';
 
 const FORMATS = ['text', 'json', 'markdown'] as const;
@@ -19,6 +20,7 @@ information. Exit 0 when live matches the manifests, 2 when it does not, 1 on er
   static override args = { path: Args.string({ description: 'manifest file or directory (repeatable; default: the current directory)' }) };
   static override flags = {
     format: Flags.string({ description: 'output format', options: [...FORMATS], default: 'text' }),
+    ...manifestFlags,
     ...connectionFlags,
   };
   static override examples = [
@@ -37,9 +39,9 @@ information. Exit 0 when live matches the manifests, 2 when it does not, 1 on er
     if (report.drifted) this.exit(2);
   }
 
-  #detect(paths: string[], flags: ConnectionFlagValues): Promise<DriftReport> {
+  #detect(paths: string[], flags: ConnectionFlagValues & { 'max-file-size': number }): Promise<DriftReport> {
     return withConnection(flags, (connection) =>
-      detectDrift({ paths, env: process.env, api: connection.api, stack: connection.stack }),
+      detectDrift({ paths, env: process.env, api: connection.api, stack: connection.stack, ...readingOptions(flags, (line) => this.logToStderr(line)) }),
     ).catch((error: unknown) => failCommand(this, error, 'drift was not checked'));
   }
 }

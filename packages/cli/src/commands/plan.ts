@@ -2,6 +2,7 @@ import { Args, Command, Flags } from '@oclif/core';
 import { computePlan, renderJson, renderMarkdown, renderText, type Plan as PlanValue } from '@gatehouse/engine';
 import { failCommand, withConnection } from '../command-run.js';
 import { connectionFlags, type ConnectionFlagValues } from '../connection/flags.js';
+import { manifestFlags, readingOptions } from '../manifest-flags.js';
 import { terminalStyle, writeFileAtomic } from '../output.js';
 
 const FORMATS = ['text', 'json', 'markdown'] as const;
@@ -21,6 +22,7 @@ export default class Plan extends Command {
     format: Flags.string({ description: 'output format', options: [...FORMATS], default: 'text' }),
     out: Flags.string({ description: 'also save the plan as JSON to this file (atomically), for apply --plan' }),
     'detailed-exitcode': Flags.boolean({ description: 'exit 2 when the plan has changes', default: false }),
+    ...manifestFlags,
     ...connectionFlags,
   };
   static override examples = [
@@ -47,10 +49,10 @@ export default class Plan extends Command {
     if (flags['detailed-exitcode'] && changes > 0) this.exit(2);
   }
 
-  #compute(paths: string[], flags: ConnectionFlagValues): Promise<PlanValue> {
+  #compute(paths: string[], flags: ConnectionFlagValues & { 'max-file-size': number }): Promise<PlanValue> {
     // manifest_paths: where `apply --plan` reads the manifests again (docs/plan-json.md).
     return withConnection(flags, async (connection) => ({
-      ...(await computePlan({ paths, env: process.env, api: connection.api, stack: connection.stack })),
+      ...(await computePlan({ paths, env: process.env, api: connection.api, stack: connection.stack, ...readingOptions(flags, (line) => this.logToStderr(line)) })),
       manifest_paths: paths,
     })).catch((error: unknown) => this.#fail(error));
   }

@@ -1,15 +1,13 @@
 import { Command, Flags } from '@oclif/core';
-import {
-  DEFAULT_DB_PATH,
-  DEFAULT_HOST,
-  DEFAULT_PORT,
-  parseFaultInjection,
-  parseRateLimit,
-  startServer,
-  type FaultInjection,
-} from '@gatehouse/server';
+import type { FaultInjection } from '@gatehouse/server';
+import { CliError } from '../errors.js';
+import { DEFAULT_DB_PATH, DEFAULT_HOST, DEFAULT_PORT } from '../server/defaults.js';
+import { loadServer, type ServerModule } from '../server/load.js';
 
-/** `gatehouse serve`: runs the reference management API until SIGINT or SIGTERM. */
+/**
+ * `gatehouse serve`: runs the reference management API until SIGINT or SIGTERM. The server is
+ * an optional dependency of the CLI, imported when this command runs (never at start-up).
+ */
 export default class Serve extends Command {
   static override summary = 'Run the reference management API server.';
   static override description = `Serves the management API of api-spec.md over HTTP, persisting to SQLite.
@@ -44,6 +42,14 @@ With no API key given or stored, generates one, stores it and prints it once.`;
 
   async run(): Promise<void> {
     const { flags } = await this.parse(Serve);
+    let serverModule: ServerModule;
+    try {
+      serverModule = await loadServer('serve');
+    } catch (error) {
+      if (error instanceof CliError) this.error(error.message, { exit: 1 });
+      throw error;
+    }
+    const { parseFaultInjection, parseRateLimit, startServer } = serverModule;
     const apiKeys = flags['api-key'] ?? splitKeys(process.env.GATEHOUSE_API_KEYS);
     let rateLimit;
     try {

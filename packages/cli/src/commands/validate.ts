@@ -1,5 +1,6 @@
 import { Args, Command } from '@oclif/core';
 import { validateManifests } from '@gatehouse/engine';
+import { manifestFlags, readingOptions } from '../manifest-flags.js';
 import { formatProblem } from '../output.js';
 
 /** `gatehouse validate [PATH...]`: checks manifests without the network. */
@@ -11,12 +12,13 @@ export default class Validate extends Command {
     'no request. Exit 0 when the manifests are valid, 1 otherwise.';
   static override strict = false;
   static override args = { path: Args.string({ description: 'manifest file or directory (repeatable)' }) };
+  static override flags = { ...manifestFlags };
   static override examples = ['<%= config.bin %> validate examples/basic', '<%= config.bin %> validate policies.yaml edges/'];
 
   async run(): Promise<void> {
-    const { argv } = await this.parse(Validate);
+    const { argv, flags } = await this.parse(Validate);
     const paths = argv.length > 0 ? (argv as string[]) : ['.'];
-    const problems = await validateManifests({ paths, env: process.env });
+    const problems = await validateManifests({ paths, env: process.env, ...readingOptions(flags, (line) => this.logToStderr(line)) });
     if (problems.length === 0) {
       this.log(`Manifests are valid (${paths.join(', ')}).`);
       return;

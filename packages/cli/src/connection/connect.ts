@@ -4,14 +4,17 @@
  * `--embedded`), before anything is opened. With an API URL, that API (a key is then
  * required). Otherwise the embedded server: the reference server started in this process on 127.0.0.1 (a free port) over
  * `.gatehouse/server.db`, the database `gatehouse serve` uses, with a fresh random key that
- * only this process knows; `close()` stops it. The key is never printed.
+ * only this process knows; `close()` stops it. The key is never printed. The server is an
+ * optional dependency, imported only here (see `server/load.ts`).
  */
 import { randomBytes } from 'node:crypto';
 import { GatehouseClient, type RequestEvent } from '@gatehouse/client';
 import type { LiveApi, Target } from '@gatehouse/engine';
-import { DEFAULT_DB_PATH, parseRateLimit, startServer } from '@gatehouse/server';
+import { parseRateLimit } from '@gatehouse/schemas';
 import { CliError } from '../errors.js';
 import { ClientLiveApi } from '../live-api.js';
+import { DEFAULT_DB_PATH } from '../server/defaults.js';
+import { loadServer } from '../server/load.js';
 import type { ConnectionFlagValues } from './flags.js';
 import { chooseTarget } from './target.js';
 
@@ -49,6 +52,7 @@ export async function connect(flags: ConnectionFlagValues, options: ConnectOptio
     return withClose({ client, api: new ClientLiveApi(client, target), target, stack: flags.stack }, () => client.close());
   }
 
+  const { startServer } = await loadServer('embedded');
   const apiKey = `gh_embedded_${randomBytes(24).toString('base64url')}`;
   const server = await startServer({ host: '127.0.0.1', port: 0, db: options.embeddedDb ?? DEFAULT_DB_PATH, apiKeys: [apiKey] });
   const client = new GatehouseClient({ baseUrl: server.url, apiKey, ...clientOptions });

@@ -32,7 +32,14 @@ export interface RunOptions {
   onStep?(result: StepResult): void;
   /** Called when a change starts its first request. */
   onStart?(address: string): void;
+  /** Interrupt: aborting it starts no new change (see `walk`). */
+  signal?: AbortSignal;
+  /** After an interrupt, how long changes in flight may take before apply stops waiting (ms). */
+  graceMs?: number;
 }
+
+/** How long an interrupted apply waits for requests in flight (the issue's bound). */
+export const INTERRUPT_GRACE_MS = 30_000;
 
 export type ApplyOptions = PrepareOptions & RunOptions;
 
@@ -82,6 +89,7 @@ export async function executeApply(prepared: PreparedApply, api: LiveApi, option
     {
       parallelism: options.parallelism ?? DEFAULT_PARALLELISM,
       onOutcome: settle,
+      ...(options.signal ? { signal: options.signal, graceMs: options.graceMs ?? INTERRUPT_GRACE_MS } : {}),
       onStart: (key) => {
         const address = partByKey.get(key)!.subject.change.address;
         if (!started.has(address)) {
@@ -97,6 +105,7 @@ export async function executeApply(prepared: PreparedApply, api: LiveApi, option
     stack: prepared.stack,
     target: api.target,
     ok: results.every((r) => r.status === 'done'),
+    interrupted: options.signal?.aborted === true,
     steps: results,
     not_pruned: notPruned,
     summary: summarize(results, notPruned.length, prepared.notInPlan.length),
@@ -111,6 +120,8 @@ function stepResult(parts: Part[], outcomes: Map<string, StepOutcome<PartValue>>
   const own = parts.map((p) => outcomes.get(p.key)!);
   const failed = own.find((o) => o.status === 'failed');
   const skipped = own.find((o) => o.status === 'skipped');
+  const cancelled = own.some((o) => o.status === 'cancelled');
+  const notStarted = own.some((o) => o.status === 'not_started');
   const done = own.filter((o): o is Extract<StepOutcome<PartValue>, { status: 'done' }> => o.status === 'done');
   const created = done.find((o) => o.key.endsWith('#create'));
   const base = {
@@ -119,7 +130,7 @@ function stepResult(parts: Part[], outcomes: Map<string, StepOutcome<PartValue>>
     name: change.name,
     action: repoint ? ('update' as const) : change.action,
     id: created?.value.id ?? change.id,
-    duration_ms: Math.round(own.reduce((sum, o) => sum + (o.status === 'skipped' ? 0 : o.ms), 0)),
+    duration_ms: Math.round(own.reduce((sum, o) => sum + ('ms' in o ? o.ms : 0), 0)),
     requests: done.reduce((sum, o) => sum + o.value.requests, 0),
     ...(repoint || parts[0]!.subject.markerOnly ? { note: change.reason ?? 'ownership marker refreshed' } : {}),
   };
@@ -129,6 +140,9 @@ function stepResult(parts: Part[], outcomes: Map<string, StepOutcome<PartValue>>
     const message = error instanceof LiveApiError ? `${error.message}${error.retryable ? ' (retried; run apply again)' : ''}` : (error as Error).message;
     return { ...base, status: 'failed', reason: { code: 'api_failure', message } };
   }
+  const partly = done.length > 0 ? ' (partly done: some of its requests were made)' : '';
+  if (cancelled) return { ...base, status: 'cancelled', reason: { code: 'interrupted', message: `in flight when apply was interrupted; it may or may not have taken effect${partly}` } };
+  if (notStarted && !skipped) return { ...base, status: 'not_started', reason: { code: 'interrupted', message: `not started: apply was interrupted${partly}` } };
   if (skipped && skipped.status === 'skipped') {
     const cause = outcomes.get(skipped.because);
     const causeAddress = partByKey.get(skipped.because)?.subject.change.address ?? skipped.because;

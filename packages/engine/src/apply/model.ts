@@ -15,6 +15,7 @@ export const APPLY_CODES = {
   not_owned: 'a delete of an object this stack does not own',
   api_failure: 'the API refused a request or could not be reached',
   dependency_failed: 'a change this one depends on failed, was stale or was not done',
+  interrupted: 'apply was interrupted (Ctrl-C, SIGTERM) before this change began or finished',
 } as const;
 export type ApplyCode = keyof typeof APPLY_CODES;
 
@@ -33,7 +34,11 @@ export class ApplyRefused extends Error {
   }
 }
 
-export type StepStatus = 'done' | 'failed' | 'skipped';
+/**
+ * `not_started`: apply was interrupted before the change began. `cancelled`: it was in flight
+ * when apply stopped waiting after an interrupt; it may or may not have taken effect.
+ */
+export type StepStatus = 'done' | 'failed' | 'skipped' | 'cancelled' | 'not_started';
 
 /** The outcome of one change of the plan (a replace is one step with two parts). */
 export interface StepResult {
@@ -58,6 +63,10 @@ export interface ApplySummary {
   done: number;
   failed: number;
   skipped: number;
+  /** In flight when an interrupted apply stopped waiting (outcome unknown). */
+  cancelled: number;
+  /** Not begun because apply was interrupted. */
+  not_started: number;
   /** Deletes the plan has that were not done because `--prune` was not given. */
   not_pruned: number;
   /** Changes in the live state that the saved plan did not list (left alone). */
@@ -69,6 +78,8 @@ export interface ApplyResult {
   target: { url: string; embedded: boolean };
   /** True when every step is done. */
   ok: boolean;
+  /** True when an interrupt (Ctrl-C, SIGTERM) stopped apply from starting what was left. */
+  interrupted: boolean;
   steps: StepResult[];
   /** Deletes left undone without `--prune`, by address. */
   not_pruned: { address: string; kind: string; name: string; id: string | null }[];
@@ -79,5 +90,13 @@ export interface ApplyResult {
 
 export function summarize(steps: StepResult[], notPruned: number, notInPlan: number): ApplySummary {
   const count = (status: StepStatus) => steps.filter((s) => s.status === status).length;
-  return { done: count('done'), failed: count('failed'), skipped: count('skipped'), not_pruned: notPruned, not_in_plan: notInPlan };
+  return {
+    done: count('done'),
+    failed: count('failed'),
+    skipped: count('skipped'),
+    cancelled: count('cancelled'),
+    not_started: count('not_started'),
+    not_pruned: notPruned,
+    not_in_plan: notInPlan,
+  };
 }

@@ -20,7 +20,7 @@ import type { LiveObject } from '../live.js';
 import { composeMetadata, type Marker } from '../marker.js';
 import type { Change, Plan } from '../plan-model.js';
 import type { LiveApi } from '../ports.js';
-import { ManifestProblems, sortProblems } from '../problems.js';
+import { ManifestProblems, sortProblems, type Problem } from '../problems.js';
 import type { Matching } from '../steps/match.js';
 import { plan as makePlan } from '../steps/plan.js';
 import { METADATA_MAX_BYTES } from '@gatehouse/schemas';
@@ -37,6 +37,9 @@ export interface PrepareOptions {
   saved?: Plan;
   prune?: boolean;
   force?: boolean;
+  /** As in `EngineOptions`. */
+  maxFileSize?: number;
+  onWarning?: (warning: Problem) => void;
 }
 
 /** One change as apply runs it, with the objects behind it. */
@@ -74,7 +77,13 @@ export interface PreparedApply {
 export async function prepareApply(options: PrepareOptions): Promise<PreparedApply> {
   const { api, stack, saved } = options;
   const paths = options.paths && options.paths.length > 0 ? options.paths : saved?.manifest_paths ?? ['.'];
-  const read = await readManifests({ paths, env: options.env ?? process.env, stack });
+  const read = await readManifests({
+    paths,
+    env: options.env ?? process.env,
+    stack,
+    ...(options.maxFileSize !== undefined ? { maxFileSize: options.maxFileSize } : {}),
+    ...(options.onWarning ? { onWarning: options.onWarning } : {}),
+  });
   if (read.problems.length > 0) throw new ManifestProblems(read.problems);
   const { matching, requests } = await observeAndMatch(read.desired, api, stack);
   if (matching.problems.length > 0) throw new ManifestProblems(sortProblems(matching.problems));

@@ -101,4 +101,24 @@ describe('walk', () => {
     await expect(walk([{ key: 'a', dependsOn: ['nope'], run }], { parallelism: 1 })).rejects.toThrow(/unknown step nope/);
     expect(ran).toBe(false);
   });
+
+  it('after an abort starts nothing new; what is still in flight when the grace ends is cancelled', async () => {
+    const log: string[] = [];
+    const finishes = controlled('finishes', [], log);
+    const hangs = controlled('hangs', [], log);
+    const queued = controlled('queued', [], log);
+    const after = controlled('after', ['finishes'], log);
+    const interrupt = new AbortController();
+    const done = walk([finishes.step, hangs.step, queued.step, after.step], { parallelism: 2, signal: interrupt.signal, graceMs: 20 });
+    await tick();
+    expect(log).toEqual(['start finishes', 'start hangs']);
+    interrupt.abort();
+    finishes.finish(true);
+    const outcomes = await done;
+    expect(log).toEqual(['start finishes', 'start hangs']);
+    expect(Object.fromEntries(outcomes.map((o) => [o.key, o.status]))).toEqual({ finishes: 'done', hangs: 'cancelled', queued: 'not_started', after: 'not_started' });
+    hangs.finish(true); // a late outcome changes nothing
+    await tick();
+    expect(outcomes).toHaveLength(4);
+  });
 });

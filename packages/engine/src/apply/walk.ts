@@ -5,6 +5,11 @@
  * reported as such (cli-utils' filter of dependents of a failed step); independent steps go
  * on, so one failure never hides how far the rest got.
  *
+ * Interrupt (`signal`): once aborted, no step starts; steps in flight may finish within
+ * `graceMs` (default: as long as they take). When the grace ends first, the walk returns
+ * anyway: steps still in flight are `cancelled` (their outcome is unknown), steps never
+ * started (and their dependents) are `not_started`. Outcomes arriving after that are dropped.
+ *
  * The input is expected to be acyclic (the plan orders it); a cycle or a dependency on an
  * unknown step is reported as `WalkError` before anything runs.
  */
@@ -19,7 +24,11 @@ export interface Step<T> {
 export type StepOutcome<T> =
   | { key: string; status: 'done'; value: T; ms: number }
   | { key: string; status: 'failed'; error: unknown; ms: number }
-  | { key: string; status: 'skipped'; because: string };
+  | { key: string; status: 'skipped'; because: string }
+  /** Aborted before it started (it, or something it depends on, never ran). */
+  | { key: string; status: 'not_started' }
+  /** In flight when the grace after an abort ended: it may or may not have taken effect. */
+  | { key: string; status: 'cancelled' };
 
 export interface WalkOptions<T> {
   parallelism: number;
@@ -27,6 +36,10 @@ export interface WalkOptions<T> {
   onOutcome?(outcome: StepOutcome<T>): void;
   /** Called when a step starts. */
   onStart?(key: string): void;
+  /** Aborting it starts nothing new (see the module comment). */
+  signal?: AbortSignal;
+  /** After an abort, how long to wait for steps in flight (ms); unbounded when absent. */
+  graceMs?: number;
 }
 
 export class WalkError extends Error {
@@ -53,7 +66,11 @@ export async function walk<T>(steps: readonly Step<T>[], options: WalkOptions<T>
   const settled = new Set<string>();
   const queue = new PQueue({ concurrency: Math.max(1, options.parallelism) });
 
+  const running = new Set<string>();
+  let closed = false;
   const record = (outcome: StepOutcome<T>) => {
+    running.delete(outcome.key);
+    if (closed || settled.has(outcome.key)) return;
     settled.add(outcome.key);
     outcomes.push(outcome);
     options.onOutcome?.(outcome);
@@ -69,6 +86,11 @@ export async function walk<T>(steps: readonly Step<T>[], options: WalkOptions<T>
 
   const start = (step: Step<T>) => {
     void queue.add(async () => {
+      if (options.signal?.aborted) {
+        record({ key: step.key, status: 'not_started' });
+        return;
+      }
+      running.add(step.key);
       options.onStart?.(step.key);
       const began = performance.now();
       try {
@@ -88,8 +110,24 @@ export async function walk<T>(steps: readonly Step<T>[], options: WalkOptions<T>
   };
 
   for (const step of steps) if (step.dependsOn.length === 0) start(step);
-  await queue.onIdle();
+  await Promise.race([queue.onIdle(), graceAfterAbort(options.signal, options.graceMs)]);
+  if (options.signal?.aborted) {
+    for (const key of [...running]) record({ key, status: 'cancelled' });
+    for (const step of steps) if (!settled.has(step.key)) record({ key: step.key, status: 'not_started' });
+    queue.clear();
+  }
+  closed = true;
   return outcomes;
+}
+
+/** Resolves `graceMs` after `signal` aborts; never without a signal or a bound. */
+function graceAfterAbort(signal: AbortSignal | undefined, graceMs: number | undefined): Promise<void> {
+  if (!signal || graceMs === undefined) return new Promise(() => undefined);
+  return new Promise((resolve) => {
+    const wait = () => setTimeout(resolve, graceMs).unref();
+    if (signal.aborted) wait();
+    else signal.addEventListener('abort', wait, { once: true });
+  });
 }
 
 /** Kahn's algorithm over the whole input; names the steps left on a cycle. */

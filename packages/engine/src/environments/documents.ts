@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import type { Problem } from '../problems.js';
 import type { Variables } from '../steps/interpolate.js';
-import { load, type LoadedDocument } from '../steps/load.js';
+import { load, type LoadOptions, type LoadedDocument } from '../steps/load.js';
 import { applyOverlays } from './overlay.js';
 
 /** What `readManifests` needs of an environment (from gatehouse.yaml, see `project.ts`). */
@@ -19,15 +19,19 @@ export interface EnvironmentInput {
   vars: Variables;
 }
 
-export async function environmentDocuments(paths: string[], environment: EnvironmentInput | undefined): Promise<{ documents: LoadedDocument[]; problems: Problem[]; checksum: string }> {
-  const base = await load(paths);
+export async function environmentDocuments(
+  paths: string[],
+  environment: EnvironmentInput | undefined,
+  loadOptions: LoadOptions = {},
+): Promise<{ documents: LoadedDocument[]; problems: Problem[]; checksum: string; warnings: Problem[] }> {
+  const base = await load(paths, loadOptions);
   if (!environment) return base;
-  const overlays = environment.overlays.length > 0 ? await load(environment.overlays) : { documents: [], problems: [], checksum: '' };
+  const overlays = environment.overlays.length > 0 ? await load(environment.overlays, loadOptions) : { documents: [], problems: [], checksum: '', warnings: [] };
   const applied = applyOverlays(base.documents, overlays.documents);
   const checksum = createHash('sha256')
     .update(`${base.checksum}\0${overlays.checksum}\0${environment.name}\0${JSON.stringify(environment.vars.values)}`)
     .digest('hex');
   // An overlay directory with no file yet is an environment without differences.
   const overlayProblems = overlays.problems.filter((p) => p.code !== 'no_manifests');
-  return { documents: applied.documents, problems: [...base.problems, ...overlayProblems, ...applied.problems], checksum };
+  return { documents: applied.documents, problems: [...base.problems, ...overlayProblems, ...applied.problems], checksum, warnings: [...base.warnings, ...overlays.warnings] };
 }

@@ -1,15 +1,18 @@
 /**
  * Step 1, load: read YAML files and directories (searched recursively for *.yaml / *.yml, in
- * path order) into documents that remember where each of their nodes was written, so later
- * steps can report file:line:col. The only step that reads files.
+ * path order, symbolic links followed: files.ts) into documents that remember where each of
+ * their nodes was written, so later steps can report file:line:col. The only step that reads
+ * files. Manifests that declare nothing at all (no file, or files holding only comments and
+ * `---`) are the `no_manifests` problem: planned with --prune, they would delete everything.
  */
 import { createHash } from 'node:crypto';
-import { readFile, readdir, stat } from 'node:fs/promises';
-import { join, relative } from 'node:path';
+import { relative } from 'node:path';
 import { LineCounter, isMap, isPair, isScalar, isSeq, parseAllDocuments, type Document, type Node } from 'yaml';
 import { problem, type Problem } from '../problems.js';
 import type { SourceLocation } from '../source.js';
 import { fastDocuments } from './fast-yaml.js';
+import { findManifestFiles, readManifestFile } from './files.js';
+import { aliasProblem, flowNestingProblem, isAliasLimitError, MAX_ALIAS_COUNT, MAX_NESTING, nestingProblem, valueDepth } from './yaml-limits.js';
 
 export type Path = readonly (string | number)[];
 
@@ -32,18 +35,13 @@ export interface LoadResult {
   problems: Problem[];
   /** sha256 over every file's path and content, in path order. */
   checksum: string;
+  /** What is worth saying but does not stop the run (a symbolic link loop). */
+  warnings: Problem[];
 }
 
-const isManifestFile = (name: string) => name.endsWith('.yaml') || name.endsWith('.yml');
-
-async function expand(path: string): Promise<string[]> {
-  const info = await stat(path);
-  if (!info.isDirectory()) return [path];
-  const entries = await readdir(path, { recursive: true, withFileTypes: true });
-  return entries
-    .filter((e) => e.isFile() && isManifestFile(e.name))
-    .map((e) => join(e.parentPath, e.name))
-    .sort();
+export interface LoadOptions {
+  /** Files larger than this many bytes are refused before they are read (default 10 MiB). */
+  maxFileSize?: number;
 }
 
 const display = (path: string) => {
@@ -51,28 +49,32 @@ const display = (path: string) => {
   return rel && !rel.startsWith('..') ? rel : path;
 };
 
-export async function load(paths: string[]): Promise<LoadResult> {
-  const problems: Problem[] = [];
-  const files = new Set<string>();
-  for (const path of paths) {
-    try {
-      for (const file of await expand(path)) files.add(file);
-    } catch (error) {
-      problems.push(problem('path_unreadable', `cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}; give an existing file or directory`));
-    }
-  }
-  if (files.size === 0 && problems.length === 0) {
+export async function load(paths: string[], options: LoadOptions = {}): Promise<LoadResult> {
+  const found = await findManifestFiles(paths);
+  const problems: Problem[] = [...found.problems];
+  const files = found.files;
+  if (files.length === 0 && problems.length === 0) {
     problems.push(problem('no_manifests', `no *.yaml or *.yml file under ${paths.join(', ') || '(no path)'}; give a manifest file or a directory holding some`));
   }
   const hash = createHash('sha256');
   const documents: LoadedDocument[] = [];
   for (const file of [...files].sort()) {
-    const text = await readFile(file, 'utf8');
     const name = display(file);
-    hash.update(`${name}\0${text}\0`);
-    parseFile(name, text, documents, problems);
+    const read = await readManifestFile(file, name, options.maxFileSize);
+    if ('problem' in read) {
+      problems.push(read.problem);
+      continue;
+    }
+    hash.update(`${name}\0${read.text}\0`);
+    parseFile(name, read.text, documents, problems);
   }
-  return { documents, problems, checksum: hash.digest('hex') };
+  // Whatever the files: a syntax error already says why nothing was read, an empty file does not.
+  if (files.length > 0 && documents.length === 0 && problems.length === 0) {
+    problems.push(
+      problem('no_manifests', `${files.length === 1 ? `${display(files[0]!)} holds` : `the ${files.length} files under ${paths.join(', ')} hold`} no YAML document (only comments, --- or nothing); give manifests that declare something`),
+    );
+  }
+  return { documents, problems, checksum: hash.digest('hex'), warnings: found.warnings };
 }
 
 /**
@@ -84,8 +86,14 @@ export async function load(paths: string[]): Promise<LoadResult> {
  * the reference, and its syntax errors are reported.
  */
 export function parseFile(file: string, text: string, documents: LoadedDocument[], problems: Problem[]): void {
+  const tooDeep = flowNestingProblem(text, (offset) => positionOf(file, text, offset));
+  if (tooDeep) {
+    problems.push(tooDeep);
+    return;
+  }
   const fast = fastDocuments(text);
-  if (!fast) {
+  // Deep block nesting is reported by the `yaml` path, at its position.
+  if (!fast || fast.some((value) => valueDepth(value) > MAX_NESTING)) {
     parseWithYaml(file, text, documents, problems);
     return;
   }
@@ -106,6 +114,17 @@ export function parseFile(file: string, text: string, documents: LoadedDocument[
 }
 
 type Locate = LoadedDocument['locate'];
+
+/** The position of `offset` in `text`, counted directly (for problems found before parsing). */
+function positionOf(file: string, text: string, offset: number): SourceLocation {
+  let line = 1;
+  let start = 0;
+  for (let i = text.indexOf('\n'); i >= 0 && i < offset; i = text.indexOf('\n', i + 1)) {
+    line += 1;
+    start = i + 1;
+  }
+  return { file, line, col: offset - start + 1 };
+}
 
 /** Every document of a file as `yaml` composes them, and how to turn an offset into a position. */
 function compose(file: string, text: string): { docs: Document[]; position: (offset: number) => SourceLocation } {
@@ -132,12 +151,26 @@ function parseWithYaml(file: string, text: string, documents: LoadedDocument[], 
     if (doc.errors.length > 0) {
       // The first error only: the parser's later errors in a document mostly follow from it.
       const error = doc.errors[0]!;
-      problems.push(problem('yaml_syntax', `invalid YAML: ${error.message.split('\n')[0]}; fix the syntax (a value with {, }, [, ] or : may need quotes)`, position(error.pos[0])));
+      if (error.code === 'RESOURCE_EXHAUSTION') problems.push(problem('nesting_too_deep', `collections nested too deep for the parser (limit ${MAX_NESTING})`, position(error.pos[0])));
+      else problems.push(problem('yaml_syntax', `invalid YAML: ${error.message.split('\n')[0]}; fix the syntax (a value with {, }, [, ] or : may need quotes)`, position(error.pos[0])));
       return;
     }
     // An empty document (between two ---, or after a trailing ---) declares nothing.
     if (isEmpty(doc)) return;
-    documents.push({ file, index, value: doc.toJS({ maxAliasCount: 100 }), locate: locator(doc, position) });
+    const tooDeep = nestingProblem(doc, position);
+    if (tooDeep) {
+      problems.push(tooDeep);
+      return;
+    }
+    let value: unknown;
+    try {
+      value = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+    } catch (error) {
+      if (!isAliasLimitError(error)) throw error;
+      problems.push(aliasProblem(doc, position));
+      return;
+    }
+    documents.push({ file, index, value, locate: locator(doc, position) });
   });
 }
 

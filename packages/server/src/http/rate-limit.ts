@@ -5,24 +5,10 @@
  */
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance } from 'fastify';
+import type { RateLimit } from '@gatehouse/schemas';
 import { ApiError } from '../errors.js';
 
-export interface RateLimit {
-  max: number;
-  windowMs: number;
-}
-
-/** Parses `120/60s`, `100/1m`, `10/500ms` (requests per window). */
-export function parseRateLimit(text: string): RateLimit {
-  const match = /^(\d+)\s*\/\s*(\d+)\s*(ms|s|m)?$/.exec(text.trim());
-  if (!match) throw new Error(`rate limit '${text}' must look like 120/60s (requests per window)`);
-  const max = Number(match[1]);
-  const amount = Number(match[2]);
-  const unit = match[3] ?? 's';
-  const windowMs = amount * (unit === 'ms' ? 1 : unit === 's' ? 1000 : 60_000);
-  if (max < 1 || windowMs < 1) throw new Error(`rate limit '${text}' must allow at least one request per window`);
-  return { max, windowMs };
-}
+export { parseRateLimit, type RateLimit } from '@gatehouse/schemas';
 
 /**
  * Must be awaited before any route is registered: the plugin applies itself to routes from an

@@ -1,0 +1,36 @@
+/**
+ * Flags of the commands that read manifests (validate, plan, apply, drift), and how they become
+ * the engine's reading options: the file size limit, and warnings printed on stderr.
+ */
+import { Flags } from '@oclif/core';
+import { DEFAULT_MAX_FILE_SIZE, type Problem } from '@gatehouse/engine';
+import { formatProblem } from './output.js';
+
+const UNITS: Record<string, number> = { '': 1, b: 1, k: 1024, kb: 1024, kib: 1024, m: 1024 ** 2, mb: 1024 ** 2, mib: 1024 ** 2, g: 1024 ** 3, gb: 1024 ** 3, gib: 1024 ** 3 };
+
+/** `10MB`, `512 KiB`, `1048576` -> bytes (units are powers of 1024); undefined when malformed. */
+export function parseSize(text: string): number | undefined {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*$/i.exec(text);
+  const unit = match ? UNITS[match[2]!.toLowerCase()] : undefined;
+  if (!match || unit === undefined) return undefined;
+  const bytes = Math.floor(Number(match[1]) * unit);
+  return bytes > 0 ? bytes : undefined;
+}
+
+export const manifestFlags = {
+  'max-file-size': Flags.custom<number>({
+    description: 'refuse manifest files larger than this (bytes, or with a unit: 512KB, 10MB, 1GB)',
+    default: DEFAULT_MAX_FILE_SIZE,
+    defaultHelp: async () => '10MB',
+    parse: async (input) => {
+      const bytes = parseSize(input);
+      if (bytes === undefined) throw new Error(`--max-file-size: "${input}" is not a size; give bytes or a number with KB, MB or GB`);
+      return bytes;
+    },
+  })(),
+};
+
+/** The engine's reading options for these flags; warnings go to `warn` (stderr). */
+export function readingOptions(flags: { 'max-file-size': number }, warn: (line: string) => void): { maxFileSize: number; onWarning: (warning: Problem) => void } {
+  return { maxFileSize: flags['max-file-size'], onWarning: (warning) => warn(`warning: ${formatProblem(warning)}`) };
+}

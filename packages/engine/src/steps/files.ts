@@ -1,0 +1,163 @@
+/**
+ * Which files `load` reads, and reading one of them safely. Both matter to `apply --prune`:
+ * a manifest that is silently left out is an object that gets deleted. So:
+ * - symbolic links to files and directories are followed like the real thing; a link that
+ *   points at one of its own ancestor directories (a loop) is reported as a warning and not
+ *   followed again (its files are read once already), a dangling link is a problem;
+ * - a file reached twice (through a link and directly) is read once, under the first path;
+ * - a file larger than the size limit is refused before it is read (10 MiB by default: the
+ *   parser needs several times a file's size in memory, and no manifest is that large);
+ * - bytes that are not UTF-8 are a problem at their file:line:col, never a silent U+FFFD.
+ */
+import { isUtf8 } from 'node:buffer';
+import { readFile, readdir, realpath, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { problem, type Problem } from '../problems.js';
+
+/** Default of `--max-file-size`: 10 MiB. */
+export const DEFAULT_MAX_FILE_SIZE = 10 * 1024 * 1024;
+
+export const isManifestFile = (name: string) => name.endsWith('.yaml') || name.endsWith('.yml');
+
+export interface FoundFiles {
+  /** Manifest files in path order, each real file once. */
+  files: string[];
+  /** Unreadable paths and dangling links: the manifests cannot be read in full. */
+  problems: Problem[];
+  /** Link loops: reported, not fatal (nothing is missing because of them). */
+  warnings: Problem[];
+}
+
+/** Every manifest file under `paths` (files as given, directories recursively, links followed). */
+export async function findManifestFiles(paths: readonly string[]): Promise<FoundFiles> {
+  const found: FoundFiles = { files: [], problems: [], warnings: [] };
+  const seen = new Set<string>();
+  const add = async (file: string) => {
+    const real = await realpath(file);
+    if (seen.has(real)) return;
+    seen.add(real);
+    found.files.push(file);
+  };
+  for (const path of paths) {
+    try {
+      const info = await stat(path);
+      if (info.isDirectory()) {
+        const files: string[] = [];
+        await walk(path, new Set([await realpath(path)]), files, found);
+        for (const file of files.sort()) await add(file);
+      } else await add(path);
+    } catch (error) {
+      found.problems.push(problem('path_unreadable', `cannot read ${path}: ${codeOf(error)}; give an existing file or directory`));
+    }
+  }
+  return found;
+}
+
+/**
+ * Collects the manifest files under `dir`; `ancestors` holds the real paths of the directories
+ * on the way down, so a link back to one of them is a loop.
+ */
+async function walk(dir: string, ancestors: Set<string>, files: string[], found: FoundFiles): Promise<void> {
+  let entries;
+  try {
+    entries = await readdir(dir, { withFileTypes: true });
+  } catch (error) {
+    found.problems.push(problem('path_unreadable', `cannot read the directory ${dir}: ${codeOf(error)}; make it readable or remove it`));
+    return;
+  }
+  for (const entry of entries) {
+    const path = join(dir, entry.name);
+    let isDirectory = entry.isDirectory();
+    let isFile = entry.isFile();
+    if (entry.isSymbolicLink()) {
+      try {
+        const info = await stat(path);
+        isDirectory = info.isDirectory();
+        isFile = info.isFile();
+      } catch (error) {
+        found.problems.push(problem('path_unreadable', `the symbolic link ${path} points at nothing readable (${codeOf(error)}); fix or remove the link`));
+        continue;
+      }
+    }
+    if (isFile && isManifestFile(entry.name)) files.push(path);
+    if (!isDirectory) continue;
+    const real = await realpath(path);
+    if (ancestors.has(real)) {
+      found.warnings.push(problem('symlink_loop', `${path} links back to ${real}, a directory it is inside; not followed again (its manifests are read once)`));
+      continue;
+    }
+    await walk(path, new Set([...ancestors, real]), files, found);
+  }
+}
+
+/**
+ * The file's text, or the problem that keeps it from being read: larger than `maxFileSize`
+ * (checked before reading), unreadable, or not UTF-8 (at the first bad byte).
+ */
+export async function readManifestFile(file: string, display: string, maxFileSize = DEFAULT_MAX_FILE_SIZE): Promise<{ text: string } | { problem: Problem }> {
+  try {
+    const { size } = await stat(file);
+    if (size > maxFileSize) {
+      return {
+        problem: problem(
+          'file_too_large',
+          `${display} is ${formatBytes(size)}, over the manifest size limit of ${formatBytes(maxFileSize)}; split it into smaller files or raise --max-file-size`,
+          { file: display, line: 1, col: 1 },
+        ),
+      };
+    }
+    const bytes = await readFile(file);
+    if (!isUtf8(bytes)) {
+      const at = invalidUtf8Position(bytes, display);
+      return { problem: problem('not_utf8', `invalid UTF-8 (byte 0x${bytes[at.offset]!.toString(16).padStart(2, '0')}); save the file as UTF-8`, at.location) };
+    }
+    return { text: bytes.toString('utf8') };
+  } catch (error) {
+    return { problem: problem('path_unreadable', `cannot read ${display}: ${codeOf(error)}`) };
+  }
+}
+
+/** Where the first byte that is not part of a well-formed UTF-8 sequence is (RFC 3629). */
+export function invalidUtf8Position(bytes: Uint8Array, file: string): { offset: number; location: { file: string; line: number; col: number } } {
+  const offset = firstInvalidUtf8(bytes);
+  let lineStart = 0;
+  let line = 1;
+  for (let i = 0; i < offset; i++) {
+    if (bytes[i] === 0x0a) {
+      line += 1;
+      lineStart = i + 1;
+    }
+  }
+  // Columns count characters, as the parser's positions do.
+  const col = Buffer.from(bytes.subarray(lineStart, offset)).toString('utf8').length + 1;
+  return { offset, location: { file, line, col } };
+}
+
+function firstInvalidUtf8(bytes: Uint8Array): number {
+  let i = 0;
+  while (i < bytes.length) {
+    const b = bytes[i]!;
+    let need: number;
+    let min: number;
+    if (b < 0x80) {
+      i += 1;
+      continue;
+    } else if (b >= 0xc2 && b <= 0xdf) [need, min] = [1, 0x80];
+    else if (b >= 0xe0 && b <= 0xef) [need, min] = [2, 0x800];
+    else if (b >= 0xf0 && b <= 0xf4) [need, min] = [3, 0x10000];
+    else return i;
+    let code = b & (0x3f >> need);
+    for (let k = 1; k <= need; k++) {
+      const next = bytes[i + k];
+      if (next === undefined || (next & 0xc0) !== 0x80) return i;
+      code = (code << 6) | (next & 0x3f);
+    }
+    if (code < min || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) return i;
+    i += need + 1;
+  }
+  return bytes.length;
+}
+
+const formatBytes = (n: number) => (n >= 1024 * 1024 ? `${(n / 1024 / 1024).toFixed(1)} MiB` : n >= 1024 ? `${(n / 1024).toFixed(1)} KiB` : `${n} bytes`);
+
+const codeOf = (error: unknown) => (error as NodeJS.ErrnoException).code ?? String(error);

@@ -1,0 +1,110 @@
+/** The hostile and odd inputs of `load` (files.ts, yaml-limits.ts): each is a problem at its place. */
+import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect, test } from 'vitest';
+import { load } from './load.js';
+
+const tempDir = () => mkdtempSync(join(tmpdir(), 'gatehouse-load-'));
+const BOT = (name: string) => `kind: BotUser\nname: ${name}\nspec: {}\n`;
+const names = (result: Awaited<ReturnType<typeof load>>) => result.documents.map((d) => (d.value as { name: string }).name);
+
+test.each([
+  ['an empty file', ''],
+  ['only comments', '# nothing here\n# still nothing\n'],
+  ['only document markers', '---\n---\n# comment\n---\n'],
+])('files that hold no document (%s) are no_manifests, whatever the files', async (_, text) => {
+  const dir = tempDir();
+  writeFileSync(join(dir, 'a.yaml'), text);
+  writeFileSync(join(dir, 'b.yml'), '---\n');
+  const result = await load([dir]);
+  expect(result.documents).toEqual([]);
+  expect(result.problems.map((p) => p.code)).toEqual(['no_manifests']);
+  expect(result.problems[0]!.message).toContain('hold no YAML document');
+});
+
+test('symbolic links to files and directories are followed; a loop is a warning, a dangling link a problem', async () => {
+  const root = tempDir();
+  const shared = join(root, 'shared');
+  mkdirSync(shared);
+  writeFileSync(join(shared, 'policies.yaml'), BOT('linked-dir'));
+  writeFileSync(join(root, 'elsewhere.yaml.txt'), BOT('linked-file'));
+  const repo = join(root, 'repo');
+  mkdirSync(join(repo, 'sub'), { recursive: true });
+  writeFileSync(join(repo, 'a.yaml'), BOT('a'));
+  symlinkSync(shared, join(repo, 'shared'));
+  symlinkSync(join(root, 'elsewhere.yaml.txt'), join(repo, 'file.yaml'));
+  symlinkSync(repo, join(repo, 'sub', 'loop')); // back to an ancestor
+  symlinkSync(join(repo, 'a.yaml'), join(repo, 'sub', 'again.yaml')); // a file reached twice: read once
+
+  const result = await load([repo]);
+  expect(result.problems).toEqual([]);
+  expect(names(result).sort()).toEqual(['a', 'linked-dir', 'linked-file']);
+  expect(result.warnings.map((w) => w.code)).toEqual(['symlink_loop']);
+  expect(result.warnings[0]!.message).toContain(join(repo, 'sub', 'loop'));
+
+  symlinkSync(join(root, 'gone'), join(repo, 'dangling.yaml'));
+  const dangling = await load([repo]);
+  expect(dangling.problems.map((p) => p.code)).toEqual(['path_unreadable']);
+  expect(dangling.problems[0]!.message).toContain('dangling.yaml');
+});
+
+test('bytes that are not UTF-8 are a problem at their line and column, not a U+FFFD', async () => {
+  const dir = tempDir();
+  const text = Buffer.concat([Buffer.from('kind: IPPolicy\nname: caf\u00e9\nspec:\n  description: "na'), Buffer.from([0xef, 0xff]), Buffer.from('ve"\n')]);
+  writeFileSync(join(dir, 'latin.yaml'), text);
+  const result = await load([dir]);
+  expect(result.documents).toEqual([]);
+  expect(result.problems).toHaveLength(1);
+  expect(result.problems[0]).toMatchObject({ code: 'not_utf8', at: { line: 4, col: 19 } });
+  expect(result.problems[0]!.message).toContain('0xef');
+  // UTF-16 (a byte-order mark) is refused the same way, at 1:1.
+  writeFileSync(join(dir, 'latin.yaml'), Buffer.from('\ufeffkind: BotUser\n', 'utf16le'));
+  expect((await load([dir])).problems[0]).toMatchObject({ code: 'not_utf8', at: { line: 1, col: 1 } });
+});
+
+test('an alias bomb is a problem at the alias that multiplies, not a ReferenceError', async () => {
+  const dir = tempDir();
+  const bomb = [
+    'kind: IPPolicy',
+    'name: bomb',
+    'spec:',
+    '  a: &a ["x","x","x","x","x","x","x","x","x"]',
+    '  b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]',
+    '  c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]',
+    '  d: [*c,*c,*c,*c,*c,*c,*c,*c,*c]',
+    '',
+  ].join('\n');
+  writeFileSync(join(dir, 'bomb.yaml'), bomb);
+  const result = await load([dir]);
+  expect(result.problems).toHaveLength(1);
+  expect(result.problems[0]).toMatchObject({ code: 'alias_limit', at: { file: expect.stringContaining('bomb.yaml'), line: 6, col: 10 } });
+});
+
+test('nesting deeper than 64 is a problem at its place, in flow style (before parsing) and block style', async () => {
+  const dir = tempDir();
+  const depth = 1_000_000;
+  writeFileSync(join(dir, 'flow.yaml'), `kind: BotUser\nname: deep\nspec:\n  x: ${'['.repeat(depth)}${']'.repeat(depth)}\n`);
+  let block = 'kind: BotUser\nname: deep2\nspec:\n';
+  for (let i = 1; i <= 80; i++) block += `${'  '.repeat(i)}k${i}:\n`;
+  writeFileSync(join(dir, 'block.yaml'), `${block}${'  '.repeat(81)}v: 1\n`);
+  // Quoted brackets and comments do not count.
+  writeFileSync(join(dir, 'quoted.yaml'), `kind: BotUser\nname: fine\nspec:\n  description: "${'['.repeat(100)}"  # ${'{'.repeat(100)}\n`);
+  const result = await load([dir]);
+  expect(names(result)).toEqual(['fine']);
+  const byFile = Object.fromEntries(result.problems.map((p) => [p.at!.file.replace(/.*\//, ''), p]));
+  expect(byFile['flow.yaml']).toMatchObject({ code: 'nesting_too_deep', at: { line: 4, col: 6 + 64 } });
+  expect(byFile['block.yaml']).toMatchObject({ code: 'nesting_too_deep', at: { line: 4 + 63 } });
+});
+
+test('a file over --max-file-size is refused before it is read', async () => {
+  const dir = tempDir();
+  writeFileSync(join(dir, 'big.yaml'), `${BOT('big')}# ${'x'.repeat(4096)}\n`);
+  writeFileSync(join(dir, 'small.yaml'), BOT('small'));
+  const result = await load([dir], { maxFileSize: 1024 });
+  expect(names(result)).toEqual(['small']);
+  expect(result.problems).toHaveLength(1);
+  expect(result.problems[0]).toMatchObject({ code: 'file_too_large', at: { line: 1, col: 1 } });
+  expect(result.problems[0]!.message).toMatch(/4\.\d KiB, over the manifest size limit of 1\.0 KiB/);
+  expect((await load([dir])).problems).toEqual([]);
+});
