@@ -31,7 +31,6 @@ export interface EngineOptions {
   stack?: string;
   /** The environment whose overlays and `${var:}` values apply (gatehouse.yaml, `--env`). */
   environment?: EnvironmentInput | undefined;
-<<<<<<< HEAD
   /**
    * Policy files or directories (policy/files.ts). Their files are never read as manifests,
    * even when a manifest path holds them (`policies/` under `.`).
@@ -39,12 +38,10 @@ export interface EngineOptions {
   policies?: string[];
   /** Time policy rules see as `now` (tests); the current time when absent. */
   now?: Date;
-=======
   /** Manifest files larger than this many bytes are refused before parsing (default 10 MiB). */
   maxFileSize?: number;
   /** Told of what does not stop the run (a symbolic link loop); nothing is printed without it. */
   onWarning?: (warning: Problem) => void;
->>>>>>> main
 }
 
 export interface Desired {
@@ -56,16 +53,12 @@ export interface Desired {
 /** Steps 1-3: load, validate, resolve (and the service's rules). No network. */
 export async function readManifests(options: EngineOptions & { exclude?: readonly string[] }): Promise<Desired> {
   const stack = options.stack ?? DEFAULT_STACK;
-<<<<<<< HEAD
-  const loaded = await environmentDocuments(options.paths, options.environment);
+  const loaded = await environmentDocuments(options.paths, options.environment, options.maxFileSize !== undefined ? { maxFileSize: options.maxFileSize } : {});
+  for (const warning of loaded.warnings) options.onWarning?.(warning);
   if (options.exclude && options.exclude.length > 0) {
     const excluded = new Set(options.exclude.map((file) => resolvePath(file)));
     loaded.documents = loaded.documents.filter((doc) => !excluded.has(resolvePath(doc.file)));
   }
-=======
-  const loaded = await environmentDocuments(options.paths, options.environment, options.maxFileSize !== undefined ? { maxFileSize: options.maxFileSize } : {});
-  for (const warning of loaded.warnings) options.onWarning?.(warning);
->>>>>>> main
   const vars = options.environment?.vars;
   const interpolated = interpolate(loaded.documents, options.env ?? process.env, { vars });
   const validated = validate(interpolated.documents);
