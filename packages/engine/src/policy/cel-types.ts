@@ -98,12 +98,12 @@ export function celType(shape: Shape): string {
   }
 }
 
-/** Registers the object types of `shape` with `env`, innermost first (the library needs that). */
-export function registerShape(env: Environment, shape: Shape, seen = new Set<string>()): void {
+/** Registers the object types of `shape` with `env`, innermost first (the library needs that); `seen` collects them by name. */
+export function registerShape(env: Environment, shape: Shape, seen = new Map<string, Shape>()): void {
   if (shape.kind === 'list') return registerShape(env, shape.item, seen);
   if (shape.kind === 'map') return registerShape(env, shape.value, seen);
   if (shape.kind !== 'object' || seen.has(shape.name)) return;
-  seen.add(shape.name);
+  seen.set(shape.name, shape);
   for (const field of shape.fields.values()) registerShape(env, field, seen);
   env.registerType(shape.name, { ctor: shape.ctor, fields: Object.fromEntries([...shape.fields].map(([k, s]) => [k, celType(s)])) });
 }
@@ -141,3 +141,53 @@ function dynamic(value: unknown): unknown {
 }
 
 const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/** What `hasFields` needs of the library's AST: an operator, its arguments, a position, a checked type. */
+interface AstNode {
+  op: string;
+  args: unknown;
+  pos: number;
+  checkedType?: { name?: string };
+}
+
+const isNode = (value: unknown): value is AstNode => value !== null && typeof value === 'object' && 'op' in value;
+
+/**
+ * Fields named inside `has(...)` that their object type does not have. The library's checker
+ * types `has(a.b)` as bool without looking at `b`, so `has(route.oidcc)` would always be
+ * false, silently; this walks every `has` argument from its typed root through `types`
+ * (object types by name) and reports the first unknown field of each, with its offset.
+ */
+export function unknownHasFields(ast: unknown, types: ReadonlyMap<string, Shape>): { field: string; pos: number }[] {
+  const found: { field: string; pos: number }[] = [];
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(visit);
+    if (!isNode(node)) return;
+    const args = node.args;
+    if (node.op === 'call' && Array.isArray(args) && args[0] === 'has' && Array.isArray(args[1]) && isNode(args[1][0])) {
+      const unknown = firstUnknownField(args[1][0], types);
+      if (unknown) found.push(unknown);
+    }
+    if (Array.isArray(args)) args.forEach(visit);
+    else visit(args);
+  };
+  visit(ast);
+  return found;
+}
+
+function firstUnknownField(select: AstNode, types: ReadonlyMap<string, Shape>): { field: string; pos: number } | undefined {
+  const chain: { field: string; pos: number }[] = [];
+  let node: AstNode = select;
+  while (node.op === '.' && Array.isArray(node.args) && isNode(node.args[0]) && typeof node.args[1] === 'string') {
+    chain.unshift({ field: node.args[1], pos: node.pos });
+    node = node.args[0];
+  }
+  let shape = node.checkedType?.name !== undefined ? types.get(node.checkedType.name) : undefined;
+  for (const step of chain) {
+    if (!shape || shape.kind !== 'object') return undefined;
+    const next = shape.fields.get(step.field);
+    if (!next) return step;
+    shape = next;
+  }
+  return undefined;
+}

@@ -59,6 +59,8 @@ export interface KindEnvironment {
   plan: Environment;
   /** Without `change`: an expression it refuses reads `change`, and is checked in plans only. */
   validate: Environment;
+  /** The object types registered, by name (for `unknownHasFields`). */
+  types: Map<string, Shape>;
   /** Variables bound to the object and to its parent, in this environment. */
   objectNames: string[];
   parentNames: string[];
@@ -72,9 +74,11 @@ export function kindEnvironment(kind: string): KindEnvironment {
   if (cached) return cached;
   const d = descriptor(kind);
   const parent = d.child ? descriptor(d.child.parentKind) : undefined;
+  const types = new Map<string, Shape>();
   const build = (withChange: boolean) => {
     const env = new Environment({ homogeneousAggregateLiterals: false });
-    const seen = new Set<string>();
+    const seen = types;
+    seen.clear();
     const own = kindShape(d);
     registerShape(env, own, seen);
     env.registerVariable(variableName(d), celType(own)).registerVariable('object', celType(own));
@@ -92,8 +96,9 @@ export function kindEnvironment(kind: string): KindEnvironment {
     return env;
   };
   const made: KindEnvironment = {
-    plan: build(true),
     validate: build(false),
+    plan: build(true),
+    types,
     objectNames: [variableName(d), 'object'],
     parentNames: parent ? [variableName(parent), 'parent'] : [],
   };

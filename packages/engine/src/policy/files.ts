@@ -9,15 +9,16 @@
 import { readFile, readdir, stat } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { Ajv, type ErrorObject } from 'ajv';
-import { PolicyFile } from '@gatehouse/schemas';
+import { PolicyRule as PolicyRuleSchema } from '@gatehouse/schemas';
 import { problem, type Problem } from '../problems.js';
 import type { SourceLocation } from '../source.js';
 import { parseFile, type LoadedDocument } from '../steps/load.js';
+import { unknownHasFields } from './cel-types.js';
 import { kindEnvironment, POLICY_KINDS } from './environment.js';
 import type { CompiledExpression, PolicyRule, PolicySeverity } from './model.js';
 
 const ajv = new Ajv({ allErrors: true, strict: false });
-const validateFile = ajv.compile(PolicyFile);
+const validateRule = ajv.compile(PolicyRuleSchema);
 
 export interface LoadedPolicies {
   rules: PolicyRule[];
@@ -87,13 +88,19 @@ interface RuleDocument {
   message?: string;
 }
 
+/** The rules of one document (the file's list): each checked against the rule schema, then compiled. */
 function compileDocument(doc: LoadedDocument, text: string, problems: Problem[]): PolicyRule[] {
-  if (!validateFile(doc.value)) {
-    for (const error of validateFile.errors ?? []) problems.push(schemaProblem(doc, error));
+  if (!Array.isArray(doc.value)) {
+    problems.push(problem('policy_invalid', 'a policy file is a list of rules (each "- name: ..."), as in examples/policies', doc.locate([])));
     return [];
   }
   const rules: PolicyRule[] = [];
-  (doc.value as RuleDocument[]).forEach((raw, index) => {
+  (doc.value as unknown[]).forEach((item, index) => {
+    if (!validateRule(item)) {
+      for (const error of validateRule.errors ?? []) problems.push(schemaProblem(doc, error, index));
+      return;
+    }
+    const raw = item as RuleDocument;
     const at = (field: string) => doc.locate([index, field]);
     if (!POLICY_KINDS.includes(raw.kind)) {
       problems.push(problem('policy_invalid', `kind must be one of ${POLICY_KINDS.join(', ')}, not ${JSON.stringify(raw.kind)}`, at('kind')));
@@ -112,8 +119,11 @@ function compileDocument(doc: LoadedDocument, text: string, problems: Problem[])
       try {
         const parsed = env.parse(source);
         const checked = parsed.check();
+        const unknown = checked.valid ? unknownHasFields(parsed.ast, environments.types)[0] : undefined;
         if (!checked.valid) {
           problems.push(expressionProblem(field, source, checked.error, text, node, offset));
+        } else if (unknown) {
+          problems.push(expressionProblem(field, source, { message: `No such key: ${unknown.field}`, node: { pos: unknown.pos } }, text, node, offset));
         } else if (condition && checked.type !== 'bool' && checked.type !== 'dyn') {
           problems.push(problem('policy_expression', `${field} must be a condition (bool), but "${source}" is ${checked.type}`, node));
         }
@@ -202,14 +212,14 @@ function positionIn(text: string, at: SourceLocation, offset: number): SourceLoc
   return { ...at, col: at.col + offset };
 }
 
-function schemaProblem(doc: LoadedDocument, error: ErrorObject): Problem {
-  const path = error.instancePath.split('/').slice(1).map((s) => (/^\d+$/.test(s) ? Number(s) : s));
+function schemaProblem(doc: LoadedDocument, error: ErrorObject, index: number): Problem {
+  const path = [index, ...error.instancePath.split('/').slice(1).map((s) => (/^\d+$/.test(s) ? Number(s) : s))];
   const params = error.params as { additionalProperty?: string; missingProperty?: string; allowedValues?: unknown[] };
   if (error.keyword === 'additionalProperties') {
     return problem('policy_invalid', `unknown field "${params.additionalProperty}" in a policy rule; a rule has name, description, kind, when, require, severity and message`, doc.locate([...path, params.additionalProperty!], { key: true }));
   }
   if (error.keyword === 'required') return problem('policy_invalid', `a policy rule needs "${params.missingProperty}"`, doc.locate(path));
   if (error.keyword === 'enum') return problem('policy_invalid', `${path.at(-1)} must be one of ${params.allowedValues!.join(', ')}`, doc.locate(path));
-  if (path.length === 0 && error.keyword === 'type') return problem('policy_invalid', 'a policy file is a list of rules (each "- name: ...")', doc.locate([]));
+  if (path.length === 1 && error.keyword === 'type') return problem('policy_invalid', 'a policy rule is a mapping with name, kind, require...', doc.locate(path));
   return problem('policy_invalid', `${path.join('.') || 'the file'} ${error.message ?? 'is invalid'}`, doc.locate(path));
 }
