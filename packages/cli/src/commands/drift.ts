@@ -1,11 +1,11 @@
 import { Args, Command, Flags } from '@oclif/core';
-import { detectDrift, renderDriftJson, renderDriftMarkdown, renderDriftText, type DriftReport } from '@gatehouse/engine';
+import { detectDrift, renderDriftHtml, renderDriftJson, renderDriftMarkdown, renderDriftText, type DriftReport } from '@gatehouse/engine';
 import { failCommand, withConnection } from '../command-run.js';
 import { connectionFlags, type ConnectionFlagValues } from '../connection/flags.js';
 import { manifestFlags, readingOptions } from '../manifest-flags.js';
 import { terminalStyle } from '../output.js';
 
-const FORMATS = ['text', 'json', 'markdown'] as const;
+const FORMATS = ['text', 'json', 'markdown', 'html'] as const;
 
 /** `gatehouse drift`: for a nightly job; exit 0 in sync, 2 drifted, 1 error. */
 export default class Drift extends Command {
@@ -34,7 +34,13 @@ information. Exit 0 when live matches the manifests, 2 when it does not, 1 on er
     const report = await this.#detect(paths, flags);
     const format = flags.format as (typeof FORMATS)[number];
     process.stdout.write(
-      format === 'json' ? renderDriftJson(report) : format === 'markdown' ? renderDriftMarkdown(report) : renderDriftText(report, { style: terminalStyle() }),
+      format === 'json'
+        ? renderDriftJson(report)
+        : format === 'markdown'
+          ? renderDriftMarkdown(report)
+          : format === 'html'
+            ? renderDriftHtml(report)
+            : renderDriftText(report, { style: terminalStyle() }),
     );
     if (report.drifted) this.exit(2);
   }

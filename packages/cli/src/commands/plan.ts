@@ -1,12 +1,12 @@
 import { Args, Command, Flags } from '@oclif/core';
-import { computePlan, policyErrors, renderJson, renderMarkdown, renderText, type Plan as PlanValue } from '@gatehouse/engine';
+import { computePlan, policyErrors, renderHtml, renderJson, renderMarkdown, renderText, type Plan as PlanValue } from '@gatehouse/engine';
 import { failCommand, withConnection } from '../command-run.js';
 import { connectionFlags, type ConnectionFlagValues } from '../connection/flags.js';
 import { manifestFlags, readingOptions } from '../manifest-flags.js';
 import { terminalStyle, writeFileAtomic } from '../output.js';
 import { policyFlags, policyPaths } from '../policy-flags.js';
 
-const FORMATS = ['text', 'json', 'markdown'] as const;
+const FORMATS = ['text', 'json', 'markdown', 'html'] as const;
 
 /** `gatehouse plan`: what apply would change, computed from list requests only. */
 export default class Plan extends Command {
@@ -34,6 +34,7 @@ export default class Plan extends Command {
     '<%= config.bin %> plan manifests/ --format markdown --out plan.json --detailed-exitcode',
     'GATEHOUSE_API_URL=https://api.example.com GATEHOUSE_API_KEY=... <%= config.bin %> plan manifests/ --stack team-a',
     '<%= config.bin %> plan examples/basic --policy examples/policies',
+    '<%= config.bin %> plan manifests/ --format html > plan.html   # a report to open in a browser (CI artifact)',
   ];
 
   async run(): Promise<void> {
@@ -43,7 +44,13 @@ export default class Plan extends Command {
 
     const format = flags.format as (typeof FORMATS)[number];
     const output =
-      format === 'json' ? renderJson(plan) : format === 'markdown' ? renderMarkdown(plan) : renderText(plan, { style: terminalStyle() });
+      format === 'json'
+        ? renderJson(plan)
+        : format === 'markdown'
+          ? renderMarkdown(plan)
+          : format === 'html'
+            ? renderHtml(plan)
+            : renderText(plan, { style: terminalStyle() });
     // Flushed before any exit: on some platforms a pipe is written asynchronously.
     await new Promise<void>((resolve) => process.stdout.write(output, () => resolve()));
     const broken = policyErrors(plan.policy_results);

@@ -6,3 +6,4 @@ export { plainStyle, type Style, type Paint } from './style.js';
 export { describeTarget, summaryLine, renderJsonDocument, EMBEDDED_NOTICE } from './values.js';
 export { sanitize, hasUnsafeCharacters, type SanitizeOptions } from './sanitize.js';
 export { policyTextLines, policyMarkdown, formatPolicyResult, policyCounts } from './policy.js';
+export { renderHtml } from './html.js';
