@@ -5,6 +5,13 @@
  * Generic over the exports: a schema another module adds and exports is picked up with no
  * change here. Shared by `generate.mjs` (writes, from the built package) and
  * `src/generated.test.ts` (compares, from the sources).
+ *
+ * The files are for any JSON Schema tool, so each is portable: its `$id` is its stable URL
+ * (`schemaUrl` of `src/urls.ts`), and it holds only standard draft-07 keywords, so that a
+ * plain `new Ajv()` (strict mode) compiles it. Two keywords of the TypeBox sources are not
+ * standard: `discriminator` (an ajv hint; the `anyOf`/`oneOf` it annotates says the same) is
+ * left out, and `maxBytes: N` (a byte limit the service counts in UTF-8, next to a
+ * `maxLength` of the same N) becomes a `$comment`; `@gatehouse/schemas` itself checks both.
  */
 import { posix } from 'node:path';
 
@@ -43,10 +50,37 @@ export function schemaFiles(indexExports, modules) {
   for (const [name, value] of Object.entries(indexExports).sort(([a], [b]) => a.localeCompare(b))) {
     if (!isSchema(value)) continue;
     const folder = home.get(value) ?? 'common';
-    const document = { $schema: JSON_SCHEMA_DRAFT, title: name, ...JSON.parse(JSON.stringify(value)) };
-    files.set(`${folder}/${name}${SUFFIX}`, `${JSON.stringify(document, null, 2)}\n`);
+    const path = `${folder}/${name}${SUFFIX}`;
+    const document = { $schema: JSON_SCHEMA_DRAFT, $id: indexExports.schemaUrl(path), title: name, ...portable(JSON.parse(JSON.stringify(value))) };
+    files.set(path, `${JSON.stringify(document, null, 2)}\n`);
   }
   return files;
+}
+
+/** Keywords whose value maps names (property names, definition names) to schemas. */
+const SCHEMA_MAPS = new Set(['properties', 'patternProperties', 'definitions', '$defs', 'dependencies']);
+/** Keywords whose value is data, never a schema. */
+const DATA = new Set(['enum', 'const', 'default', 'examples', 'required']);
+
+/** `schema` with `discriminator` left out and `maxBytes` turned into a `$comment` (see above). */
+export function portable(schema) {
+  if (Array.isArray(schema)) return schema.map(portable);
+  if (typeof schema !== 'object' || schema === null) return schema;
+  const out = {};
+  for (const [keyword, value] of Object.entries(schema)) {
+    if (keyword === 'discriminator') continue;
+    if (keyword === 'maxBytes') {
+      const note = `maxBytes ${value}: at most ${value} bytes of UTF-8 (the service counts bytes); @gatehouse/schemas checks it`;
+      out.$comment = schema.$comment ? `${schema.$comment}; ${note}` : note;
+    } else if (SCHEMA_MAPS.has(keyword) && typeof value === 'object' && value !== null && !Array.isArray(value)) {
+      out[keyword] = Object.fromEntries(Object.entries(value).map(([name, sub]) => [name, portable(sub)]));
+    } else if (keyword === '$comment' && out.$comment) {
+      continue; // already merged with the maxBytes note
+    } else {
+      out[keyword] = DATA.has(keyword) ? value : portable(value);
+    }
+  }
+  return out;
 }
 
 /** Source module paths under `src/` that define schemas: `.ts` files, no tests, no index files. */

@@ -20,5 +20,7 @@ export * from './api/event-subscriptions.js';
 export * from './cel-filter.js';
 export * from './event-sources.js';
 export * from './ca-pem.js';
+export * from './project.js';
 export * from './rate-limit.js';
 export * from './policies/policy-file.js';
+export * from './urls.js';

@@ -1,4 +1,30 @@
 #!/usr/bin/env node
-import { execute } from '@oclif/core';
+// Start-up. `--version`/`-v` alone is answered from package.json without loading oclif (the
+// slow part of start-up). Otherwise: bring oclif's manifest up to date with the build (see
+// src/startup/manifest.ts), so that only the command being run is imported; run it; report a
+// failure as plain `Error:` lines (src/startup/report-error.ts), not oclif's wrapped text.
+import { fileURLToPath } from 'node:url';
 
-await execute({ dir: import.meta.url });
+const root = fileURLToPath(new URL('..', import.meta.url));
+const argv = process.argv.slice(2);
+if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
+  const { userAgent } = await import('../dist/startup/version.js');
+  process.stdout.write(`${userAgent(root)}\n`);
+} else {
+  // Always the compiled dist/: without this, oclif looks for TypeScript sources whenever
+  // NODE_ENV is `development` or `test`, and warns "Could not find typescript" in every
+  // installed copy run from such a shell. oclif's settings start from `globalThis.oclif`.
+  globalThis.oclif = { ...globalThis.oclif, enableAutoTranspile: false };
+  const { ensureManifest } = await import('../dist/startup/manifest.js');
+  await ensureManifest(root);
+  const { flush, run } = await import('@oclif/core');
+  try {
+    await run(argv, import.meta.url);
+    await flush();
+  } catch (error) {
+    const { reportError } = await import('../dist/startup/report-error.js');
+    const code = reportError(error);
+    await flush().catch(() => undefined);
+    process.exit(code);
+  }
+}

@@ -8,15 +8,19 @@ import type { Command } from '@oclif/core';
 import { LiveApiError, ManifestProblems, sanitize } from '@gatehouse/engine';
 import { connect, type Connection } from './connection/connect.js';
 import type { ConnectionFlagValues } from './connection/flags.js';
+import { apiFailureHint } from './connection/api-failure.js';
 import { CliError } from './errors.js';
+import { Failure, wantsJson } from './json-errors.js';
 import { formatProblem } from './output.js';
+import { isVerbose, requestLogger } from './request-log.js';
 
 /**
  * Connects as the flags say, runs `fn` over the connection and closes it whatever happens.
  * Errors of connecting, of `fn` and of closing reach the caller unchanged.
  */
 export async function withConnection<T>(flags: ConnectionFlagValues, fn: (connection: Connection) => Promise<T>): Promise<T> {
-  const connection = await connect(flags);
+  const onRequest = requestLogger(isVerbose(flags));
+  const connection = await connect(flags, onRequest ? { onRequest } : {});
   try {
     return await fn(connection);
   } finally {
@@ -33,11 +37,21 @@ export async function withConnection<T>(flags: ConnectionFlagValues, fn: (connec
 export function failCommand(command: Command, error: unknown, notDone: string): never {
   if (error instanceof ManifestProblems) {
     for (const problem of error.problems) command.logToStderr(formatProblem(problem));
-    command.error(`${error.problems.length} problem${error.problems.length === 1 ? '' : 's'} in the manifests; ${notDone}.`, { exit: 1 });
+    stop(command, `${error.problems.length} problem${error.problems.length === 1 ? '' : 's'} in the manifests; ${notDone}.`, error);
   }
   if (error instanceof LiveApiError) {
-    command.error(`the API failed: ${sanitize(error.message)}${error.retryable ? ' (retried; try again later)' : ''}`, { exit: 1 });
+    const hint = apiFailureHint(error);
+    stop(command, `the API failed: ${sanitize(error.message).replace(/\.$/, '')}${hint ? `; ${hint}` : ''}; ${notDone}`, error);
   }
-  if (error instanceof CliError) command.error(sanitize(error.message, { keepNewlines: true }), { exit: 1 });
+  if (error instanceof CliError) stop(command, sanitize(error.message, { keepNewlines: true }), error);
   throw error;
+}
+
+/**
+ * Ends `command` with exit 1 and `message`; with `--format json`, through the command's
+ * `catch` (`catchAsJson`), which prints the error document for `cause`.
+ */
+export function stop(command: Command, message: string, cause: unknown): never {
+  if (wantsJson(command.argv)) throw new Failure(message, cause);
+  command.error(message, { exit: 1 });
 }

@@ -6,8 +6,11 @@ export const CLI_ERROR_CODES = {
   empty_variable: 'GATEHOUSE_API_URL or GATEHOUSE_API_KEY (or its flag) is set but empty',
   target_required: 'CI is set and no API URL was given (pass --embedded to use the embedded server on purpose)',
   conflicting_target: '--embedded was given together with an API URL',
-  bad_api_url: 'the API URL is not an http(s) URL',
+  bad_api_url: 'the API URL is not an http(s) URL (or has credentials, a query or a fragment)',
   missing_api_key: 'an API URL was given without an API key',
+  bad_api_key: 'the API key has white space or control characters inside it',
+  bad_duration: '--timeout or --deadline is not a duration such as 30s, 500ms or 2m',
+  bad_ca_file: '--ca-file cannot be read or holds no PEM certificate',
   bad_rate_limit: 'the client-side rate limit is not of the form 120/60s',
   manifest_problems: 'the manifests have problems (each printed as file:line:col: message)',
   api_failure: 'the API answered with an error or could not be reached',
@@ -18,6 +21,11 @@ export const CLI_ERROR_CODES = {
   apply_refused: 'apply refused before writing anything (stale manifests, prevent_destroy, delete threshold)',
   server_not_installed: 'serve or the embedded default needs @gatehouse/server, an optional dependency that is not installed',
   not_confirmed: 'apply was not confirmed (no terminal and no --yes, or an answer other than yes)',
+  project_file: 'gatehouse.yaml (or --config FILE) is missing where --env needs it, or cannot be read',
+  environment_required: 'gatehouse.yaml defines environments and the command was given none (--env NAME or GATEHOUSE_ENV)',
+  environment_unknown: '--env names no environment of gatehouse.yaml',
+  environment_all_refused: '--env all where one environment is needed (apply, export, render) or with a connection override',
+  environment_setting: 'a connection setting of an environment cannot be used (its ${env:NAME} is unset or empty)',
 } as const;
 
 export type CliErrorCode = keyof typeof CLI_ERROR_CODES;

@@ -58,5 +58,6 @@ export class ClientLiveApi implements LiveApi {
 /** The engine's error for a client failure; anything else (a bug) is rethrown unchanged. */
 export function toLiveApiError(error: unknown): unknown {
   if (!(error instanceof GatehouseApiError)) return error;
-  return new LiveApiError(error.message, error.status, error.errorCode, error.retryable, error.outcomeUnknown);
+  const tries = error.attempts > 1 ? ` (after ${error.attempts} attempts)` : '';
+  return new LiveApiError(`${error.message}${tries}`, error.status, error.errorCode, error.retryable, error.outcomeUnknown);
 }

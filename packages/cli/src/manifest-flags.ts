@@ -24,7 +24,7 @@ export const manifestFlags = {
     defaultHelp: async () => '10MB',
     parse: async (input) => {
       const bytes = parseSize(input);
-      if (bytes === undefined) throw new Error(`--max-file-size: "${input}" is not a size; give bytes or a number with KB, MB or GB`);
+      if (bytes === undefined) throw new Error(`"${input}" is not a size; give bytes or a number with KB, MB or GB`);
       return bytes;
     },
   })(),

@@ -1,6 +1,7 @@
 /**
  * Where policy rules come from, for validate and plan: the `policies/` directory of the working
- * directory when it exists, plus every `--policy PATH` (a file or a directory; repeatable).
+ * directory when it exists, the `policies:` list of gatehouse.yaml, plus every `--policy PATH`
+ * (a file or a directory; repeatable).
  * Results are printed as problems are: `file:line:col: error: Kind name: message [policy rule]`.
  */
 import { statSync } from 'node:fs';
@@ -26,12 +27,12 @@ const isDirectory = (path: string) => {
   }
 };
 
-/** `policies/` (when it is a directory) and the `--policy` paths, each once. */
-export function policyPaths(flags: { policy?: string[] | undefined }, cwd = process.cwd()): string[] {
+/** `policies/` (when it is a directory), gatehouse.yaml's `policies:` and the `--policy` paths, each once. */
+export function policyPaths(flags: { policy?: string[] | undefined }, project?: { policies: string[] }, cwd = process.cwd()): string[] {
   const given = flags.policy ?? [];
   const found = isDirectory(resolve(cwd, DEFAULT_POLICY_DIR)) ? [DEFAULT_POLICY_DIR] : [];
   const seen = new Set<string>();
-  return [...found, ...given].filter((path) => {
+  return [...found, ...(project?.policies ?? []), ...given].filter((path) => {
     const key = resolve(cwd, path);
     if (seen.has(key)) return false;
     seen.add(key);

@@ -8,6 +8,8 @@ export const CLIENT_ERROR_CODES = {
   network_error: 'The request could not be completed: the connection failed or was reset.',
   connection_refused: 'Nothing accepted the connection; the request was never sent.',
   timeout: 'No complete answer arrived in time; the request may or may not have been carried out.',
+  deadline_exceeded: 'The deadline for all requests passed (the request was cancelled; it may or may not have been carried out).',
+  tls_error: 'The TLS handshake failed (not TLS at that port, an untrusted or mismatched certificate); the request was never sent.',
   invalid_response: 'The server answered with a body that is not the JSON the API promises.',
   aborted: 'The caller aborted the request.',
 } as const;
@@ -17,6 +19,8 @@ export type ClientErrorCode = keyof typeof CLIENT_ERROR_CODES;
 export interface ApiErrorInit {
   method: string;
   path: string;
+  /** The base URL the path is relative to; when given, messages name it (and so the host). */
+  baseUrl?: string;
   /** HTTP status; undefined when no answer arrived. */
   status: number | undefined;
   /** The server's `error_code`, or one of `CLIENT_ERROR_CODES`. */
@@ -31,10 +35,13 @@ export interface ApiErrorInit {
   outcomeUnknown?: boolean;
 }
 
+const NOT_RETRYABLE_CODES = new Set(['aborted', 'deadline_exceeded', 'invalid_response', 'tls_error']);
+
 /** Every failure of a client call. */
 export class GatehouseApiError extends Error {
   readonly method: string;
   readonly path: string;
+  readonly baseUrl: string | undefined;
   readonly status: number | undefined;
   readonly errorCode: string;
   readonly msg: string;
@@ -44,12 +51,13 @@ export class GatehouseApiError extends Error {
   readonly outcomeUnknown: boolean;
 
   constructor(init: ApiErrorInit) {
-    const where = `${init.method} ${init.path}`;
+    const where = `${init.method} ${init.baseUrl ?? ''}${init.path}`;
     const status = init.status === undefined ? init.errorCode : `${init.status} ${init.errorCode}`;
     super(`${where}: ${status}: ${init.msg}`);
     this.name = 'GatehouseApiError';
     this.method = init.method;
     this.path = init.path;
+    this.baseUrl = init.baseUrl;
     this.status = init.status;
     this.errorCode = init.errorCode;
     this.msg = init.msg;
@@ -59,9 +67,13 @@ export class GatehouseApiError extends Error {
     this.outcomeUnknown = init.outcomeUnknown ?? false;
   }
 
-  /** 429, 5xx and failures before an answer (except a caller's abort) may succeed if tried again. */
+  /**
+   * 429, 5xx and failures before an answer may succeed if tried again; a caller's abort, a
+   * passed deadline, a body that is not JSON and a failed TLS handshake (wrong scheme or port,
+   * untrusted certificate) would fail the same way again.
+   */
   get retryable(): boolean {
-    if (this.status === undefined) return this.errorCode !== 'aborted' && this.errorCode !== 'invalid_response';
+    if (this.status === undefined) return !NOT_RETRYABLE_CODES.has(this.errorCode);
     return this.status === 429 || this.status >= 500;
   }
 

@@ -33,6 +33,8 @@ export interface RequestEvent {
   durationMs: number;
   /** Set when the attempt failed (an error status or no answer). */
   error?: GatehouseApiError;
+  /** The server's id of this request: the `operation-id` header or the error's `details.operation_id`. */
+  operationId?: string;
   /** Whether another attempt follows. */
   willRetry: boolean;
 }
@@ -46,8 +48,17 @@ export interface ClientOptions {
   rateLimit?: RateLimitOptions;
   /** Requests in flight at once. Default 10. */
   concurrency?: number;
-  /** Time for headers and for the body to arrive, each. Default 30,000 ms. */
+  /**
+   * Longest wait for one attempt, from sending to the end of the answer; also the connect,
+   * headers and body timeouts of the client's own connection pool. Default 30,000 ms.
+   */
   timeoutMs?: number;
+  /**
+   * Cancels every request of this client when aborted: a deadline for a whole run
+   * (`AbortSignal.timeout(ms)`), or a Ctrl-C. Requests waiting, in flight or between retries
+   * fail with `deadline_exceeded` (a timeout's abort) or `aborted`, never retried.
+   */
+  signal?: AbortSignal;
   /** Called after every attempt (retries included). Must not throw. */
   onRequest?: (event: RequestEvent) => void;
   /** Replaces the connection pool (tests inject faults or mocks). */
@@ -76,6 +87,7 @@ export class Transport {
   readonly #dispatcher: Dispatcher;
   readonly #ownsDispatcher: boolean;
   readonly #options: ClientOptions;
+  readonly #timeoutMs: number;
   readonly #counts: RequestCounts = { total: 0, byMethod: { GET: 0, POST: 0, PATCH: 0, PUT: 0, DELETE: 0 } };
 
   constructor(options: ClientOptions) {
@@ -91,7 +103,7 @@ export class Transport {
         ? { intervalCap: options.rateLimit.requests, interval: options.rateLimit.intervalMs, strict: true }
         : {}),
     });
-    const timeout = options.timeoutMs ?? 30_000;
+    const timeout = (this.#timeoutMs = options.timeoutMs ?? 30_000);
     this.#ownsDispatcher = options.dispatcher === undefined;
     this.#dispatcher =
       options.dispatcher ?? new Agent({ connections: concurrency, headersTimeout: timeout, bodyTimeout: timeout, connectTimeout: timeout });
@@ -107,8 +119,12 @@ export class Transport {
    * to the base URL (`/ip_policies?limit=100`) or an absolute URL the API returned
    * (`next_page_uri`), which is re-aimed at this client's base URL.
    */
-  async request<T>(method: Method, path: string, options: RequestOptions = {}): Promise<T> {
+  async request<T>(method: Method, path: string, requestOptions: RequestOptions = {}): Promise<T> {
     const relative = this.relativePath(path);
+    const baseUrl = this.baseUrl;
+    const signals = [requestOptions.signal, this.#options.signal].filter((s): s is AbortSignal => s !== undefined);
+    const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
+    const options: RequestOptions = { ...requestOptions, ...(signal ? { signal } : {}) };
     let mayHaveRun = false;
     for (let attempt = 1; ; attempt++) {
       let started = performance.now();
@@ -123,13 +139,22 @@ export class Transport {
           ...(options.signal ? { signal: options.signal } : {}),
         });
         status = result.status;
-        this.#report({ method, path: relative, attempt, status, durationMs: performance.now() - started, willRetry: false });
+        this.#report({ method, path: relative, attempt, status, durationMs: performance.now() - started, willRetry: false, ...(result.operationId ? { operationId: result.operationId } : {}) });
         return result.body;
       } catch (caught) {
-        const error = caught instanceof GatehouseApiError ? caught : classify(caught, method, relative, attempt);
+        const error = caught instanceof GatehouseApiError ? caught : classify(caught, method, relative, attempt, baseUrl, this.#options.signal);
         if (!sent) {
           // Aborted while waiting for the rate limit: nothing went out, nothing to count.
-          throw new GatehouseApiError({ method, path: relative, status: undefined, errorCode: 'aborted', msg: 'aborted before it was sent', attempts: attempt - 1 });
+          const deadline = isDeadline(this.#options.signal);
+          throw new GatehouseApiError({
+            method,
+            path: relative,
+            baseUrl,
+            status: undefined,
+            errorCode: deadline ? 'deadline_exceeded' : 'aborted',
+            msg: deadline ? 'the deadline passed before it was sent' : 'aborted before it was sent',
+            attempts: attempt - 1,
+          });
         }
         if (method === 'DELETE' && mayHaveRun && error.status === 404) {
           // An earlier attempt whose answer was lost or failed deleted it: the goal is reached.
@@ -138,9 +163,26 @@ export class Transport {
         }
         mayHaveRun ||= error.outcomeUnknown || (error.status !== undefined && error.status >= 500);
         const retry = attempt < this.#retry.maxAttempts && shouldRetry(method, error);
-        this.#report({ method, path: relative, attempt, status: error.status, durationMs: performance.now() - started, error, willRetry: retry });
+        this.#report({
+          method,
+          path: relative,
+          attempt,
+          status: error.status,
+          durationMs: performance.now() - started,
+          error,
+          willRetry: retry,
+          ...(error.operationId ? { operationId: error.operationId } : {}),
+        });
         if (!retry) throw error;
-        await sleep(retryDelay(attempt, error, this.#retry, this.#options.random), undefined, options.signal ? { signal: options.signal } : {});
+        try {
+          await sleep(retryDelay(attempt, error, this.#retry, this.#options.random), undefined, options.signal ? { signal: options.signal } : {});
+        } catch {
+          // Cancelled between attempts: the last failure stands, marked as the deadline's.
+          if (isDeadline(this.#options.signal)) {
+            throw new GatehouseApiError({ method, path: relative, baseUrl, status: error.status, errorCode: 'deadline_exceeded', msg: `the deadline passed while waiting to retry after: ${error.msg}`, attempts: attempt, outcomeUnknown: mayHaveRun });
+          }
+          throw error;
+        }
       }
     }
   }
@@ -166,9 +208,40 @@ export class Transport {
     this.#options.onRequest?.(event);
   }
 
-  async #send<T>(method: Method, path: string, options: RequestOptions, attempt: number): Promise<{ status: number; body: T }> {
+  async #send<T>(method: Method, path: string, options: RequestOptions, attempt: number): Promise<{ status: number; body: T; operationId?: string }> {
     const url = new URL(path.replace(/^\//, ''), this.#base);
     const hasBody = options.body !== undefined;
+    // The attempt's own limit, whatever the dispatcher's timeouts (an injected one has its own).
+    const attemptTimeout = AbortSignal.timeout(this.#timeoutMs);
+    const signal = options.signal ? AbortSignal.any([options.signal, attemptTimeout]) : attemptTimeout;
+    try {
+      return await this.#exchange<T>(method, path, url, hasBody, options, attempt, signal);
+    } catch (error) {
+      if (attemptTimeout.aborted && !options.signal?.aborted && !(error instanceof GatehouseApiError)) {
+        throw new GatehouseApiError({
+          method,
+          path,
+          baseUrl: this.baseUrl,
+          status: undefined,
+          errorCode: 'timeout',
+          msg: `no complete answer within ${this.#timeoutMs} ms`,
+          attempts: attempt,
+          outcomeUnknown: true,
+        });
+      }
+      throw error;
+    }
+  }
+
+  async #exchange<T>(
+    method: Method,
+    path: string,
+    url: URL,
+    hasBody: boolean,
+    options: RequestOptions,
+    attempt: number,
+    signal: AbortSignal,
+  ): Promise<{ status: number; body: T; operationId?: string }> {
     const response = await undiciRequest(url, {
       method,
       dispatcher: this.#dispatcher,
@@ -179,16 +252,18 @@ export class Transport {
         ...(hasBody ? { 'content-type': 'application/json' } : {}),
       },
       ...(hasBody ? { body: JSON.stringify(options.body) } : {}),
-      ...(options.signal ? { signal: options.signal } : {}),
+      signal,
     });
     const text = await response.body.text();
     const status = response.statusCode;
-    if (status >= 400) throw errorFromResponse(method, path, status, text, response.headers['retry-after'], attempt);
-    if (status === 204 || text === '') return { status, body: undefined as T };
+    const header = response.headers['operation-id'];
+    const operationId = typeof header === 'string' && header !== '' ? { operationId: header } : {};
+    if (status >= 400) throw errorFromResponse(method, path, this.baseUrl, status, text, response.headers['retry-after'], attempt);
+    if (status === 204 || text === '') return { status, body: undefined as T, ...operationId };
     try {
-      return { status, body: JSON.parse(text) as T };
+      return { status, body: JSON.parse(text) as T, ...operationId };
     } catch {
-      throw new GatehouseApiError({ method, path, status, errorCode: 'invalid_response', msg: `answer ${status} is not JSON`, attempts: attempt });
+      throw new GatehouseApiError({ method, path, baseUrl: this.baseUrl, status, errorCode: 'invalid_response', msg: `answer ${status} is not JSON`, attempts: attempt });
     }
   }
 }
@@ -196,6 +271,7 @@ export class Transport {
 function errorFromResponse(
   method: string,
   path: string,
+  baseUrl: string,
   status: number,
   text: string,
   retryAfterHeader: string | string[] | undefined,
@@ -212,6 +288,7 @@ function errorFromResponse(
   return new GatehouseApiError({
     method,
     path,
+    baseUrl,
     status,
     errorCode: typeof envelope.error_code === 'string' ? envelope.error_code : `http_${status}`,
     msg: typeof envelope.msg === 'string' ? envelope.msg : `the server answered ${status} without an error envelope`,
@@ -224,26 +301,60 @@ function errorFromResponse(
 const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT']);
 const TIMEOUTS = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
 
+/**
+ * Node's and OpenSSL's codes of a failed TLS handshake: plain HTTP at an https:// port
+ * (`ERR_SSL_WRONG_VERSION_NUMBER`), a certificate nobody trusts, or one for another name.
+ */
+const TLS_FAILURES = /^(ERR_SSL_|ERR_TLS_|EPROTO$|UNABLE_TO_|SELF_SIGNED_CERT|DEPTH_ZERO_SELF_SIGNED_CERT|CERT_|HOSTNAME_MISMATCH)/;
+
+/** Whether `signal` was aborted by `AbortSignal.timeout` (a deadline), not by a caller. */
+function isDeadline(signal: AbortSignal | undefined): boolean {
+  return signal?.aborted === true && (signal.reason as { name?: string } | undefined)?.name === 'TimeoutError';
+}
+
 /** A failure before an answer arrived, as a client error; says whether the request may have run. */
-function classify(error: unknown, method: string, path: string, attempt: number): GatehouseApiError {
+function classify(error: unknown, method: string, path: string, attempt: number, baseUrl: string, clientSignal: AbortSignal | undefined): GatehouseApiError {
   const code = errorCodeOf(error);
   const name = (error as { name?: string } | undefined)?.name;
+  if (isDeadline(clientSignal)) {
+    return new GatehouseApiError({ method, path, baseUrl, status: undefined, errorCode: 'deadline_exceeded', msg: 'the deadline passed before an answer arrived', attempts: attempt, outcomeUnknown: true });
+  }
   if (name === 'AbortError' || code === 'UND_ERR_ABORTED' || code === 'ABORT_ERR') {
-    return new GatehouseApiError({ method, path, status: undefined, errorCode: 'aborted', msg: 'the request was aborted', attempts: attempt, outcomeUnknown: true });
+    return new GatehouseApiError({ method, path, baseUrl, status: undefined, errorCode: 'aborted', msg: 'the request was aborted', attempts: attempt, outcomeUnknown: true });
   }
   if (code !== undefined && NOT_SENT.has(code)) {
-    return new GatehouseApiError({ method, path, status: undefined, errorCode: 'connection_refused', msg: `cannot connect (${code})`, attempts: attempt });
+    return new GatehouseApiError({ method, path, baseUrl, status: undefined, errorCode: 'connection_refused', msg: `cannot connect (${code})`, attempts: attempt });
+  }
+  if (code !== undefined && TLS_FAILURES.test(code)) {
+    return new GatehouseApiError({ method, path, baseUrl, status: undefined, errorCode: 'tls_error', msg: `TLS handshake failed (${code}: ${tlsReason(error)})`, attempts: attempt });
   }
   const timeout = code !== undefined && TIMEOUTS.has(code);
   return new GatehouseApiError({
     method,
     path,
+    baseUrl,
     status: undefined,
     errorCode: timeout ? 'timeout' : 'network_error',
     msg: `${timeout ? 'no answer in time' : 'connection failed'} (${code ?? (error as Error)?.message ?? 'unknown'})`,
     attempts: attempt,
     outcomeUnknown: true,
   });
+}
+
+/**
+ * Why the handshake failed, in words: Node's message for certificate failures ("unable to
+ * verify the first certificate", "Hostname/IP does not match certificate's altnames: ..."),
+ * and a sentence instead of OpenSSL's internal record line when the server does not speak TLS.
+ */
+function tlsReason(error: unknown): string {
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && current && typeof current === 'object'; depth++) {
+    const { code, message } = current as { code?: unknown; message?: unknown };
+    if (code === 'ERR_SSL_WRONG_VERSION_NUMBER') return 'the server does not speak TLS at this port';
+    if (typeof code === 'string' && TLS_FAILURES.test(code) && typeof message === 'string' && !message.includes('SSL routines')) return message.split('\n')[0]!;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return 'no details';
 }
 
 function errorCodeOf(error: unknown): string | undefined {

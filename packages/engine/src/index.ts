@@ -18,3 +18,5 @@ export * from './drift/index.js';
 export * from './apply/index.js';
 export * from './export/index.js';
 export * from './policy/index.js';
+export * from './environments/index.js';
+export type { Variables } from './steps/interpolate.js';

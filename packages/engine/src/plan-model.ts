@@ -101,4 +101,6 @@ export interface Plan {
    * when no rule was evaluated. A plan with an error here fails `gatehouse plan` (exit 1).
    */
   policy_results?: PolicyResult[];
+  /** The environment of gatehouse.yaml the plan was computed for (`--env`), if any. */
+  environment?: string;
 }

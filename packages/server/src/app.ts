@@ -3,7 +3,7 @@
  * listening (tests use `app.inject`; `server.ts` listens). The database is opened here and
  * closed in `onClose`, so closing the app releases everything it holds.
  */
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { openDatabase, MEMORY, type Db } from './db/database.js';
 import { Store } from './db/store.js';
 import { RenderCache } from './cache/render-cache.js';
@@ -11,6 +11,7 @@ import { AuditLog } from './domain/audit.js';
 import { ApiKeys } from './domain/api-keys.js';
 import { registerAuth } from './http/auth.js';
 import { registerErrorHandling } from './http/errors.js';
+import { registerRequestLog } from './http/request-log.js';
 import { registerRequestShapeChecks } from './http/request-shape.js';
 import { Urls } from './http/urls.js';
 import { validatorCompiler } from './http/validation.js';
@@ -59,6 +60,8 @@ export async function buildApp(options: AppOptions = {}): Promise<GatehouseApp> 
   const app = Fastify({
     logger: options.logger ?? false,
     genReqId: () => newId('op'),
+    // One line per request, with the id under the name clients see (http/request-log.ts).
+    logController: new LogController({ requestIdLogLabel: 'operation_id', disableRequestLogging: true }),
     bodyLimit: 1024 * 1024,
     // Requests arriving while the server closes get the error envelope (http/shutdown.ts),
     // not Fastify's own 503 body.
@@ -104,6 +107,7 @@ export async function buildApp(options: AppOptions = {}): Promise<GatehouseApp> 
       done();
     });
   }
+  registerRequestLog(app);
   registerShutdownBehaviour(app);
 
   registerErrorHandling(app);

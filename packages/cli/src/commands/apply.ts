@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { Args, Command, Flags } from '@oclif/core';
+import { Args, Command, Errors, Flags } from '@oclif/core';
 import {
   ApplyRefused,
   DependencyCycleError,
@@ -18,9 +18,12 @@ import {
 } from '@gatehouse/engine';
 import { canAsk, confirm, PromptCancelled } from '../apply/confirm.js';
 import { formatSummary, Progress } from '../apply/progress.js';
-import { failCommand, withConnection } from '../command-run.js';
+import { catchAsJson } from '../json-errors.js';
+import { failCommand, stop, withConnection } from '../command-run.js';
 import type { Connection } from '../connection/connect.js';
 import { connectionFlags } from '../connection/flags.js';
+import { environmentFlags } from '../environments/flags.js';
+import { explicitFlags, selectEnvironments } from '../environments/select.js';
 import { manifestFlags, readingOptions } from '../manifest-flags.js';
 import { CliError } from '../errors.js';
 import { colourEnabled, terminalStyle } from '../output.js';
@@ -30,29 +33,31 @@ const FORMATS = ['text', 'json'] as const;
 /** `gatehouse apply`: make the live API match the manifests (or a reviewed, saved plan). */
 export default class Apply extends Command {
   static override summary = 'Change the live API to match the manifests, or apply a saved plan.';
-  static override description = `Computes the plan (or reads one saved with plan --out), shows it and asks for confirmation on
-a terminal; --yes skips the question, and without a terminal apply refuses unless --yes is given.
-Changes run concurrently (--parallelism, default 10) as soon as what they depend on is done:
-parents before children for creates and updates, children first for deletes. A create whose
-answer was lost is looked up before it is tried again, so retries never make duplicates; the
-dependents of a failed change are skipped, and running apply again finishes the job.
-Deletes happen only with --prune and only of objects this stack owns. Refused before anything
-is written: a delete or replace of an object with lifecycle.prevent_destroy; deleting or
-replacing more than 30% of the stack's objects (when it owns more than 10) without --force; a
-saved plan whose manifests changed. A change of a saved plan whose live object changed since
-is refused as stale (nothing of it is written; its dependents are skipped).
-Exit 0 when every change is done, 1 otherwise.`;
+  static override description =
+    'Computes the plan (or reads one saved with plan --out), shows it and asks for confirmation on a terminal; --yes (-y) skips ' +
+    'the question, and without a terminal apply refuses unless --yes is given.\n\n' +
+    'Changes run concurrently (--parallelism, default 10) as soon as what they depend on is done: parents before children for ' +
+    'creates and updates, children first for deletes. A create whose answer was lost is looked up before it is tried again, so ' +
+    'retries never make duplicates; the dependents of a failed change are skipped, and running apply again finishes the job.\n\n' +
+    'Deletes happen only with --prune and only of objects this stack owns. Refused before anything is written: a delete or ' +
+    'replace of an object with lifecycle.prevent_destroy; deleting or replacing more than 30% of the stack\'s objects (when it ' +
+    'owns more than 10) without --force; a saved plan whose manifests changed. A change of a saved plan whose live object changed ' +
+    'since is refused as stale (nothing of it is written; its dependents are skipped).\n\n' +
+    'With gatehouse.yaml, --env NAME applies one environment (its overlays, variables, API and stack); --env all is refused: ' +
+    'apply one environment at a time.\n\n' +
+    'Exit 0 when every change is done, 1 otherwise.';
   static override strict = false;
   static override args = { path: Args.string({ description: 'manifest file or directory (repeatable; default: the saved plan\'s paths, or the current directory)' }) };
   static override flags = {
     plan: Flags.string({ description: 'apply this saved plan (from plan --out) instead of a fresh one' }),
-    yes: Flags.boolean({ description: 'apply without asking for confirmation', default: false }),
+    yes: Flags.boolean({ char: 'y', description: 'apply without asking for confirmation', default: false }),
     prune: Flags.boolean({ description: 'delete owned objects that the manifests no longer declare', default: false }),
     force: Flags.boolean({ description: 'allow deleting or replacing more than 30% of the stack\'s objects', default: false }),
     parallelism: Flags.integer({ description: 'changes running at once', default: 10, min: 1, max: 100 }),
     format: Flags.string({ description: 'output format (json: the result as one JSON document on stdout)', options: [...FORMATS], default: 'text' }),
     ...manifestFlags,
     ...connectionFlags,
+    ...environmentFlags,
   };
   static override examples = [
     '<%= config.bin %> apply examples/basic',
@@ -61,20 +66,33 @@ Exit 0 when every change is done, 1 otherwise.`;
   ];
 
   async run(): Promise<void> {
-    const { argv, flags } = await this.parse(Apply);
+    const { argv, flags, metadata } = await this.parse(Apply);
     const json = flags.format === 'json';
     const saved = flags.plan ? await this.#readPlan(flags.plan) : undefined;
+    const selection = await selectEnvironments({
+      // A saved plan's own paths come first (prepareApply), so no project default for them.
+      argv: argv.length === 0 && saved?.manifest_paths ? saved.manifest_paths : (argv as string[]),
+      // A saved plan made for an environment is applied to it unless --env says otherwise.
+      flags: { ...flags, env: flags.env ?? saved?.environment },
+      explicit: explicitFlags(flags, metadata),
+      withoutEnv: 'required',
+      allowAll: false,
+      command: 'apply',
+    }).catch((error: unknown) => this.#fail(error));
+    const run = selection.runs[0]!;
     // With --format json stdout carries only the result: the plan and progress go to stderr.
     const infoStream = json ? process.stderr : process.stdout;
     const colour = colourEnabled(process.env, Boolean(infoStream.isTTY));
     const info = (text: string) => infoStream.write(text);
-    const result = await withConnection(flags, async (connection) => {
+    const connectionFlags = await Promise.resolve().then(() => run.connection()).catch((error: unknown) => this.#fail(error));
+    const result = await withConnection(connectionFlags, async (connection) => {
       if (saved) this.#checkTarget(saved, connection);
       const prepared = await prepareApply({
         api: connection.api,
         stack: connection.stack,
-        paths: argv as string[],
+        paths: run.paths,
         env: process.env,
+        environment: run.environment,
         ...(saved ? { saved } : {}),
         prune: flags.prune,
         force: flags.force,
@@ -138,8 +156,8 @@ Exit 0 when every change is done, 1 otherwise.`;
 
   #refuse(prepared: PreparedApply): void {
     if (prepared.refusals.length === 0) return;
-    for (const refusal of prepared.refusals) this.logToStderr(`refused: ${sanitize(refusal.message)} [${refusal.code}]`);
-    throw new CliError('apply_refused', `apply refused (${prepared.refusals.length} reason${prepared.refusals.length === 1 ? '' : 's'} above); nothing was written`);
+    // Printed, with the reasons, by #fail (and listed in the JSON error document).
+    throw new ApplyRefused(prepared.refusals);
   }
 
   async #confirm(prepared: PreparedApply, connection: Connection): Promise<void> {
@@ -176,9 +194,16 @@ Exit 0 when every change is done, 1 otherwise.`;
     }
     if (error instanceof ApplyRefused) {
       for (const refusal of error.refusals) this.logToStderr(`refused: ${sanitize(refusal.message)} [${refusal.code}]`);
-      this.error('apply refused; nothing was written', { exit: 1 });
+      const n = error.refusals.length;
+      stop(this, `apply refused (${n} reason${n === 1 ? '' : 's'} above); nothing was written`, error);
     }
-    if (error instanceof DependencyCycleError || error instanceof WalkError) this.error(`${sanitize(error.message)}; nothing was written`, { exit: 1 });
+    if (error instanceof DependencyCycleError || error instanceof WalkError) stop(this, `${sanitize(error.message)}; nothing was written`, error);
     return failCommand(this, error, 'nothing was applied');
+  }
+
+  /** With --format json, every failure is one JSON error document on stdout (json-errors.ts). */
+  protected override async catch(error: Error & { exitCode?: number }): Promise<unknown> {
+    if (await catchAsJson(this, error)) throw new Errors.ExitError(1);
+    return super.catch(error);
   }
 }

@@ -1,27 +1,46 @@
-import { Args, Command, Flags } from '@oclif/core';
-import { detectDrift, renderDriftHtml, renderDriftJson, renderDriftMarkdown, renderDriftText, type DriftReport } from '@gatehouse/engine';
+import { Args, Command, Errors, Flags } from '@oclif/core';
+import {
+  detectDrift,
+  renderDriftHtml,
+  renderDriftJson,
+  renderDriftMarkdown,
+  renderDriftsJson,
+  renderDriftsMarkdown,
+  renderDriftsText,
+  renderDriftText,
+  type DriftReport,
+  type EnvironmentDrift,
+} from '@gatehouse/engine';
+import { catchAsJson } from '../json-errors.js';
 import { failCommand, withConnection } from '../command-run.js';
-import { connectionFlags, type ConnectionFlagValues } from '../connection/flags.js';
+import { connectionFlags } from '../connection/flags.js';
+import { environmentFlags } from '../environments/flags.js';
+import { explicitFlags, selectEnvironments, type EnvironmentRun } from '../environments/select.js';
 import { manifestFlags, readingOptions } from '../manifest-flags.js';
 import { terminalStyle } from '../output.js';
+import { CliError } from '../errors.js';
 
 const FORMATS = ['text', 'json', 'markdown', 'html'] as const;
 
 /** `gatehouse drift`: for a nightly job; exit 0 in sync, 2 drifted, 1 error. */
 export default class Drift extends Command {
   static override summary = 'Report whether the live API still matches the manifests, and why not.';
-  static override description = `Compares live state with the manifests (list requests only) and names every drifted object
-and field with the kind of drift: changed outside gatehouse, deleted outside gatehouse,
-missing (not applied yet or deleted outside), changed in the manifests since the last apply,
-or changed with an unknown cause. Unmanaged objects beside managed ones are listed as
-information. Exit 0 when live matches the manifests, 2 when it does not, 1 on error.
---format json is the versioned document of packages/engine/docs/drift-json.md.`;
+  static override description =
+    'Compares live state with the manifests (list requests only) and names every drifted object and field with the kind of ' +
+    'drift: changed outside gatehouse, deleted outside gatehouse, missing (not applied yet or deleted outside), changed in the ' +
+    'manifests since the last apply, or changed with an unknown cause. Unmanaged objects beside managed ones are listed as ' +
+    'information.\n\n' +
+    'With gatehouse.yaml, --env NAME checks one environment against its own API and stack, and --env all checks every ' +
+    'environment into one result that names the drifted ones.\n\n' +
+    'Exit 0 when live matches the manifests, 2 when it does not (in any environment), 1 on error. --format json is the versioned document of ' +
+    'packages/engine/docs/drift-json.md.';
   static override strict = false;
   static override args = { path: Args.string({ description: 'manifest file or directory (repeatable; default: the current directory)' }) };
   static override flags = {
     format: Flags.string({ description: 'output format', options: [...FORMATS], default: 'text' }),
     ...manifestFlags,
     ...connectionFlags,
+    ...environmentFlags,
   };
   static override examples = [
     '<%= config.bin %> drift manifests/',
@@ -29,10 +48,26 @@ information. Exit 0 when live matches the manifests, 2 when it does not, 1 on er
   ];
 
   async run(): Promise<void> {
-    const { argv, flags } = await this.parse(Drift);
-    const paths = argv.length > 0 ? (argv as string[]) : ['.'];
-    const report = await this.#detect(paths, flags);
+    const { argv, flags, metadata } = await this.parse(Drift);
+    const selection = await selectEnvironments({
+      argv: argv as string[],
+      flags,
+      explicit: explicitFlags(flags, metadata),
+      withoutEnv: 'required',
+      allowAll: true,
+      command: 'drift',
+    }).catch((error: unknown) => failCommand(this, error, 'drift was not checked'));
     const format = flags.format as (typeof FORMATS)[number];
+    const reading = readingOptions(flags, (line) => this.logToStderr(line));
+    if (selection.all) {
+      if (format === 'html') failCommand(this, new CliError('environment_all_refused', '--format html reports one environment; with --env all, write one report per environment with --env NAME --format html'), 'drift was not checked');
+      const reports: EnvironmentDrift[] = [];
+      for (const run of selection.runs) reports.push({ environment: run.environment!.name, report: await this.#detect(run, reading) });
+      process.stdout.write(format === 'json' ? renderDriftsJson(reports) : format === 'markdown' ? renderDriftsMarkdown(reports) : renderDriftsText(reports, { style: terminalStyle() }));
+      if (reports.some((r) => r.report.drifted)) this.exit(2);
+      return;
+    }
+    const report = await this.#detect(selection.runs[0]!, reading);
     process.stdout.write(
       format === 'json'
         ? renderDriftJson(report)
@@ -45,9 +80,21 @@ information. Exit 0 when live matches the manifests, 2 when it does not, 1 on er
     if (report.drifted) this.exit(2);
   }
 
-  #detect(paths: string[], flags: ConnectionFlagValues & { 'max-file-size': number }): Promise<DriftReport> {
-    return withConnection(flags, (connection) =>
-      detectDrift({ paths, env: process.env, api: connection.api, stack: connection.stack, ...readingOptions(flags, (line) => this.logToStderr(line)) }),
-    ).catch((error: unknown) => failCommand(this, error, 'drift was not checked'));
+  #detect(run: EnvironmentRun, reading: ReturnType<typeof readingOptions>): Promise<DriftReport> {
+    const environment = run.environment;
+    return Promise.resolve()
+      .then(() => run.connection())
+      .then((flags) =>
+        withConnection(flags, (connection) =>
+          detectDrift({ paths: run.paths, env: process.env, api: connection.api, stack: connection.stack, environment, ...reading }),
+        ),
+      )
+      .catch((error: unknown) => failCommand(this, error, environment ? `drift of environment ${environment.name} was not checked` : 'drift was not checked'));
+  }
+
+  /** With --format json, every failure is one JSON error document on stdout (json-errors.ts). */
+  protected override async catch(error: Error & { exitCode?: number }): Promise<unknown> {
+    if (await catchAsJson(this, error)) throw new Errors.ExitError(1);
+    return super.catch(error);
   }
 }

@@ -2,23 +2,27 @@ import { Command, Flags } from '@oclif/core';
 import { exportLive, sanitize, type ExportResult } from '@gatehouse/engine';
 import { failCommand, withConnection } from '../command-run.js';
 import { connectionFlags, type ConnectionFlagValues } from '../connection/flags.js';
+import { environmentFlags } from '../environments/flags.js';
+import { explicitFlags, selectEnvironments } from '../environments/select.js';
 import { writeExport } from '../export/write.js';
 
 /** `gatehouse export`: the live configuration as manifests, the way into gatehouse. */
 export default class Export extends Command {
   static override summary = 'Write the live configuration as manifests, one file per kind.';
-  static override description = `Reads live state (list requests only) and writes manifests into --out: one file per kind,
-references by name, server defaults left out, the user's metadata without gatehouse's marker,
-and every secret the API returns replaced by a \${env:NAME} placeholder (the names are listed
-at the end; set them before planning). Without --all, only objects this stack owns; with --all,
-also the others, with "adopt: <id>" where taking them over needs it. Planning the exported
-manifests then shows no changes (with --all, only the adoptions). Files are written atomically;
-files that export did not write are never replaced unless --overwrite is given.`;
+  static override description =
+    'Reads live state (list requests only) and writes manifests into --out: one file per kind, references by name, server ' +
+    'defaults left out, the user\'s metadata without gatehouse\'s marker, and every secret the API returns replaced by a ' +
+    '${env:NAME} placeholder (the names are listed at the end; set them before planning).\n\n' +
+    'Without --all, only objects this stack owns; with --all, also the others, with "adopt: <id>" where taking them over needs ' +
+    'it. Planning the exported manifests then shows no changes (with --all, only the adoptions).\n\n' +
+    'Files are written atomically; files that export did not write are never replaced unless --overwrite is given.\n\n' +
+    'With gatehouse.yaml, --env NAME exports from that environment\'s API and stack.';
   static override flags = {
     out: Flags.string({ description: 'directory to write the manifests into', default: 'gatehouse-export' }),
     all: Flags.boolean({ description: 'also export objects this stack does not own (to adopt them)', default: false }),
     overwrite: Flags.boolean({ description: 'replace files in --out that export did not write', default: false }),
     ...connectionFlags,
+    ...environmentFlags,
   };
   static override examples = [
     '<%= config.bin %> export --out manifests/',
@@ -26,14 +30,18 @@ files that export did not write are never replaced unless --overwrite is given.`
   ];
 
   async run(): Promise<void> {
-    const { flags } = await this.parse(Export);
-    const { result, embedded } = await this.#export(flags);
+    const { flags, metadata } = await this.parse(Export);
+    const selection = await selectEnvironments({ argv: [], flags, explicit: explicitFlags(flags, metadata), withoutEnv: 'required', allowAll: false, command: 'export' }).catch(
+      (error: unknown) => this.#fail(error),
+    );
+    const connection = await Promise.resolve().then(() => selection.runs[0]!.connection()).catch((error: unknown) => this.#fail(error));
+    const { result, embedded } = await this.#export({ ...connection, all: flags.all });
     const { written, removed } = await writeExport(flags.out, result.files, flags.overwrite).catch((error: unknown) => this.#fail(error));
     const from = embedded ? ` from the embedded reference server (.gatehouse/server.db, not a real API)` : '';
-    const lines = [`Exported ${result.exported} object${result.exported === 1 ? '' : 's'} of stack "${flags.stack}"${from} to ${flags.out}:`];
+    const lines = [`Exported ${result.exported} object${result.exported === 1 ? '' : 's'} of stack "${connection.stack}"${from} to ${flags.out}:`];
     for (const [i, file] of result.files.entries()) lines.push(`  ${written[i]}  (${file.documents} ${file.kind} manifest${file.documents === 1 ? '' : 's'})`);
     for (const path of removed) lines.push(`  removed ${path} (written by an earlier export; no such objects now)`);
-    if (result.notOwned > 0) lines.push(`${result.notOwned} object${result.notOwned === 1 ? '' : 's'} not owned by stack "${flags.stack}" left out; --all exports them for adoption.`);
+    if (result.notOwned > 0) lines.push(`${result.notOwned} object${result.notOwned === 1 ? '' : 's'} not owned by stack "${connection.stack}" left out; --all exports them for adoption.`);
     for (const s of result.skipped) lines.push(`Skipped ${s.kind} ${s.id}: ${s.reason}.`);
     if (result.secrets.length > 0) {
       lines.push('', `Secrets were replaced by placeholders; set these variables before planning (${result.secrets.length}):`);

@@ -1,7 +1,24 @@
-import { Args, Command, Flags } from '@oclif/core';
-import { computePlan, policyErrors, renderHtml, renderJson, renderMarkdown, renderText, type Plan as PlanValue } from '@gatehouse/engine';
+import { Args, Command, Errors, Flags } from '@oclif/core';
+import {
+  anyChanges,
+  computePlan,
+  policyErrors,
+  renderHtml,
+  renderJson,
+  renderMarkdown,
+  renderPlansJson,
+  renderPlansMarkdown,
+  renderPlansText,
+  renderText,
+  type EnvironmentPlan,
+  type Plan as PlanValue,
+} from '@gatehouse/engine';
+import { catchAsJson } from '../json-errors.js';
 import { failCommand, withConnection } from '../command-run.js';
-import { connectionFlags, type ConnectionFlagValues } from '../connection/flags.js';
+import { connectionFlags } from '../connection/flags.js';
+import { environmentFlags } from '../environments/flags.js';
+import { explicitFlags, selectEnvironments, type EnvironmentRun } from '../environments/select.js';
+import { CliError } from '../errors.js';
 import { manifestFlags, readingOptions } from '../manifest-flags.js';
 import { terminalStyle, writeFileAtomic } from '../output.js';
 import { policyFlags, policyPaths } from '../policy-flags.js';
@@ -15,10 +32,13 @@ export default class Plan extends Command {
     'Validates the manifests, reads live state with paginated list requests (about one request ' +
     'per 100 objects per kind) and prints the changes: + create, ~ update, - delete, -/+ ' +
     'replace. The first line names the target. Without --api-url, plans against the embedded ' +
-    'reference server over .gatehouse/server.db. Exit 0 on success, 1 on error, and with ' +
-    '--detailed-exitcode 2 when there are changes. Policy rules (policies/ and --policy) are ' +
-    'checked on every object with its change: their results appear in every format, and an ' +
-    'error exits 1 (and --out saves nothing).';
+    'reference server over .gatehouse/server.db. With gatehouse.yaml, --env NAME plans one ' +
+    'environment against its own API and stack, and --env all plans every environment into one ' +
+    'result (text sections, one Markdown comment, or JSON with a plan per environment). Policy ' +
+    'rules (policies/, gatehouse.yaml policies and --policy) are checked on every object with its ' +
+    'change: their results appear in every format, and an error exits 1 (and --out saves nothing). ' +
+    '--format html is a self-contained report page. Exit 0 on success, 1 on error, and with ' +
+    '--detailed-exitcode 2 when there are changes (in any environment).';
   static override strict = false;
   static override args = { path: Args.string({ description: 'manifest file or directory (repeatable; default: the current directory)' }) };
   static override flags = {
@@ -28,21 +48,42 @@ export default class Plan extends Command {
     ...manifestFlags,
     ...policyFlags,
     ...connectionFlags,
+    ...environmentFlags,
   };
   static override examples = [
     '<%= config.bin %> plan examples/basic',
     '<%= config.bin %> plan manifests/ --format markdown --out plan.json --detailed-exitcode',
+    '<%= config.bin %> plan --env all --format markdown --detailed-exitcode',
     'GATEHOUSE_API_URL=https://api.example.com GATEHOUSE_API_KEY=... <%= config.bin %> plan manifests/ --stack team-a',
     '<%= config.bin %> plan examples/basic --policy examples/policies',
     '<%= config.bin %> plan manifests/ --format html > plan.html   # a report to open in a browser (CI artifact)',
   ];
 
   async run(): Promise<void> {
-    const { argv, flags } = await this.parse(Plan);
-    const paths = argv.length > 0 ? (argv as string[]) : ['.'];
-    const plan = await this.#compute(paths, flags);
-
+    const { argv, flags, metadata } = await this.parse(Plan);
+    const selection = await selectEnvironments({
+      argv: argv as string[],
+      flags,
+      explicit: explicitFlags(flags, metadata),
+      withoutEnv: 'required',
+      allowAll: true,
+      command: 'plan',
+    }).catch((error: unknown) => this.#fail(error));
     const format = flags.format as (typeof FORMATS)[number];
+    const reading = readingOptions(flags, (line) => this.logToStderr(line));
+    const policies = policyPaths(flags, selection.project);
+    if (selection.all) {
+      if (format === 'html') this.#fail(new CliError('environment_all_refused', '--format html reports one plan; with --env all, write one report per environment with --env NAME --format html'));
+      if (flags.out) this.#fail(new CliError('environment_all_refused', '--out saves one plan for apply --plan; with --env all, save each environment\'s plan with --env NAME --out FILE'));
+      const plans: EnvironmentPlan[] = [];
+      for (const run of selection.runs) plans.push({ environment: run.environment!.name, plan: await this.#compute(run, reading, policies) });
+      const output = format === 'json' ? renderPlansJson(plans) : format === 'markdown' ? renderPlansMarkdown(plans) : renderPlansText(plans, { style: terminalStyle() });
+      await new Promise<void>((resolve) => process.stdout.write(output, () => resolve()));
+      this.#failOnPolicyErrors(plans.map((p) => p.plan));
+      if (flags['detailed-exitcode'] && anyChanges(plans)) this.exit(2);
+      return;
+    }
+    const plan = await this.#compute(selection.runs[0]!, reading, policies);
     const output =
       format === 'json'
         ? renderJson(plan)
@@ -53,11 +94,7 @@ export default class Plan extends Command {
             : renderText(plan, { style: terminalStyle() });
     // Flushed before any exit: on some platforms a pipe is written asynchronously.
     await new Promise<void>((resolve) => process.stdout.write(output, () => resolve()));
-    const broken = policyErrors(plan.policy_results);
-    if (broken.length > 0) {
-      const rules = [...new Set(broken.map((r) => r.rule))].join(', ');
-      this.error(`the plan breaks ${broken.length} policy rule${broken.length === 1 ? '' : 's'} (${rules})${flags.out ? `; ${flags.out} was not written` : ''}. Change the manifests or the policy.`, { exit: 1 });
-    }
+    this.#failOnPolicyErrors([plan], flags.out);
     if (flags.out) {
       await writeFileAtomic(flags.out, renderJson(plan)).catch((error: unknown) => this.#fail(error));
       this.logToStderr(`Saved the plan to ${flags.out}.`);
@@ -66,16 +103,36 @@ export default class Plan extends Command {
     if (flags['detailed-exitcode'] && changes > 0) this.exit(2);
   }
 
-  #compute(paths: string[], flags: ConnectionFlagValues & { 'max-file-size': number; policy?: string[] | undefined }): Promise<PlanValue> {
-    const policies = policyPaths(flags);
+  #compute(run: EnvironmentRun, reading: ReturnType<typeof readingOptions>, policies: string[]): Promise<PlanValue> {
+    const environment = run.environment;
     // manifest_paths: where `apply --plan` reads the manifests again (docs/plan-json.md).
-    return withConnection(flags, async (connection) => ({
-      ...(await computePlan({ paths, env: process.env, api: connection.api, stack: connection.stack, policies, ...readingOptions(flags, (line) => this.logToStderr(line)) })),
-      manifest_paths: paths,
-    })).catch((error: unknown) => this.#fail(error));
+    return Promise.resolve()
+      .then(() => run.connection())
+      .then((flags) =>
+        withConnection(flags, async (connection) => ({
+          ...(await computePlan({ paths: run.paths, env: process.env, api: connection.api, stack: connection.stack, environment, policies, ...reading })),
+          manifest_paths: run.paths,
+          ...(environment ? { environment: environment.name } : {}),
+        })),
+      )
+      .catch((error: unknown) => this.#fail(error, environment?.name));
   }
 
-  #fail(error: unknown): never {
-    return failCommand(this, error, 'nothing was planned');
+  /** Exit 1 when a plan breaks a policy rule of severity error (after its output was written). */
+  #failOnPolicyErrors(plans: readonly PlanValue[], out?: string): void {
+    const broken = plans.flatMap((p) => policyErrors(p.policy_results));
+    if (broken.length === 0) return;
+    const rules = [...new Set(broken.map((r) => r.rule))].join(', ');
+    this.error(`the plan breaks ${broken.length} policy rule${broken.length === 1 ? '' : 's'} (${rules})${out ? `; ${out} was not written` : ''}. Change the manifests or the policy.`, { exit: 1 });
+  }
+
+  #fail(error: unknown, environment?: string): never {
+    return failCommand(this, error, environment ? `environment ${environment} was not planned` : 'nothing was planned');
+  }
+
+  /** With --format json, every failure is one JSON error document on stdout (json-errors.ts). */
+  protected override async catch(error: Error & { exitCode?: number }): Promise<unknown> {
+    if (await catchAsJson(this, error)) throw new Errors.ExitError(1);
+    return super.catch(error);
   }
 }

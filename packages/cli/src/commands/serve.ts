@@ -1,6 +1,8 @@
 import { Command, Flags } from '@oclif/core';
 import type { FaultInjection } from '@gatehouse/server';
 import { CliError } from '../errors.js';
+import { colourEnabled } from '../output.js';
+import { chooseLogFormat, LOG_FORMATS, LOG_LEVELS, serverLogger } from '../serve/logger.js';
 import { DEFAULT_DB_PATH, DEFAULT_HOST, DEFAULT_PORT } from '../server/defaults.js';
 import { loadServer, type ServerModule } from '../server/load.js';
 
@@ -10,8 +12,9 @@ import { loadServer, type ServerModule } from '../server/load.js';
  */
 export default class Serve extends Command {
   static override summary = 'Run the reference management API server.';
-  static override description = `Serves the management API of api-spec.md over HTTP, persisting to SQLite.
-With no API key given or stored, generates one, stores it and prints it once.`;
+  static override description =
+    'Serves the management API over HTTP, persisting to SQLite: the reference server that tests, demos and CI pipelines ' +
+    'reconcile against. With no API key given or stored, generates one, stores it and prints it once.';
   static override examples = [
     '<%= config.bin %> serve',
     '<%= config.bin %> serve --port 9000 --db :memory: --api-key secret-key',
@@ -30,6 +33,19 @@ With no API key given or stored, generates one, stores it and prints it once.`;
     'event-sink': Flags.string({
       description: 'JSON-lines file every event delivery is appended to, to watch events arrive (deliveries are also listed at GET /_admin/deliveries)',
       env: 'GATEHOUSE_EVENT_SINK',
+    }),
+    'log-level': Flags.string({
+      description: 'least severe log records written (info: one line per request)',
+      options: [...LOG_LEVELS],
+      env: 'GATEHOUSE_LOG_LEVEL',
+      default: 'info',
+      helpGroup: 'LOG',
+    }),
+    'log-format': Flags.string({
+      description: 'json: one JSON object per line; pretty: readable lines (default: pretty on a terminal, json otherwise)',
+      options: [...LOG_FORMATS],
+      env: 'GATEHOUSE_LOG_FORMAT',
+      helpGroup: 'LOG',
     }),
     // Tests only (hidden): see packages/server/src/http/faults.ts.
     'inject-faults': Flags.string({ description: 'TESTS ONLY: fraction of requests to fail, 0..1', hidden: true }),
@@ -65,7 +81,9 @@ With no API key given or stored, generates one, stores it and prints it once.`;
     } catch (error) {
       this.error(`--inject-faults: ${(error as Error).message}`, { exit: 1 });
     }
+    const logFormat = chooseLogFormat(flags['log-format']);
     const server = await startServer({
+      logger: await serverLogger(flags['log-level'], logFormat, colourEnabled()),
       host: flags.host,
       port: flags.port,
       db: flags.db,

@@ -1,5 +1,8 @@
 import { Args, Command } from '@oclif/core';
-import { checkManifests, formatPolicyResult, policyCounts } from '@gatehouse/engine';
+import { checkManifests, formatPolicyResult, policyCounts, type PolicyResult, type Problem } from '@gatehouse/engine';
+import { failCommand } from '../command-run.js';
+import { environmentFlags } from '../environments/flags.js';
+import { selectEnvironments } from '../environments/select.js';
 import { manifestFlags, readingOptions } from '../manifest-flags.js';
 import { formatProblem, terminalStyle } from '../output.js';
 import { policyFlags, policyPaths } from '../policy-flags.js';
@@ -8,38 +11,85 @@ import { policyFlags, policyPaths } from '../policy-flags.js';
 export default class Validate extends Command {
   static override summary = 'Check manifests offline: schema, references, names, and the limits the server enforces.';
   static override description =
-    'Reads every *.yaml and *.yml under the given files and directories (default: the current ' +
-    'directory) and reports every problem at once, each as file:line:col: message [code]. Makes ' +
-    'no request. Then checks the policy rules (policies/ and --policy; those that read `change` ' +
-    'run in plan only) and prints each failed rule the same way, as an error or a warning. Exit 0 ' +
-    'when the manifests are valid and no policy error is found (warnings are shown), 1 otherwise.';
+    'Reads every *.yaml and *.yml under the given files and directories (default: the manifests ' +
+    'of gatehouse.yaml, or the current directory) and reports every problem at once, each as ' +
+    'file:line:col: message [code]. With a gatehouse.yaml that defines environments, checks every ' +
+    'environment (overlays and variables applied), or the one --env names; a problem found in some ' +
+    'environments only says which. Makes no request. Then checks the policy rules (policies/, ' +
+    'gatehouse.yaml policies and --policy; rules that read `change` run in plan only) and prints ' +
+    'each failed rule the same way, as an error or a warning. Exit 0 when the manifests are valid ' +
+    'and no policy error is found (warnings are shown), 1 otherwise.';
   static override strict = false;
   static override args = { path: Args.string({ description: 'manifest file or directory (repeatable)' }) };
-  static override flags = { ...manifestFlags, ...policyFlags };
+  static override flags = { ...manifestFlags, ...environmentFlags, ...policyFlags };
   static override examples = [
     '<%= config.bin %> validate examples/basic',
     '<%= config.bin %> validate policies.yaml edges/',
+    '<%= config.bin %> validate --env production',
     '<%= config.bin %> validate examples/basic --policy examples/policies',
   ];
 
   async run(): Promise<void> {
     const { argv, flags } = await this.parse(Validate);
-    const paths = argv.length > 0 ? (argv as string[]) : ['.'];
-    const policies = policyPaths(flags);
-    const { problems, policy } = await checkManifests({ paths, env: process.env, policies, ...readingOptions(flags, (line) => this.logToStderr(line)) });
-    if (problems.length > 0) {
-      for (const problem of problems) this.logToStderr(formatProblem(problem));
-      this.logToStderr(`${problems.length} problem${problems.length === 1 ? '' : 's'} found.`);
-      this.exit(1);
+    const selection = await selectEnvironments({
+      argv: argv as string[],
+      flags: { ...flags, stack: '' },
+      explicit: new Set(),
+      withoutEnv: 'every',
+      allowAll: true,
+      command: 'validate',
+    }).catch((error: unknown) => failCommand(this, error, 'nothing was validated'));
+    // Every environment reads the base files again: each warning is printed once.
+    const warned = new Set<string>();
+    const reading = readingOptions(flags, (line) => {
+      if (!warned.has(line)) this.logToStderr(line);
+      warned.add(line);
+    });
+    const policies = policyPaths(flags, selection.project);
+    const found = new Map<string, { problem: Problem; environments: string[] }>();
+    const broken = new Map<string, { result: PolicyResult; environments: string[] }>();
+    for (const run of selection.runs) {
+      const { problems, policy } = await checkManifests({ paths: run.paths, env: process.env, environment: run.environment, policies, ...reading });
+      for (const result of policy) {
+        const key = `${result.rule}\0${result.address}\0${result.message}`;
+        const entry = broken.get(key) ?? { result, environments: [] };
+        if (run.environment) entry.environments.push(run.environment.name);
+        broken.set(key, entry);
+      }
+      for (const problem of problems) {
+        const key = `${problem.at ? `${problem.at.file}:${problem.at.line}:${problem.at.col}` : ''}\0${problem.code}\0${problem.message}`;
+        const entry = found.get(key) ?? { problem, environments: [] };
+        if (run.environment) entry.environments.push(run.environment.name);
+        found.set(key, entry);
+      }
     }
+    const paths = selection.runs[0]!.paths.join(', ');
+    const names = selection.runs.flatMap((r) => (r.environment ? [r.environment.name] : []));
+    const scope = names.length === 0 ? '' : names.length === 1 ? ` in environment ${names[0]}` : ` in every environment (${names.join(', ')})`;
+    if (found.size === 0) {
+      this.#policyVerdict([...broken.values()], names, `${paths}${policies.length > 0 ? `; policy checks: ${policyCounts([...broken.values()].map((b) => b.result))}` : ''}`, scope);
+      return;
+    }
+    for (const { problem, environments } of found.values()) {
+      const only = environments.length > 0 && environments.length < names.length;
+      this.logToStderr(`${formatProblem(problem)}${only ? ` (environment${environments.length === 1 ? '' : 's'} ${environments.join(', ')})` : ''}`);
+    }
+    this.logToStderr(`${found.size} problem${found.size === 1 ? '' : 's'} found${names.length > 1 ? ` (environments checked: ${names.join(', ')})` : scope}.`);
+    this.exit(1);
+  }
+
+  /** Prints each failed policy rule (once, naming the environments it fails in when not all); exit 1 on an error. */
+  #policyVerdict(broken: { result: PolicyResult; environments: string[] }[], names: string[], what: string, scope: string): void {
     const style = terminalStyle();
-    for (const result of policy) this.logToStderr(formatPolicyResult(result, style));
-    const errors = policy.filter((r) => r.severity === 'error').length;
-    const checked = policies.length > 0 ? `; policy checks: ${policyCounts(policy)}` : '';
+    for (const { result, environments } of broken) {
+      const only = environments.length > 0 && environments.length < names.length;
+      this.logToStderr(`${formatPolicyResult(result, style)}${only ? ` (environment${environments.length === 1 ? '' : 's'} ${environments.join(', ')})` : ''}`);
+    }
+    const errors = new Set(broken.filter((b) => b.result.severity === 'error').map((b) => b.result.rule)).size;
     if (errors > 0) {
-      this.logToStderr(`Manifests are valid but break ${errors} policy rule${errors === 1 ? '' : 's'} (${paths.join(', ')}${checked}).`);
+      this.logToStderr(`Manifests are valid but break ${errors} policy rule${errors === 1 ? '' : 's'} (${what})${scope}.`);
       this.exit(1);
     }
-    this.log(`Manifests are valid (${paths.join(', ')}${checked}).`);
+    this.log(`Manifests are valid (${what})${scope}.`);
   }
 }

@@ -16,7 +16,9 @@ import { ClientLiveApi } from '../live-api.js';
 import { DEFAULT_DB_PATH } from '../server/defaults.js';
 import { loadServer } from '../server/load.js';
 import type { ConnectionFlagValues } from './flags.js';
+import { checkApiKey, checkApiUrl, sourceOf } from './check.js';
 import { chooseTarget } from './target.js';
+import { openTransport } from './transport.js';
 
 export interface Connection {
   client: GatehouseClient;
@@ -43,19 +45,23 @@ export async function connect(flags: ConnectionFlagValues, options: ConnectOptio
     ...(options.onRequest ? { onRequest: options.onRequest } : {}),
   };
   if (choice.mode === 'api') {
-    const apiUrl = choice.url;
-    if (!/^https?:\/\/[^/]/i.test(apiUrl)) throw new CliError('bad_api_url', `--api-url '${apiUrl}' must be an http:// or https:// URL`);
-    const apiKey = choice.key;
-    if (!apiKey) throw new CliError('missing_api_key', 'an API key is required with --api-url: set GATEHOUSE_API_KEY or pass --api-key');
-    const client = new GatehouseClient({ baseUrl: apiUrl, apiKey, ...clientOptions });
+    const apiUrl = checkApiUrl(choice.url, sourceOf('api-url', 'GATEHOUSE_API_URL'));
+    if (!choice.key) throw new CliError('missing_api_key', `an API key is required with the API URL ${apiUrl}: set GATEHOUSE_API_KEY or pass --api-key`);
+    const apiKey = checkApiKey(choice.key, sourceOf('api-key', 'GATEHOUSE_API_KEY'));
+    const transport = await openTransport(flags, true);
+    const client = new GatehouseClient({ baseUrl: apiUrl, apiKey, ...clientOptions, ...transport.clientOptions });
     const target: Target = { url: client.transport.baseUrl, embedded: false };
-    return withClose({ client, api: new ClientLiveApi(client, target), target, stack: flags.stack }, () => client.close());
+    return withClose({ client, api: new ClientLiveApi(client, target), target, stack: flags.stack }, async () => {
+      await client.close();
+      await transport.close();
+    });
   }
 
+  const transport = await openTransport(flags, false);
   const { startServer } = await loadServer('embedded');
   const apiKey = `gh_embedded_${randomBytes(24).toString('base64url')}`;
   const server = await startServer({ host: '127.0.0.1', port: 0, db: options.embeddedDb ?? DEFAULT_DB_PATH, apiKeys: [apiKey] });
-  const client = new GatehouseClient({ baseUrl: server.url, apiKey, ...clientOptions });
+  const client = new GatehouseClient({ baseUrl: server.url, apiKey, ...clientOptions, ...transport.clientOptions });
   const target: Target = { url: server.url, embedded: true };
   return withClose({ client, api: new ClientLiveApi(client, target), target, stack: flags.stack }, async () => {
     await client.close();

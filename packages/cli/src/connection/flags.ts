@@ -5,6 +5,8 @@
  * outside CI.
  */
 import { Flags } from '@oclif/core';
+import { verboseFlag } from '../request-log.js';
+import { transportFlags, type TransportFlagValues } from './transport.js';
 
 export const DEFAULT_STACK = 'default';
 
@@ -35,9 +37,12 @@ export const connectionFlags = {
     env: 'GATEHOUSE_RATE_LIMIT',
     helpGroup: 'CONNECTION',
   }),
+  ...transportFlags,
+  ...verboseFlag,
 };
 
-export interface ConnectionFlagValues {
+export interface ConnectionFlagValues extends TransportFlagValues {
+  verbose?: boolean | undefined;
   'api-url'?: string | undefined;
   'api-key'?: string | undefined;
   embedded?: boolean | undefined;

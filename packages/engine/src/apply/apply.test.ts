@@ -275,6 +275,20 @@ describe('saved plans', () => {
     expect((error as ApplyRefused).refusals.map((r) => r.code)).toEqual(['stale_manifests']);
     expect(api.log).toEqual([]);
   });
+
+  it('refuses a plan saved for one environment when applied for another, or for none', async () => {
+    const api = new MemoryLiveApi();
+    const dir = manifests(POLICIES);
+    const environment = (name: string) => ({ name, overlays: [], vars: { environment: name, values: {}, locate: () => undefined } });
+    const saved = (await prepareApply({ api, stack: 'default', paths: [dir], env: {}, environment: environment('staging') })).plan;
+    expect(saved.environment).toBe('staging');
+    for (const other of [environment('production'), undefined]) {
+      const prepared = await prepareApply({ api, stack: 'default', paths: [dir], env: {}, saved, environment: other });
+      expect(prepared.refusals.map((r) => r.code)).toContain('stale_plan_environment');
+    }
+    const same = await prepareApply({ api, stack: 'default', paths: [dir], env: {}, saved, environment: environment('staging') });
+    expect(same.refusals).toEqual([]);
+  });
 });
 
 describe('safety rails', () => {

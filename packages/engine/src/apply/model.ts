@@ -9,6 +9,7 @@ import type { Action } from '../plan-model.js';
 export const APPLY_CODES = {
   stale_manifests: 'the manifests changed since the saved plan was made (checksum differs)',
   stale_plan_stack: 'the saved plan was made for another stack',
+  stale_plan_environment: 'the saved plan was made for another environment of gatehouse.yaml (--env)',
   stale_object: 'a live object changed since the saved plan recorded its fingerprint',
   prevent_destroy: 'a delete or replace of an object whose manifest or marker says lifecycle.prevent_destroy',
   delete_threshold: 'the plan deletes or replaces more than 30% of the objects the stack owns (more than 10)',

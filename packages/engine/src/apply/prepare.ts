@@ -16,6 +16,7 @@
 import type { DesiredObject } from '../desired.js';
 import { markerFor, referenceTokens } from '../drift/evidence.js';
 import { observeAndMatch, readManifests } from '../engine.js';
+import type { EnvironmentInput } from '../environments/documents.js';
 import type { LiveObject } from '../live.js';
 import { composeMetadata, type Marker } from '../marker.js';
 import type { Change, Plan } from '../plan-model.js';
@@ -33,6 +34,8 @@ export interface PrepareOptions {
   /** Manifest files or directories; with a saved plan, default its `manifest_paths`. */
   paths?: string[];
   env?: Record<string, string | undefined>;
+  /** The environment (gatehouse.yaml, `--env`) whose overlays and variables apply. */
+  environment?: EnvironmentInput | undefined;
   /** A saved plan (`apply --plan FILE`), as `parsePlanJson` read it. */
   saved?: Plan;
   prune?: boolean;
@@ -81,6 +84,7 @@ export async function prepareApply(options: PrepareOptions): Promise<PreparedApp
     paths,
     env: options.env ?? process.env,
     stack,
+    environment: options.environment,
     ...(options.maxFileSize !== undefined ? { maxFileSize: options.maxFileSize } : {}),
     ...(options.onWarning ? { onWarning: options.onWarning } : {}),
   });
@@ -89,10 +93,15 @@ export async function prepareApply(options: PrepareOptions): Promise<PreparedApp
   if (matching.problems.length > 0) throw new ManifestProblems(sortProblems(matching.problems));
   const fresh = makePlan({ matching, stack, target: api.target, checksum: read.checksum, requests });
   fresh.manifest_paths = paths;
+  if (options.environment) fresh.environment = options.environment.name;
 
   const refusals: Refusal[] = [];
   if (saved && saved.manifest_checksum !== read.checksum) {
     refusals.push({ code: 'stale_manifests', message: `the manifests under ${paths.join(', ')} changed since the saved plan was made; run gatehouse plan again and review the new plan` });
+  }
+  if (saved && (saved.environment ?? undefined) !== options.environment?.name) {
+    const named = (e: string | undefined) => (e === undefined ? 'no environment' : `environment ${e}`);
+    refusals.push({ code: 'stale_plan_environment', message: `the saved plan is for ${named(saved.environment)}, not ${named(options.environment?.name)}; apply it with ${saved.environment === undefined ? 'no --env' : `--env ${saved.environment}`}, or plan again` });
   }
   if (saved && saved.stack !== stack) {
     refusals.push({ code: 'stale_plan_stack', message: `the saved plan is for stack "${saved.stack}", not "${stack}"; pass --stack ${saved.stack} or plan again` });

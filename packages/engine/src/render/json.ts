@@ -50,6 +50,7 @@ export function toJsonPlan(plan: Plan): JsonPlan {
     requests: plan.requests,
     ...(plan.manifest_paths !== undefined ? { manifest_paths: plan.manifest_paths } : {}),
     ...(plan.policy_results !== undefined ? { policy_results: plan.policy_results } : {}),
+    ...(plan.environment !== undefined ? { environment: plan.environment } : {}),
   };
 }
 

@@ -188,7 +188,7 @@ export function interpolate(
 }
 
 /** Text from a variable, escaped so that reading the rendered manifest gives it back. */
-const escapeText = (text: string) => text.replace(/\$(?=[{A-Za-z_$])/g, '$$$$');
+const escapeText = (text: string) => text.replace(/\$(?=[{A-Za-z_])/g, '$$$$');
 
 /** A whole variable value for render: every string inside escaped as `escapeText` does. */
 function escapeForRender(value: unknown): unknown {

@@ -88,7 +88,7 @@ const field = (path: (string | number)[]) =>
  * `{id}`) collapse into one problem that states the accepted forms; errors of a discriminated
  * union that picked a branch are kept as they are, since they are about that branch.
  */
-function explain(errors: ErrorObject[], doc: LoadedDocument): Problem[] {
+export function explain(errors: ErrorObject[], doc: LoadedDocument): Problem[] {
   const unions = new Set(errors.filter((e) => e.keyword === 'anyOf' || (e.keyword === 'oneOf' && !e.schemaPath.includes('discriminator'))).map((e) => e.instancePath));
   const out = new Map<string, Problem>();
   for (const error of errors) {

@@ -1,0 +1,57 @@
+#!/bin/sh
+# gatehouse in any CI: the GitOps loop as three stages of one script.
+#
+#   gatehouse-ci.sh plan    review stage: validate, plan, save the plan to $PLAN_FILE and the
+#                           Markdown to plan.md (post it where reviewers look); exit 0 either
+#                           way, 1 on a failure (the error is in plan.md too)
+#   gatehouse-ci.sh apply   after approval: apply exactly the saved $PLAN_FILE, which your CI
+#                           carries from the plan stage (an artifact); refused when stale
+#   gatehouse-ci.sh drift   nightly: exit 2 when live differs from the manifests
+#
+# Needs Node.js 20.19+, GATEHOUSE_API_URL and GATEHOUSE_API_KEY (an explicit target: with CI
+# set, gatehouse never falls back to its embedded server), and every ${env:NAME} secret the
+# manifests reference.
+set -eu
+
+GATEHOUSE_VERSION="${GATEHOUSE_VERSION:-0.1.0}"
+MANIFESTS="${MANIFESTS:-manifests}"
+PLAN_FILE="${PLAN_FILE:-gatehouse-plan.json}"
+PREFIX="${GATEHOUSE_PREFIX:-.gatehouse-cli}"
+
+# Installed once per version (cache $PREFIX between runs); --omit=optional: nothing to compile.
+if [ ! -x "$PREFIX/node_modules/.bin/gatehouse" ]; then
+  npm install --prefix "$PREFIX" --omit=optional --no-save --no-audit --no-fund "@gatehouse/cli@$GATEHOUSE_VERSION"
+fi
+PATH="$PWD/$PREFIX/node_modules/.bin:$PATH"
+
+case "${1:-}" in
+  plan)
+    set +e
+    gatehouse validate "$MANIFESTS" > gatehouse.log 2>&1
+    code=$?
+    if [ "$code" -eq 0 ]; then
+      gatehouse plan "$MANIFESTS" --format markdown --out "$PLAN_FILE" --detailed-exitcode > plan.md 2>> gatehouse.log
+      code=$?
+    fi
+    set -e
+    cat gatehouse.log
+    if [ "$code" -ne 0 ] && [ "$code" -ne 2 ]; then
+      { echo "**gatehouse validate or plan failed** (exit $code)"; echo; echo '```text'; cat gatehouse.log; echo '```'; } > plan.md
+      exit 1
+    fi
+    ;;
+  apply)
+    if [ ! -f "$PLAN_FILE" ]; then
+      echo "no saved plan at $PLAN_FILE: carry it from the plan stage (never recompute it here)" >&2
+      exit 1
+    fi
+    gatehouse apply --plan "$PLAN_FILE" --yes --prune
+    ;;
+  drift)
+    gatehouse drift "$MANIFESTS" --format json > drift.json
+    ;;
+  *)
+    echo "usage: $0 plan|apply|drift" >&2
+    exit 1
+    ;;
+esac

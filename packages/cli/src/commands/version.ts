@@ -1,0 +1,23 @@
+import { Command, Flags } from '@oclif/core';
+import { versionInfo } from '../startup/version.js';
+
+/** `gatehouse version`: the version, the commit it was built from, and the platform. */
+export default class Version extends Command {
+  static override summary = 'Show the version of gatehouse, the git commit it was built from, and the Node.js and platform it runs on.';
+  static override description = 'The commit is shown when gatehouse runs from a git checkout. --format json prints one JSON object with the fields name, version, commit (or null), node, platform and arch.';
+  static override flags = {
+    format: Flags.string({ description: 'output format', options: ['text', 'json'], default: 'text' }),
+  };
+  static override examples = ['<%= config.bin %> version', '<%= config.bin %> version --format json'];
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(Version);
+    const info = versionInfo(this.config.root);
+    if (flags.format === 'json') {
+      this.log(JSON.stringify({ ...info, commit: info.commit ?? null }, null, 2));
+      return;
+    }
+    const commit = info.commit ? ` (commit ${info.commit.slice(0, 12)})` : '';
+    this.log(`gatehouse ${info.version}${commit}, Node.js ${info.node} on ${info.platform}-${info.arch}`);
+  }
+}

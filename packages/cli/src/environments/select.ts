@@ -1,0 +1,134 @@
+/**
+ * Which environments a command runs for, and with which manifest paths and connection
+ * settings: the one place that reads gatehouse.yaml for the CLI.
+ *
+ * - Without a project file (none found walking up from the working directory, and no
+ *   --config), nothing changes: the PATHs (default `.`) and the connection flags and
+ *   `GATEHOUSE_*` variables as they are. `--env` then is an error.
+ * - With one, the PATHs default to its `manifests`, and `--env NAME` (or `GATEHOUSE_ENV`)
+ *   chooses an environment: its overlays and variables apply, and its `api_url`, `api_key` and
+ *   `stack` feed the connection settings, which a flag or a `GATEHOUSE_*` variable overrides.
+ *   A project file without environments is just the manifest paths.
+ * - `--env all` (plan, drift) runs every environment against its own target; a connection
+ *   override would send them all to one target, so it is refused. `validate` without --env
+ *   checks every environment.
+ */
+import {
+  expandSetting,
+  findProjectFile,
+  ManifestProblems,
+  PROJECT_FILE_NAME,
+  ProjectSettingError,
+  readProject,
+  type Project,
+  type ProjectEnvironment,
+} from '@gatehouse/engine';
+import type { ConnectionFlagValues } from '../connection/flags.js';
+import { CliError } from '../errors.js';
+
+/** One run of a command: an environment (or none), its manifest paths and connection settings. */
+export interface EnvironmentRun {
+  environment?: ProjectEnvironment;
+  paths: string[];
+  /** The connection settings; throws `CliError` when the environment's `${env:}` is unset. */
+  connection(): ConnectionFlagValues;
+}
+
+export interface Selection {
+  project?: Project;
+  runs: EnvironmentRun[];
+  /** `--env all`, or every environment for validate. */
+  all: boolean;
+}
+
+export interface SelectOptions {
+  argv: readonly string[];
+  flags: { env?: string | undefined; config?: string | undefined } & ConnectionFlagValues;
+  /** Connection flags given by the user (flag or variable), not taken from their defaults. */
+  explicit: ReadonlySet<string>;
+  /**
+   * What no --env means when the project has environments: `every` (validate) or `required`.
+   * `--env all` is accepted only with `allowAll`.
+   */
+  withoutEnv: 'every' | 'required';
+  allowAll: boolean;
+  /** The command, for messages (`apply`). */
+  command: string;
+  env?: Record<string, string | undefined>;
+  cwd?: string;
+}
+
+/** The flags oclif reports as set by the user or a variable (not from a default). */
+export function explicitFlags(flags: object, metadata: { flags: Record<string, { setFromDefault?: boolean } | undefined> }): Set<string> {
+  return new Set(Object.keys(flags).filter((name) => (flags as Record<string, unknown>)[name] !== undefined && !metadata.flags[name]?.setFromDefault));
+}
+
+const CONNECTION_OVERRIDES = ['api-url', 'api-key', 'stack', 'embedded'] as const;
+
+export async function selectEnvironments(options: SelectOptions): Promise<Selection> {
+  const env = options.env ?? process.env;
+  const cwd = options.cwd ?? process.cwd();
+  const argvPaths = [...options.argv];
+  const wanted = options.flags.env;
+  if (wanted !== undefined && wanted.trim() === '') {
+    throw new CliError('environment_unknown', '--env (or GATEHOUSE_ENV) is set but empty; name an environment of gatehouse.yaml, or unset it');
+  }
+  const file = options.flags.config ?? (await findProjectFile(cwd));
+  if (!file) {
+    if (wanted !== undefined) {
+      throw new CliError('project_file', `--env ${wanted} needs a project file: no ${PROJECT_FILE_NAME} in ${cwd} or any directory above it; create one, or name it with --config FILE`);
+    }
+    return { runs: [{ paths: argvPaths.length > 0 ? argvPaths : ['.'], connection: () => options.flags }], all: false };
+  }
+  const { project, problems } = await readProject(file, cwd);
+  if (!project) throw new ManifestProblems(problems);
+  const paths = argvPaths.length > 0 ? argvPaths : project.manifests;
+  const names = project.environments.map((e) => e.name);
+  const run = (environment?: ProjectEnvironment): EnvironmentRun => ({
+    ...(environment ? { environment } : {}),
+    paths,
+    connection: () => (environment ? connectionOf(environment, options, env) : options.flags),
+  });
+
+  if (wanted === undefined) {
+    if (names.length === 0) return { project, runs: [run()], all: false };
+    if (options.withoutEnv === 'every') return { project, runs: project.environments.map(run), all: true };
+    throw new CliError('environment_required', `${project.file} defines environments ${names.join(', ')}; choose one with --env NAME or GATEHOUSE_ENV${options.allowAll ? ' (or --env all)' : ''}`);
+  }
+  if (wanted === 'all') {
+    if (!options.allowAll) {
+      throw new CliError('environment_all_refused', `${options.command} --env all is refused: ${options.command} one environment at a time (--env ${names[0] ?? 'NAME'}, then the next)`);
+    }
+    const overrides = CONNECTION_OVERRIDES.filter((name) => options.explicit.has(name));
+    if (overrides.length > 0) {
+      throw new CliError('environment_all_refused', `--env all runs every environment against its own target, so --${overrides.join(', --')} (or its GATEHOUSE_ variable) would send them all to one; unset it, or choose one environment`);
+    }
+    if (names.length === 0) throw new CliError('environment_unknown', `--env all: ${project.file} defines no environments`);
+    return { project, runs: project.environments.map(run), all: true };
+  }
+  const environment = project.environments.find((e) => e.name === wanted);
+  if (!environment) {
+    throw new CliError('environment_unknown', `no environment "${wanted}" in ${project.file}; ${names.length > 0 ? `choose one of ${names.join(', ')}` : 'it defines no environments'}`);
+  }
+  return { project, runs: [run(environment)], all: false };
+}
+
+/** The environment's settings under the user's: a flag or GATEHOUSE_* variable wins. */
+function connectionOf(environment: ProjectEnvironment, options: SelectOptions, env: Record<string, string | undefined>): ConnectionFlagValues {
+  const setting = (field: 'api_url' | 'api_key' | 'stack') => {
+    try {
+      return expandSetting(environment, field, env);
+    } catch (error) {
+      if (error instanceof ProjectSettingError) throw new CliError('environment_setting', error.message);
+      throw error;
+    }
+  };
+  const flags = options.flags;
+  // --embedded on purpose replaces the environment's API (a URL given too is #8's conflict error).
+  const embedded = options.explicit.has('embedded') && flags.embedded === true;
+  const apiUrl = options.explicit.has('api-url') ? flags['api-url'] : embedded ? undefined : setting('api_url');
+  const apiKey = options.explicit.has('api-key') ? flags['api-key'] : embedded ? undefined : setting('api_key');
+  const stack = options.explicit.has('stack') ? flags.stack : setting('stack') ?? flags.stack;
+  const { env: _env, config: _config, ...connection } = flags;
+  return { ...connection, 'api-url': apiUrl, 'api-key': apiKey, stack };
+}

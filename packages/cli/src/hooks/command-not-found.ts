@@ -1,0 +1,22 @@
+/**
+ * `gatehouse plna`: an unknown command. On a terminal, @oclif/plugin-not-found asks "Did you
+ * mean plan?" and runs it on yes. Without one (CI, scripts) there is no one to ask, so the
+ * error itself names the closest command: exit 127, as a shell does for a missing command.
+ */
+import { Errors, toConfiguredId, type Hook } from '@oclif/core';
+import { closestName } from '../startup/suggest.js';
+
+const hook: Hook<'command_not_found'> = async function (options) {
+  if (process.stdin.isTTY && process.stdout.isTTY && !process.env.CI) {
+    const { default: pluginHook } = await import('@oclif/plugin-not-found');
+    return pluginHook.call(this, options);
+  }
+  const config = options.config;
+  const visible = config.commands.filter((c) => !c.hidden).flatMap((c) => [c.id, ...c.aliases]);
+  const typed = toConfiguredId(options.id.split(':')[0]!, config);
+  const suggestion = closestName(options.id.split(':')[0]!, visible);
+  const hint = suggestion ? ` Did you mean "${config.bin} ${toConfiguredId(suggestion, config)}"?` : '';
+  throw new Errors.CLIError(`"${typed}" is not a ${config.bin} command.${hint} Run "${config.bin} help" for the list of commands.`, { exit: 127 });
+};
+
+export default hook;

@@ -1,0 +1,17 @@
+import { load } from './dist/steps/load.js';
+import { interpolate } from './dist/steps/interpolate.js';
+import { validate } from './dist/steps/validate.js';
+import { resolve } from './dist/steps/resolve.js';
+import { check } from './dist/steps/check.js';
+const mb = () => { global.gc(); return Math.round(process.memoryUsage().heapUsed / 1e6) + 'MB heap, rss ' + Math.round(process.memoryUsage().rss/1e6); };
+console.log('start', mb());
+const loaded = await load([process.argv[2]]);
+console.log('load', mb());
+const i = interpolate(loaded.documents, process.env);
+console.log('interp', mb());
+const v = validate(i.documents);
+console.log('validate', mb());
+const r = resolve(v.valid, v.declared);
+console.log('resolve', mb());
+const c = check(r.desired, 'default');
+console.log('check', mb(), c.length);

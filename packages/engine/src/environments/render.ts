@@ -1,0 +1,33 @@
+/**
+ * `gatehouse render`: the fully resolved manifests of one environment, to review or diff:
+ * overlays applied and `${var:}` substituted, while `${env:}` placeholders (secrets) and `$$`
+ * escapes stay as written, so that the output reads back as the same manifests. Documents stay
+ * in the file they came from (a merged object in its base file, a new object in its overlay
+ * file), in their order.
+ */
+import { stringify } from 'yaml';
+import type { Problem } from '../problems.js';
+import { sortProblems } from '../problems.js';
+import { interpolate } from '../steps/interpolate.js';
+import { environmentDocuments, type EnvironmentInput } from './documents.js';
+
+export interface RenderedFile {
+  /** The source file, as the user would name it. */
+  file: string;
+  /** Its resolved documents as YAML (`---` between documents). */
+  text: string;
+  documents: number;
+}
+
+export async function renderEnvironment(options: { paths: string[]; environment: EnvironmentInput }): Promise<{ files: RenderedFile[]; problems: Problem[] }> {
+  const loaded = await environmentDocuments(options.paths, options.environment);
+  const interpolated = interpolate(loaded.documents, {}, { vars: options.environment.vars, keepEnv: true });
+  const byFile = new Map<string, unknown[]>();
+  for (const doc of interpolated.documents) byFile.set(doc.file, [...(byFile.get(doc.file) ?? []), doc.value]);
+  const files = [...byFile].map(([file, values]) => ({
+    file,
+    documents: values.length,
+    text: `# gatehouse render --env ${options.environment.name} (from ${file})\n${values.map((v) => stringify(v, { lineWidth: 0 })).join('---\n')}`,
+  }));
+  return { files, problems: sortProblems([...loaded.problems, ...interpolated.problems]) };
+}

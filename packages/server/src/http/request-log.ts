@@ -1,0 +1,27 @@
+/**
+ * The request log and the operation id, as the README promises ("the operation_id identifies
+ * the request in its log"): every answer carries an `operation-id` header with the id that
+ * error envelopes give as `details.operation_id`, and, when the app has a logger, every
+ * request is ONE log line, written by Fastify's own pino logger once the answer is sent:
+ * `operation_id` (Fastify's request id, logged under that label), method, path and query,
+ * status and duration. Never a header value (the API key is one) or a body. Fastify's own
+ * two lines per request ("incoming request", "request completed") are turned off in app.ts.
+ */
+import type { FastifyInstance } from 'fastify';
+
+export const OPERATION_ID_HEADER = 'operation-id';
+
+export function registerRequestLog(app: FastifyInstance): void {
+  // Callback hooks: they run on every request, and an async one costs a promise each time.
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.header(OPERATION_ID_HEADER, request.id);
+    done();
+  });
+  app.addHook('onResponse', (request, reply, done) => {
+    request.log.info(
+      { method: request.method, path: request.url, status: reply.statusCode, duration_ms: Math.round(reply.elapsedTime * 10) / 10 },
+      'request',
+    );
+    done();
+  });
+}
