@@ -115,7 +115,7 @@ async function open(html: string, name: string): Promise<{ page: Page; errors: s
 }
 
 const count = (page: Page, key: string) => page.locator(`[data-count="${key}"] .count`).innerText();
-const noHorizontalScroll = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
+const noHorizontalScroll = (page: Page) => page.evaluate<boolean>('document.documentElement.scrollWidth <= window.innerWidth');
 
 describe('HTML reports in Chromium', () => {
   it('plan --format html of the examples: counts, policy error, filters, graph, an expanded change', async (ctx) => {
@@ -171,9 +171,9 @@ describe('HTML reports in Chromium', () => {
     expect(await noHorizontalScroll(page)).toBe(true);
     await page.screenshot({ path: join(OUTPUT, 'plan-review.png'), fullPage: true });
 
-    const light = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    const light = await page.evaluate<string>('getComputedStyle(document.body).backgroundColor');
     await page.emulateMedia({ colorScheme: 'dark' });
-    const dark = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    const dark = await page.evaluate<string>('getComputedStyle(document.body).backgroundColor');
     expect(dark).not.toBe(light);
     await page.screenshot({ path: join(OUTPUT, 'plan-review-dark.png'), fullPage: true });
     await page.emulateMedia({ media: 'print', colorScheme: 'light' });

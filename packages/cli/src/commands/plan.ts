@@ -118,12 +118,15 @@ export default class Plan extends Command {
       .catch((error: unknown) => this.#fail(error, environment?.name));
   }
 
-  /** Exit 1 when a plan breaks a policy rule of severity error (after its output was written). */
+  /** Exit 1 when a plan breaks a policy rule of severity error (after its output was written, which is kept whole). */
   #failOnPolicyErrors(plans: readonly PlanValue[], out?: string): void {
     const broken = plans.flatMap((p) => policyErrors(p.policy_results));
     if (broken.length === 0) return;
     const rules = [...new Set(broken.map((r) => r.rule))].join(', ');
-    this.error(`the plan breaks ${broken.length} policy rule${broken.length === 1 ? '' : 's'} (${rules})${out ? `; ${out} was not written` : ''}. Change the manifests or the policy.`, { exit: 1 });
+    // The plan (with its policy results) is already the output: with --format json that stays
+    // the one document on stdout, so the failure is said on stderr only.
+    this.logToStderr(`Error: the plan breaks ${broken.length} policy rule${broken.length === 1 ? '' : 's'} (${rules})${out ? `; ${out} was not written` : ''}. Change the manifests or the policy.`);
+    this.exit(1);
   }
 
   #fail(error: unknown, environment?: string): never {
