@@ -6,7 +6,11 @@
  *   npm run version:set -- 0.2.0     # sets every package, then syncs package-lock.json
  *   npm run version:set -- --check   # exit 1 naming every package or dependency out of step
  *
- * `setVersion` and `versionProblems` are pure (package.json objects in, out) and tested in
+ * The documents that pin a release move with it too (`PINNED_FILES`): the Action's tag in the
+ * recipes and READMEs (`gatehouse/gatehouse@v0.1.0`), the CLI version the GitLab and shell
+ * recipes install, and the schema URLs' compatible range (`@gatehouse/schemas@0.1/`).
+ *
+ * `setVersion`, `versionProblems` and `pinVersion` are pure and tested in
  * `test/packaging.test.ts`; this file's main only reads and writes the files.
  */
 import { execFileSync } from 'node:child_process';
@@ -14,6 +18,33 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PUBLISHED_PACKAGES } from './packages.mjs';
+
+/** Files that name the release, relative to the repository root. */
+export const PINNED_FILES = [
+  'README.md',
+  'examples/ci/README.md',
+  'examples/ci/github/workflows/gatehouse.yml',
+  'examples/ci/github/workflows/gatehouse-drift.yml',
+  'examples/ci/gitlab/.gitlab-ci.yml',
+  'examples/ci/shell/gatehouse-ci.sh',
+  'schemas/json/README.md',
+];
+
+/** `0.1.4` -> `0.1`, `1.2.3` -> `1` (as `compatibleRange` of @gatehouse/schemas). */
+const compatibleRange = (version) => {
+  const [major, minor] = version.split('.');
+  return major === '0' ? `0.${minor}` : major;
+};
+
+/** `text` with every pin of a release (see above) set to `version`. */
+export function pinVersion(text, version) {
+  const v = '\\d+\\.\\d+\\.\\d+(?:-[0-9A-Za-z.-]+)?';
+  return text
+    .replace(new RegExp(`(gatehouse/gatehouse@v)${v}`, 'g'), (_, before) => `${before}${version}`)
+    .replace(new RegExp(`(GATEHOUSE_VERSION: ")${v}(")`, 'g'), (_, before, after) => `${before}${version}${after}`)
+    .replace(new RegExp(`(GATEHOUSE_VERSION:-)${v}(\\})`, 'g'), (_, before, after) => `${before}${version}${after}`)
+    .replace(/(@gatehouse\/schemas@)\d+(?:\.\d+)?(\/json)/g, (_, before, after) => `${before}${compatibleRange(version)}${after}`);
+}
 
 const DEPENDENCY_FIELDS = ['dependencies', 'optionalDependencies', 'peerDependencies', 'devDependencies'];
 const SEMVER = /^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/;
@@ -73,8 +104,13 @@ function main(argv) {
     process.exit(1);
   }
   PUBLISHED_PACKAGES.forEach(({ dir }, i) => writeFileSync(fileOf(dir), `${JSON.stringify(updated[i], null, 2)}\n`));
+  for (const file of PINNED_FILES) {
+    const path = join(root, file);
+    writeFileSync(path, pinVersion(readFileSync(path, 'utf8'), argv[0]));
+  }
   execFileSync('npm', ['install', '--package-lock-only', '--ignore-scripts', '--no-audit', '--no-fund'], { cwd: root, stdio: 'inherit' });
-  console.log(`${updated.length} packages now at ${argv[0]}; commit, then tag v${argv[0]}`);
+  console.log(`${updated.length} packages and ${PINNED_FILES.length} documents now at ${argv[0]}.`);
+  console.log(`Next: npm run build && npm run generate -w schemas (the schema $id URLs), commit, tag v${argv[0]}.`);
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) main(process.argv.slice(2));

@@ -71,6 +71,20 @@ describe('gatehouse apply', { timeout: 180_000 }, () => {
     expect(lines.every((l) => /^done\s+create\s+\S+\s+\S+_\S+\s+\d+ ms$/.test(l))).toBe(true);
     expect(result.stdout).toContain(`Apply complete: ${declared} done`);
     expect(await policies()).toHaveLength(3);
+    // --yes: the plan as one line per kind, not every change with its fields.
+    expect(result.stdout).toMatch(/^ {2}IPPolicy +\+ 3 to create$/m);
+    expect(result.stdout).toContain(`Plan: ${declared} to create, 0 to update`);
+    expect(result.stdout).not.toMatch(/^ {2}\+ {3}IPPolicy /m);
+  });
+
+  it('prints the full plan with --yes --show-plan', async () => {
+    edit('ip-policies.yaml', 'description: Corporate VPN exit nodes', 'description: VPN exits (shown)');
+    const result = await apply('--yes', '--show-plan');
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/^ {2}~ {3}IPPolicy \S+/m);
+    expect(result.stdout).toContain('VPN exits (shown)');
+    edit('ip-policies.yaml', 'description: VPN exits (shown)', 'description: Corporate VPN exit nodes');
+    expect((await apply('--yes')).code).toBe(0);
   });
 
   it('leaves nothing to change: plan says no changes for every kind and module', async () => {

@@ -16,6 +16,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from './helpers/cli.js';
 // @ts-expect-error -- plain ESM script without type declarations
 import * as action from '../action/main.mjs';
+// @ts-expect-error -- plain ESM script without type declarations
+import * as gitlab from '../examples/ci/gitlab/gatehouse-mr.mjs';
 
 type Flags = Map<string, Set<string>>;
 interface Invocation {
@@ -292,6 +294,48 @@ describe('the CI recipes', () => {
     expect(words(fetched[2]!)[0]).toBe(out);
     expect(valueOf(invocations(applyJob.script, '').find((i) => i.command === 'apply')!.args, '--plan')).toBe(out);
     expect(jobs.some(({ script }) => invocations(script, '').some((i) => i.command === 'drift'))).toBe(true);
+  });
+
+  it('GitLab helper: one note per merge request, and the merged request’s saved plan or a reason', async () => {
+    const calls: string[] = [];
+    const routes: Record<string, unknown> = {
+      'GET /merge_requests/5/notes?per_page=100&page=1&sort=asc': [{ id: 1, body: 'lgtm' }, { id: 2, body: `${gitlab.MARKER}\nold plan` }],
+      'GET /merge_requests/6/notes?per_page=100&page=1&sort=asc': [],
+      'GET /repository/commits/m1/merge_requests': [{ iid: 4, state: 'merged', merge_commit_sha: 'm1', sha: 'h4' }],
+      'GET /merge_requests/4/pipelines?per_page=100': [
+        { id: 30, sha: 'h4', status: 'success' },
+        { id: 31, sha: 'h4', status: 'success' },
+        { id: 32, sha: 'h4', status: 'failed' },
+        { id: 33, sha: 'older', status: 'success' },
+      ],
+      'GET /pipelines/31/jobs?scope[]=success&per_page=100': [{ id: 700, name: 'gatehouse-plan' }],
+      'GET /jobs/700/artifacts/gatehouse-plan.json': '{"plan":"reviewed"}',
+      'GET /repository/commits/m2/merge_requests': [{ iid: 9, state: 'opened', sha: 'x' }],
+    };
+    const api = gitlab.gitlabApi({
+      apiUrl: 'https://gl/api/v4',
+      projectId: 'group/project',
+      headers: gitlab.tokenHeaders({ GITLAB_API_TOKEN: 'glpat' }),
+      fetchFn: async (url: string, init: { method: string; headers: Record<string, string> }) => {
+        expect(init.headers['private-token']).toBe('glpat');
+        const key = `${init.method} ${url.replace('https://gl/api/v4/projects/group%2Fproject', '')}`;
+        calls.push(key);
+        const body = routes[key];
+        if (init.method !== 'GET') return new Response('{}', { status: 200 });
+        return body === undefined ? new Response('not found', { status: 404 }) : new Response(typeof body === 'string' ? body : JSON.stringify(body));
+      },
+    });
+    expect(await gitlab.upsertNote(api, 5, 'new plan')).toBe('updated');
+    expect(calls.at(-1)).toBe('PUT /merge_requests/5/notes/2');
+    expect(await gitlab.upsertNote(api, 6, 'new plan')).toBe('posted');
+    expect(calls.at(-1)).toBe('POST /merge_requests/6/notes');
+
+    const found = await gitlab.fetchPlan(api, 'm1', 'gatehouse-plan', 'gatehouse-plan.json');
+    expect(found).toMatchObject({ mr: 4, head: 'h4', job: 700 });
+    expect(found.bytes.toString()).toBe('{"plan":"reviewed"}');
+    await expect(gitlab.fetchPlan(api, 'm2', 'gatehouse-plan', 'gatehouse-plan.json')).rejects.toThrow(/not the merge of a merge request/);
+    expect(() => gitlab.tokenHeaders({})).toThrow(/GITLAB_API_TOKEN/);
+    expect(gitlab.tokenHeaders({ CI_JOB_TOKEN: 'j' })).toEqual({ 'job-token': 'j' });
   });
 
   it('shell: commands and flags exist, and apply applies the file plan saved', () => {

@@ -56,7 +56,7 @@ function reviewPlan(): Plan {
 function driftReport(): DriftReport {
   return {
     format_version: 1, target: { url: 'https://api.example.com', embedded: false }, stack: 'default', checked_at: '2026-11-23T03:00:00.000Z', drifted: true,
-    summary: { changed_outside: 1, deleted_outside: 1, missing: 0, changed_in_manifests: 1, changed: 0, unmanaged: 0, in_sync: 12 },
+    summary: { changed_outside: 1, deleted_outside: 1, duplicate: 0, missing: 0, changed_in_manifests: 1, changed: 0, unmanaged: 0, in_sync: 12 },
     objects: [
       { address: 'IPRestriction/dashboard', kind: 'IPRestriction', name: 'dashboard', id: 'ipx_1', drift: 'changed_outside', action: 'update', message: 'changed outside gatehouse since the last apply',
         fields: [{ path: 'enforced', drift: 'changed_outside', live: false, desired: true, sensitive: false }], source: { file: 'manifests/ip-restrictions.yaml', line: 3, col: 1 } },

@@ -17,7 +17,7 @@ import { EXAMPLE_SECRETS } from './plan-fixtures.js';
 // @ts-expect-error -- plain ESM scripts without type declarations
 import { PUBLISHED_PACKAGES } from '../scripts/packages.mjs';
 // @ts-expect-error -- plain ESM scripts without type declarations
-import { setVersion, versionProblems } from '../scripts/set-version.mjs';
+import { PINNED_FILES, pinVersion, setVersion, versionProblems } from '../scripts/set-version.mjs';
 
 interface PackageJson {
   name: string;
@@ -76,6 +76,17 @@ describe('published packages', () => {
     const skewed = manifests.map((m) => (m.name === '@gatehouse/engine' ? { ...m, version: '0.0.9' } : m));
     expect(versionProblems(skewed)).toContain(`@gatehouse/engine is at 0.0.9, not ${manifests[0]!.version}`);
     expect(() => setVersion(manifests, 'v1')).toThrow(/not a version/);
+  });
+
+  it('the recipes, the Action tag and the schema URLs in the documents name the current release', () => {
+    const version = packages[0]!.json.version;
+    const stale = (PINNED_FILES as string[]).filter((file) => {
+      const text = readFileSync(join(REPO_ROOT, file), 'utf8');
+      return pinVersion(text, version) !== text;
+    });
+    expect(stale, `run \`npm run version:set -- ${version}\``).toEqual([]);
+    const moved = pinVersion('uses: gatehouse/gatehouse@v0.1.0\nGATEHOUSE_VERSION: "0.1.0"\n${GATEHOUSE_VERSION:-0.1.0}\n@gatehouse/schemas@0.1/json/x', '1.2.0') as string;
+    expect(moved).toBe('uses: gatehouse/gatehouse@v1.2.0\nGATEHOUSE_VERSION: "1.2.0"\n${GATEHOUSE_VERSION:-1.2.0}\n@gatehouse/schemas@1/json/x');
   });
 
   it('nothing in the CLI’s dependency tree (the optional server included) demands more than Node 20.19', () => {
@@ -217,7 +228,65 @@ describe('npm pack, then npm install --omit=optional into an empty directory', (
     const again = await gatehouse(['plan', 'manifests', '--detailed-exitcode'], api);
     expect(again.code, again.stdout + again.stderr).toBe(0);
     expect(again.stdout).toMatch(/No changes/);
-  });
+  }, 180_000);
+
+  it('the shell recipe plans a change, applies the plan it saved, and then finds no drift', async () => {
+    const recipe = join(REPO_ROOT, 'examples/ci/shell/gatehouse-ci.sh');
+    const policies = join(app, 'manifests/ip-policies.yaml');
+    writeFileSync(policies, readFileSync(policies, 'utf8').replace('description: Office egress addresses', 'description: Office egress (shell recipe)'));
+    const stage = (name: string) =>
+      execFileAsync('sh', [recipe, name], {
+        cwd: app,
+        env: { ...process.env, NODE_ENV: '', NO_COLOR: '1', CI: 'true', GATEHOUSE_PREFIX: app, MANIFESTS: 'manifests', GATEHOUSE_API_URL: server.url, GATEHOUSE_API_KEY: KEY, ...EXAMPLE_SECRETS },
+      });
+    await stage('plan');
+    expect(readFileSync(join(app, 'plan.md'), 'utf8')).toContain('Office egress (shell recipe)');
+    expect(existsSync(join(app, 'gatehouse-plan.json'))).toBe(true);
+    await stage('apply');
+    await stage('drift'); // exit 2 (drift) would reject
+    expect(JSON.parse(readFileSync(join(app, 'drift.json'), 'utf8'))).toBeTypeOf('object');
+  }, 180_000);
+
+  it('the GitHub Action’s run step plans (comment and outputs), applies the saved plan, and comments a failure', async () => {
+    const policies = join(app, 'manifests/ip-policies.yaml');
+    writeFileSync(policies, readFileSync(policies, 'utf8').replace('description: Office egress (shell recipe)', 'description: Office egress (action)'));
+    writeFileSync(join(app, 'event.json'), JSON.stringify({ pull_request: { number: 5, head: { sha: 'abc123' } } }));
+    const step = async (inputs: Record<string, string>) => {
+      const output = join(app, `github-output-${Object.values(inputs).join('-').replace(/\W/g, '')}`);
+      writeFileSync(output, '');
+      const result = await execFileAsync(process.execPath, [join(REPO_ROOT, 'action/main.mjs'), 'run'], {
+        cwd: app,
+        env: {
+          ...process.env, NODE_ENV: '', NO_COLOR: '1', CI: 'true', ...EXAMPLE_SECRETS,
+          PATH: `${join(app, 'node_modules/.bin')}:${process.env.PATH}`,
+          GATEHOUSE_API_URL: server.url, GATEHOUSE_API_KEY: KEY,
+          GITHUB_OUTPUT: output, GITHUB_EVENT_PATH: join(app, 'event.json'), RUNNER_TEMP: app,
+          ...Object.fromEntries(Object.entries(inputs).map(([name, value]) => [`INPUT_${name.toUpperCase().replace(/-/g, '_')}`, value])),
+        },
+      }).then(() => 0, (error: { code: number }) => error.code);
+      const outputs = Object.fromEntries(readFileSync(output, 'utf8').trim().split('\n').filter(Boolean).map((line) => line.split(/=(.*)/s).slice(0, 2)));
+      return { code: result, outputs };
+    };
+
+    const plan = await step({ command: 'plan', path: 'manifests', 'plan-file': 'action-plan.json' });
+    expect(plan.code).toBe(0);
+    expect(plan.outputs).toMatchObject({ exitcode: '2', 'has-changes': 'true', 'artifact-name': 'gatehouse-plan-abc123', 'plan-file': 'action-plan.json' });
+    const comment = readFileSync(plan.outputs['comment-file']!, 'utf8');
+    expect(comment.startsWith('<!-- gatehouse-plan:default -->')).toBe(true);
+    expect(comment).toContain('Office egress (action)');
+
+    const apply = await step({ command: 'apply', 'plan-file': 'action-plan.json' });
+    expect(apply).toMatchObject({ code: 0, outputs: { exitcode: '0' } });
+    expect((await gatehouse(['plan', 'manifests', '--detailed-exitcode'], { GATEHOUSE_API_URL: server.url, GATEHOUSE_API_KEY: KEY })).code).toBe(0);
+
+    writeFileSync(join(app, 'broken.yaml'), 'kind: IPPolicy\nname: broken\nspec:\n  descripton: typo\n');
+    const failed = await step({ command: 'plan', path: 'broken.yaml', 'plan-file': 'broken-plan.json' });
+    expect(failed.code).toBe(1);
+    const failure = readFileSync(failed.outputs['comment-file']!, 'utf8');
+    expect(failure).toContain('**`gatehouse validate` failed** (exit 1)');
+    expect(failure).toContain('broken.yaml:4');
+    expect(existsSync(join(app, 'broken-plan.json'))).toBe(false);
+  }, 180_000);
 
   it('says what to do when serve or the embedded default needs the missing server', async () => {
     const serve = await gatehouse(['serve', '--port', '0']);
@@ -230,5 +299,5 @@ describe('npm pack, then npm install --omit=optional into an empty directory', (
     expect(embedded.message).toMatch(/embedded reference server \(@gatehouse\/server\), which is not installed/);
     expect(embedded.message).toMatch(/Set GATEHOUSE_API_URL and GATEHOUSE_API_KEY/);
     expect(existsSync(join(app, '.gatehouse'))).toBe(false);
-  });
+  }, 120_000);
 });

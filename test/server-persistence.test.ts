@@ -93,6 +93,45 @@ describe('acknowledged writes survive SIGKILL', () => {
   });
 });
 
+describe('acknowledged writes survive SIGKILL in the middle of concurrent writes', () => {
+  it('finds every write that was answered 2xx before the kill, whichever group commit held it', async () => {
+    const db = tmpDb();
+    const first = await serve(db);
+    const acknowledged: string[] = [];
+    let killed = false;
+    // Eight clients create policies back to back (group commits of several writes each);
+    // the server is killed once enough are acknowledged, with writes in flight.
+    const writer = async (n: number) => {
+      for (let i = 0; !killed; i++) {
+        try {
+          const res = await api(first, 'POST', '/ip_policies', { description: `writer ${n} #${i}` });
+          if (res.status === 201) acknowledged.push(res.body.id);
+          else throw new Error(`unexpected ${res.status}`);
+        } catch (error) {
+          if (!killed) throw error;
+        }
+      }
+    };
+    const writers = Array.from({ length: 8 }, (_, n) => writer(n));
+    while (acknowledged.length < 200) await new Promise((resolve) => setTimeout(resolve, 5));
+    killed = true;
+    const exit = await first.stop('SIGKILL');
+    expect(exit.signal).toBe('SIGKILL');
+    await Promise.all(writers);
+    const total = acknowledged.length;
+    expect(total).toBeGreaterThanOrEqual(200);
+
+    const second = await serve(db);
+    const stored = new Set<string>();
+    for (let page = await api(second, 'GET', '/ip_policies?limit=100'); ; ) {
+      for (const p of page.body.ip_policies as { id: string }[]) stored.add(p.id);
+      if (!page.body.next_page_uri) break;
+      page = await api(second, 'GET', new URL(page.body.next_page_uri).pathname + new URL(page.body.next_page_uri).search);
+    }
+    expect(acknowledged.filter((id) => !stored.has(id))).toEqual([]);
+  });
+});
+
 /** The object with its absolute URLs moved from one server's address to another's. */
 function rebased(value: unknown, from: string, to: string): unknown {
   return JSON.parse(JSON.stringify(value).split(from).join(to));

@@ -8,10 +8,23 @@
  * Shared by the reference server (request validation) and the engine (validate time), so both
  * accept and refuse exactly the same filters.
  */
-import { parse } from '@bufbuild/cel';
+import { createRequire } from 'node:module';
+import type { parse as celParse } from '@bufbuild/cel';
 import type { TrafficField } from './events.js';
 
-type Expr = ReturnType<typeof parse>['expr'];
+type Expr = ReturnType<typeof celParse>['expr'];
+
+/**
+ * @bufbuild/cel (and the protobuf runtime under it) is loaded at the first filter checked, not
+ * when @gatehouse/schemas is imported: it is a large part of the start-up of every command and
+ * of the server, and only event subscriptions with a `filter` need it. Loaded synchronously
+ * (its CommonJS build) so that `checkFilter` stays synchronous for ajv and the engine.
+ */
+let celParser: typeof celParse | undefined;
+const parse = (text: string): ReturnType<typeof celParse> => {
+  celParser ??= (createRequire(import.meta.url)('@bufbuild/cel') as { parse: typeof celParse }).parse;
+  return celParser(text);
+};
 
 export interface FilterProblem {
   message: string;
@@ -36,7 +49,7 @@ interface NameReference {
  * first problem found, or undefined for a valid filter.
  */
 export function checkFilter(filter: string, fields: ReadonlyMap<string, TrafficField>): FilterProblem | undefined {
-  let parsed: ReturnType<typeof parse>;
+  let parsed: ReturnType<typeof celParse>;
   try {
     parsed = parse(filter);
   } catch (error) {

@@ -14,66 +14,84 @@
  * read job artifacts but not post notes). GitLab sets CI_API_V4_URL, CI_PROJECT_ID,
  * CI_MERGE_REQUEST_IID and CI_COMMIT_SHA.
  */
-import { writeFileSync, readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
-const MARKER = '<!-- gatehouse-plan -->';
-const env = process.env;
+export const MARKER = '<!-- gatehouse-plan -->';
 
-function headers() {
+/** The token header: a project access token, else the job token. */
+export function tokenHeaders(env) {
   if (env.GITLAB_API_TOKEN) return { 'private-token': env.GITLAB_API_TOKEN };
   if (env.CI_JOB_TOKEN) return { 'job-token': env.CI_JOB_TOKEN };
   throw new Error('set GITLAB_API_TOKEN (a project access token with scope api) as a masked CI/CD variable');
 }
 
-async function api(method, path, body) {
-  const response = await fetch(`${env.CI_API_V4_URL}/projects/${encodeURIComponent(env.CI_PROJECT_ID)}${path}`, {
-    method,
-    headers: { ...headers(), ...(body ? { 'content-type': 'application/json' } : {}) },
-    ...(body ? { body: JSON.stringify(body) } : {}),
-  });
-  if (!response.ok) throw new Error(`GitLab API ${method} ${path}: ${response.status} ${(await response.text()).slice(0, 300)}`);
-  return response;
+/** A client of one project's part of the GitLab REST API; `call` resolves with the Response. */
+export function gitlabApi({ apiUrl, projectId, headers, fetchFn = fetch }) {
+  const call = async (method, path, body) => {
+    const response = await fetchFn(`${apiUrl}/projects/${encodeURIComponent(projectId)}${path}`, {
+      method,
+      headers: { ...headers, ...(body ? { 'content-type': 'application/json' } : {}) },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    });
+    if (!response.ok) throw new Error(`GitLab API ${method} ${path}: ${response.status} ${(await response.text()).slice(0, 300)}`);
+    return response;
+  };
+  return { call, json: async (method, path, body) => (await call(method, path, body)).json() };
 }
-const json = async (method, path, body) => (await api(method, path, body)).json();
 
-async function note(file) {
-  const iid = env.CI_MERGE_REQUEST_IID;
-  if (!iid) throw new Error('CI_MERGE_REQUEST_IID is not set: run this job in a merge request pipeline');
-  const body = `${MARKER}\n${readFileSync(file, 'utf8').slice(0, 900_000)}`;
+/** Posts `text` as the merge request's gatehouse note, or updates the one posted before. */
+export async function upsertNote(api, iid, text) {
+  const body = `${MARKER}\n${text.slice(0, 900_000)}`;
   for (let page = 1; page <= 50; page++) {
-    const notes = await json('GET', `/merge_requests/${iid}/notes?per_page=100&page=${page}&sort=asc`);
+    const notes = await api.json('GET', `/merge_requests/${iid}/notes?per_page=100&page=${page}&sort=asc`);
     const mine = notes.find((n) => typeof n.body === 'string' && n.body.startsWith(MARKER));
     if (mine) {
-      await api('PUT', `/merge_requests/${iid}/notes/${mine.id}`, { body });
-      return console.log(`updated the gatehouse note of !${iid}`);
+      await api.call('PUT', `/merge_requests/${iid}/notes/${mine.id}`, { body });
+      return 'updated';
     }
     if (notes.length < 100) break;
   }
-  await api('POST', `/merge_requests/${iid}/notes`, { body });
-  console.log(`posted the gatehouse note on !${iid}`);
+  await api.call('POST', `/merge_requests/${iid}/notes`, { body });
+  return 'posted';
 }
 
-async function fetchPlan(job, file) {
-  const sha = env.CI_COMMIT_SHA;
-  const merged = (await json('GET', `/repository/commits/${sha}/merge_requests`)).filter((mr) => mr.state === 'merged');
+/**
+ * The bytes of `file` from the `job` artifacts of the last successful pipeline of the head
+ * commit of the merge request merged as `sha`; throws saying what is missing.
+ */
+export async function fetchPlan(api, sha, job, file) {
+  const merged = (await api.json('GET', `/repository/commits/${sha}/merge_requests`)).filter((mr) => mr.state === 'merged');
   const mr = merged.find((m) => m.merge_commit_sha === sha || m.squash_commit_sha === sha) ?? merged[0];
   if (!mr) throw new Error(`commit ${sha} is not the merge of a merge request: there is no reviewed plan to apply`);
-  const pipelines = (await json('GET', `/merge_requests/${mr.iid}/pipelines?per_page=100`)).filter((p) => p.sha === mr.sha && p.status === 'success');
+  const pipelines = (await api.json('GET', `/merge_requests/${mr.iid}/pipelines?per_page=100`)).filter((p) => p.sha === mr.sha && p.status === 'success');
   if (pipelines.length === 0) throw new Error(`!${mr.iid} has no successful pipeline for its head ${mr.sha}: re-run its plan`);
   const pipeline = pipelines.sort((a, b) => b.id - a.id)[0];
-  const jobs = await json('GET', `/pipelines/${pipeline.id}/jobs?scope[]=success&per_page=100`);
+  const jobs = await api.json('GET', `/pipelines/${pipeline.id}/jobs?scope[]=success&per_page=100`);
   const planJob = jobs.find((j) => j.name === job);
   if (!planJob) throw new Error(`pipeline ${pipeline.id} of !${mr.iid} has no successful job '${job}'`);
-  const artifact = await api('GET', `/jobs/${planJob.id}/artifacts/${file.split('/').map(encodeURIComponent).join('/')}`);
-  writeFileSync(file, Buffer.from(await artifact.arrayBuffer()));
-  console.log(`${file}: the plan reviewed on !${mr.iid} (head ${mr.sha}, job ${planJob.id})`);
+  const artifact = await api.call('GET', `/jobs/${planJob.id}/artifacts/${file.split('/').map(encodeURIComponent).join('/')}`);
+  return { bytes: Buffer.from(await artifact.arrayBuffer()), mr: mr.iid, head: mr.sha, job: planJob.id };
 }
 
-const [command, ...args] = process.argv.slice(2);
-const run = command === 'note' && args.length === 1 ? note(args[0])
-  : command === 'fetch-plan' && args.length === 2 ? fetchPlan(args[0], args[1])
-  : Promise.reject(new Error('usage: gatehouse-mr.mjs note FILE | fetch-plan JOB FILE'));
-run.catch((error) => {
-  console.error(`gatehouse-mr: ${error.message}`);
-  process.exit(1);
-});
+async function main([command, ...args], env) {
+  const api = gitlabApi({ apiUrl: env.CI_API_V4_URL, projectId: env.CI_PROJECT_ID, headers: tokenHeaders(env) });
+  if (command === 'note' && args.length === 1) {
+    if (!env.CI_MERGE_REQUEST_IID) throw new Error('CI_MERGE_REQUEST_IID is not set: run this job in a merge request pipeline');
+    const done = await upsertNote(api, env.CI_MERGE_REQUEST_IID, readFileSync(args[0], 'utf8'));
+    return console.log(`${done} the gatehouse note of !${env.CI_MERGE_REQUEST_IID}`);
+  }
+  if (command === 'fetch-plan' && args.length === 2) {
+    const found = await fetchPlan(api, env.CI_COMMIT_SHA, args[0], args[1]);
+    writeFileSync(args[1], found.bytes);
+    return console.log(`${args[1]}: the plan reviewed on !${found.mr} (head ${found.head}, job ${found.job})`);
+  }
+  throw new Error('usage: gatehouse-mr.mjs note FILE | fetch-plan JOB FILE');
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  main(process.argv.slice(2), process.env).catch((error) => {
+    console.error(`gatehouse-mr: ${error.message}`);
+    process.exit(1);
+  });
+}

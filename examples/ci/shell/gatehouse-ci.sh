@@ -22,7 +22,10 @@ PREFIX="${GATEHOUSE_PREFIX:-.gatehouse-cli}"
 if [ ! -x "$PREFIX/node_modules/.bin/gatehouse" ]; then
   npm install --prefix "$PREFIX" --omit=optional --no-save --no-audit --no-fund "@gatehouse/cli@$GATEHOUSE_VERSION"
 fi
-PATH="$PWD/$PREFIX/node_modules/.bin:$PATH"
+case "$PREFIX" in
+  /*) PATH="$PREFIX/node_modules/.bin:$PATH" ;;
+  *) PATH="$PWD/$PREFIX/node_modules/.bin:$PATH" ;;
+esac
 
 case "${1:-}" in
   plan)

@@ -20,6 +20,7 @@ export const CLI_ERROR_CODES = {
   plan_target: 'apply --plan: the saved plan was made against another API',
   apply_refused: 'apply refused before writing anything (stale manifests, prevent_destroy, delete threshold)',
   server_not_installed: 'serve or the embedded default needs @gatehouse/server, an optional dependency that is not installed',
+  locked: 'another apply holds the stack\'s lock (apply --lock-timeout waits for it; gatehouse unlock removes a stale one)',
   not_confirmed: 'apply was not confirmed (no terminal and no --yes, or an answer other than yes)',
   project_file: 'gatehouse.yaml (or --config FILE) is missing where --env needs it, or cannot be read',
   environment_required: 'gatehouse.yaml defines environments and the command was given none (--env NAME or GATEHOUSE_ENV)',

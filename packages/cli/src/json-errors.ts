@@ -6,7 +6,7 @@
  * (apply, plan, drift) route every failure, flag errors included, through `catch` below.
  */
 import { Errors, type Command } from '@oclif/core';
-import { ApplyRefused, LiveApiError, ManifestProblems, sanitize, type Problem } from '@gatehouse/engine';
+import { ApplyRefused, LiveApiError, LockHeld, ManifestProblems, sanitize, type LockInfo, type Problem } from '@gatehouse/engine';
 import { CliError } from './errors.js';
 
 export interface ErrorDocument {
@@ -21,6 +21,8 @@ export interface ErrorDocument {
     /** With `api_failure`: the API's status and error code, when it answered. */
     status?: number;
     api_code?: string;
+    /** With `locked`: the lock as the API shows it (holder, run id, since, stale). */
+    lock?: LockInfo;
   };
 }
 
@@ -39,6 +41,7 @@ export function errorDocument(error: unknown): ErrorDocument {
   const message = sanitize(error instanceof Error ? error.message : String(error), { keepNewlines: true });
   if (cause instanceof ManifestProblems) return { error: { code: 'manifest_problems', message, problems: cause.problems } };
   if (cause instanceof ApplyRefused) return { error: { code: 'apply_refused', message, refusals: cause.refusals.map(({ code, message }) => ({ code, message })) } };
+  if (cause instanceof LockHeld) return { error: { code: 'locked', message, ...(cause.lock ? { lock: cause.lock } : {}) } };
   if (cause instanceof LiveApiError) {
     return { error: { code: 'api_failure', message, ...(cause.status !== undefined ? { status: cause.status } : {}), ...(cause.code ? { api_code: cause.code } : {}) } };
   }

@@ -5,6 +5,7 @@
 import { Flags } from '@oclif/core';
 import { DEFAULT_MAX_FILE_SIZE, type Problem } from '@gatehouse/engine';
 import { formatProblem } from './output.js';
+import { isVerbose, noteWriter } from './request-log.js';
 
 const UNITS: Record<string, number> = { '': 1, b: 1, k: 1024, kb: 1024, kib: 1024, m: 1024 ** 2, mb: 1024 ** 2, mib: 1024 ** 2, g: 1024 ** 3, gb: 1024 ** 3, gib: 1024 ** 3 };
 
@@ -30,7 +31,13 @@ export const manifestFlags = {
   })(),
 };
 
-/** The engine's reading options for these flags; warnings go to `warn` (stderr). */
-export function readingOptions(flags: { 'max-file-size': number }, warn: (line: string) => void): { maxFileSize: number; onWarning: (warning: Problem) => void } {
-  return { maxFileSize: flags['max-file-size'], onWarning: (warning) => warn(`warning: ${formatProblem(warning)}`) };
+/**
+ * The engine's reading options for these flags; warnings go to `warn` (stderr), and with
+ * `--verbose` (or GATEHOUSE_LOG=debug) so do notes of what the directory search skipped.
+ */
+export function readingOptions(
+  flags: { 'max-file-size': number; verbose?: boolean | undefined },
+  warn: (line: string) => void,
+): { maxFileSize: number; onWarning: (warning: Problem) => void; onNote: (note: string) => void } {
+  return { maxFileSize: flags['max-file-size'], onWarning: (warning) => warn(`warning: ${formatProblem(warning)}`), onNote: noteWriter(isVerbose(flags), warn) };
 }

@@ -25,13 +25,15 @@ export function terminalStyle(enabled = colourEnabled()): Style {
 /**
  * Writes `text` to `path` so that a reader sees the old file or the new one, never half of
  * one: a temporary file beside it, then a rename (atomic on one file system).
+ * `mode` is the new file's mode before the umask (0600 unless given: a saved plan stays the
+ * user's; exported manifests pass 0666, so the umask decides as for any file an editor saves).
  */
-export async function writeFileAtomic(path: string, text: string): Promise<void> {
+export async function writeFileAtomic(path: string, text: string, options: { mode?: number } = {}): Promise<void> {
   const dir = dirname(path);
   const temp = join(dir, `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
   try {
     await mkdir(dir, { recursive: true });
-    await writeFile(temp, text, { mode: 0o600 });
+    await writeFile(temp, text, { mode: options.mode ?? 0o600 });
     await rename(temp, path);
   } catch (error) {
     await rm(temp, { force: true }).catch(() => undefined);

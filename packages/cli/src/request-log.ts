@@ -11,6 +11,7 @@ import { Flags } from '@oclif/core';
 
 export const verboseFlag = {
   verbose: Flags.boolean({
+    aliases: ['debug'],
     description: 'print on stderr one line per API request (method, path, status, duration, attempt, operation_id) and what was skipped; GATEHOUSE_LOG=debug does the same',
     default: false,
   }),

@@ -12,6 +12,7 @@ import { environmentDocuments, type EnvironmentInput } from './environments/docu
 import { attributeVariables, interpolate, withoutUnsetEcho } from './steps/interpolate.js';
 import { match, type Matching } from './steps/match.js';
 import { observe } from './steps/observe.js';
+import { lockOf, type LockInfo } from './lock/lock.js';
 import { plan } from './steps/plan.js';
 import { resolve } from './steps/resolve.js';
 import { validate } from './steps/validate.js';
@@ -42,7 +43,18 @@ export interface EngineOptions {
   maxFileSize?: number;
   /** Told of what does not stop the run (a symbolic link loop); nothing is printed without it. */
   onWarning?: (warning: Problem) => void;
+  /**
+   * What an unset `${env:NAME}` is: an `error` (plan, apply: the value is needed) or, for
+   * offline validation, a `warn`ing told to `onWarning`, with a stand-in value so that the
+   * rest of the document is still checked (problems at the same place are not reported).
+   */
+  unsetEnv?: 'error' | 'warn';
+  /** Told of what was passed over on purpose (a skipped directory or file), for `--verbose`. */
+  onNote?: (note: string) => void;
 }
+
+/** What an unset `${env:}` stands for in offline validation: non-empty, like a real secret. */
+export const UNSET_ENV_STAND_IN = 'gatehouse-validate-unset-variable-0123456789';
 
 export interface Desired {
   desired: DesiredObject[];
@@ -59,15 +71,23 @@ export async function readManifests(options: EngineOptions & { exclude?: readonl
     const excluded = new Set(options.exclude.map((file) => resolvePath(file)));
     loaded.documents = loaded.documents.filter((doc) => !excluded.has(resolvePath(doc.file)));
   }
+  for (const note of loaded.notes) options.onNote?.(note);
   const vars = options.environment?.vars;
-  const interpolated = interpolate(loaded.documents, options.env ?? process.env, { vars });
+  const interpolated = interpolate(loaded.documents, options.env ?? process.env, {
+    vars,
+    ...(options.unsetEnv === 'warn' ? { unsetEnvStandIn: UNSET_ENV_STAND_IN } : {}),
+  });
+  for (const warning of interpolated.unsetEnv) options.onWarning?.(warning);
   const validated = validate(interpolated.documents);
   const resolved = resolve(validated.valid, validated.declared);
   const later = attributeVariables([...validated.problems, ...resolved.problems, ...check(resolved.desired, stack)], interpolated.variableUses, vars);
   const problems = [...loaded.problems, ...interpolated.problems, ...later];
   // Documents that failed their schema were checked in their valid parts only: never planned.
   const desired = resolved.desired.filter((d) => !(d.doc as { partial?: unknown }).partial);
-  return { desired, problems: sortProblems(withoutUnsetEcho(problems)), checksum: loaded.checksum };
+  // An unset variable's stand-in may itself fail a check there (a pattern): not reported.
+  const unsetAt = new Set(interpolated.unsetEnv);
+  const reported = withoutUnsetEcho([...interpolated.unsetEnv, ...problems]).filter((p) => !unsetAt.has(p));
+  return { desired, problems: sortProblems(reported), checksum: loaded.checksum };
 }
 
 /** Every problem of the manifests, all together; `[]` when they are valid. */
@@ -92,22 +112,56 @@ export async function checkManifests(options: EngineOptions): Promise<ManifestCh
 }
 
 /** Steps 4-5 for callers that need the matching itself (apply, drift). */
-export async function observeAndMatch(desired: DesiredObject[], api: LiveApi, stack: string): Promise<{ matching: Matching; requests: number }> {
+export async function observeAndMatch(desired: DesiredObject[], api: LiveApi, stack: string): Promise<{ matching: Matching; requests: number; lock?: LockInfo }> {
   const observation = await observe(api);
-  return { matching: match(desired, observation.live, stack), requests: observation.requests };
+  const lock = lockOf(stack, observation.lockObjects.bots, observation.lockObjects.policies);
+  return { matching: match(desired, observation.live, stack), requests: observation.requests, ...(lock ? { lock } : {}) };
+}
+
+/**
+ * Steps 1-5 with the listing overlapped with the reading: the list requests are sent first
+ * (every collection at once, within the client's concurrency and rate limit), and the manifests
+ * are read, validated and resolved while the answers arrive. The requests are the same as
+ * reading first and listing after. When the manifests are invalid the listing is discarded
+ * (its failure too: the manifests' problems are what to fix first) and `ManifestProblems` is
+ * thrown; so it is for matching problems.
+ */
+export async function readAndMatch(
+  options: EngineOptions & { exclude?: readonly string[] },
+  api: LiveApi,
+  stack: string,
+): Promise<{ read: Desired; matching: Matching; requests: number; lock?: LockInfo }> {
+  const observing = observe(api);
+  // Handled here so that a failed listing that is discarded is not an unhandled rejection.
+  observing.catch(() => {});
+  const read = await readManifests({ ...options, stack });
+  if (read.problems.length > 0) throw new ManifestProblems(read.problems);
+  const observation = await observing;
+  const matching = match(read.desired, observation.live, stack);
+  if (matching.problems.length > 0) throw new ManifestProblems(sortProblems(matching.problems));
+  const lock = lockOf(stack, observation.lockObjects.bots, observation.lockObjects.policies);
+  return { read, matching, requests: observation.requests, ...(lock ? { lock } : {}) };
 }
 
 /** The plan of the manifests against the live API; throws `ManifestProblems` when invalid. */
 export async function computePlan(options: EngineOptions & { api: LiveApi; stack: string }): Promise<Plan> {
   const policies = await loadPolicies(options.policies ?? []);
-  const { desired, problems, checksum } = await readManifests({ ...options, exclude: policies.files });
-  if (problems.length > 0 || policies.problems.length > 0) throw new ManifestProblems(sortProblems([...policies.problems, ...problems]));
-  const { matching, requests } = await observeAndMatch(desired, options.api, options.stack);
-  if (matching.problems.length > 0) throw new ManifestProblems(sortProblems(matching.problems));
-  const planned = plan({ matching, stack: options.stack, target: options.api.target, checksum, requests });
+  let matched: Awaited<ReturnType<typeof readAndMatch>>;
+  try {
+    matched = await readAndMatch({ ...options, exclude: policies.files }, options.api, options.stack);
+  } catch (error) {
+    // A broken policy file is reported with the manifests' problems, all at once.
+    if (error instanceof ManifestProblems && policies.problems.length > 0) throw new ManifestProblems(sortProblems([...policies.problems, ...error.problems]));
+    throw error;
+  }
+  if (policies.problems.length > 0) throw new ManifestProblems(sortProblems(policies.problems));
+  const { read, matching, requests, lock } = matched;
+  const computed = plan({ matching, stack: options.stack, target: options.api.target, checksum: read.checksum, requests });
+  // Plan does not lock; it says when an apply holds the lock (its plan may be outdated soon).
+  const planned = lock ? { ...computed, lock } : computed;
   if (policies.rules.length === 0) return planned;
   // Policy results travel with the plan, so every format shows them.
   const changes = new Map(planned.changes.map((c) => [c.address, c]));
-  const subjects = [...desiredSubjects(desired, changes), ...deletedSubjects(planned.changes, desired)];
+  const subjects = [...desiredSubjects(read.desired, changes), ...deletedSubjects(planned.changes, read.desired)];
   return { ...planned, policy_results: evaluatePolicies(policies.rules, subjects, { phase: 'plan', ...(options.now ? { now: options.now } : {}) }) };
 }

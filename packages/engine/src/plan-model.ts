@@ -6,6 +6,7 @@
  * plan records) and refuses changes whose live object no longer has the recorded fingerprint.
  */
 import type { PolicyResult } from './policy/model.js';
+import type { LockInfo } from './lock/lock.js';
 import type { SourceLocation } from './source.js';
 
 export const PLAN_FORMAT_VERSION = 1;
@@ -56,6 +57,11 @@ export interface Change {
   reason?: string;
   /** Where the desired object is declared; absent for deletes. */
   source?: SourceLocation;
+  /**
+   * On the delete of a duplicate (same stack and address as `keep`, steps/duplicates.ts):
+   * apply runs it without --prune, after re-pointing references to `keep`.
+   */
+  duplicate?: { keep: string; cause: 'duplicate' | 'interrupted_replace' };
 }
 
 /** A live object that no manifest declares and this stack does not own: listed, never touched. */
@@ -75,6 +81,8 @@ export interface PlanSummary {
 }
 
 export interface Plan {
+  /** The stack's lock when an apply held it while the plan was made (lock/lock.ts). */
+  lock?: LockInfo;
   format_version: typeof PLAN_FORMAT_VERSION;
   target: { url: string; embedded: boolean };
   stack: string;

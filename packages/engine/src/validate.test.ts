@@ -277,11 +277,21 @@ describe('validate: reporting', () => {
     expect(read.problems.map((p) => p.code)).toEqual(['unknown_field']);
     expect(read.desired).toEqual([]);
   });
-  test('computePlan throws ManifestProblems carrying them, before any request', async () => {
+  test('computePlan throws ManifestProblems carrying them; the listing it overlapped is discarded, a failed one too', async () => {
     const dir = write({ 'm.yaml': 'kind: IPPolicy\nname: p\nspec: {color: red}\n' });
     const api = new FakeLiveApi();
     await expect(computePlan({ paths: [dir], api, stack: 'default' })).rejects.toBeInstanceOf(ManifestProblems);
-    expect(api.requestCount).toBe(0);
+    // The list requests started with the reading: as many as a valid plan sends, no more.
+    const valid = new FakeLiveApi();
+    await computePlan({ paths: [write({ 'm.yaml': policy })], api: valid, stack: 'default' });
+    expect(api.requestCount).toBe(valid.requestCount);
+    const unreachable = Object.assign(Object.create(api) as FakeLiveApi, {
+      // eslint-disable-next-line require-yield
+      async *list(): AsyncIterable<never> {
+        throw new Error('connect ECONNREFUSED');
+      },
+    });
+    await expect(computePlan({ paths: [dir], api: unreachable, stack: 'default' })).rejects.toBeInstanceOf(ManifestProblems);
   });
   test('a unique key held by an unowned live object needs an explicit adopt', async () => {
     const dir = write({ 'm.yaml': `${policy}---\nkind: IPRestriction\nname: r\nspec: {type: api, ip_policies: [office]}\n` });

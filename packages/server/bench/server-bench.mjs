@@ -5,7 +5,8 @@
  *
  * GET by id, GET a list of 100 and POST, each printed as requests per second next to a bare
  * Fastify route that returns a fixed JSON object (an IP policy as the server renders it),
- * measured in the same run, and the ratio; the list is also compared with a bare route that
+ * measured in the same run, and the ratio (POST also next to a bare POST route that parses the
+ * same JSON body and answers 201); the list is also compared with a bare route that
  * returns the same page of 100 as a fixed object, the like-for-like reference for its bytes. The servers run in a child process (the real app over a temporary SQLite
  * file with WAL and synchronous=FULL, exactly as `gatehouse serve` runs it, and the bare app
  * beside it) so that autocannon, in this process, does not share their event loop. The bare
@@ -30,8 +31,9 @@ const HEADERS = { authorization: `Bearer ${KEY}`, 'service-version': '2' };
 
 if (process.argv[2] === '--serve') {
   await serve();
-} else {
-  await measure();
+} else if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const { problems } = await measure();
+  if (problems) process.exitCode = 1;
 }
 
 /** Child: the real app and the bare app, listening; reports their addresses and the seed ids. */
@@ -59,6 +61,8 @@ async function serve() {
   const bare = Fastify({ logger: false });
   bare.get('/bare', async () => sample);
   bare.get('/bare-list', async () => page);
+  // The like-for-like reference for POST: parses a JSON body and answers 201 with an object.
+  bare.post('/bare', async (_request, reply) => reply.code(201).send(sample));
   await bare.listen({ host: '127.0.0.1', port: 0 });
   const barePort = bare.server.address().port;
 
@@ -74,8 +78,12 @@ async function serve() {
   });
 }
 
-/** Parent: drives autocannon against both and prints the table. */
-async function measure() {
+/**
+ * Parent: drives autocannon against both and prints the table. Returns the ratios of the
+ * user-level bench (GET by id to the bare object route, POST to the bare POST route, both
+ * measured in this run) and whether any run had a non-2xx answer or an error.
+ */
+export async function measure() {
   const { default: autocannon } = await import('autocannon');
   const child = fork(fileURLToPath(import.meta.url), ['--serve'], { stdio: 'inherit' });
   const info = await new Promise((resolve, reject) => {
@@ -112,6 +120,9 @@ async function measure() {
 
   const bareOne = () => run('bare', { url: `${info.bareUrl}/bare` });
   const bareList = () => run('bare list', { url: `${info.bareUrl}/bare-list` });
+  const postBody = JSON.stringify({ description: 'bench', metadata: '{"team":"bench"}' });
+  const bareBody = { method: 'POST', headers: { 'content-type': 'application/json' }, body: postBody };
+  const barePost = () => run('bare POST', { url: `${info.bareUrl}/bare`, ...bareBody });
   const scenarios = [
     ['GET /ip_policies/:id', { url: `${info.url}/ip_policies/${info.id}`, headers: HEADERS }],
     ['GET /ip_policies (100)', { url: `${info.url}/ip_policies?limit=100`, headers: HEADERS }],
@@ -121,7 +132,7 @@ async function measure() {
         url: `${info.url}/ip_policies`,
         method: 'POST',
         headers: { ...HEADERS, 'content-type': 'application/json' },
-        body: JSON.stringify({ description: 'bench', metadata: '{"team":"bench"}' }),
+        body: postBody,
       },
     ],
   ];
@@ -136,27 +147,31 @@ async function measure() {
   // The bare routes are measured between the scenarios; the mean of their runs is the reference.
   const oneRuns = [await bareOne()];
   const listRuns = [await bareList()];
+  const postRuns = [await barePost()];
   const results = [];
   for (const [name, options] of scenarios) {
     results.push([name, await run(name, options)]);
     oneRuns.push(await bareOne());
     listRuns.push(await bareList());
+    postRuns.push(await barePost());
   }
   const mean = (runs, field = 'rps') => runs.reduce((sum, r) => sum + r[field], 0) / runs.length;
   const oneRps = mean(oneRuns);
   const listRps = mean(listRuns);
+  const postRps = mean(postRuns);
   const pct = (rps, reference) => `${((rps / reference) * 100).toFixed(0)}%`;
 
   const rows = [
     ['bare route: fixed object', oneRps, oneRuns.at(-1).p99, mean(oneRuns, 'cpuUs'), '', ''],
     ['bare route: fixed list of 100', listRps, listRuns.at(-1).p99, mean(listRuns, 'cpuUs'), '', ''],
+    ['bare route: POST, fixed object', postRps, postRuns.at(-1).p99, mean(postRuns, 'cpuUs'), '', ''],
     ...results.map(([name, r]) => [
       name,
       r.rps,
       r.p99,
       r.cpuUs,
       pct(r.rps, oneRps),
-      name.includes('(100)') ? pct(r.rps, listRps) : '',
+      name.includes('(100)') ? pct(r.rps, listRps) : name.startsWith('POST') ? `${pct(r.rps, postRps)} of POST` : '',
     ]),
   ];
   console.log('');
@@ -169,9 +184,14 @@ async function measure() {
     );
   }
   const show = (runs) => runs.map((r) => r.rps.toFixed(0)).join(', ');
-  console.log(`(bare object runs: ${show(oneRuns)}; bare list runs: ${show(listRuns)})`);
+  console.log(`(bare object runs: ${show(oneRuns)}; bare list runs: ${show(listRuns)}; bare POST runs: ${show(postRuns)})`);
 
   child.send('stop');
   await new Promise((resolve) => child.once('exit', resolve));
-  if ([...results.map(([, r]) => r), ...oneRuns, ...listRuns].some((r) => r.problems > 0)) process.exitCode = 1;
+  const byName = new Map(results);
+  return {
+    get: { rps: byName.get('GET /ip_policies/:id').rps, bareRps: oneRps },
+    post: { rps: byName.get('POST /ip_policies').rps, bareRps: postRps },
+    problems: [...results.map(([, r]) => r), ...oneRuns, ...listRuns, ...postRuns].some((r) => r.problems > 0),
+  };
 }

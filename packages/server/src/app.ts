@@ -9,7 +9,8 @@ import { Store } from './db/store.js';
 import { RenderCache } from './cache/render-cache.js';
 import { AuditLog } from './domain/audit.js';
 import { ApiKeys } from './domain/api-keys.js';
-import { registerAuth } from './http/auth.js';
+import { registerAuth, type KeyResolver } from './http/auth.js';
+import { routerErrorHandler } from './http/router-errors.js';
 import { registerErrorHandling } from './http/errors.js';
 import { registerRequestLog } from './http/request-log.js';
 import { registerRequestShapeChecks } from './http/request-shape.js';
@@ -42,6 +43,13 @@ export interface AppOptions {
    */
   delivery?: DeliveryOptions | false;
   logger?: FastifyServerOptions['logger'];
+  /**
+   * How long a request may take to arrive in full (headers and body; default 30 s, then Node
+   * answers 408 and closes), and how long a connection may stay idle (default 75 s, beyond
+   * the 72 s keep-alive, so an idle keep-alive connection is closed by keep-alive first).
+   * `checkIntervalMs` is how often Node looks for late requests (default 1 s).
+   */
+  timeouts?: { requestMs?: number; connectionMs?: number; checkIntervalMs?: number };
 }
 
 export interface GatehouseApp extends FastifyInstance {
@@ -57,7 +65,16 @@ export interface GatehouseApp extends FastifyInstance {
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:8484';
 
 export async function buildApp(options: AppOptions = {}): Promise<GatehouseApp> {
+  let resolveKey: KeyResolver = () => undefined;
+  const requestTimeout = options.timeouts?.requestMs ?? 30_000;
   const app = Fastify({
+    // A request whose body never arrives must not hold its connection for ever.
+    requestTimeout,
+    connectionTimeout: options.timeouts?.connectionMs ?? 75_000,
+    // Node reads these when the server is created (set later, they are not enforced).
+    http: { requestTimeout, headersTimeout: Math.min(requestTimeout, 60_000), connectionsCheckingInterval: options.timeouts?.checkIntervalMs ?? 1000 },
+    // The router's own errors (414, bad percent-encoding) in the envelope, after authentication.
+    frameworkErrors: routerErrorHandler(() => resolveKey),
     logger: options.logger ?? false,
     genReqId: () => newId('op'),
     // One line per request, with the id under the name clients see (http/request-log.ts).
@@ -96,8 +113,18 @@ export async function buildApp(options: AppOptions = {}): Promise<GatehouseApp> 
   app.decorate('deliveryLog', deliveryLog);
   app.decorate('deliverer', deliverer);
   app.addHook('onClose', async () => {
+    await store.closeWrites();
     await deliverer?.stop();
     db.close();
+  });
+  // Group commit (db/group-commit.ts) answers a write once its commit is durable; a read may
+  // have seen a group that is committed but whose fsync still runs, so its answer waits for
+  // that fsync too: nothing is shown that a crash could still take back. A callback hook:
+  // when nothing is pending (no write in the last fsync's time) it costs no promise.
+  app.addHook('onSend', (request, _reply, payload, done) => {
+    const pending = request.method === 'GET' ? store.durable() : undefined;
+    if (pending === undefined) done(null, payload);
+    else pending.then(() => done(null, payload), (error: Error) => done(error));
   });
   // A write's transaction has committed by the time its response is sent: deliver its events.
   if (deliverer) {
@@ -111,7 +138,8 @@ export async function buildApp(options: AppOptions = {}): Promise<GatehouseApp> 
   registerShutdownBehaviour(app);
 
   registerErrorHandling(app);
-  registerAuth(app, (hash) => apiKeys.resolve(hash));
+  resolveKey = (hash) => apiKeys.resolve(hash);
+  registerAuth(app, resolveKey);
   if (options.rateLimit) await registerRateLimit(app, options.rateLimit);
   if (options.faults) registerFaultInjection(app, options.faults);
   registerRequestShapeChecks(app);

@@ -1,7 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import { Args, Command, Errors, Flags } from '@oclif/core';
 import {
+  acquireLock,
+  LockHeld,
   ApplyRefused,
+  type EnvironmentInput,
+  type HeldLock,
   DependencyCycleError,
   executeApply,
   INTERRUPT_GRACE_MS,
@@ -9,6 +13,7 @@ import {
   PlanFormatError,
   prepareApply,
   renderJsonDocument,
+  renderKindSummary,
   renderText,
   sanitize,
   type ApplyResult,
@@ -26,6 +31,7 @@ import { environmentFlags } from '../environments/flags.js';
 import { explicitFlags, selectEnvironments } from '../environments/select.js';
 import { manifestFlags, readingOptions } from '../manifest-flags.js';
 import { CliError } from '../errors.js';
+import { lockTimeoutFlag } from '../lock-flags.js';
 import { colourEnabled, terminalStyle } from '../output.js';
 
 const FORMATS = ['text', 'json'] as const;
@@ -35,7 +41,8 @@ export default class Apply extends Command {
   static override summary = 'Change the live API to match the manifests, or apply a saved plan.';
   static override description =
     'Computes the plan (or reads one saved with plan --out), shows it and asks for confirmation on a terminal; --yes (-y) skips ' +
-    'the question, and without a terminal apply refuses unless --yes is given.\n\n' +
+    'the question, and without a terminal apply refuses unless --yes is given. With --yes the plan is shown as one line per kind ' +
+    '(its creates, updates, replaces and deletes); --show-plan shows it in full.\n\n' +
     'Changes run concurrently (--parallelism, default 10) as soon as what they depend on is done: parents before children for ' +
     'creates and updates, children first for deletes. A create whose answer was lost is looked up before it is tried again, so ' +
     'retries never make duplicates; the dependents of a failed change are skipped, and running apply again finishes the job.\n\n' +
@@ -50,11 +57,13 @@ export default class Apply extends Command {
   static override args = { path: Args.string({ description: 'manifest file or directory (repeatable; default: the saved plan\'s paths, or the current directory)' }) };
   static override flags = {
     plan: Flags.string({ description: 'apply this saved plan (from plan --out) instead of a fresh one' }),
-    yes: Flags.boolean({ char: 'y', description: 'apply without asking for confirmation', default: false }),
+    yes: Flags.boolean({ char: 'y', description: 'apply without asking for confirmation (prints a summary line per kind instead of the full plan)', default: false }),
+    'show-plan': Flags.boolean({ description: 'print the full plan even with --yes', default: false }),
     prune: Flags.boolean({ description: 'delete owned objects that the manifests no longer declare', default: false }),
     force: Flags.boolean({ description: 'allow deleting or replacing more than 30% of the stack\'s objects', default: false }),
     parallelism: Flags.integer({ description: 'changes running at once', default: 10, min: 1, max: 100 }),
     format: Flags.string({ description: 'output format (json: the result as one JSON document on stdout)', options: [...FORMATS], default: 'text' }),
+    'lock-timeout': lockTimeoutFlag,
     ...manifestFlags,
     ...connectionFlags,
     ...environmentFlags,
@@ -87,32 +96,57 @@ export default class Apply extends Command {
     const connectionFlags = await Promise.resolve().then(() => run.connection()).catch((error: unknown) => this.#fail(error));
     const result = await withConnection(connectionFlags, async (connection) => {
       if (saved) this.#checkTarget(saved, connection);
-      const prepared = await prepareApply({
-        api: connection.api,
-        stack: connection.stack,
-        paths: run.paths,
-        env: process.env,
-        environment: run.environment,
-        ...(saved ? { saved } : {}),
-        prune: flags.prune,
-        force: flags.force,
-        ...readingOptions(flags, (line) => this.logToStderr(line)),
-      });
-      info(renderText(prepared.plan, { style: terminalStyle(colour) }));
-      this.#refuse(prepared);
-      for (const subject of prepared.subjects) if (subject.stale) this.logToStderr(`stale: ${sanitize(subject.stale.message)}`);
-      if (prepared.subjects.length > 0 && !flags.yes) await this.#confirm(prepared, connection);
-      const outcome = await this.#execute(prepared, connection, flags.parallelism, colour, info);
-      if (outcome.summary.cancelled > 0) {
-        // Requests still in flight would hold the connection open: report and leave now.
-        await this.#report(outcome, json);
-        process.exit(130);
+      // The stack's lock, before live state is read: a plan read before another apply ended
+      // would be applied stale (and create what that apply created).
+      const lock = await acquireLock(connection.api, connection.stack, { timeoutMs: flags['lock-timeout'] });
+      try {
+        return await this.#locked(lock, saved, run, flags, connection, colour, info, json);
+      } finally {
+        await lock.release().catch((error: unknown) => this.logToStderr(`warning: could not release the lock of stack "${sanitize(connection.stack)}": ${sanitize(String((error as Error).message ?? error))}; run gatehouse unlock --stack ${sanitize(connection.stack)}`));
       }
-      return outcome;
     }).catch((error: unknown) => this.#fail(error));
     await this.#report(result, json);
     if (result.interrupted) this.exit(130);
     if (!result.ok) this.exit(1);
+  }
+
+  /** The apply itself, while this process holds the stack's lock. */
+  async #locked(
+    lock: HeldLock,
+    saved: Plan | undefined,
+    run: { paths: string[]; environment?: EnvironmentInput | undefined },
+    flags: { prune: boolean; force: boolean; yes: boolean; 'show-plan': boolean; parallelism: number; 'max-file-size': number },
+    connection: Connection,
+    colour: boolean,
+    info: (text: string) => unknown,
+    json: boolean,
+  ): Promise<ApplyResult> {
+    const prepared = await prepareApply({
+      api: connection.api,
+      stack: connection.stack,
+      paths: run.paths,
+      env: process.env,
+      environment: run.environment,
+      ...(saved ? { saved } : {}),
+      prune: flags.prune,
+      force: flags.force,
+      ...readingOptions(flags, (line) => this.logToStderr(line)),
+    });
+    // Asked to confirm, a person reads the whole plan first; with --yes nobody does, so a
+    // line per kind unless --show-plan.
+    const render = flags.yes && !flags['show-plan'] ? renderKindSummary : renderText;
+    info(render(prepared.plan, { style: terminalStyle(colour) }));
+    this.#refuse(prepared);
+    for (const subject of prepared.subjects) if (subject.stale) this.logToStderr(`stale: ${sanitize(subject.stale.message)}`);
+    if (prepared.subjects.length > 0 && !flags.yes) await this.#confirm(prepared, connection);
+    const outcome = await this.#execute(prepared, connection, flags.parallelism, colour, info);
+    if (outcome.summary.cancelled > 0) {
+      // Requests still in flight would hold the connection open: report and leave now.
+      await this.#report(outcome, json);
+      await lock.release().catch(() => undefined);
+      process.exit(130);
+    }
+    return outcome;
   }
 
   /** The result on stdout: one JSON document, or the summary lines. */
@@ -188,6 +222,7 @@ export default class Apply extends Command {
   }
 
   #fail(error: unknown): never {
+    if (error instanceof LockHeld) stop(this, sanitize(error.message), error);
     if (error instanceof PromptCancelled) {
       this.logToStderr('Apply cancelled.');
       return this.exit(1);

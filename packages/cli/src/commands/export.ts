@@ -4,7 +4,7 @@ import { failCommand, withConnection } from '../command-run.js';
 import { connectionFlags, type ConnectionFlagValues } from '../connection/flags.js';
 import { environmentFlags } from '../environments/flags.js';
 import { explicitFlags, selectEnvironments } from '../environments/select.js';
-import { writeExport } from '../export/write.js';
+import { exportStream, STDOUT_PATH, writeExport } from '../export/write.js';
 
 /** `gatehouse export`: the live configuration as manifests, the way into gatehouse. */
 export default class Export extends Command {
@@ -18,7 +18,7 @@ export default class Export extends Command {
     'Files are written atomically; files that export did not write are never replaced unless --overwrite is given.\n\n' +
     'With gatehouse.yaml, --env NAME exports from that environment\'s API and stack.';
   static override flags = {
-    out: Flags.string({ description: 'directory to write the manifests into', default: 'gatehouse-export' }),
+    out: Flags.string({ description: 'directory to write the manifests into, or - for one multi-document YAML on stdout (the summary then goes to stderr)', default: 'gatehouse-export' }),
     all: Flags.boolean({ description: 'also export objects this stack does not own (to adopt them)', default: false }),
     overwrite: Flags.boolean({ description: 'replace files in --out that export did not write', default: false }),
     ...connectionFlags,
@@ -36,9 +36,13 @@ export default class Export extends Command {
     );
     const connection = await Promise.resolve().then(() => selection.runs[0]!.connection()).catch((error: unknown) => this.#fail(error));
     const { result, embedded } = await this.#export({ ...connection, all: flags.all });
-    const { written, removed } = await writeExport(flags.out, result.files, flags.overwrite).catch((error: unknown) => this.#fail(error));
+    const toStdout = flags.out === STDOUT_PATH;
+    if (toStdout) await new Promise<void>((resolve) => process.stdout.write(exportStream(result.files), () => resolve()));
+    const { written, removed } = toStdout
+      ? { written: result.files.map(() => 'standard output'), removed: [] }
+      : await writeExport(flags.out, result.files, flags.overwrite).catch((error: unknown) => this.#fail(error));
     const from = embedded ? ` from the embedded reference server (.gatehouse/server.db, not a real API)` : '';
-    const lines = [`Exported ${result.exported} object${result.exported === 1 ? '' : 's'} of stack "${connection.stack}"${from} to ${flags.out}:`];
+    const lines = [`Exported ${result.exported} object${result.exported === 1 ? '' : 's'} of stack "${connection.stack}"${from} to ${toStdout ? 'standard output' : flags.out}:`];
     for (const [i, file] of result.files.entries()) lines.push(`  ${written[i]}  (${file.documents} ${file.kind} manifest${file.documents === 1 ? '' : 's'})`);
     for (const path of removed) lines.push(`  removed ${path} (written by an earlier export; no such objects now)`);
     if (result.notOwned > 0) lines.push(`${result.notOwned} object${result.notOwned === 1 ? '' : 's'} not owned by stack "${connection.stack}" left out; --all exports them for adoption.`);
@@ -49,7 +53,8 @@ export default class Export extends Command {
       for (const s of result.secrets) lines.push(`  ${s.variable.padEnd(width)}  ${s.address}: ${s.path}`);
     }
     // Every line quotes live values (ids, reasons, addresses) or paths: escaped as one.
-    process.stdout.write(`${lines.map((line) => sanitize(line)).join('\n')}\n`);
+    // With --out -, stdout holds the manifests: the summary goes to stderr.
+    (toStdout ? process.stderr : process.stdout).write(`${lines.map((line) => sanitize(line)).join('\n')}\n`);
   }
 
   #export(flags: ConnectionFlagValues & { all: boolean }): Promise<{ result: ExportResult; embedded: boolean }> {

@@ -6,6 +6,7 @@ import { failCommand } from '../command-run.js';
 import { environmentFlags } from '../environments/flags.js';
 import { selectEnvironments } from '../environments/select.js';
 import { CliError } from '../errors.js';
+import { manifestFlags, readingOptions } from '../manifest-flags.js';
 import { formatProblem, writeFileAtomic } from '../output.js';
 
 /** `gatehouse render --env NAME`: one environment's resolved manifests, to review or diff. */
@@ -21,6 +22,7 @@ the full offline check. Exit 0 on success, 1 when the overlays or variables have
   static override args = { path: Args.string({ description: 'base manifest file or directory (repeatable; default: the manifests of gatehouse.yaml)' }) };
   static override flags = {
     out: Flags.string({ description: 'write the files under this directory instead of printing them' }),
+    ...manifestFlags,
     ...environmentFlags,
   };
   static override examples = [
@@ -35,7 +37,7 @@ the full offline check. Exit 0 on success, 1 when the overlays or variables have
     );
     const run = selection.runs[0]!;
     if (!run.environment) this.#fail(new CliError('environment_required', 'render shows an environment of gatehouse.yaml: define environments there and choose one with --env NAME'));
-    const { files, problems } = await renderEnvironment({ paths: run.paths, environment: run.environment });
+    const { files, problems } = await renderEnvironment({ paths: run.paths, environment: run.environment, ...readingOptions(flags, (line) => this.logToStderr(line)) });
     if (problems.length > 0) {
       for (const problem of problems) this.logToStderr(formatProblem(problem));
       this.error(`${problems.length} problem${problems.length === 1 ? '' : 's'} in environment ${run.environment.name}; nothing was rendered.`, { exit: 1 });

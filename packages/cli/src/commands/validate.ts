@@ -1,4 +1,4 @@
-import { Args, Command } from '@oclif/core';
+import { Args, Command, Flags } from '@oclif/core';
 import { checkManifests, formatPolicyResult, policyCounts, type PolicyResult, type Problem } from '@gatehouse/engine';
 import { failCommand } from '../command-run.js';
 import { environmentFlags } from '../environments/flags.js';
@@ -6,6 +6,7 @@ import { selectEnvironments } from '../environments/select.js';
 import { manifestFlags, readingOptions } from '../manifest-flags.js';
 import { formatProblem, terminalStyle } from '../output.js';
 import { policyFlags, policyPaths } from '../policy-flags.js';
+import { verboseFlag } from '../request-log.js';
 
 /** `gatehouse validate [PATH...]`: checks manifests without the network. */
 export default class Validate extends Command {
@@ -13,7 +14,8 @@ export default class Validate extends Command {
   static override description =
     'Reads every *.yaml and *.yml under the given files and directories (default: the manifests ' +
     'of gatehouse.yaml, or the current directory) and reports every problem at once, each as ' +
-    'file:line:col: message [code]. With a gatehouse.yaml that defines environments, checks every ' +
+    'file:line:col: message [code]. An unset ${env:NAME} is only a warning (validate needs no secrets; plan and apply do), ' +
+    'an error with --strict-env. With a gatehouse.yaml that defines environments, checks every ' +
     'environment (overlays and variables applied), or the one --env names; a problem found in some ' +
     'environments only says which. Makes no request. Then checks the policy rules (policies/, ' +
     'gatehouse.yaml policies and --policy; rules that read `change` run in plan only) and prints ' +
@@ -21,7 +23,16 @@ export default class Validate extends Command {
     'and no policy error is found (warnings are shown), 1 otherwise.';
   static override strict = false;
   static override args = { path: Args.string({ description: 'manifest file or directory (repeatable)' }) };
-  static override flags = { ...manifestFlags, ...environmentFlags, ...policyFlags };
+  static override flags = {
+    ...manifestFlags,
+    ...environmentFlags,
+    ...policyFlags,
+    ...verboseFlag,
+    'strict-env': Flags.boolean({
+      description: 'an unset ${env:NAME} is an error, as in plan and apply (by default a warning: validate needs no secret values)',
+      default: false,
+    }),
+  };
   static override examples = [
     '<%= config.bin %> validate examples/basic',
     '<%= config.bin %> validate policies.yaml edges/',
@@ -49,7 +60,14 @@ export default class Validate extends Command {
     const found = new Map<string, { problem: Problem; environments: string[] }>();
     const broken = new Map<string, { result: PolicyResult; environments: string[] }>();
     for (const run of selection.runs) {
-      const { problems, policy } = await checkManifests({ paths: run.paths, env: process.env, environment: run.environment, policies, ...reading });
+      const { problems, policy } = await checkManifests({
+        paths: run.paths,
+        env: process.env,
+        environment: run.environment,
+        unsetEnv: flags['strict-env'] ? 'error' : 'warn',
+        policies,
+        ...reading,
+      });
       for (const result of policy) {
         const key = `${result.rule}\0${result.address}\0${result.message}`;
         const entry = broken.get(key) ?? { result, environments: [] };

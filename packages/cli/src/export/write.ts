@@ -1,19 +1,34 @@
 /**
  * Writes exported manifests into a directory, safely: every file atomically (temp + rename);
- * a file that exists and was not written by export (no `EXPORT_HEADER` first line) is never
+ * a file that exists and was not written by export (no `EXPORT_HEADER` line at its top) is never
  * replaced unless `overwrite` is set, and then nothing at all is written before that check
  * passed for every file. Files an earlier export wrote for kinds that now have no objects are
  * removed, so the directory never declares objects that are gone.
  */
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { EXPORT_HEADER, fileNameOf, KINDS, type ExportFile } from '@gatehouse/engine';
+import { fileNameOf, isExportedText, KINDS, SCHEMA_LINE_PREFIX, type ExportFile } from '@gatehouse/engine';
+import { MANIFEST_SCHEMA_URL } from '@gatehouse/schemas';
 import { CliError } from '../errors.js';
 import { writeFileAtomic } from '../output.js';
 
-async function firstLine(path: string): Promise<string | undefined> {
+/** `--out -`: the path that means standard output. */
+export const STDOUT_PATH = '-';
+
+/**
+ * Every exported file as one multi-document YAML stream (`export --out -`): one `$schema`
+ * line naming the schema of any manifest, then each file's text without its own, separated
+ * by `---`.
+ */
+export function exportStream(files: readonly ExportFile[]): string {
+  const bodies = files.map((f) => (f.text.startsWith(SCHEMA_LINE_PREFIX) ? f.text.slice(f.text.indexOf('\n') + 1) : f.text));
+  return `${SCHEMA_LINE_PREFIX}${MANIFEST_SCHEMA_URL}\n${bodies.join('---\n')}`;
+}
+
+/** The first two lines of the file, or undefined when it does not exist. */
+async function beginning(path: string): Promise<string | undefined> {
   try {
-    return (await readFile(path, 'utf8')).split('\n', 1)[0];
+    return (await readFile(path, 'utf8')).split('\n', 2).join('\n');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw new CliError('write_failed', `cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
@@ -23,15 +38,16 @@ async function firstLine(path: string): Promise<string | undefined> {
 export async function writeExport(dir: string, files: ExportFile[], overwrite: boolean): Promise<{ written: string[]; removed: string[] }> {
   const foreign: string[] = [];
   for (const file of files) {
-    const line = await firstLine(join(dir, file.file));
-    if (line !== undefined && !line.startsWith(EXPORT_HEADER)) foreign.push(join(dir, file.file));
+    const text = await beginning(join(dir, file.file));
+    if (text !== undefined && !isExportedText(text)) foreign.push(join(dir, file.file));
   }
   if (foreign.length > 0 && !overwrite) {
     throw new CliError('export_would_overwrite', `refusing to replace files that gatehouse export did not write: ${foreign.join(', ')}; choose another --out directory or pass --overwrite`);
   }
   const written: string[] = [];
   for (const file of files) {
-    await writeFileAtomic(join(dir, file.file), file.text);
+    // Manifests are meant to be shared (committed, reviewed): the umask decides their mode.
+    await writeFileAtomic(join(dir, file.file), file.text, { mode: 0o666 });
     written.push(join(dir, file.file));
   }
   const removed: string[] = [];
@@ -39,7 +55,8 @@ export async function writeExport(dir: string, files: ExportFile[], overwrite: b
   for (const kind of KINDS.filter((k) => k.manifestKind !== undefined)) {
     const name = fileNameOf(kind.manifestKind!);
     const path = join(dir, name);
-    if (current.has(name) || !(await firstLine(path))?.startsWith(EXPORT_HEADER)) continue;
+    const text = current.has(name) ? undefined : await beginning(path);
+    if (text === undefined || !isExportedText(text)) continue;
     await rm(path, { force: true });
     removed.push(path);
   }

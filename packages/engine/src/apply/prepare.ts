@@ -15,13 +15,13 @@
  */
 import type { DesiredObject } from '../desired.js';
 import { markerFor, referenceTokens } from '../drift/evidence.js';
-import { observeAndMatch, readManifests } from '../engine.js';
+import { readAndMatch } from '../engine.js';
 import type { EnvironmentInput } from '../environments/documents.js';
 import type { LiveObject } from '../live.js';
 import { composeMetadata, type Marker } from '../marker.js';
 import type { Change, Plan } from '../plan-model.js';
 import type { LiveApi } from '../ports.js';
-import { ManifestProblems, sortProblems, type Problem } from '../problems.js';
+import type { Problem } from '../problems.js';
 import type { Matching } from '../steps/match.js';
 import { plan as makePlan } from '../steps/plan.js';
 import { METADATA_MAX_BYTES } from '@gatehouse/schemas';
@@ -80,17 +80,18 @@ export interface PreparedApply {
 export async function prepareApply(options: PrepareOptions): Promise<PreparedApply> {
   const { api, stack, saved } = options;
   const paths = options.paths && options.paths.length > 0 ? options.paths : saved?.manifest_paths ?? ['.'];
-  const read = await readManifests({
-    paths,
-    env: options.env ?? process.env,
+  const { read, matching, requests } = await readAndMatch(
+    {
+      paths,
+      env: options.env ?? process.env,
+      stack,
+      environment: options.environment,
+      ...(options.maxFileSize !== undefined ? { maxFileSize: options.maxFileSize } : {}),
+      ...(options.onWarning ? { onWarning: options.onWarning } : {}),
+    },
+    api,
     stack,
-    environment: options.environment,
-    ...(options.maxFileSize !== undefined ? { maxFileSize: options.maxFileSize } : {}),
-    ...(options.onWarning ? { onWarning: options.onWarning } : {}),
-  });
-  if (read.problems.length > 0) throw new ManifestProblems(read.problems);
-  const { matching, requests } = await observeAndMatch(read.desired, api, stack);
-  if (matching.problems.length > 0) throw new ManifestProblems(sortProblems(matching.problems));
+  );
   const fresh = makePlan({ matching, stack, target: api.target, checksum: read.checksum, requests });
   fresh.manifest_paths = paths;
   if (options.environment) fresh.environment = options.environment.name;
@@ -109,7 +110,7 @@ export async function prepareApply(options: PrepareOptions): Promise<PreparedApp
 
   const desiredByAddress = new Map(read.desired.map((d) => [d.address, d]));
   const pairByAddress = new Map(matching.pairs.map((p) => [p.desired.address, p.live]));
-  const liveById = new Map([...matching.pairs.map((p) => p.live), ...matching.deletes].map((o) => [o.id, o]));
+  const liveById = new Map([...matching.pairs.map((p) => p.live), ...matching.deletes, ...matching.duplicates.map((d) => d.live)].map((o) => [o.id, o]));
   const subjectOf = (change: Change): Subject => {
     const desired = desiredByAddress.get(change.address);
     const live = change.id !== null ? liveById.get(change.id) : undefined;
@@ -131,8 +132,10 @@ export async function prepareApply(options: PrepareOptions): Promise<PreparedApp
     });
   }
 
-  const notPruned = options.prune ? [] : chosen.filter((s) => s.change.action === 'delete').map((s) => s.change);
-  const subjects = options.prune ? chosen : chosen.filter((s) => s.change.action !== 'delete');
+  // Duplicates are deleted without --prune: their address stays declared (steps/duplicates.ts).
+  const prunable = (s: Subject) => s.change.action === 'delete' && !s.change.duplicate;
+  const notPruned = options.prune ? [] : chosen.filter(prunable).map((s) => s.change);
+  const subjects = options.prune ? chosen : chosen.filter((s) => !prunable(s));
   refusals.push(...railRefusals({ subjects, matching, stack, force: options.force === true }));
 
   const tokens = referenceTokens(matching);

@@ -33,7 +33,8 @@ export function railRefusals({ subjects, matching, stack, force }: RailInput): R
       const owned = live.marker?.stack === stack || (live.parentId !== undefined && deletedIds.has(live.parentId));
       if (!owned) refusals.push({ code: 'not_owned', address: change.address, message: `${change.address} (${live.id}) is not owned by stack "${stack}"; gatehouse never deletes it` });
     }
-    if (change.action === 'delete' && live?.marker?.preventDestroy) {
+    // A duplicate's delete destroys nothing declared: its kept twin stays.
+    if (change.action === 'delete' && live?.marker?.preventDestroy && !change.duplicate) {
       refusals.push({
         code: 'prevent_destroy',
         address: change.address,
@@ -52,7 +53,7 @@ export function railRefusals({ subjects, matching, stack, force }: RailInput): R
   }
 
   const owned = [...matching.pairs.map((p) => p.live), ...matching.deletes].filter((o) => o.marker?.stack === stack).length;
-  const destructive = running.filter((s) => s.change.action === 'delete' || s.change.action === 'replace').length;
+  const destructive = running.filter((s) => (s.change.action === 'delete' && !s.change.duplicate) || s.change.action === 'replace').length;
   if (!force && owned > THRESHOLD_MIN_OWNED && destructive > owned * THRESHOLD_SHARE) {
     refusals.push({
       code: 'delete_threshold',

@@ -17,8 +17,7 @@
  */
 import type { DesiredObject } from '../desired.js';
 import type { LiveObject } from '../live.js';
-import { ManifestProblems, sortProblems } from '../problems.js';
-import { readManifests, observeAndMatch, type EngineOptions } from '../engine.js';
+import { readAndMatch, type EngineOptions } from '../engine.js';
 import type { Change, FieldChange } from '../plan-model.js';
 import type { LiveApi, Target } from '../ports.js';
 import type { Matching } from '../steps/match.js';
@@ -55,6 +54,14 @@ export function classifyDrift(input: DriftInput): DriftReport {
       const d = byAddress.get(change.address)!;
       verdict = missingVerdict(d, applied, deletedOutside);
       if (verdict.drift === 'deleted_outside') deletedOutside.add(d.address);
+    } else if (change.duplicate) {
+      verdict = {
+        drift: 'duplicate',
+        message:
+          change.duplicate.cause === 'interrupted_replace'
+            ? `left by an interrupted replace: ${change.duplicate.keep} replaced it; apply deletes it (no --prune needed)`
+            : `a duplicate of ${change.duplicate.keep} (same stack and address); apply keeps ${change.duplicate.keep}, re-points references to it and deletes this one`,
+      };
     } else if (change.action === 'delete') {
       verdict = { drift: 'changed_in_manifests', message: `owned by stack "${stack}" and no longer declared in the manifests (removed since the last apply); apply --prune deletes it` };
     } else {
@@ -66,7 +73,7 @@ export function classifyDrift(input: DriftInput): DriftReport {
   const rank = (o: DriftedObject) => DRIFT_KINDS.indexOf(o.drift);
   objects.sort((a, b) => rank(a) - rank(b));
 
-  const summary = { changed_in_manifests: 0, changed_outside: 0, changed: 0, deleted_outside: 0, missing: 0, unmanaged: planned.unmanaged.length, in_sync: planned.summary.unchanged };
+  const summary = { duplicate: 0, changed_in_manifests: 0, changed_outside: 0, changed: 0, deleted_outside: 0, missing: 0, unmanaged: planned.unmanaged.length, in_sync: planned.summary.unchanged };
   for (const o of objects) summary[o.drift] += 1;
   return {
     format_version: DRIFT_FORMAT_VERSION,
@@ -136,7 +143,7 @@ function pairVerdict(pair: { desired: DesiredObject; live: LiveObject }, change:
 
 function toDrifted(change: Change, verdict: Verdict): DriftedObject {
   const fieldDrift = (f: FieldChange): DriftField['drift'] =>
-    f.sensitive || verdict.drift === 'deleted_outside' || verdict.drift === 'missing' ? 'changed' : verdict.drift;
+    f.sensitive || verdict.drift === 'deleted_outside' || verdict.drift === 'missing' || verdict.drift === 'duplicate' ? 'changed' : verdict.drift;
   return {
     address: change.address,
     kind: change.kind,
@@ -152,11 +159,10 @@ function toDrifted(change: Change, verdict: Verdict): DriftedObject {
 
 /** Drift of the manifests against the live API; throws `ManifestProblems` when they are invalid. */
 export async function detectDrift(options: EngineOptions & { api: LiveApi; stack: string; now?: Date }): Promise<DriftReport> {
-  const { desired, problems } = await readManifests(options);
-  if (problems.length > 0) throw new ManifestProblems(problems);
-  const { matching, requests } = await observeAndMatch(desired, options.api, options.stack);
-  if (matching.problems.length > 0) throw new ManifestProblems(sortProblems(matching.problems));
-  return classifyDrift({ matching, desired, stack: options.stack, target: options.api.target, requests, ...(options.now ? { now: options.now } : {}) });
+  const { read, matching, requests, lock } = await readAndMatch(options, options.api, options.stack);
+  const report = classifyDrift({ matching, desired: read.desired, stack: options.stack, target: options.api.target, requests, ...(options.now ? { now: options.now } : {}) });
+  // Drift does not lock; a held lock means an apply is running and may explain the drift.
+  return lock ? { ...report, lock } : report;
 }
 
 export type { DriftKind };

@@ -16,6 +16,7 @@ import { childrenOf } from '../kinds/index.js';
 import type { LiveObject } from '../live.js';
 import { specHash, type Marker } from '../marker.js';
 import { canonical, ignoreServerChosen, mask } from '../steps/diff.js';
+import { duplicateAddress } from '../steps/duplicates.js';
 import type { Matching } from '../steps/match.js';
 import { desiredHash, liveNormal } from '../steps/plan.js';
 
@@ -41,6 +42,8 @@ export function referenceTokens(matching: Matching): Map<string, string> {
   const tokens = new Map<string, string>();
   for (const { desired, live } of matching.pairs) tokens.set(live.id, desired.address);
   for (const o of matching.deletes) tokens.set(o.id, `${o.descriptor.kind}/${o.marker?.name ?? o.id}`);
+  // A duplicate is not its kept object: a reference to it must be re-pointed (duplicates.ts).
+  for (const { live: o } of matching.duplicates) tokens.set(o.id, duplicateAddress(`${o.descriptor.kind}/${o.marker?.name ?? o.id}`, o.id));
   return tokens;
 }
 

@@ -12,7 +12,7 @@ import type { DriftReport, DriftedObject } from './model.js';
 import { DRIFT_KINDS } from './model.js';
 import { DRIFT_TITLES, driftSummaryLine } from './render.js';
 
-const CARD_CLASS: Record<string, string> = { changed_outside: 'delete', deleted_outside: 'delete', missing: 'replace', changed_in_manifests: 'update', changed: 'update' };
+const CARD_CLASS: Record<string, string> = { changed_outside: 'delete', deleted_outside: 'delete', duplicate: 'delete', missing: 'replace', changed_in_manifests: 'update', changed: 'update' };
 
 export function renderDriftHtml(report: DriftReport): string {
   const kinds = [...new Set(report.objects.map((o) => o.kind))];

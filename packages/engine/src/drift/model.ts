@@ -5,6 +5,7 @@
  * It never holds a secret: sensitive values are `SENSITIVE` / `SENSITIVE_CHANGED` markers.
  */
 import type { Action, UnmanagedObject } from '../plan-model.js';
+import type { LockInfo } from '../lock/lock.js';
 import type { SourceLocation } from '../source.js';
 
 export const DRIFT_FORMAT_VERSION = 1;
@@ -20,15 +21,15 @@ export const DRIFT_FORMAT_VERSION = 1;
  * - `missing`: declared and missing, with no evidence: not applied yet or deleted outside.
  * - `unmanaged`: exists beside managed objects, undeclared and not owned (information only).
  */
-export type DriftKind = 'changed_in_manifests' | 'changed_outside' | 'changed' | 'deleted_outside' | 'missing' | 'unmanaged';
+export type DriftKind = 'changed_in_manifests' | 'changed_outside' | 'changed' | 'deleted_outside' | 'missing' | 'duplicate' | 'unmanaged';
 
 /** Drift kinds that make `gatehouse drift` exit 2 (all but `unmanaged`). */
-export const DRIFT_KINDS: readonly Exclude<DriftKind, 'unmanaged'>[] = ['changed_outside', 'deleted_outside', 'missing', 'changed_in_manifests', 'changed'];
+export const DRIFT_KINDS: readonly Exclude<DriftKind, 'unmanaged'>[] = ['changed_outside', 'deleted_outside', 'duplicate', 'missing', 'changed_in_manifests', 'changed'];
 
 /** One field that differs: its dotted path, live and desired values (masked when secret). */
 export interface DriftField {
   path: string;
-  drift: Exclude<DriftKind, 'unmanaged' | 'deleted_outside' | 'missing'>;
+  drift: Exclude<DriftKind, 'unmanaged' | 'deleted_outside' | 'missing' | 'duplicate'>;
   live: unknown;
   desired: unknown;
   sensitive: boolean;
@@ -54,6 +55,8 @@ export interface DriftedObject {
 export type DriftSummary = Record<DriftKind | 'in_sync', number>;
 
 export interface DriftReport {
+  /** The stack's lock when an apply held it while drift was checked (lock/lock.ts). */
+  lock?: LockInfo;
   format_version: typeof DRIFT_FORMAT_VERSION;
   target: { url: string; embedded: boolean };
   stack: string;

@@ -8,6 +8,7 @@ import { formatLocation } from '../source.js';
 import { plainStyle, type Style } from '../render/style.js';
 import { MARKDOWN_MAX_LENGTH, markdownLineDiff } from '../render/markdown.js';
 import { diffStat, isLongValueChange, longValueDiff } from '../render/line-diff.js';
+import { describeLock } from '../lock/lock.js';
 import { sanitize } from '../render/sanitize.js';
 import { textLineDiff } from '../render/text.js';
 import { describeTarget, formatValue, renderJsonDocument } from '../render/values.js';
@@ -18,6 +19,7 @@ import { DRIFT_KINDS } from './model.js';
 export const DRIFT_TITLES: Record<DriftKind, string> = {
   changed_outside: 'changed outside gatehouse',
   deleted_outside: 'deleted outside gatehouse',
+  duplicate: 'duplicate',
   missing: 'missing (not applied yet or deleted outside gatehouse)',
   changed_in_manifests: 'changed in the manifests since the last apply',
   changed: 'changed (cause unknown)',
@@ -44,6 +46,7 @@ const fieldLine = (f: DriftField): string => {
 export function renderDriftText(report: DriftReport, options: { style?: Style } = {}): string {
   const style = options.style ?? plainStyle;
   const lines = [style.bold(`gatehouse drift for ${describeTarget(report)}, stack "${sanitize(report.stack)}"`), ''];
+  if (report.lock) lines.push(style.update(`Note: ${sanitize(describeLock(report.lock))}; an apply is probably running and may explain what differs.`), '');
   if (!report.drifted) lines.push(`No drift. The live objects match the manifests (${report.summary.in_sync} in sync).`, '');
   for (const kind of DRIFT_KINDS) {
     const objects = report.objects.filter((o) => o.drift === kind);
@@ -98,6 +101,7 @@ export function renderDriftMarkdown(report: DriftReport, options: { maxLength?: 
   const maxLength = options.maxLength ?? MARKDOWN_MAX_LENGTH;
   const where = report.target.embedded ? ` (embedded reference server, \`.gatehouse/server.db\`)` : '';
   const lines = [`### gatehouse drift: ${report.drifted ? 'drift found' : 'no drift'}${where}`, '', `Target \`${cell(describeTarget(report))}\`, stack \`${cell(report.stack)}\`, checked ${report.checked_at}.`, ''];
+  if (report.lock) lines.push(`> **Locked:** ${cell(describeLock(report.lock))}; an apply is probably running and may explain what differs.`, '');
   lines.push('| Drift | Objects |', '| --- | ---: |');
   for (const kind of [...DRIFT_KINDS, 'unmanaged' as const]) lines.push(`| ${DRIFT_TITLES[kind]} | ${report.summary[kind]} |`);
   lines.push(`| in sync | ${report.summary.in_sync} |`, '');

@@ -23,15 +23,15 @@ export async function environmentDocuments(
   paths: string[],
   environment: EnvironmentInput | undefined,
   loadOptions: LoadOptions = {},
-): Promise<{ documents: LoadedDocument[]; problems: Problem[]; checksum: string; warnings: Problem[] }> {
+): Promise<{ documents: LoadedDocument[]; problems: Problem[]; checksum: string; warnings: Problem[]; notes: string[] }> {
   const base = await load(paths, loadOptions);
   if (!environment) return base;
-  const overlays = environment.overlays.length > 0 ? await load(environment.overlays, loadOptions) : { documents: [], problems: [], checksum: '', warnings: [] };
+  const overlays = environment.overlays.length > 0 ? await load(environment.overlays, loadOptions) : { documents: [], problems: [], checksum: '', warnings: [], notes: [] };
   const applied = applyOverlays(base.documents, overlays.documents);
   const checksum = createHash('sha256')
     .update(`${base.checksum}\0${overlays.checksum}\0${environment.name}\0${JSON.stringify(environment.vars.values)}`)
     .digest('hex');
   // An overlay directory with no file yet is an environment without differences.
   const overlayProblems = overlays.problems.filter((p) => p.code !== 'no_manifests');
-  return { documents: applied.documents, problems: [...base.problems, ...overlayProblems, ...applied.problems], checksum, warnings: [...base.warnings, ...overlays.warnings] };
+  return { documents: applied.documents, problems: [...base.problems, ...overlayProblems, ...applied.problems], checksum, warnings: [...base.warnings, ...overlays.warnings], notes: [...base.notes, ...overlays.notes] };
 }

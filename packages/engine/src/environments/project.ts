@@ -11,7 +11,7 @@
 import { access } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { readFile } from 'node:fs/promises';
-import { Ajv } from 'ajv';
+import { Ajv, type ValidateFunction } from 'ajv';
 import { ProjectFile } from '@gatehouse/schemas';
 import { problem, type Problem } from '../problems.js';
 import { formatLocation, type SourceLocation } from '../source.js';
@@ -42,7 +42,9 @@ export interface Project {
   policies: string[];
 }
 
-const validateProject = new Ajv({ allErrors: true, strict: false, verbose: true }).compile(ProjectFile);
+/** Compiled on first use: commands without a project file never pay for it. */
+let compiled: ValidateFunction | undefined;
+const projectValidator = () => (compiled ??= new Ajv({ allErrors: true, strict: false, verbose: true }).compile(ProjectFile));
 
 const display = (path: string, cwd: string) => {
   const rel = relative(cwd, path);
@@ -80,6 +82,7 @@ export async function readProject(path: string, cwd: string = process.cwd()): Pr
     return { problems: [problem('project_invalid', `${file} must hold one YAML document with manifests and environments`, { file, line: 1, col: 1 })] };
   }
   const doc = documents[0]!;
+  const validateProject = projectValidator();
   if (!validateProject(doc.value)) {
     return { problems: explain(validateProject.errors ?? [], doc).map((p) => ({ ...p, message: plainer(p.message) })) };
   }

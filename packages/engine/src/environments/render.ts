@@ -9,6 +9,7 @@ import { stringify } from 'yaml';
 import type { Problem } from '../problems.js';
 import { sortProblems } from '../problems.js';
 import { interpolate } from '../steps/interpolate.js';
+import type { LoadOptions } from '../steps/load.js';
 import { environmentDocuments, type EnvironmentInput } from './documents.js';
 
 export interface RenderedFile {
@@ -19,8 +20,12 @@ export interface RenderedFile {
   documents: number;
 }
 
-export async function renderEnvironment(options: { paths: string[]; environment: EnvironmentInput }): Promise<{ files: RenderedFile[]; problems: Problem[] }> {
-  const loaded = await environmentDocuments(options.paths, options.environment);
+export async function renderEnvironment(
+  options: { paths: string[]; environment: EnvironmentInput; maxFileSize?: number; onWarning?: (warning: Problem) => void },
+): Promise<{ files: RenderedFile[]; problems: Problem[] }> {
+  const loadOptions: LoadOptions = options.maxFileSize !== undefined ? { maxFileSize: options.maxFileSize } : {};
+  const loaded = await environmentDocuments(options.paths, options.environment, loadOptions);
+  for (const warning of loaded.warnings) options.onWarning?.(warning);
   const interpolated = interpolate(loaded.documents, {}, { vars: options.environment.vars, keepEnv: true });
   const byFile = new Map<string, unknown[]>();
   for (const doc of interpolated.documents) byFile.set(doc.file, [...(byFile.get(doc.file) ?? []), doc.value]);

@@ -10,7 +10,7 @@ import { FakeLiveApi } from '../testing/fake-api.js';
 import { ipPolicy } from '../kinds/ip-policy.js';
 import type { LiveObject } from '../live.js';
 import { exportLive, type ExportResult } from './export.js';
-import { EXPORT_HEADER, fileNameOf } from './files.js';
+import { EXPORT_HEADER, fileNameOf, isExportedText, manifestSchemaUrl } from './files.js';
 import { nameObjects } from './names.js';
 
 const dirs: string[] = [];
@@ -47,7 +47,14 @@ describe('exportLive', () => {
     expect(plan.changes, JSON.stringify(plan.changes, null, 2)).toEqual([]);
     expect(plan.summary.unchanged).toBe(14); // the scenario's 15 objects but the bot user (never owned)
     expect(result.files.map((f) => f.file)).toEqual(['ip-policies.yaml', 'ip-restrictions.yaml', 'backends.yaml', 'https-edges.yaml', 'tcp-edges.yaml']);
-    for (const file of result.files) expect(file.text.startsWith(EXPORT_HEADER)).toBe(true);
+    for (const file of result.files) {
+      expect(file.text.split('\n')[0]).toBe(`# yaml-language-server: $schema=${manifestSchemaUrl(file.kind)}`);
+      expect(file.text.split('\n')[1]!.startsWith(EXPORT_HEADER)).toBe(true);
+      expect(isExportedText(file.text)).toBe(true);
+      // The URL names a schema that is published.
+      const published = join(fileURLToPath(new URL('../../../../schemas/json/', import.meta.url)), manifestSchemaUrl(file.kind).split('/json/')[1]!);
+      expect(existsSync(published), published).toBe(true);
+    }
     expect(result.exported).toBe(14);
     expect(result.notOwned).toBe(2); // the bot user and the unmanaged policy
   });
@@ -136,9 +143,9 @@ describe('exportLive', () => {
 
   test('a literal ${env:...} in a live value is escaped so it reads back as written', async () => {
     const live = await appliedLive();
-    findRaw(live, 'bkdhr_1').body = 'costs ${env:HOME} dollars';
+    findRaw(live, 'bkdhr_1').body = 'costs ${env:HOME} dollars, $HOME, ${x}, $${y} and $5';
     const { result, plan } = await exported(live);
-    expect(docs(result, 'Backend').find((d) => d.name === 'sorry')!.spec.body).toBe('costs $${env:HOME} dollars');
+    expect(docs(result, 'Backend').find((d) => d.name === 'sorry')!.spec.body).toBe('costs $${env:HOME} dollars, $$HOME, $${x}, $$${y} and $5');
     expect(plan.changes).toEqual([]);
   });
 });

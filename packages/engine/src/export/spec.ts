@@ -8,7 +8,7 @@
  * - server defaults: every map key whose removal leaves the normal form unchanged is left out
  *   (the descriptor's `fromManifest` fills it back in), so a value the server merely echoes,
  *   such as a circuit breaker's zeros, is never written;
- * - other strings that contain `${env:` are escaped as `$${env:` so load reads them literally.
+ * - in other strings, a `$` before `{` or a name is escaped as `$$` so load reads them literally.
  */
 import type { KindDescriptor, Spec } from '../kinds/types.js';
 import { canonicalJson, isMap, rewrite } from '../steps/walk.js';
@@ -44,8 +44,9 @@ export function toManifestSpec(descriptor: KindDescriptor, normal: Spec, ctx: Sp
 }
 
 function escapeEnv(value: unknown): unknown {
-  // A replacer function: in a replacement string, `$$` would mean one `$`.
-  if (typeof value === 'string') return value.replaceAll('${env:', () => '$${env:');
+  // Every `$` that load would read as a placeholder (`${...}`, `$NAME`) is doubled; a replacer
+  // function, since in a replacement string `$$` would mean one `$`.
+  if (typeof value === 'string') return value.replace(/\$(?=[{A-Za-z_])/g, () => '$$');
   if (Array.isArray(value)) return value.map(escapeEnv);
   if (isMap(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, escapeEnv(v)]));
   return value;

@@ -1,5 +1,6 @@
 /** Renderers: pure functions from a `Plan` to text, JSON or Markdown. */
 export { renderText, type TextOptions } from './text.js';
+export { renderKindSummary } from './kind-summary.js';
 export { renderJson, parsePlanJson, toJsonPlan, PlanFormatError, type JsonPlan, type JsonChange } from './json.js';
 export { renderMarkdown, MARKDOWN_MAX_LENGTH, type MarkdownOptions } from './markdown.js';
 export { plainStyle, type Style, type Paint } from './style.js';

@@ -19,6 +19,7 @@ export interface JsonChange {
   depends_on: string[];
   reason?: string;
   source?: Change['source'];
+  duplicate?: Change['duplicate'];
 }
 
 export type JsonPlan = Omit<Plan, 'changes'> & { changes: JsonChange[] };
@@ -43,6 +44,7 @@ export function toJsonPlan(plan: Plan): JsonPlan {
       depends_on: c.dependsOn,
       ...(c.reason !== undefined ? { reason: c.reason } : {}),
       ...(c.source !== undefined ? { source: c.source } : {}),
+      ...(c.duplicate !== undefined ? { duplicate: c.duplicate } : {}),
     })),
     unmanaged: plan.unmanaged,
     fingerprints: plan.fingerprints,
@@ -51,6 +53,7 @@ export function toJsonPlan(plan: Plan): JsonPlan {
     ...(plan.manifest_paths !== undefined ? { manifest_paths: plan.manifest_paths } : {}),
     ...(plan.policy_results !== undefined ? { policy_results: plan.policy_results } : {}),
     ...(plan.environment !== undefined ? { environment: plan.environment } : {}),
+    ...(plan.lock !== undefined ? { lock: plan.lock } : {}),
   };
 }
 

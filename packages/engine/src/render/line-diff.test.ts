@@ -101,7 +101,7 @@ describe('renderers show long values as line diffs', () => {
   it('drift text and Markdown: live as -, manifests as +', () => {
     const report: DriftReport = {
       format_version: 1, target: { url: 'https://api.example.com', embedded: false }, stack: 'default', checked_at: '2026-11-23T03:00:00.000Z', drifted: true,
-      summary: { changed_outside: 1, deleted_outside: 0, missing: 0, changed_in_manifests: 0, changed: 0, unmanaged: 0, in_sync: 0 },
+      summary: { changed_outside: 1, deleted_outside: 0, duplicate: 0, missing: 0, changed_in_manifests: 0, changed: 0, unmanaged: 0, in_sync: 0 },
       objects: [{ address: 'CertificateAuthority/corp-ca', kind: 'CertificateAuthority', name: 'corp-ca', id: 'ca_1', drift: 'changed_outside', action: 'replace', message: 'changed outside gatehouse',
         fields: [{ path: 'ca_pem', drift: 'changed_outside', live: OLD_PEM, desired: NEW_PEM, sensitive: false }] }],
       unmanaged: [], requests: 1,

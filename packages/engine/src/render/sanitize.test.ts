@@ -63,7 +63,7 @@ describe('hostile live and manifest values in plan and drift output', () => {
     stack: HOSTILE,
     checked_at: '2026-11-23T02:00:00.000Z',
     drifted: true,
-    summary: { changed_outside: 1, deleted_outside: 0, missing: 0, changed_in_manifests: 0, changed: 0, unmanaged: 1, in_sync: 0 },
+    summary: { changed_outside: 1, deleted_outside: 0, duplicate: 0, missing: 0, changed_in_manifests: 0, changed: 0, unmanaged: 1, in_sync: 0 },
     objects: [
       {
         address: `IPPolicy/${HOSTILE}`,

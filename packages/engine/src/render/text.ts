@@ -9,6 +9,7 @@ import type { Change, FieldChange, Plan } from '../plan-model.js';
 import { SENSITIVE_CHANGED } from '../plan-model.js';
 import { diffMarker, diffStat, isLongValueChange, longValueDiff, type DiffLine } from './line-diff.js';
 import { policyTextLines } from './policy.js';
+import { describeLock } from '../lock/lock.js';
 import { sanitize } from './sanitize.js';
 import { plainStyle, type Style } from './style.js';
 import { SYMBOLS, countChanges, describeTarget, flatten, formatValue, summaryLine } from './values.js';
@@ -20,6 +21,7 @@ export interface TextOptions {
 export function renderText(plan: Plan, options: TextOptions = {}): string {
   const style = options.style ?? plainStyle;
   const lines: string[] = [style.bold(`gatehouse plan for ${describeTarget(plan)}, stack "${sanitize(plan.stack)}"`), ''];
+  if (plan.lock) lines.push(style.update(`Note: ${sanitize(describeLock(plan.lock))}; an apply is probably running, so this plan may be outdated when it ends.`), '');
   if (countChanges(plan.summary) === 0) {
     lines.push(`No changes. The live objects match the manifests (${plan.summary.unchanged} unchanged).`);
   } else {

@@ -55,6 +55,56 @@ const DIFFERENT = [
   /(?:^|[\s{,])(?:~|null|Null|NULL)?:(?:\s|$)/m, // null keys ("" to yaml, "null" to js-yaml)
 ];
 
+/** A document start marker at the start of a line (`---` then a space, a line end or the end). */
+const DOCUMENT_START = /^---(?=[ \t\r\n]|$)/gm;
+
+/**
+ * Where each non-empty document of a file starts (the offset of its first character that is
+ * not a space, a line end or a comment), recorded while the file is read so that a document's
+ * own position never needs the file composed again. In document order, one entry per piece
+ * that holds something (the text before the first `---`, and each piece from a `---`);
+ * callers check that the count matches the documents the fast reading found.
+ */
+export function documentStarts(text: string): number[] {
+  const markers = [...text.matchAll(DOCUMENT_START)].map((m) => m.index);
+  const bounds = markers[0] === 0 ? markers : [0, ...markers];
+  const starts: number[] = [];
+  bounds.forEach((from, i) => {
+    const end = bounds[i + 1] ?? text.length;
+    let at = text.startsWith('---', from) && markers.includes(from) ? from + 3 : from;
+    while (at < end) {
+      const c = text[at]!;
+      if (c === ' ' || c === '\t' || c === '\r' || c === '\n') at++;
+      else if (c === '#') {
+        const newline = text.indexOf('\n', at);
+        at = newline < 0 ? end : newline + 1;
+      } else break;
+    }
+    if (at < end) starts.push(at);
+  });
+  return starts;
+}
+
+/**
+ * A file with a long line cut into its documents, so that the line sends only its own
+ * document to `yaml` (the long-line rule is decided per document): each piece starts at a
+ * `---` line (the first at the file's start) and holds one document at most, with `line`, the
+ * 1-based line it starts at. `undefined` when the file has no long line, or when cutting could
+ * change meaning: directives (they belong to the next document) or `...` end markers. A `---`
+ * at the start of a line is always a marker: YAML forbids it inside any scalar.
+ */
+export function documentsWithLongLines(text: string): { text: string; line: number }[] | undefined {
+  if (!hasLongLine(text) || /^%/m.test(text) || /^\.\.\.(?=[ \t\r\n]|$)/m.test(text)) return undefined;
+  const starts = [0, ...[...text.matchAll(DOCUMENT_START)].map((m) => m.index).filter((i) => i > 0)];
+  let line = 1;
+  return starts.map((start, i) => {
+    const piece = text.slice(start, starts[i + 1] ?? text.length);
+    const at = line;
+    for (let n = piece.indexOf('\n'); n >= 0; n = piece.indexOf('\n', n + 1)) line++;
+    return { text: piece, line: at };
+  });
+}
+
 /**
  * The file's documents as `yaml`'s `toJS` would give them, one entry per document (empty
  * documents as `null`); `undefined` when the file must be read with `yaml`.
@@ -69,7 +119,7 @@ export function fastDocuments(text: string): unknown[] | undefined {
 }
 
 /** A line over 1024 characters (`yaml` refuses implicit keys that long); a loop, ~4x a regex. */
-function hasLongLine(text: string): boolean {
+export function hasLongLine(text: string): boolean {
   for (let start = 0; start < text.length; ) {
     const newline = text.indexOf('\n', start);
     const end = newline < 0 ? text.length : newline;

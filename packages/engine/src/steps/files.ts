@@ -8,6 +8,10 @@
  * - a file larger than the size limit is refused before it is read (10 MiB by default: the
  *   parser needs several times a file's size in memory, and no manifest is that large);
  * - bytes that are not UTF-8 are a problem at their file:line:col, never a silent U+FFFD.
+ * Searching a directory never enters what is not manifests: `node_modules` and any entry whose
+ * name starts with a dot (`.git`, `.github` with its workflows, `.gitlab-ci.yml`); each skip is
+ * a note (`--verbose`). A path given by name is always read. The path `-` is standard input,
+ * read once, shown as `<stdin>`.
  */
 import { isUtf8 } from 'node:buffer';
 import { readFile, readdir, realpath, stat } from 'node:fs/promises';
@@ -19,6 +23,13 @@ export const DEFAULT_MAX_FILE_SIZE = 10 * 1024 * 1024;
 
 export const isManifestFile = (name: string) => name.endsWith('.yaml') || name.endsWith('.yml');
 
+/** The path that means standard input, and the name its problems are reported under. */
+export const STDIN_PATH = '-';
+export const STDIN_NAME = '<stdin>';
+
+/** Entries a directory search never enters or reads. */
+const isSkippedEntry = (name: string) => name.startsWith('.') || name === 'node_modules';
+
 export interface FoundFiles {
   /** Manifest files in path order, each real file once. */
   files: string[];
@@ -26,25 +37,36 @@ export interface FoundFiles {
   problems: Problem[];
   /** Link loops: reported, not fatal (nothing is missing because of them). */
   warnings: Problem[];
+  /** The files that were found by searching a directory (not named on the command line). */
+  searched: Set<string>;
+  /** What the search passed over on purpose, for `--verbose`. */
+  notes: string[];
 }
 
 /** Every manifest file under `paths` (files as given, directories recursively, links followed). */
 export async function findManifestFiles(paths: readonly string[]): Promise<FoundFiles> {
-  const found: FoundFiles = { files: [], problems: [], warnings: [] };
+  const found: FoundFiles = { files: [], problems: [], warnings: [], searched: new Set(), notes: [] };
   const seen = new Set<string>();
   const add = async (file: string) => {
-    const real = await realpath(file);
+    const real = file === STDIN_PATH ? file : await realpath(file);
     if (seen.has(real)) return;
     seen.add(real);
     found.files.push(file);
   };
   for (const path of paths) {
     try {
+      if (path === STDIN_PATH) {
+        await add(path);
+        continue;
+      }
       const info = await stat(path);
       if (info.isDirectory()) {
         const files: string[] = [];
         await walk(path, new Set([await realpath(path)]), files, found);
-        for (const file of files.sort()) await add(file);
+        for (const file of files.sort()) {
+          found.searched.add(file);
+          await add(file);
+        }
       } else await add(path);
     } catch (error) {
       found.problems.push(problem('path_unreadable', `cannot read ${path}: ${codeOf(error)}; give an existing file or directory`));
@@ -67,6 +89,10 @@ async function walk(dir: string, ancestors: Set<string>, files: string[], found:
   }
   for (const entry of entries) {
     const path = join(dir, entry.name);
+    if (isSkippedEntry(entry.name)) {
+      if (entry.isDirectory() || isManifestFile(entry.name)) found.notes.push(`skipped ${path}${entry.isDirectory() ? '/' : ''}: dot-files, dot-directories and node_modules are not searched (name it to read it)`);
+      continue;
+    }
     let isDirectory = entry.isDirectory();
     let isFile = entry.isFile();
     if (entry.isSymbolicLink()) {
@@ -96,6 +122,7 @@ async function walk(dir: string, ancestors: Set<string>, files: string[], found:
  */
 export async function readManifestFile(file: string, display: string, maxFileSize = DEFAULT_MAX_FILE_SIZE): Promise<{ text: string } | { problem: Problem }> {
   try {
+    if (file === STDIN_PATH) return checkText(await readStdin(maxFileSize, display), display, maxFileSize);
     const { size } = await stat(file);
     if (size > maxFileSize) {
       return {
@@ -106,15 +133,37 @@ export async function readManifestFile(file: string, display: string, maxFileSiz
         ),
       };
     }
-    const bytes = await readFile(file);
-    if (!isUtf8(bytes)) {
-      const at = invalidUtf8Position(bytes, display);
-      return { problem: problem('not_utf8', `invalid UTF-8 (byte 0x${bytes[at.offset]!.toString(16).padStart(2, '0')}); save the file as UTF-8`, at.location) };
-    }
-    return { text: bytes.toString('utf8') };
+    return checkText(await readFile(file), display, maxFileSize);
   } catch (error) {
     return { problem: problem('path_unreadable', `cannot read ${display}: ${codeOf(error)}`) };
   }
+}
+
+/** The bytes as text, unless they are too many (stdin's size is known only once read) or not UTF-8. */
+function checkText(bytes: Buffer, display: string, maxFileSize: number): { text: string } | { problem: Problem } {
+  if (bytes.length > maxFileSize) {
+    return {
+      problem: problem('file_too_large', `${display} is over the manifest size limit of ${formatBytes(maxFileSize)}; split it or raise --max-file-size`, { file: display, line: 1, col: 1 }),
+    };
+  }
+  if (!isUtf8(bytes)) {
+    const at = invalidUtf8Position(bytes, display);
+    return { problem: problem('not_utf8', `invalid UTF-8 (byte 0x${bytes[at.offset]!.toString(16).padStart(2, '0')}); save the file as UTF-8`, at.location) };
+  }
+  return { text: bytes.toString('utf8') };
+}
+
+/** Standard input to its end, stopping one byte past `limit` (the caller refuses that). */
+async function readStdin(limit: number, display: string): Promise<Buffer> {
+  if (process.stdin.isTTY) throw Object.assign(new Error(`${display} is a terminal`), { code: 'a terminal, not a file or pipe; pipe the manifests in (e.g. cat *.yaml | gatehouse validate -)' });
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of process.stdin as AsyncIterable<Buffer>) {
+    chunks.push(chunk);
+    size += chunk.length;
+    if (size > limit) break;
+  }
+  return Buffer.concat(chunks);
 }
 
 /** Where the first byte that is not part of a well-formed UTF-8 sequence is (RFC 3629). */

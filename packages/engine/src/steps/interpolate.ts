@@ -42,6 +42,11 @@ export interface InterpolateOptions {
   vars?: Variables | undefined;
   /** Leave `${env:}` and `$$` escapes as written (render). */
   keepEnv?: boolean;
+  /**
+   * Offline validation: an unset `${env:NAME}` is substituted with this stand-in (so that a
+   * required secret counts as given) and reported in `unsetEnv` instead of `problems`.
+   */
+  unsetEnvStandIn?: string;
 }
 
 /** Where a `${var:NAME}` was substituted: later problems at that place name the variable. */
@@ -55,6 +60,8 @@ export interface Interpolation {
   problems: Problem[];
   /** `file:line:col` of each value holding a `${var:}` -> the variable(s) substituted there. */
   variableUses: Map<string, VariableUse[]>;
+  /** With `unsetEnvStandIn`: the unset `${env:}` variables, as `env_missing` problems. */
+  unsetEnv: Problem[];
 }
 
 const typeOf = (value: unknown) => (value === null ? 'null' : Array.isArray(value) ? 'list' : typeof value === 'object' ? 'map' : typeof value);
@@ -65,6 +72,7 @@ export function interpolate(
   options: InterpolateOptions = {},
 ): Interpolation {
   const problems: Problem[] = [];
+  const unsetEnv: Problem[] = [];
   const variableUses = new Map<string, VariableUse[]>();
   const used = new Set<string>();
   const vars = options.vars;
@@ -123,8 +131,13 @@ export function interpolate(
         if (keepEnv) return match;
         const value = env[name];
         if (value === undefined) {
-          problems.push(problem('env_missing', `environment variable ${name} is not set; set it or remove \${env:${name}}`, at()));
-          return '';
+          const unset = problem('env_missing', `environment variable ${name} is not set; set it or remove \${env:${name}}`, at());
+          if (options.unsetEnvStandIn === undefined) {
+            problems.push(unset);
+            return '';
+          }
+          unsetEnv.push({ ...unset, message: `environment variable ${name} is not set (plan and apply need it; --strict-env makes this an error)` });
+          return options.unsetEnvStandIn;
         }
         return value;
       }
@@ -184,7 +197,7 @@ export function interpolate(
       problems.push(problem('var_unused', `variable ${name} of environment ${vars.environment} is used by no manifest; use it as \${var:${name}} or remove it`, vars.locate(name)));
     }
   }
-  return { documents: result, problems, variableUses };
+  return { documents: result, problems, variableUses, unsetEnv };
 }
 
 /** Text from a variable, escaped so that reading the rendered manifest gives it back. */

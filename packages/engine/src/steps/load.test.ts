@@ -72,3 +72,78 @@ test('positions stay right when values are read the fast way: comments, empty do
   expect(result.documents[1]!.locate(['spec', 'rules', 1, 'cidr'])).toMatchObject({ line: 16, col: 14 });
   expect(result.documents[1]!.locate(['spec', 'rules', 1, 'color'])).toMatchObject({ line: 16, col: 7 }); // nearest existing node
 });
+
+test('a line over 1024 characters sends only its own document to the yaml parser; positions, indexes and problems stay the file\'s', async () => {
+  const { documentsWithLongLines } = await import('./fast-yaml.js');
+  const { parseFile } = await import('./load.js');
+  const long = `# ${'x'.repeat(1100)}`;
+  const text = [
+    '# leading comment',
+    '---',
+    'kind: BotUser',
+    'name: first',
+    'spec: {}',
+    '---',
+    long,
+    'kind: BotUser',
+    'name: second',
+    'spec: {}',
+    '---',
+    '---',
+    'kind: BotUser',
+    'name: third',
+    'spec: {active: true}',
+    '',
+  ].join('\n');
+  const pieces = documentsWithLongLines(text)!;
+  expect(pieces.map((p) => p.line)).toEqual([1, 2, 6, 11, 12]);
+  expect(pieces.filter((p) => p.text.includes(long))).toHaveLength(1);
+  expect(documentsWithLongLines(text.replace(long, '# short'))).toBeUndefined();
+  expect(documentsWithLongLines(`%YAML 1.2\n${text}`)).toBeUndefined();
+
+  const documents: import('./load.js').LoadedDocument[] = [];
+  const problems: import('../problems.js').Problem[] = [];
+  parseFile('m.yaml', text, documents, problems);
+  expect(problems).toEqual([]);
+  expect(documents.map((d) => [(d.value as { name: string }).name, d.index])).toEqual([['first', 0], ['second', 1], ['third', 3]]);
+  expect(documents.map((d) => d.locate(['name']).line)).toEqual([4, 9, 14]);
+  expect(documents[2]!.locate(['spec', 'active'])).toEqual({ file: 'm.yaml', line: 15, col: 16 });
+
+  // A syntax error in a later document is reported at its line in the file.
+  const broken: import('../problems.js').Problem[] = [];
+  parseFile('m.yaml', text.replace('spec: {active: true}', 'spec: {active: true'), [], broken);
+  expect(broken.map((p) => [p.code, p.at?.line])).toEqual([['yaml_syntax', expect.any(Number)]]);
+  expect(broken[0]!.at!.line).toBeGreaterThanOrEqual(15);
+});
+
+test("a document's own position is recorded from the text, the same as yaml's composition gives", async () => {
+  const { documentStarts } = await import('./fast-yaml.js');
+  const { parseFile } = await import('./load.js');
+  const { parseAllDocuments, LineCounter, isScalar } = await import('yaml');
+  const text = [
+    '# header',
+    '',
+    'kind: BotUser',
+    'name: a',
+    'spec: {}',
+    '--- # a comment on the marker',
+    '',
+    '# before the content',
+    '  kind: BotUser',
+    '  name: b',
+    '  spec: {}',
+    '---',
+    '---',
+    '{kind: BotUser, name: c, spec: {}}',
+    '--- {kind: BotUser, name: d, spec: {}}',
+    '',
+  ].join('\n');
+  expect(documentStarts(text)).toHaveLength(4);
+  const documents: import('./load.js').LoadedDocument[] = [];
+  parseFile('m.yaml', text, documents, []);
+  const lineCounter = new LineCounter();
+  const reference = parseAllDocuments(text, { lineCounter })
+    .filter((doc) => doc.contents !== null && !(isScalar(doc.contents) && doc.contents.value === null))
+    .map((doc) => lineCounter.linePos(doc.contents!.range![0]));
+  expect(documents.map((d) => d.locate([]))).toEqual(reference.map(({ line, col }) => ({ file: 'm.yaml', line, col })));
+});

@@ -7,11 +7,12 @@
  */
 import { createHash } from 'node:crypto';
 import { relative } from 'node:path';
+import { MANIFEST_SCHEMAS } from '@gatehouse/schemas';
 import { LineCounter, isMap, isPair, isScalar, isSeq, parseAllDocuments, type Document, type Node } from 'yaml';
 import { problem, type Problem } from '../problems.js';
 import type { SourceLocation } from '../source.js';
-import { fastDocuments } from './fast-yaml.js';
-import { findManifestFiles, readManifestFile } from './files.js';
+import { documentStarts, documentsWithLongLines, fastDocuments } from './fast-yaml.js';
+import { findManifestFiles, readManifestFile, STDIN_NAME, STDIN_PATH } from './files.js';
 import { aliasProblem, flowNestingProblem, isAliasLimitError, MAX_ALIAS_COUNT, MAX_NESTING, nestingProblem, valueDepth } from './yaml-limits.js';
 
 export type Path = readonly (string | number)[];
@@ -37,6 +38,8 @@ export interface LoadResult {
   checksum: string;
   /** What is worth saying but does not stop the run (a symbolic link loop). */
   warnings: Problem[];
+  /** What was passed over on purpose (skipped directories and files), for `--verbose`. */
+  notes: string[];
 }
 
 export interface LoadOptions {
@@ -44,7 +47,25 @@ export interface LoadOptions {
   maxFileSize?: number;
 }
 
+const KNOWN_KINDS = new Set(Object.keys(MANIFEST_SCHEMAS));
+
+/**
+ * Whether a file found by searching a directory is meant for gatehouse: one of its documents
+ * has a known `kind`, or a `kind` and a `name` (a manifest with a mistyped kind is still
+ * reported). Other YAML beside the manifests (CI files, Kubernetes objects, tool settings) is
+ * skipped with a note, not reported as unknown kinds. A file that does not parse is kept: it
+ * may be a broken manifest, and leaving one out would make `--prune` delete its objects.
+ */
+function claimsManifests(documents: readonly LoadedDocument[]): boolean {
+  return documents.some(({ value }) => {
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+    const { kind } = value as Record<string, unknown>;
+    return (typeof kind === 'string' && KNOWN_KINDS.has(kind)) || (kind !== undefined && 'name' in value);
+  });
+}
+
 const display = (path: string) => {
+  if (path === STDIN_PATH) return STDIN_NAME;
   const rel = relative(process.cwd(), path);
   return rel && !rel.startsWith('..') ? rel : path;
 };
@@ -58,6 +79,7 @@ export async function load(paths: string[], options: LoadOptions = {}): Promise<
   }
   const hash = createHash('sha256');
   const documents: LoadedDocument[] = [];
+  const notes = [...found.notes];
   for (const file of [...files].sort()) {
     const name = display(file);
     const read = await readManifestFile(file, name, options.maxFileSize);
@@ -65,8 +87,19 @@ export async function load(paths: string[], options: LoadOptions = {}): Promise<
       problems.push(read.problem);
       continue;
     }
+    const fileDocuments: LoadedDocument[] = [];
+    const fileProblems: Problem[] = [];
+    parseFile(name, read.text, fileDocuments, fileProblems);
+    if (found.searched.has(file) && fileProblems.length === 0 && fileDocuments.length > 0 && !claimsManifests(fileDocuments)) {
+      notes.push(`skipped ${name}: no document has a gatehouse kind (name the file to check it anyway)`);
+      continue;
+    }
     hash.update(`${name}\0${read.text}\0`);
-    parseFile(name, read.text, documents, problems);
+    documents.push(...fileDocuments);
+    problems.push(...fileProblems);
+  }
+  if (files.length > 0 && documents.length === 0 && problems.length === 0 && notes.length > found.notes.length) {
+    problems.push(problem('no_manifests', `no manifest under ${paths.join(', ')}: no document of the ${files.length} YAML file${files.length === 1 ? '' : 's'} found has a gatehouse kind`));
   }
   // Whatever the files: a syntax error already says why nothing was read, an empty file does not.
   if (files.length > 0 && documents.length === 0 && problems.length === 0) {
@@ -74,7 +107,7 @@ export async function load(paths: string[], options: LoadOptions = {}): Promise<
       problem('no_manifests', `${files.length === 1 ? `${display(files[0]!)} holds` : `the ${files.length} files under ${paths.join(', ')} hold`} no YAML document (only comments, --- or nothing); give manifests that declare something`),
     );
   }
-  return { documents, problems, checksum: hash.digest('hex'), warnings: found.warnings };
+  return { documents, problems, checksum: hash.digest('hex'), warnings: found.warnings, notes };
 }
 
 /**
@@ -86,6 +119,29 @@ export async function load(paths: string[], options: LoadOptions = {}): Promise<
  * the reference, and its syntax errors are reported.
  */
 export function parseFile(file: string, text: string, documents: LoadedDocument[], problems: Problem[]): void {
+  const pieces = documentsWithLongLines(text);
+  if (!pieces) {
+    parseDocuments(file, text, documents, problems);
+    return;
+  }
+  // One document per piece: a long line sends only its document to `yaml`. Positions and
+  // document indexes are the file's: lines shifted by where the piece starts.
+  let index = 0;
+  for (const piece of pieces) {
+    const found: LoadedDocument[] = [];
+    const issues: Problem[] = [];
+    parseDocuments(file, piece.text, found, issues);
+    const shift = (at: SourceLocation): SourceLocation => ({ ...at, line: at.line + piece.line - 1 });
+    for (const issue of issues) problems.push(issue.at ? { ...issue, at: shift(issue.at) } : issue);
+    for (const doc of found) {
+      documents.push({ ...doc, index: index + doc.index, locate: (path, options) => shift(doc.locate(path, options)) });
+    }
+    // Every piece from a `---` is one document; the text before the first only if it holds one.
+    if (piece.text.startsWith('---') || found.length > 0 || issues.length > 0) index++;
+  }
+}
+
+function parseDocuments(file: string, text: string, documents: LoadedDocument[], problems: Problem[]): void {
   const tooDeep = flowNestingProblem(text, (offset) => positionOf(file, text, offset));
   if (tooDeep) {
     problems.push(tooDeep);
@@ -98,6 +154,18 @@ export function parseFile(file: string, text: string, documents: LoadedDocument[
     return;
   }
   let composed: Locate[] | undefined;
+  // Each document's own position (where apply and plan say it was declared) comes from one
+  // linear scan of the text, made for the whole file at the first position asked for: no
+  // `yaml` composition. Deeper paths compose the file with `yaml` when first asked for.
+  const nonEmptyCount = fast.filter((value) => value !== null && value !== undefined).length;
+  let roots: SourceLocation[] | null | undefined;
+  const rootOf = (ordinal: number): SourceLocation | undefined => {
+    if (roots === undefined) {
+      const starts = documentStarts(text);
+      roots = starts.length === nonEmptyCount ? positionsOf(file, text, starts) : null;
+    }
+    return roots?.[ordinal];
+  };
   // The k-th non-empty document of either library is the same document: they differ only on
   // empty ones (a file holding only a comment is one empty document to js-yaml, none to yaml).
   let nonEmpty = 0;
@@ -105,6 +173,8 @@ export function parseFile(file: string, text: string, documents: LoadedDocument[
     if (value === null || value === undefined) return;
     const ordinal = nonEmpty++;
     const locate: Locate = (path, options) => {
+      const root = path.length === 0 ? rootOf(ordinal) : undefined;
+      if (root) return root;
       composed ??= composeFile(file, text);
       const found = composed[ordinal];
       return found ? found(path, options) : { file, line: 1, col: 1 };
@@ -114,6 +184,21 @@ export function parseFile(file: string, text: string, documents: LoadedDocument[
 }
 
 type Locate = LoadedDocument['locate'];
+
+/** The positions of ascending `offsets` in `text`, in one pass. */
+function positionsOf(file: string, text: string, offsets: readonly number[]): SourceLocation[] {
+  let line = 1;
+  let lineStart = 0;
+  let newline = text.indexOf('\n');
+  return offsets.map((offset) => {
+    while (newline >= 0 && newline < offset) {
+      line++;
+      lineStart = newline + 1;
+      newline = text.indexOf('\n', lineStart);
+    }
+    return { file, line, col: offset - lineStart + 1 };
+  });
+}
 
 /** The position of `offset` in `text`, counted directly (for problems found before parsing). */
 function positionOf(file: string, text: string, offset: number): SourceLocation {

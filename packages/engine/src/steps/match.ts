@@ -16,17 +16,24 @@
 import type { DesiredObject } from '../desired.js';
 import type { LiveObject } from '../live.js';
 import { problem, type Problem } from '../problems.js';
+import { findDuplicates, type DuplicateObject } from './duplicates.js';
 
 export interface Matching {
   pairs: { desired: DesiredObject; live: LiveObject }[];
   creates: DesiredObject[];
   deletes: LiveObject[];
   unmanaged: LiveObject[];
+  /** Owned objects that duplicate a kept one (and their children): deleted without --prune (duplicates.ts). */
+  duplicates: DuplicateObject[];
   problems: Problem[];
 }
 
-export function match(desired: DesiredObject[], live: LiveObject[], stack: string): Matching {
+export function match(desired: DesiredObject[], everything: LiveObject[], stack: string): Matching {
   const problems: Problem[] = [];
+  // Duplicates are set aside first: only the kept object of each group takes part in matching.
+  const duplicates = findDuplicates(everything, stack, desired);
+  const duplicateOf = new Map(duplicates.map((d) => [d.live.id, d]));
+  const live = duplicates.length === 0 ? everything : everything.filter((o) => !duplicateOf.has(o.id));
   const claimed = new Map<LiveObject, DesiredObject>();
   const liveOf = new Map<string, LiveObject>(); // desired address -> live
   const owned = (o: LiveObject) => o.marker?.stack === stack;
@@ -116,11 +123,18 @@ export function match(desired: DesiredObject[], live: LiveObject[], stack: strin
   const ordered = [...live].sort((a, b) => Number(Boolean(a.descriptor.child)) - Number(Boolean(b.descriptor.child)));
   for (const o of ordered) {
     if (claimed.has(o)) continue;
+    const duplicateParent = o.parentId !== undefined ? duplicateOf.get(o.parentId) : undefined;
+    if (duplicateParent) {
+      const child: DuplicateObject = { live: o, keep: duplicateParent.keep, cause: duplicateParent.cause };
+      duplicates.push(child);
+      duplicateOf.set(o.id, child);
+      continue;
+    }
     const parentDeleted = o.parentId !== undefined && deletedIds.has(o.parentId);
     if (o.descriptor.metadata && (owned(o) || parentDeleted)) {
       deletes.push(o);
       deletedIds.add(o.id);
     } else unmanaged.push(o);
   }
-  return { pairs: [...claimed].map(([o, d]) => ({ desired: d, live: o })), creates, deletes, unmanaged, problems };
+  return { pairs: [...claimed].map(([o, d]) => ({ desired: d, live: o })), creates, deletes, unmanaged, duplicates, problems };
 }

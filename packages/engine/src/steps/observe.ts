@@ -7,6 +7,7 @@
 import { KINDS } from '../kinds/index.js';
 import type { Collection, KindDescriptor } from '../kinds/types.js';
 import type { LiveObject } from '../live.js';
+import { isLockObject } from '../lock/lock.js';
 import { parseMarker } from '../marker.js';
 import type { ApiObject, LiveApi } from '../ports.js';
 
@@ -16,6 +17,11 @@ export interface Observation {
   live: LiveObject[];
   /** List requests spent: pages per collection (an empty list still costs one). */
   requests: number;
+  /**
+   * The per-stack lock's objects (lock/lock.ts), left out of `live`: never planned, exported,
+   * adopted or deleted; `lockOf` reads them.
+   */
+  lockObjects: { bots: ApiObject[]; policies: ApiObject[] };
 }
 
 function toLive(descriptor: KindDescriptor, raw: ApiObject, collection?: Collection, parentId?: string): LiveObject {
@@ -29,6 +35,7 @@ function toLive(descriptor: KindDescriptor, raw: ApiObject, collection?: Collect
 
 export async function observe(api: LiveApi, kinds: readonly KindDescriptor[] = KINDS): Promise<Observation> {
   let requests = 0;
+  const lockObjects: Observation['lockObjects'] = { bots: [], policies: [] };
   const lists = kinds.flatMap((descriptor) =>
     'lists' in descriptor.observe ? descriptor.observe.lists.map((collection) => ({ descriptor, collection })) : [],
   );
@@ -36,6 +43,10 @@ export async function observe(api: LiveApi, kinds: readonly KindDescriptor[] = K
     lists.map(async ({ descriptor, collection }) => {
       const objects: LiveObject[] = [];
       for await (const raw of api.list(collection.path, collection.listKey)) {
+        if (isLockObject(descriptor.kind, raw)) {
+          (descriptor.kind === 'BotUser' ? lockObjects.bots : lockObjects.policies).push(raw);
+          continue;
+        }
         const observeSpec = descriptor.observe as { parentId?(live: ApiObject): string | undefined };
         objects.push(toLive(descriptor, raw, collection, observeSpec.parentId?.(raw)));
       }
@@ -52,5 +63,5 @@ export async function observe(api: LiveApi, kinds: readonly KindDescriptor[] = K
       for (const raw of (parent.raw[field] as ApiObject[] | undefined) ?? []) live.push(toLive(descriptor, raw, undefined, parent.id));
     }
   }
-  return { live, requests };
+  return { live, requests, lockObjects };
 }

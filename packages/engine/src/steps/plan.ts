@@ -21,6 +21,7 @@ import { specHash } from '../marker.js';
 import { PLAN_FORMAT_VERSION, type Change, type Plan, type UnmanagedObject } from '../plan-model.js';
 import type { Target } from '../ports.js';
 import { canonical, changedFields, fieldChanges, ignoreServerChosen, mask } from './diff.js';
+import { duplicateAddress, duplicateReason } from './duplicates.js';
 import type { Matching } from './match.js';
 import { order } from './order.js';
 import { canonicalJson, collect } from './walk.js';
@@ -61,9 +62,14 @@ export function plan(input: PlanInput): Plan {
   const { matching, stack } = input;
   const tokens = new Map<string, string>();
   for (const { desired, live } of matching.pairs) tokens.set(live.id, desired.address);
-  /** Address of a live object no manifest declares: its marker's name, else parent + natural key, else its id. */
-  const liveById = new Map(matching.deletes.map((o) => [o.id, o]));
-  const liveAddress = (o: LiveObject): string => {
+  /**
+   * Address of a live object no manifest declares: its marker's name, else parent + natural
+   * key, else its id; a duplicate's is followed by `#<id>` (duplicates.ts).
+   */
+  const duplicates = new Map(matching.duplicates.map((d) => [d.live.id, d]));
+  const liveById = new Map([...matching.deletes, ...matching.duplicates.map((d) => d.live)].map((o) => [o.id, o]));
+  const liveAddress = (o: LiveObject): string => (duplicates.has(o.id) ? duplicateAddress(plainAddress(o), o.id) : plainAddress(o));
+  const plainAddress = (o: LiveObject): string => {
     if (o.marker) return `${o.descriptor.kind}/${o.marker.name}`;
     const parent = o.parentId !== undefined ? liveById.get(o.parentId) : undefined;
     if (parent && o.descriptor.naturalKey) {
@@ -72,7 +78,7 @@ export function plan(input: PlanInput): Plan {
     }
     return `${o.descriptor.kind}/${o.id}`;
   };
-  for (const o of matching.deletes) tokens.set(o.id, liveAddress(o));
+  for (const o of liveById.values()) tokens.set(o.id, liveAddress(o));
 
   const changes: Change[] = [];
   const fingerprints: Record<string, string> = {};
@@ -126,8 +132,10 @@ export function plan(input: PlanInput): Plan {
     changes.push(change);
   }
 
-  for (const o of matching.deletes) {
+  for (const o of liveById.values()) {
     const change = base(null, o, 'delete');
+    const duplicate = duplicates.get(o.id);
+    if (duplicate) Object.assign(change, { reason: duplicateReason(duplicate), duplicate: { keep: duplicate.keep.id, cause: duplicate.cause } });
     const normal = canonical(o.descriptor, liveNormal(o), tokens);
     change.before = mask(o.descriptor.sensitive, normal, null)[0];
     fingerprints[o.id] = fingerprint(o);

@@ -4,26 +4,17 @@
  * and phrased as what is expected. The service's value rules and cross-document rules run in
  * `check.ts` once references are resolved.
  */
-import { Ajv, type ErrorObject, type KeywordDefinition, type ValidateFunction } from 'ajv';
-import { MANIFEST_SCHEMAS, customKeywords } from '@gatehouse/schemas';
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import { MANIFEST_SCHEMAS } from '@gatehouse/schemas';
 import { problem, type Problem } from '../problems.js';
 import { childrenOf, KINDS as DESCRIPTORS } from '../kinds/index.js';
 import type { LoadedDocument } from './load.js';
+// Compiled at build time (ajv standalone code; scripts/generate-validators.mjs), so a run
+// does not compile the schemas; validators.test.ts fails while the file is stale.
+import * as compiled from './validators.generated.js';
 
-// verbose: errors carry their schema, so messages can list the expected fields.
-const ajv = new Ajv({ allErrors: true, strict: false, discriminator: true, verbose: true });
-// The schemas package states its keywords without depending on ajv; the shapes agree.
-for (const keyword of customKeywords) ajv.addKeyword(keyword as unknown as KeywordDefinition);
-
-const validators = new Map<string, ValidateFunction>();
-const validatorFor = (kind: string) => {
-  let found = validators.get(kind);
-  if (!found) {
-    found = ajv.compile(MANIFEST_SCHEMAS[kind as keyof typeof MANIFEST_SCHEMAS]);
-    validators.set(kind, found);
-  }
-  return found;
-};
+const validators = compiled as unknown as Record<string, ValidateFunction>;
+const validatorFor = (kind: string): ValidateFunction => validators[kind]!;
 
 const KINDS = Object.keys(MANIFEST_SCHEMAS);
 

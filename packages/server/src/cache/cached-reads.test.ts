@@ -133,6 +133,7 @@ describe('cached reads: writes of another connection to the same database file',
     } finally {
       raw.close();
     }
+    await nextTurn();
     expect((await h.call('GET', `/ip_policies/${id}`)).body.description).toBe('edited');
   });
 
@@ -145,6 +146,7 @@ describe('cached reads: writes of another connection to the same database file',
       db.prepare("UPDATE objects SET data = json_set(data, '$.description', 'from elsewhere') WHERE id = ?").run(process.argv[3]);
       db.close();`;
     execFileSync(process.execPath, ['-e', script, sqlite, dbPath, id]);
+    await nextTurn();
     expect((await h.call('GET', '/ip_policies')).body.ip_policies[0].description).toBe('from elsewhere');
   });
 });
@@ -197,4 +199,12 @@ describe('cached reads: pagination', () => {
 
 function authHeaders() {
   return { authorization: 'Bearer test-key-0123456789', 'service-version': '2' };
+}
+
+/**
+ * Lets the event loop finish its turn: the cache reads `data_version` once per turn, and a
+ * request sent after another connection's commit reaches the server in a later turn.
+ */
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }

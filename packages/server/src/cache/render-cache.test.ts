@@ -45,7 +45,7 @@ describe('RenderCache', () => {
     expect(cache.body('/a', produce('A2')).toString()).toBe('A2');
   });
 
-  it('drops every body when another connection to the same file commits', () => {
+  it('drops every body when another connection to the same file commits, from the next event-loop turn', async () => {
     cache.body('/a', produce('A1'));
     const other = new Database(join(dir, 'server.db'));
     try {
@@ -53,6 +53,9 @@ describe('RenderCache', () => {
     } finally {
       other.close();
     }
+    // data_version is read once per turn: the rest of this turn answers as of its start.
+    expect(cache.body('/a', produce('A-same-turn')).toString()).toBe('A1');
+    await new Promise((resolve) => setImmediate(resolve));
     expect(cache.body('/a', produce('A2')).toString()).toBe('A2');
     // And keeps the new body until the next change.
     expect(cache.body('/a', produce('A3')).toString()).toBe('A2');
@@ -62,6 +65,19 @@ describe('RenderCache', () => {
     cache.body('/a', produce('A1'));
     db.prepare('INSERT INTO api_keys (id, token_hash, created_at) VALUES (?, ?, ?)').run('ak_y', 'h', 'now');
     expect(cache.body('/a', produce('A2')).toString()).toBe('A1');
+  });
+
+  it("reads data_version again after this connection's own commit (invalidate), within the same turn", () => {
+    cache.body('/a', produce('A1'));
+    const other = new Database(join(dir, 'server.db'));
+    try {
+      other.prepare('INSERT INTO api_keys (id, token_hash, created_at) VALUES (?, ?, ?)').run('ak_z', 'h', 'now');
+    } finally {
+      other.close();
+    }
+    cache.invalidate();
+    expect(cache.body('/a', produce('A2')).toString()).toBe('A2');
+    expect(cache.body('/a', produce('A3')).toString()).toBe('A2');
   });
 
   it('drops every body when the base URL changes', () => {

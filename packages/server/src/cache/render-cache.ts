@@ -13,7 +13,11 @@
  *   little and risk a stale answer;
  * - writes of OTHER connections (`gatehouse serve` and the CLI's embedded server sharing
  *   `.gatehouse/server.db`) are seen through SQLite's `PRAGMA data_version`, which changes when
- *   another connection commits; it is read before every lookup and a change drops everything;
+ *   another connection commits; a change drops everything. It is read at the first lookup of
+ *   each event-loop turn and again after each of this connection's commits (`invalidate`):
+ *   the lookups of one turn are answered as of one moment, as if they had arrived together,
+ *   and a request that arrives after another process acknowledged a write is handled in a
+ *   later turn, so it sees that write;
  * - the base URL every `uri` is built under is compared on every lookup too (it is set once,
  *   before the first request, but a change must never serve a body built under the old one);
  * - nothing is stored while a transaction is open, so an uncommitted state is never kept.
@@ -40,6 +44,11 @@ export class RenderCache {
   private readonly dataVersion: Statement<[], number>;
   private seenVersion: number;
   private seenBase: string;
+  /** `data_version` was read in this event-loop turn (reset by a `setImmediate`). */
+  private checkedThisTurn = false;
+  private readonly endTurn = () => {
+    this.checkedThisTurn = false;
+  };
 
   /**
    * @param db the connection this process reads and writes through.
@@ -60,9 +69,13 @@ export class RenderCache {
     this.seenBase = baseUrl();
   }
 
-  /** Drops every body: something they may have been built from changed. */
+  /**
+   * Drops every body: something they may have been built from changed. Cheap when the cache
+   * is empty (as it often is between writes), and the next lookup checks `data_version` again.
+   */
   invalidate(): void {
-    this.bodies.clear();
+    if (this.bodies.size > 0) this.bodies.clear();
+    this.checkedThisTurn = false;
   }
 
   /**
@@ -85,13 +98,22 @@ export class RenderCache {
     return { entries: this.bodies.size, bytes: this.bodies.calculatedSize };
   }
 
-  /** Drops everything if another connection committed or the base URL moved since last time. */
+  /**
+   * Drops everything if the base URL moved, or (checked once per event-loop turn) another
+   * connection committed since last time.
+   */
   private checkFresh(): void {
-    const version = this.dataVersion.get()!;
     const base = this.baseUrl();
-    if (version !== this.seenVersion || base !== this.seenBase) {
-      this.seenVersion = version;
+    if (base !== this.seenBase) {
       this.seenBase = base;
+      this.bodies.clear();
+    }
+    if (this.checkedThisTurn) return;
+    this.checkedThisTurn = true;
+    setImmediate(this.endTurn);
+    const version = this.dataVersion.get()!;
+    if (version !== this.seenVersion) {
+      this.seenVersion = version;
       this.bodies.clear();
     }
   }

@@ -5,6 +5,7 @@
  * stays valid when the object it names is deleted between two pages.
  */
 import type { Db } from './database.js';
+import { GroupCommit } from './group-commit.js';
 
 export interface StoredObject<T = Record<string, unknown>> {
   id: string;
@@ -40,8 +41,16 @@ const toObject = <T>(row: Row): StoredObject<T> => ({
 export class Store {
   private readonly stmts;
   private readonly writeListeners: (() => void)[] = [];
+  private readonly group: GroupCommit;
+  /** A write happened in the group being committed. */
+  private groupWrote = false;
 
   constructor(readonly db: Db) {
+    this.group = new GroupCommit(db, () => {
+      if (!this.groupWrote) return;
+      this.groupWrote = false;
+      this.notifyWrite();
+    });
     this.stmts = {
       insert: db.prepare(
         'INSERT INTO objects (id, kind, parent_id, created_at, data) VALUES (?, ?, ?, ?, ?)',
@@ -67,18 +76,51 @@ export class Store {
   }
 
   /**
-   * Calls `listener` on every write (insert, update, remove, setKeys), as it happens, before
-   * its transaction commits: the render cache drops what it holds (cache/render-cache.ts).
+   * Calls `listener` after writes (insert, update, remove, setKeys): once per group commit
+   * that wrote anything (`write`), or at each write made outside one (`transaction`). The
+   * render cache drops what it holds (cache/render-cache.ts).
    */
   onWrite(listener: () => void): void {
     this.writeListeners.push(listener);
   }
 
-  private wrote(): void {
+  private notifyWrite(): void {
     for (const listener of this.writeListeners) listener();
   }
 
-  /** Runs `fn` in one transaction: all of its writes land, or none do. */
+  private wrote(): void {
+    if (this.group.flushing) this.groupWrote = true;
+    else this.notifyWrite();
+  }
+
+  /**
+   * A request's change: runs `fn` in the next group commit (db/group-commit.ts), in its own
+   * savepoint (all of its writes land, or none do), and resolves once the commit holding it is
+   * durable. Every write a request makes goes through here.
+   */
+  write<R>(fn: () => R): Promise<R> {
+    return this.group.run(fn);
+  }
+
+  /**
+   * `undefined` when everything committed so far is durable, else a promise that resolves
+   * when it is: what a reader must wait for before showing what it read (app.ts).
+   */
+  durable(): Promise<void> | undefined {
+    return this.group.durable();
+  }
+
+  /** Commits the writes queued now, waits for their fsync and refuses later ones. */
+  closeWrites(): Promise<void> {
+    return this.group.close();
+  }
+
+  /** Groups committed, WAL fsyncs and writes run through `write` so far. */
+  writeStats(): { commits: number; syncs: number; writes: number } {
+    return { ...this.group.stats };
+  }
+
+  /** Runs `fn` in one transaction now, synchronously (seeding, maintenance): all or nothing. */
   transaction<R>(fn: () => R): R {
     return this.db.transaction(fn)();
   }

@@ -6,7 +6,8 @@
  * (build the stored fields from a create body or a PATCH, applying the service's rules),
  * `render` (stored fields -> response) and, optionally, `uniqueKeys` and `onDelete`.
  * `registerResource` turns it into create / get / list / update / delete with the service's
- * status codes, pagination, audit events and one transaction per request.
+ * status codes, pagination, audit events and one savepoint per request in a group commit
+ * (db/group-commit.ts): a write is answered once the commit holding it is durable.
  */
 import type { TSchema } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -121,7 +122,7 @@ export function registerResource<Stored>(app: FastifyInstance, def: ResourceDefi
 
   app.post(def.path, { schema: { body: def.schemas.create, response: { 201: def.schemas.resource } } }, async (request, reply) => {
     const ctx = ctxOf(request);
-    const created = ctx.store.transaction(() => {
+    const created = await ctx.store.write(() => {
       const body = request.body as Record<string, unknown>;
       const parentId = def.parentFromBody ? def.parentFromBody(body, ctx) : parentIdOf(request);
       const id = newId(def.idPrefix);
@@ -172,7 +173,7 @@ export function registerResource<Stored>(app: FastifyInstance, def: ResourceDefi
 
   app.patch(itemPath, { schema: { params: IdParams, body: def.schemas.update, response: response200 } }, async (request) => {
     const ctx = ctxOf(request);
-    const updated = ctx.store.transaction(() => {
+    const updated = await ctx.store.write(() => {
       const current = load(request);
       const data = def.write(request.body as Record<string, unknown>, current.data, {
         ...ctx,
@@ -189,7 +190,7 @@ export function registerResource<Stored>(app: FastifyInstance, def: ResourceDefi
 
   app.delete(itemPath, { schema: { params: IdParams } }, async (request, reply) => {
     const ctx = ctxOf(request);
-    ctx.store.transaction(() => {
+    await ctx.store.write(() => {
       const current = load(request);
       def.onDelete?.(current, ctx);
       recordAudit('deleted', current, ctx);

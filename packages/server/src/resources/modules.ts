@@ -110,7 +110,7 @@ export function registerModules(app: FastifyInstance, owner: ModuleOwner, module
 
     app.put(path, { schema: { body: module.input, response: { 200: module.output } } }, async (request) => {
       const ctx: RequestContext = { ...app.services, principal: request.principal };
-      const { stored, object } = ctx.store.transaction(() => {
+      const { stored, object } = await ctx.store.write(() => {
         const object = load(request);
         const written = module.write(request.body as Record<string, unknown>, ctx, module.name);
         const data = { ...object.data, [module.name]: written };
@@ -134,7 +134,7 @@ export function registerModules(app: FastifyInstance, owner: ModuleOwner, module
     );
 
     app.delete(path, async (request, reply) => {
-      app.services.store.transaction(() => {
+      await app.services.store.write(() => {
         const object = load(request);
         const { [module.name]: _removed, ...rest } = object.data;
         app.services.store.update(object, rest);

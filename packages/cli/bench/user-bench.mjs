@@ -1,0 +1,254 @@
+#!/usr/bin/env node
+/**
+ * The user-level bench (`npm run bench` at the repository root): the figures of a user's
+ * day, measured as a user runs them, each as a ratio to a baseline measured in the same run,
+ * printed with its aim.
+ *
+ * - Every `gatehouse` command is a fresh process of the BUILT CLI, timed from spawn to exit,
+ *   against `gatehouse serve` on loopback; its baseline is a fresh bare node + undici process
+ *   doing only the requests (bare/list.mjs, bare/write.mjs). They alternate round by round
+ *   (which one goes first too), so a busy moment of the shared machine hits both; each figure
+ *   is the median of ROUNDS rounds (default 5).
+ * - `gatehouse --version` against `node -e 0` is #9's start-up bench (startup-bench.mjs).
+ * - The server rows (GET by id, POST with 10 connections, against bare Fastify routes) are the
+ *   server bench's (packages/server/bench/server-bench.mjs), run here.
+ * - Peak RSS of a plan of 10,000 objects is read from the process itself (bare/peak-rss.cjs).
+ *
+ * The in-process benches (plan-bench.mjs, apply-bench.mjs) stay for profiling.
+ *
+ *   npm run build && npm run bench          (BENCH_ROUNDS=5, BENCH_SKIP=server,rss,...)
+ */
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { KINDS } from '@gatehouse/engine';
+import { measureStartup, timeProcess } from './startup-bench.mjs';
+import { benchMetadata, CLI, median, startServe, yamlDoc } from './support.mjs';
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const SKIP = new Set((process.env.BENCH_SKIP ?? '').split(',').filter(Boolean));
+const KEY = 'user-bench-key-0123456789abcdef';
+const STACK = 'bench';
+const here = (path) => fileURLToPath(new URL(path, import.meta.url));
+const BARE_LIST = here('./bare/list.mjs');
+const BARE_WRITE = here('./bare/write.mjs');
+const PEAK_RSS = here('./bare/peak-rss.cjs');
+const work = mkdtempSync(join(tmpdir(), 'gatehouse-user-bench-'));
+const servers = [];
+
+/** Every collection the plan lists, as `path:listKey` for bare/list.mjs. */
+const COLLECTIONS = KINDS.flatMap((d) => ('lists' in d.observe ? d.observe.lists.map((c) => `${c.path}:${c.listKey}`) : []));
+
+const pad = (i) => String(i).padStart(5, '0');
+const cidr = (i) => `10.${Math.floor(i / 250)}.${i % 250}.0/24`;
+const meta = (name) => benchMetadata(STACK, name);
+
+/**
+ * A configuration of `scale` x 10 objects: IP policies with one rule each (30%+30%), bot users
+ * (20%) and tunnel-group backends (20%), as manifests and as the bare writes creating them
+ * marked as apply marks them. `variant` changes the description of the first tenth of the
+ * policies (a 10% change of the whole).
+ */
+function configuration(scale, variant = 0) {
+  const docs = [];
+  const jobs = [];
+  const description = (i) => (i < scale && variant > 0 ? `bench ${i} v${variant}` : `bench ${i}`);
+  for (let i = 0; i < 3 * scale; i++) {
+    const name = `policy-${pad(i)}`;
+    docs.push(yamlDoc('IPPolicy', name, { description: description(i), rules: [{ cidr: cidr(i), action: 'allow' }] }));
+    jobs.push([
+      { method: 'POST', path: '/ip_policies', body: { description: description(i), metadata: meta(name) } },
+      { method: 'POST', path: '/ip_policy_rules', body: { ip_policy_id: '$0', cidr: cidr(i), action: 'allow', metadata: meta(`${name}/${cidr(i)}`) } },
+    ]);
+  }
+  for (let i = 0; i < 2 * scale; i++) {
+    docs.push(yamlDoc('BotUser', `bot-${pad(i)}`, { active: true }));
+    jobs.push([{ method: 'POST', path: '/bot_users', body: { name: `bot-${pad(i)}`, active: true } }]);
+  }
+  for (let i = 0; i < 2 * scale; i++) {
+    const name = `backend-${pad(i)}`;
+    docs.push(yamlDoc('Backend', name, { type: 'tunnel_group', labels: { app: name } }));
+    jobs.push([{ method: 'POST', path: '/backends/tunnel_group', body: { labels: { app: name }, metadata: meta(name) } }]);
+  }
+  return { manifests: docs.join(''), jobs };
+}
+
+function writeDir(name, manifests) {
+  const dir = join(work, name);
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'objects.yaml'), manifests);
+  return dir;
+}
+
+function writeJobs(name, jobs) {
+  const file = join(work, `${name}.json`);
+  writeFileSync(file, JSON.stringify(jobs));
+  return file;
+}
+
+async function serve(name) {
+  const server = await startServe(join(work, `${name}.db`), KEY);
+  servers.push(server);
+  return server;
+}
+
+const cliEnv = (server) => ({ GATEHOUSE_API_URL: server.url, GATEHOUSE_API_KEY: KEY, GATEHOUSE_STACK: STACK });
+
+/** Runs `node ...argv` to completion, returning its stdout; a failure throws with its stderr. */
+function output(argv, env = {}) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, argv, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (c) => (out += c));
+    child.stderr.on('data', (c) => (err += c));
+    child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`node ${argv.join(' ')} exited ${code}: ${err || out}`))));
+  });
+}
+
+/**
+ * Alternates `baseline` and `measured` (async functions returning milliseconds) for ROUNDS
+ * rounds, swapping which goes first each round; their medians and the ratio.
+ */
+async function interleaved(baseline, measured) {
+  const base = [];
+  const ours = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    if (round % 2 === 0) {
+      base.push(await baseline(round));
+      ours.push(await measured(round));
+    } else {
+      ours.push(await measured(round));
+      base.push(await baseline(round));
+    }
+  }
+  const b = median(base);
+  const m = median(ours);
+  return { baseMs: b, ms: m, ratio: m / b };
+}
+
+const rows = [];
+const row = (figure, measured, baseline, ratio, aim, ok) => {
+  rows.push({ figure, measured, baseline, ratio, aim, ok });
+  console.log(`  ${figure}: ${measured} vs ${baseline} -> ${ratio} (aim ${aim}) ${ok ? 'ok' : 'MISSED'}`);
+};
+const ms = (x) => `${x.toFixed(0)} ms`;
+
+async function planRows() {
+  const server = await serve('plan');
+  const { manifests, jobs } = configuration(500);
+  await output([BARE_WRITE, server.url, KEY, writeJobs('plan', jobs)]);
+  const dir = writeDir('plan', manifests);
+  const json = JSON.parse(await output([CLI, 'plan', dir, '--format', 'json'], cliEnv(server)));
+  const bare = JSON.parse(await output([BARE_LIST, server.url, KEY, ...COLLECTIONS]));
+  if ((json.changes ?? []).length > 0) console.log(`  (warning: the plan of 5,000 objects is not empty: ${json.changes.length} changes)`);
+  const r = await interleaved(
+    () => timeProcess([BARE_LIST, server.url, KEY, ...COLLECTIONS]),
+    () => timeProcess([CLI, 'plan', dir], { env: cliEnv(server) }),
+  );
+  row('plan of 5,000 objects (no changes) / bare listing', ms(r.ms), ms(r.baseMs), `${r.ratio.toFixed(2)}x`, '<= 1.5x', r.ratio <= 1.5);
+  row('plan request count of 5,000 objects', String(json.requests), `${bare.requests} (bare listing)`, json.requests === bare.requests ? 'same' : 'differs', 'keep', json.requests === bare.requests);
+}
+
+async function applyCreatesRow() {
+  const { manifests, jobs } = configuration(100);
+  const dir = writeDir('creates', manifests);
+  const jobsFile = writeJobs('creates', jobs);
+  const r = await interleaved(
+    async () => {
+      const server = await serve(`bare-creates-${servers.length}`);
+      const t = await timeProcess([BARE_WRITE, server.url, KEY, jobsFile]);
+      server.stop();
+      return t;
+    },
+    async () => {
+      const server = await serve(`apply-creates-${servers.length}`);
+      const t = await timeProcess([CLI, 'apply', dir, '--yes'], { env: cliEnv(server) });
+      server.stop();
+      return t;
+    },
+  );
+  row('apply of 1,000 creates / bare creates (10 at a time)', ms(r.ms), ms(r.baseMs), `${r.ratio.toFixed(2)}x`, '<= 1.2x', r.ratio <= 1.2);
+}
+
+async function applyUpdatesRow() {
+  const ours = await serve('apply-updates');
+  const bare = await serve('bare-updates');
+  const base = configuration(100);
+  await output([BARE_WRITE, ours.url, KEY, writeJobs('updates-seed', base.jobs)]);
+  await output([BARE_WRITE, bare.url, KEY, writeJobs('updates-seed', base.jobs)]);
+  // The first tenth of the policies, by id, for the bare PATCHes.
+  const policies = JSON.parse(await output(['-e', `
+    const [url, key] = process.argv.slice(1);
+    const all = [];
+    const next = async (u) => { const r = await fetch(u, { headers: { authorization: 'Bearer ' + key, 'service-version': '2' } }); const p = await r.json(); all.push(...p.ip_policies); return p.next_page_uri; };
+    (async () => { for (let u = url + '/ip_policies?limit=100'; u; ) u = await next(u); console.log(JSON.stringify(all.map((p) => [p.id, p.description]))); })();`, bare.url, KEY]));
+  const firstTenth = policies.filter(([, d]) => Number(d.split(' ')[1]) < 100).map(([id]) => id);
+  const dir = writeDir('updates', base.manifests);
+  const patchFiles = [1, 2].map((variant) =>
+    writeJobs(`patches-${variant}`, firstTenth.map((id, i) => [{ method: 'PATCH', path: `/ip_policies/${id}`, body: { description: `bench ${i} v${variant}` } }])),
+  );
+  const r = await interleaved(
+    (round) => timeProcess([BARE_WRITE, bare.url, KEY, patchFiles[round % 2]]),
+    (round) => {
+      writeFileSync(join(dir, 'objects.yaml'), configuration(100, 1 + (round % 2)).manifests);
+      return timeProcess([CLI, 'apply', dir, '--yes'], { env: cliEnv(ours) });
+    },
+  );
+  row('apply of a 10% change (100 updates of 1,000) / 100 bare PATCHes', ms(r.ms), ms(r.baseMs), `${r.ratio.toFixed(2)}x`, '<= 1.5x', r.ratio <= 1.5);
+}
+
+async function startupRow() {
+  const result = await measureStartup({ rounds: Math.max(ROUNDS, 9), commands: [{ name: 'gatehouse --version', argv: [CLI, '--version'] }] });
+  const [version] = result.rows;
+  row('gatehouse --version / node -e 0', ms(version.medianMs), ms(result.baseline.medianMs), `${version.ratio.toFixed(2)}x`, '<= 2.5x', version.ratio <= 2.5);
+}
+
+async function serverRows() {
+  const { measure } = await import('../../server/bench/server-bench.mjs');
+  const result = await measure();
+  const get = result.get.rps / result.get.bareRps;
+  const post = result.post.rps / result.post.bareRps;
+  const rps = (x) => `${x.toFixed(0)} req/s`;
+  row('server GET /ip_policies/:id / bare Fastify route', rps(result.get.rps), rps(result.get.bareRps), `${get.toFixed(2)}x`, '>= 0.6x', get >= 0.6);
+  row('server POST /ip_policies / bare Fastify POST route, 10 connections', rps(result.post.rps), rps(result.post.bareRps), `${post.toFixed(2)}x`, '>= 0.3x, durable', post >= 0.3);
+}
+
+async function rssRow() {
+  const server = await serve('rss');
+  const { manifests, jobs } = configuration(1000);
+  await output([BARE_WRITE, server.url, KEY, writeJobs('rss', jobs)]);
+  const dir = writeDir('rss', manifests);
+  const file = join(work, 'rss.txt');
+  for (let i = 0; i < 3; i++) {
+    await timeProcess(['--require', PEAK_RSS, CLI, 'plan', dir], { env: { ...cliEnv(server), GATEHOUSE_BENCH_RSS_FILE: file } });
+  }
+  const peak = median(readFileSync(file, 'utf8').trim().split('\n').map(Number)) / 1e6;
+  row('plan(10,000) peak RSS', `${peak.toFixed(0)} MB`, '-', '-', '<= 150 MB', peak <= 150);
+}
+
+console.log(
+  `gatehouse user-level bench: ${ROUNDS} rounds, fresh processes, interleaved baselines; ${cpus().length} CPUs (${cpus()[0]?.model ?? 'unknown'}), ` +
+    `Node ${process.version}, ${new Date().toISOString().slice(0, 10)}`,
+);
+try {
+  if (!SKIP.has('startup')) await startupRow();
+  if (!SKIP.has('plan')) await planRows();
+  if (!SKIP.has('creates')) await applyCreatesRow();
+  if (!SKIP.has('updates')) await applyUpdatesRow();
+  if (!SKIP.has('rss')) await rssRow();
+  if (!SKIP.has('server')) await serverRows();
+} finally {
+  for (const server of servers) server.stop();
+  rmSync(work, { recursive: true, force: true });
+}
+
+console.log('');
+const width = Math.max(...rows.map((r) => r.figure.length));
+console.log(`${'figure'.padEnd(width)}  ${'gatehouse'.padStart(12)}  ${'baseline'.padStart(22)}  ${'ratio'.padStart(8)}  aim`);
+for (const r of rows) {
+  console.log(`${r.figure.padEnd(width)}  ${r.measured.padStart(12)}  ${r.baseline.padStart(22)}  ${r.ratio.padStart(8)}  ${r.aim}${r.ok ? '' : '  (missed)'}`);
+}
+console.log('Ratios are measured in the same run; on a shared machine absolute times vary, ratios less.');

@@ -1,0 +1,234 @@
+/**
+ * The per-stack lock, kept on the API itself: gatehouse has no state file, so two applies of one
+ * stack (two CI jobs, a retried pipeline) can only exclude each other through the service.
+ *
+ * The primitive is the one write the service makes atomic for us: bot user names are unique
+ * (`duplicate_name` otherwise), so creating the bot user `gatehouse-lock.<stack>` succeeds for
+ * exactly one caller. That caller then records who it is in a companion IP policy whose metadata
+ * is `gatehouse-lock:v1 {"stack","holder","run_id","started_at","lease_seconds","bot_user_id"}`
+ * (bot users carry only a name and a flag); a reader that finds the bot user without a record
+ * (the holder died between the two writes, or is between them) still sees the lock, with its
+ * start from the bot user's `created_at`. Release deletes the record, then the bot user.
+ *
+ * A lock older than its lease (`lease_seconds`, default one hour, from `started_at`) is reported
+ * as stale: nothing renews it, so an apply that runs longer than its lease is shown as stale to
+ * others, and a stale lock is only ever removed by a person (`gatehouse unlock --stack NAME`).
+ * Both lock objects are invisible to plan, drift, export and apply (`isLockObject`): they are
+ * never planned, exported, adopted or deleted as a user's bot user or IP policy.
+ */
+import { hostname, userInfo } from 'node:os';
+import { randomUUID } from 'node:crypto';
+import { type ApiObject, type LiveApi, LiveApiError } from '../ports.js';
+
+export const LOCK_BOT_PREFIX = 'gatehouse-lock.';
+export const LOCK_RECORD_PREFIX = 'gatehouse-lock:v1 ';
+export const DEFAULT_LEASE_SECONDS = 3600;
+
+/** What anyone who reads the API can learn of a held lock. */
+export interface LockInfo {
+  stack: string;
+  bot_user_id: string;
+  /** RFC 3339: the record's start, else the bot user's `created_at`, else unknown (''). */
+  since: string;
+  /** `user@host (pid N)`, absent when the record is missing. */
+  holder?: string;
+  run_id?: string;
+  lease_seconds?: number;
+  /** True when `since` is older than the lease (or than the default lease without a record). */
+  stale: boolean;
+  /** Id of the record's IP policy, when there is one. */
+  record_id?: string;
+}
+
+interface LockRecord {
+  stack: string;
+  holder: string;
+  run_id: string;
+  started_at: string;
+  lease_seconds: number;
+  bot_user_id: string;
+}
+
+export const lockName = (stack: string) => `${LOCK_BOT_PREFIX}${stack}`;
+
+/** Whether a live object is one of the lock's (a lock bot user or a lock record). */
+export function isLockObject(kind: string, raw: ApiObject): boolean {
+  if (kind === 'BotUser') return typeof raw.name === 'string' && raw.name.startsWith(LOCK_BOT_PREFIX);
+  if (kind === 'IPPolicy') return typeof raw.metadata === 'string' && raw.metadata.startsWith(LOCK_RECORD_PREFIX);
+  return false;
+}
+
+function parseRecord(metadata: unknown): LockRecord | undefined {
+  if (typeof metadata !== 'string' || !metadata.startsWith(LOCK_RECORD_PREFIX)) return undefined;
+  try {
+    const value = JSON.parse(metadata.slice(LOCK_RECORD_PREFIX.length)) as Partial<LockRecord>;
+    return typeof value.stack === 'string' ? (value as LockRecord) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The lock of `stack` among lock objects already read (observe's bot users and IP policies),
+ * or undefined when it is free.
+ */
+export function lockOf(stack: string, bots: readonly ApiObject[], policies: readonly ApiObject[], now = new Date()): LockInfo | undefined {
+  const bot = bots.find((b) => b.name === lockName(stack));
+  if (!bot) return undefined;
+  const record = policies.map((p) => ({ id: String(p.id), record: parseRecord(p.metadata) })).find((r) => r.record?.stack === stack && r.record.bot_user_id === bot.id);
+  const since = record?.record?.started_at ?? (typeof bot.created_at === 'string' ? bot.created_at : '');
+  const lease = record?.record?.lease_seconds ?? DEFAULT_LEASE_SECONDS;
+  const started = Date.parse(since);
+  const info: LockInfo = { stack, bot_user_id: String(bot.id), since, stale: Number.isFinite(started) && now.getTime() - started > lease * 1000 };
+  if (record?.record) Object.assign(info, { holder: record.record.holder, run_id: record.record.run_id, lease_seconds: record.record.lease_seconds, record_id: record.id });
+  return info;
+}
+
+/** The lock of `stack` as the API shows it now (two list reads). */
+export async function readLock(api: LiveApi, stack: string, now = new Date()): Promise<LockInfo | undefined> {
+  const bots: ApiObject[] = [];
+  for await (const raw of api.list('/bot_users', 'bot_users')) if (isLockObject('BotUser', raw)) bots.push(raw);
+  if (!bots.some((b) => b.name === lockName(stack))) return undefined;
+  const policies: ApiObject[] = [];
+  for await (const raw of api.list('/ip_policies', 'ip_policies')) if (isLockObject('IPPolicy', raw)) policies.push(raw);
+  return lockOf(stack, bots, policies, now);
+}
+
+/** One sentence about a held lock, for errors and for plan and drift output. */
+export function describeLock(lock: LockInfo): string {
+  const who = lock.holder ? `by ${lock.holder}` : 'by an unknown holder (no lock record)';
+  const run = lock.run_id ? `, run ${lock.run_id}` : '';
+  const since = lock.since ? ` since ${lock.since}` : '';
+  const stale = lock.stale ? `; the lock is STALE (older than its lease of ${lock.lease_seconds ?? DEFAULT_LEASE_SECONDS} s): if no apply is running, remove it with gatehouse unlock --stack ${lock.stack}` : '';
+  return `stack "${lock.stack}" is locked ${who}${since}${run}${stale}`;
+}
+
+/** Thrown by `acquireLock` when the lock stays held for the whole timeout. */
+export class LockHeld extends Error {
+  constructor(readonly lock: LockInfo | undefined, stack: string, waitedMs: number) {
+    super(
+      `${lock ? describeLock(lock) : `stack "${stack}" is locked (it was released or changed while being read)`}; ` +
+        `${waitedMs > 0 ? `waited ${Math.round(waitedMs / 1000)} s (--lock-timeout); ` : ''}another apply of this stack is running: wait for it, or pass --lock-timeout to wait`,
+    );
+    this.name = 'LockHeld';
+  }
+}
+
+export interface AcquireOptions {
+  /** How long to wait for a held lock, in milliseconds (0: fail at once). */
+  timeoutMs?: number;
+  /** Between two attempts while waiting (default 2 s). */
+  pollMs?: number;
+  leaseSeconds?: number;
+  holder?: string;
+  runId?: string;
+  now?: () => Date;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+/** A lock this process holds; `release` removes it (idempotent). */
+export interface HeldLock {
+  stack: string;
+  runId: string;
+  botUserId: string;
+  recordId?: string;
+  release(): Promise<void>;
+}
+
+const isNameTaken = (error: unknown) => error instanceof LiveApiError && error.status === 400 && error.code === 'duplicate_name';
+
+/** Who holds a lock: `user@host (pid N)`. */
+export function defaultHolder(): string {
+  let user = process.env.USER ?? process.env.USERNAME;
+  try {
+    user ??= userInfo().username;
+  } catch {
+    user ??= 'unknown';
+  }
+  return `${user}@${hostname()} (pid ${process.pid})`;
+}
+
+/** A run id: the CI's own when there is one (GitHub, GitLab, Jenkins, Buildkite), else random. */
+export function defaultRunId(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.GATEHOUSE_RUN_ID) return env.GATEHOUSE_RUN_ID;
+  if (env.GITHUB_RUN_ID) return `github:${env.GITHUB_REPOSITORY ?? ''}#${env.GITHUB_RUN_ID}.${env.GITHUB_RUN_ATTEMPT ?? '1'}`;
+  if (env.CI_JOB_ID) return `gitlab:${env.CI_JOB_ID}`;
+  if (env.BUILD_TAG) return `jenkins:${env.BUILD_TAG}`;
+  if (env.BUILDKITE_BUILD_ID) return `buildkite:${env.BUILDKITE_BUILD_ID}`;
+  return randomUUID();
+}
+
+/**
+ * Takes the lock of `stack`, waiting up to `timeoutMs` while another holds it; throws `LockHeld`
+ * naming the holder when it does not come free. Never removes another's lock, stale or not.
+ */
+export async function acquireLock(api: LiveApi, stack: string, options: AcquireOptions = {}): Promise<HeldLock> {
+  const now = options.now ?? (() => new Date());
+  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const timeoutMs = options.timeoutMs ?? 0;
+  const start = now().getTime();
+  const runId = options.runId ?? defaultRunId();
+  for (;;) {
+    let bot: ApiObject;
+    try {
+      bot = await api.create('/bot_users', { name: lockName(stack), active: false });
+    } catch (error) {
+      if (!isNameTaken(error)) throw error;
+      const waited = now().getTime() - start;
+      if (waited >= timeoutMs) throw new LockHeld(await readLock(api, stack, now()), stack, waited);
+      await sleep(Math.min(options.pollMs ?? 2000, Math.max(1, timeoutMs - waited)));
+      continue;
+    }
+    let released = false;
+    const held: HeldLock = {
+      stack,
+      runId,
+      botUserId: String(bot.id),
+      release: async () => {
+        if (released) return;
+        await release(api, held);
+        released = true;
+      },
+    };
+    const record: LockRecord = {
+      stack,
+      holder: options.holder ?? defaultHolder(),
+      run_id: runId,
+      started_at: now().toISOString(),
+      lease_seconds: options.leaseSeconds ?? DEFAULT_LEASE_SECONDS,
+      bot_user_id: held.botUserId,
+    };
+    try {
+      const created = await api.create('/ip_policies', {
+        description: `gatehouse lock of stack "${stack}"`.slice(0, 255),
+        metadata: `${LOCK_RECORD_PREFIX}${JSON.stringify(record)}`,
+      });
+      held.recordId = String(created.id);
+    } catch (error) {
+      await held.release().catch(() => undefined);
+      throw error;
+    }
+    return held;
+  }
+}
+
+async function release(api: LiveApi, held: HeldLock): Promise<void> {
+  if (held.recordId) await api.remove(`/ip_policies/${held.recordId}`).catch(ignoreMissing);
+  await api.remove(`/bot_users/${held.botUserId}`).catch(ignoreMissing);
+}
+
+const ignoreMissing = (error: unknown) => {
+  if (error instanceof LiveApiError && error.status === 404) return;
+  throw error;
+};
+
+/** Removes the lock of `stack` whoever holds it (`gatehouse unlock`); what was removed, if any. */
+export async function breakLock(api: LiveApi, stack: string, expected?: LockInfo): Promise<LockInfo | undefined> {
+  const lock = await readLock(api, stack);
+  if (!lock) return undefined;
+  // The lock changed hands since the person confirmed: not the one they meant to remove.
+  if (expected && expected.bot_user_id !== lock.bot_user_id) throw new Error(`the lock of stack "${stack}" changed since it was shown (now: ${describeLock(lock)}); run unlock again`);
+  if (lock.record_id) await api.remove(`/ip_policies/${lock.record_id}`).catch(ignoreMissing);
+  await api.remove(`/bot_users/${lock.bot_user_id}`).catch(ignoreMissing);
+  return lock;
+}

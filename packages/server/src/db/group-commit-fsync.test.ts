@@ -1,0 +1,55 @@
+/**
+ * An fsync of the WAL that fails: the writes it was to make durable are not acknowledged,
+ * and nothing later is either (the kernel may have dropped the pages, so a later fsync that
+ * succeeds proves nothing). `fs.fsync` is replaced for this file only.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+
+const failNext = { on: false };
+vi.mock('node:fs', async (importOriginal) => {
+  const fs = await importOriginal<typeof import('node:fs')>();
+  const fsync = (fd: number, callback: (error: NodeJS.ErrnoException | null) => void) => {
+    if (failNext.on) {
+      failNext.on = false;
+      const error = Object.assign(new Error('EIO: i/o error, fsync'), { code: 'EIO' });
+      setImmediate(() => callback(error));
+      return;
+    }
+    fs.fsync(fd, callback);
+  };
+  return { ...fs, fsync, default: { ...fs, fsync } };
+});
+
+const { openDatabase } = await import('./database.js');
+const { GroupCommit } = await import('./group-commit.js');
+
+let dir: string;
+let db: ReturnType<typeof openDatabase>;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'gatehouse-group-fsync-'));
+  db = openDatabase(join(dir, 'server.db'));
+  db.exec('CREATE TABLE t (v TEXT)');
+});
+afterEach(() => {
+  db.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('GroupCommit when an fsync fails', () => {
+  it('rejects the writes of the group and every later write and read wait', async () => {
+    const group = new GroupCommit(db);
+    const insert = (v: string) => () => db.prepare('INSERT INTO t (v) VALUES (?)').run(v);
+    await group.run(insert('durable'));
+
+    failNext.on = true;
+    const failed = await Promise.allSettled([group.run(insert('a')), group.run(insert('b'))]);
+    expect(failed.map((o) => o.status)).toEqual(['rejected', 'rejected']);
+    expect((failed[0] as PromiseRejectedResult).reason.code).toBe('EIO');
+
+    await expect(group.run(insert('later'))).rejects.toMatchObject({ code: 'EIO' });
+    await expect(group.durable(0)).rejects.toMatchObject({ code: 'EIO' });
+  });
+});

@@ -1,0 +1,169 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startHarness, type Harness } from '../testing/harness.js';
+import { openDatabase, type Db } from './database.js';
+import { GroupCommit } from './group-commit.js';
+
+let dir: string;
+let db: Db;
+let group: GroupCommit;
+let afterCommits: number;
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'gatehouse-group-commit-'));
+  db = openDatabase(join(dir, 'server.db'));
+  db.exec(`
+    CREATE TABLE t (v TEXT NOT NULL UNIQUE);
+    CREATE TABLE parent (id INTEGER PRIMARY KEY);
+    CREATE TABLE child (parent_id INTEGER REFERENCES parent (id) DEFERRABLE INITIALLY DEFERRED);`);
+  afterCommits = 0;
+  group = new GroupCommit(db, () => afterCommits++);
+});
+afterEach(() => {
+  db.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const insert = (v: string) => () => db.prepare('INSERT INTO t (v) VALUES (?)').run(v).lastInsertRowid;
+const values = (conn: Db = db) => (conn.prepare('SELECT v FROM t ORDER BY rowid').pluck().all() as string[]);
+
+describe('GroupCommit', () => {
+  it('commits the writes queued in one event-loop turn together, in one transaction', async () => {
+    const results = await Promise.all(['a', 'b', 'c', 'd'].map((v) => group.run(insert(v))));
+    expect(results).toEqual([1n, 2n, 3n, 4n].map(Number));
+    expect(group.stats).toEqual({ commits: 1, syncs: 1, writes: 4 });
+    expect(afterCommits).toBe(1);
+    expect(values()).toEqual(['a', 'b', 'c', 'd']);
+  });
+
+  it('runs writes queued while a group commits in the next group', async () => {
+    let late: Promise<unknown> | undefined;
+    const first = group.run(() => {
+      // Queued while the first group runs: it must not join a transaction already committing.
+      late = group.run(insert('late'));
+      return insert('early')();
+    });
+    await Promise.all([first, late]);
+    expect(values()).toEqual(['early', 'late']);
+    expect(group.stats.commits).toBe(2);
+  });
+
+  it('settles a write only after an fsync of the WAL that started after its commit', async () => {
+    let durableAtCommit: Promise<void> | undefined;
+    const watched: GroupCommit = new GroupCommit(db, () => (durableAtCommit = watched.durable()));
+    let settled = false;
+    const write = watched.run(insert('w')).then(() => (settled = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    // Committed (readers must wait), not yet synced, not yet answered.
+    expect(watched.committed).toBe(1);
+    expect(durableAtCommit).toBeInstanceOf(Promise);
+    expect(watched.stats.syncs).toBe(0);
+    expect(settled).toBe(false);
+    await write;
+    expect(watched.stats.syncs).toBe(1);
+    expect(watched.durable()).toBeUndefined();
+    await durableAtCommit;
+  });
+
+  it('settles a write only once its commit is visible to another connection', async () => {
+    const other = new Database(join(dir, 'server.db'), { readonly: true });
+    try {
+      const seen: string[][] = [];
+      await Promise.all(
+        ['x', 'y'].map((v) =>
+          group.run(insert(v)).then(() => {
+            expect(db.inTransaction).toBe(false);
+            seen.push(values(other));
+          }),
+        ),
+      );
+      expect(seen).toEqual([['x', 'y'], ['x', 'y']]);
+    } finally {
+      other.close();
+    }
+  });
+
+  it('rolls back only the write that failed (its own savepoint); the others of the group commit', async () => {
+    const outcomes = await Promise.allSettled([
+      group.run(insert('kept-1')),
+      group.run(() => {
+        insert('half-written')();
+        throw new Error('refused after writing');
+      }),
+      group.run(insert('kept-1')), // UNIQUE violation
+      group.run(insert('kept-2')),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'rejected', 'fulfilled']);
+    expect((outcomes[1] as PromiseRejectedResult).reason.message).toBe('refused after writing');
+    expect((outcomes[2] as PromiseRejectedResult).reason.code).toBe('SQLITE_CONSTRAINT_UNIQUE');
+    expect(values()).toEqual(['kept-1', 'kept-2']);
+    expect(group.stats).toEqual({ commits: 1, syncs: 1, writes: 4 });
+  });
+
+  it('fails every write of the group, keeping none, when the commit itself fails', async () => {
+    const outcomes = await Promise.allSettled([
+      group.run(insert('innocent')),
+      // A deferred foreign key is checked at COMMIT: the whole group's commit fails.
+      group.run(() => db.prepare('INSERT INTO child (parent_id) VALUES (42)').run()),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected']);
+    expect((outcomes[0] as PromiseRejectedResult).reason.code).toBe('SQLITE_CONSTRAINT_FOREIGNKEY');
+    expect(db.inTransaction).toBe(false);
+    expect(values()).toEqual([]);
+    // And the next group works.
+    await group.run(insert('after'));
+    expect(values()).toEqual(['after']);
+  });
+
+  it('commits what is queued at close() and refuses writes afterwards', async () => {
+    const queued = group.run(insert('queued'));
+    await group.close();
+    await expect(queued).resolves.toBe(1);
+    await expect(group.run(insert('late'))).rejects.toThrow(/closed/);
+    expect(values()).toEqual(['queued']);
+  });
+});
+
+describe('group commit through the app', () => {
+  let h: Harness;
+  beforeEach(async () => {
+    // No deliverer: the outbox rows stay pending for the test to count.
+    h = await startHarness({ delivery: false });
+  });
+  afterEach(() => h.close());
+
+  it('answers concurrent writes from one commit; a conflict fails alone, with no audit event or outbox row', async () => {
+    const destination = await h.call('POST', '/event_destinations', {
+      target: { firehose: { delivery_stream_arn: 'arn:aws:firehose:us-east-1:123456789012:deliverystream/audit', auth: { role: { role_arn: 'arn:aws:iam::123456789012:role/audit' } } } },
+    });
+    expect(destination.status).toBe(201);
+    const subscription = await h.call('POST', '/event_subscriptions', {
+      sources: [{ type: 'ip_policy_rule_created.v0' }],
+      destination_ids: [destination.body.id],
+    });
+    expect(subscription.status).toBe(201);
+    const policy = (await h.call('POST', '/ip_policies', {})).body.id;
+    const before = h.app.services.store.writeStats();
+    const eventsBefore = h.app.audit.read().length;
+    const outboxBefore = h.app.deliveryLog.pendingCount();
+
+    const cidrs = ['10.0.0.0/8', '10.1.0.0/16', '10.0.0.0/8', '10.2.0.0/16'];
+    const results = await Promise.all(
+      cidrs.map((cidr) => h.call('POST', '/ip_policy_rules', { ip_policy_id: policy, cidr, action: 'allow' })),
+    );
+    expect(results.map((r) => r.status).sort()).toEqual([201, 201, 201, 400]);
+    const after = h.app.services.store.writeStats();
+    expect(after.writes - before.writes).toBe(4);
+    expect(after.commits - before.commits).toBe(1);
+    const events = h.app.audit.read().slice(eventsBefore);
+    expect(events.map((e) => e.event_type)).toEqual(Array(3).fill('ip_policy_rule_created.v0'));
+    expect(h.app.deliveryLog.pendingCount() - outboxBefore).toBe(3);
+    // Every acknowledged rule is readable at once.
+    for (const r of results.filter((r) => r.status === 201)) {
+      expect((await h.call('GET', `/ip_policy_rules/${r.body.id}`)).status).toBe(200);
+    }
+  });
+});

@@ -1,0 +1,232 @@
+/**
+ * Group commit: the write requests that reach the server together are committed together, in
+ * one SQLite transaction and one fsync, and the fsync runs off the event loop.
+ *
+ * Grouping. `run(fn)` queues `fn` and returns a promise of its result. The queue is flushed
+ * in a `setImmediate` callback, i.e. after the event loop has handled every request whose
+ * bytes arrived in the current turn; requests arriving while a group commits (better-sqlite3
+ * is synchronous) or while its fsync runs are parsed in later turns and form the next group.
+ * Under load a group holds about as many writes as there are concurrent clients.
+ *
+ * Isolation. A flush is `BEGIN IMMEDIATE`, then each queued function inside its own
+ * `SAVEPOINT`: a function that throws has its savepoint rolled back and its promise rejected
+ * with its error, and the others go on. Everything a function does through the connection
+ * (its object rows, the audit event it records and the outbox rows that event's trigger adds)
+ * is in its savepoint, so they land together or not at all. Then one `COMMIT`. If the commit
+ * itself fails, every function of the group fails with that error and nothing is kept.
+ *
+ * Durability. For a database file, the group's COMMIT runs with `synchronous = NORMAL` (the
+ * WAL is written, not yet fsynced; the connection is `FULL` otherwise, so writes made outside
+ * groups stay durable at their commit) and the WAL file is then fsynced by `fs.fsync` in
+ * libuv's thread pool, while the event loop goes on parsing, reading and committing the next
+ * group. One fsync covers every group committed before it started. A function's promise
+ * settles only once an fsync that started after its group's COMMIT has completed: every
+ * request is answered after the commit that holds it is durable. Readers must not be shown
+ * what is committed but not yet durable either: `durable(seq)` tells a reader whether to
+ * wait (app.ts holds GET answers until the commits they may have read are durable).
+ * If an fsync fails, the written data may be lost: every waiting and later write fails with
+ * that error and nothing more is acknowledged (as databases do: the kernel may have dropped
+ * the pages, so a retry could falsely succeed). An in-memory database has nothing to sync.
+ *
+ * `afterCommit` runs once per committed group (the render cache is cleared once per commit
+ * rather than once per row written).
+ */
+import { closeSync, fsync, openSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { Statement } from 'better-sqlite3';
+import type { Db } from './database.js';
+
+interface Job {
+  fn: () => unknown;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+interface Waiter {
+  seq: number;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
+type Sql = 'begin' | 'commit' | 'rollback' | 'savepoint' | 'release' | 'rollbackTo' | 'deferSync' | 'fullSync';
+
+export class GroupCommit {
+  private queue: Job[] = [];
+  private scheduled = false;
+  private closed = false;
+  private running = false;
+  private readonly sql: Record<Sql, Statement>;
+  /** The WAL file, opened at the first group's commit; none for an in-memory database. */
+  private walFd: number | undefined;
+  private readonly walPath: string | undefined;
+  /** Groups committed so far; `durableSeq` of them are known durable. */
+  private committedSeq = 0;
+  private durableSeq = 0;
+  private syncing = false;
+  private failure: unknown;
+  private waiters: Waiter[] = [];
+  /** Groups committed, fsyncs done and functions run so far (for tests and the bench). */
+  readonly stats = { commits: 0, syncs: 0, writes: 0 };
+
+  constructor(
+    private readonly db: Db,
+    private readonly afterCommit: () => void = () => {},
+  ) {
+    this.walPath = db.memory ? undefined : `${resolve(db.name)}-wal`;
+    this.sql = {
+      begin: db.prepare('BEGIN IMMEDIATE'),
+      commit: db.prepare('COMMIT'),
+      rollback: db.prepare('ROLLBACK'),
+      savepoint: db.prepare('SAVEPOINT group_commit_write'),
+      release: db.prepare('RELEASE group_commit_write'),
+      rollbackTo: db.prepare('ROLLBACK TO group_commit_write'),
+      deferSync: db.prepare('PRAGMA synchronous = NORMAL'),
+      fullSync: db.prepare('PRAGMA synchronous = FULL'),
+    };
+  }
+
+  /**
+   * Runs `fn` (synchronous, reading and writing through this connection) in the next group
+   * and resolves with its result once that group's commit is durable; rejects with what `fn`
+   * threw (nothing of it kept), or with the commit's or the fsync's error.
+   */
+  run<R>(fn: () => R): Promise<R> {
+    if (this.closed) return Promise.reject(new Error('the database is closed'));
+    if (this.failure !== undefined) return Promise.reject(this.failure);
+    return new Promise<R>((resolve, reject) => {
+      this.queue.push({ fn, resolve: resolve as (value: unknown) => void, reject });
+      if (!this.scheduled) {
+        this.scheduled = true;
+        setImmediate(() => this.flush());
+      }
+    });
+  }
+
+  /** True while a group runs: its functions' writes are committed by the flush. */
+  get flushing(): boolean {
+    return this.running;
+  }
+
+  /** Sequence number of the last committed group: what a read made now may have seen. */
+  get committed(): number {
+    return this.committedSeq;
+  }
+
+  /**
+   * `undefined` when every group up to `seq` is durable (the common case, no promise made),
+   * else a promise that resolves when they are (rejects if the fsync failed).
+   */
+  durable(seq: number = this.committedSeq): Promise<void> | undefined {
+    if (this.failure !== undefined) return Promise.reject(this.failure);
+    if (seq <= this.durableSeq) return undefined;
+    return new Promise<void>((resolve, reject) => this.waiters.push({ seq, resolve, reject }));
+  }
+
+  /**
+   * Commits what is queued now, waits until it is durable and refuses any later `run`
+   * (before the database closes).
+   */
+  async close(): Promise<void> {
+    this.flush();
+    this.closed = true;
+    await this.durable()?.catch(() => {});
+    if (this.walFd !== undefined) closeSync(this.walFd);
+    this.walFd = undefined;
+  }
+
+  /** Commits every queued function as one group (see the module comment). */
+  flush(): void {
+    this.scheduled = false;
+    const jobs = this.queue;
+    if (jobs.length === 0) return;
+    this.queue = [];
+    this.running = true;
+    try {
+      this.commitGroup(jobs);
+    } finally {
+      this.running = false;
+    }
+  }
+
+  private commitGroup(jobs: Job[]): void {
+    const outcomes: { ok: boolean; value: unknown }[] = [];
+    const deferSync = this.walPath !== undefined;
+    try {
+      if (deferSync) this.sql.deferSync.run();
+      this.sql.begin.run();
+      for (const job of jobs) {
+        this.sql.savepoint.run();
+        try {
+          const value = job.fn();
+          this.sql.release.run();
+          outcomes.push({ ok: true, value });
+        } catch (error) {
+          this.sql.rollbackTo.run();
+          this.sql.release.run();
+          outcomes.push({ ok: false, value: error });
+        }
+      }
+      this.sql.commit.run();
+    } catch (error) {
+      if (this.db.inTransaction) this.sql.rollback.run();
+      if (deferSync) this.sql.fullSync.run();
+      this.afterCommit();
+      for (const job of jobs) job.reject(error);
+      return;
+    }
+    if (deferSync) this.sql.fullSync.run();
+    const seq = ++this.committedSeq;
+    this.stats.commits++;
+    this.stats.writes += jobs.length;
+    this.afterCommit();
+    const settle = () =>
+      jobs.forEach((job, i) => {
+        const outcome = outcomes[i]!;
+        if (outcome.ok) job.resolve(outcome.value);
+        else job.reject(outcome.value);
+      });
+    const failAll = (error: unknown) => jobs.forEach((job) => job.reject(error));
+    if (!deferSync) {
+      this.durableSeq = seq;
+      settle();
+      return;
+    }
+    this.waiters.push({ seq, resolve: settle, reject: failAll });
+    this.startSync();
+  }
+
+  /** Starts an fsync of the WAL covering every group committed so far, unless one runs. */
+  private startSync(): void {
+    if (this.syncing || this.failure !== undefined || this.durableSeq >= this.committedSeq) return;
+    this.syncing = true;
+    const covers = this.committedSeq;
+    try {
+      this.walFd ??= openSync(this.walPath!, 'r');
+    } catch (error) {
+      this.syncing = false;
+      this.fail(error);
+      return;
+    }
+    fsync(this.walFd, (error) => {
+      this.syncing = false;
+      if (error) {
+        this.fail(error);
+        return;
+      }
+      this.stats.syncs++;
+      this.durableSeq = covers;
+      const ready = this.waiters.filter((w) => w.seq <= covers);
+      this.waiters = this.waiters.filter((w) => w.seq > covers);
+      for (const waiter of ready) waiter.resolve();
+      this.startSync();
+    });
+  }
+
+  /** An fsync failed: nothing committed since the last good one may be on disk. */
+  private fail(error: unknown): void {
+    this.failure = error;
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const waiter of waiters) waiter.reject(error);
+  }
+}

@@ -1,0 +1,39 @@
+/**
+ * Importing @gatehouse/schemas loads no CEL parser: @bufbuild/cel (with its protobuf runtime)
+ * is loaded at the first filter checked. Run in a fresh process on the BUILT package, since
+ * what matters is what a real start-up loads (`npm test` builds first). ES modules are seen
+ * through a loader hook, CommonJS ones through `require.cache`.
+ */
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const built = fileURLToPath(new URL('../dist/index.js', import.meta.url));
+
+const HOOKS = `data:text/javascript,${encodeURIComponent(`
+  import { writeSync } from 'node:fs';
+  export async function load(url, context, next) {
+    if (url.includes('@bufbuild')) writeSync(1, 'esm-load ' + url + '\\n');
+    return next(url, context);
+  }`)}`;
+const REGISTER = `data:text/javascript,${encodeURIComponent(`import { register } from 'node:module'; register(${JSON.stringify(HOOKS)});`)}`;
+
+describe('lazy loading of @gatehouse/schemas', () => {
+  it('loads @bufbuild/cel only when a filter is checked', () => {
+    const script = `
+      import { writeSync } from 'node:fs';
+      import { createRequire } from 'node:module';
+      const require = createRequire(${JSON.stringify(built)});
+      const cjsLoaded = () => Object.keys(require.cache).some((path) => path.includes('@bufbuild'));
+      const schemas = await import(${JSON.stringify(built)});
+      writeSync(1, 'imported cjs=' + cjsLoaded() + '\\n');
+      const problem = schemas.checkFilter('conn.client_ip == "1.2.3.4"', new Map([['conn.client_ip', { name: 'conn.client_ip', filterable: true }]]));
+      writeSync(1, 'checked cjs=' + cjsLoaded() + ' problem=' + JSON.stringify(problem ?? null) + '\\n');`;
+    const out = execFileSync(process.execPath, ['--import', REGISTER, '--input-type=module', '-e', script], { encoding: 'utf8' });
+    const lines = out.trim().split('\n');
+    const imported = lines.indexOf('imported cjs=false');
+    expect(imported, out).toBeGreaterThanOrEqual(0);
+    expect(lines.slice(0, imported).filter((l) => l.startsWith('esm-load')), 'loaded at import').toEqual([]);
+    expect(lines.at(-1)).toBe('checked cjs=true problem=null');
+  });
+});

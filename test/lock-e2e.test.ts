@@ -1,0 +1,132 @@
+/**
+ * The per-stack lock against a real `gatehouse serve`: two applies of one stack started at
+ * once (three rounds) leave no duplicate, the one that finds the lock held fails naming the
+ * holder; a lock held by someone else makes apply fail at once (default) or wait
+ * (--lock-timeout); plan and drift say when a lock is held (stale after its lease) and never
+ * show the lock's objects; `gatehouse unlock` removes it.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { GatehouseClient, collect } from '@gatehouse/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, type ServeProcess } from './helpers/cli.js';
+import { serveWithClient } from './helpers/served.js';
+
+const KEY = 'lock-e2e-key-0123456789abcdef';
+let server: ServeProcess;
+let client: GatehouseClient;
+let close: (() => Promise<void>) | undefined;
+let repo: string;
+
+beforeAll(async () => {
+  let dir;
+  ({ dir, server, client, close } = await serveWithClient(KEY));
+  repo = join(dir.path, 'manifests');
+  mkdirSync(repo);
+  // Enough objects that two applies overlap: 40 policies of 3 rules.
+  const docs = Array.from({ length: 40 }, (_, i) =>
+    [`kind: IPPolicy`, `name: p${i}`, `spec:`, `  description: policy ${i}`, `  rules:`, ...[0, 1, 2].map((j) => `    - {cidr: 10.${i}.${j}.0/24, action: allow}`)].join('\n'),
+  );
+  writeFileSync(join(repo, 'policies.yaml'), `${docs.join('\n---\n')}\n`);
+});
+afterAll(async () => {
+  await close?.();
+});
+
+const env = (stack: string) => ({ GATEHOUSE_API_URL: server.url, GATEHOUSE_API_KEY: KEY, GATEHOUSE_STACK: stack });
+const cli = (stack: string, ...args: string[]) => runCli(args, { env: env(stack) });
+
+/** Live IP policies and rules per marker name of `stack`; a count over 1 is a duplicate. */
+async function markerCounts(stack: string): Promise<Map<string, number>> {
+  const counts = new Map<string, number>();
+  for (const o of [...(await collect(client.ipPolicies.list())), ...(await collect(client.ipPolicyRules.list()))]) {
+    const line = String((o as { metadata?: string }).metadata ?? '').split('\n').at(-1)!;
+    if (!line.startsWith('gatehouse:v1 ')) continue;
+    const marker = JSON.parse(line.slice('gatehouse:v1 '.length)) as { stack: string; name: string };
+    if (marker.stack === stack) counts.set(`${o.id.slice(0, 4)}:${marker.name}`, (counts.get(`${o.id.slice(0, 4)}:${marker.name}`) ?? 0) + 1);
+  }
+  return counts;
+}
+
+/** Takes the lock the way apply does, as another holder; returns how to let it go. */
+async function holdLock(stack: string, record: { holder: string; run_id: string; started_at: string; lease_seconds: number }) {
+  const bot = await client.botUsers.create({ name: `gatehouse-lock.${stack}`, active: false });
+  const policy = await client.ipPolicies.create({
+    description: `gatehouse lock of stack "${stack}"`,
+    metadata: `gatehouse-lock:v1 ${JSON.stringify({ stack, ...record, bot_user_id: bot.id })}`,
+  });
+  return async () => {
+    await client.ipPolicies.delete(policy.id);
+    await client.botUsers.delete(bot.id);
+  };
+}
+
+describe('the per-stack lock', { timeout: 300_000 }, () => {
+  it('two applies of one stack at once, three rounds: no duplicate, the loser names the holder', async () => {
+    for (const round of [1, 2, 3]) {
+      const stack = `race-${round}`;
+      const [a, b] = await Promise.all([cli(stack, 'apply', repo, '--yes'), cli(stack, 'apply', repo, '--yes')]);
+      const counts = await markerCounts(stack);
+      expect(counts.size, `round ${round}`).toBe(40 * 4);
+      expect([...counts.values()].filter((n) => n > 1), `round ${round}: duplicates`).toEqual([]);
+      const codes = [a.code, b.code].sort();
+      // Either the second found the lock held (exit 1, naming the holder), or it started after
+      // the first ended and found nothing to do; never both writing.
+      if (codes[1] === 1) {
+        expect(codes).toEqual([0, 1]);
+        const loser = a.code === 1 ? a : b;
+        expect(loser.stderr).toMatch(new RegExp(`stack "${stack}" is locked by .+@.+ \\(pid \\d+\\) since \\d{4}-\\d\\d-\\d\\dT.*run `));
+      } else expect(codes).toEqual([0, 0]);
+      // The lock is gone after both.
+      expect((await collect(client.botUsers.list())).filter((u) => u.name.startsWith('gatehouse-lock.'))).toEqual([]);
+    }
+  });
+
+  it('fails at once while another holds the lock, waits with --lock-timeout, and plan, drift and unlock see it', async () => {
+    const stack = 'held';
+    const release = await holdLock(stack, { holder: 'ci@runner-7 (pid 42)', run_id: 'github:acme/net#991.1', started_at: new Date().toISOString(), lease_seconds: 3600 });
+    const [failed, json, plan, drift] = await Promise.all([
+      cli(stack, 'apply', repo, '--yes'),
+      cli(stack, 'apply', repo, '--yes', '--format', 'json'),
+      cli(stack, 'plan', repo),
+      cli(stack, 'drift', repo, '--format', 'json'),
+    ]);
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toContain('stack "held" is locked by ci@runner-7 (pid 42) since');
+    expect(failed.stderr).toContain('run github:acme/net#991.1');
+    expect(JSON.parse(json.stdout).error).toMatchObject({ code: 'locked', lock: { holder: 'ci@runner-7 (pid 42)', stale: false } });
+    expect(plan.code).toBe(0);
+    expect(plan.stdout).toContain('Note: stack "held" is locked by ci@runner-7 (pid 42)');
+    // The lock's own objects are neither planned nor listed as unmanaged.
+    expect(plan.stdout).not.toContain('gatehouse-lock');
+    expect(plan.stdout).toContain('160 to create');
+    expect(JSON.parse(drift.stdout).lock).toMatchObject({ stack, holder: 'ci@runner-7 (pid 42)', stale: false });
+    expect(await markerCounts(stack)).toEqual(new Map());
+
+    // Waiting: the holder lets go after a moment; apply then takes the lock and applies.
+    const waiting = cli(stack, 'apply', repo, '--yes', '--lock-timeout', '2m');
+    await new Promise((resolve) => setTimeout(resolve, 4000));
+    await release();
+    const waited = await waiting;
+    expect(waited.code, waited.stderr).toBe(0);
+    expect((await markerCounts(stack)).size).toBe(160);
+  });
+
+  it('reports a lock older than its lease as stale; unlock removes it', async () => {
+    const stack = 'stale';
+    await holdLock(stack, { holder: 'gone@host (pid 1)', run_id: 'r-1', started_at: new Date(Date.now() - 2 * 3600_000).toISOString(), lease_seconds: 3600 });
+    const plan = await cli(stack, 'plan', repo);
+    expect(plan.stdout).toContain('the lock is STALE');
+    expect(plan.stdout).toContain('gatehouse unlock --stack stale');
+    const refused = await cli(stack, 'unlock');
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('--yes');
+    const unlocked = await cli(stack, 'unlock', '--yes');
+    expect(unlocked.code, unlocked.stderr).toBe(0);
+    expect(unlocked.stdout).toContain('Removed the lock of stack "stale" (held by gone@host (pid 1))');
+    expect((await collect(client.botUsers.list())).filter((u) => u.name.startsWith('gatehouse-lock.'))).toEqual([]);
+    expect((await collect(client.ipPolicies.list())).filter((p) => String(p.metadata ?? '').startsWith('gatehouse-lock:'))).toEqual([]);
+    const again = await cli(stack, 'unlock', '--yes');
+    expect(again.stdout).toContain('is not locked');
+  });
+});
