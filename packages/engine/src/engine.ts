@@ -144,7 +144,7 @@ export async function readAndMatch(
 }
 
 /** The plan of the manifests against the live API; throws `ManifestProblems` when invalid. */
-export async function computePlan(options: EngineOptions & { api: LiveApi; stack: string }): Promise<Plan> {
+export async function computePlan(options: EngineOptions & { api: LiveApi; stack: string; prune?: boolean }): Promise<Plan> {
   const policies = await loadPolicies(options.policies ?? []);
   let matched: Awaited<ReturnType<typeof readAndMatch>>;
   try {
@@ -156,7 +156,7 @@ export async function computePlan(options: EngineOptions & { api: LiveApi; stack
   }
   if (policies.problems.length > 0) throw new ManifestProblems(sortProblems(policies.problems));
   const { read, matching, requests, lock } = matched;
-  const computed = plan({ matching, stack: options.stack, target: options.api.target, checksum: read.checksum, requests });
+  const computed = plan({ matching, stack: options.stack, target: options.api.target, checksum: read.checksum, requests, prune: options.prune === true });
   // Plan does not lock; it says when an apply holds the lock (its plan may be outdated soon).
   const planned = lock ? { ...computed, lock } : computed;
   if (policies.rules.length === 0) return planned;

@@ -58,6 +58,14 @@ export interface Change {
   /** Where the desired object is declared; absent for deletes. */
   source?: SourceLocation;
   /**
+   * Why apply writes an object whose fields do not change: `marker` (the ownership marker is
+   * refreshed), `repoint` (it references an object that is replaced, and is pointed at the new
+   * one), `adopt` (it is taken into this stack). Absent for ordinary changes.
+   */
+  cause?: 'marker' | 'repoint' | 'adopt';
+  /** A delete that runs only with `--prune` (the plan was made without it): shown, not counted. */
+  needsPrune?: boolean;
+  /**
    * On the delete of a duplicate (same stack and address as `keep`, steps/duplicates.ts):
    * apply runs it without --prune, after re-pointing references to `keep`.
    */
@@ -78,6 +86,11 @@ export interface PlanSummary {
   delete: number;
   replace: number;
   unchanged: number;
+  /**
+   * Deletes that run only with `--prune` (not counted in `delete`). Optional: plans saved
+   * before it was added have none.
+   */
+  not_pruned?: number;
 }
 
 export interface Plan {

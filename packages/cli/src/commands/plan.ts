@@ -4,6 +4,7 @@ import {
   computePlan,
   policyErrors,
   renderHtml,
+  countChanges,
   renderJson,
   renderMarkdown,
   renderPlansJson,
@@ -44,7 +45,8 @@ export default class Plan extends Command {
   static override flags = {
     format: Flags.string({ description: 'output format', options: [...FORMATS], default: 'text' }),
     out: Flags.string({ description: 'also save the plan as JSON to this file (atomically), for apply --plan' }),
-    'detailed-exitcode': Flags.boolean({ description: 'exit 2 when the plan has changes', default: false }),
+    'detailed-exitcode': Flags.boolean({ description: 'exit 2 when the plan has changes (deletes that need --prune included)', default: false }),
+    prune: Flags.boolean({ description: 'plan deletes as apply --prune runs them (without it they are shown as "would be deleted with --prune")', default: false }),
     ...manifestFlags,
     ...policyFlags,
     ...connectionFlags,
@@ -76,14 +78,14 @@ export default class Plan extends Command {
       if (format === 'html') this.#fail(new CliError('environment_all_refused', '--format html reports one plan; with --env all, write one report per environment with --env NAME --format html'));
       if (flags.out) this.#fail(new CliError('environment_all_refused', '--out saves one plan for apply --plan; with --env all, save each environment\'s plan with --env NAME --out FILE'));
       const plans: EnvironmentPlan[] = [];
-      for (const run of selection.runs) plans.push({ environment: run.environment!.name, plan: await this.#compute(run, reading, policies) });
+      for (const run of selection.runs) plans.push({ environment: run.environment!.name, plan: await this.#compute(run, reading, policies, flags.prune) });
       const output = format === 'json' ? renderPlansJson(plans) : format === 'markdown' ? renderPlansMarkdown(plans) : renderPlansText(plans, { style: terminalStyle() });
       await new Promise<void>((resolve) => process.stdout.write(output, () => resolve()));
       this.#failOnPolicyErrors(plans.map((p) => p.plan));
       if (flags['detailed-exitcode'] && anyChanges(plans)) this.exit(2);
       return;
     }
-    const plan = await this.#compute(selection.runs[0]!, reading, policies);
+    const plan = await this.#compute(selection.runs[0]!, reading, policies, flags.prune);
     const output =
       format === 'json'
         ? renderJson(plan)
@@ -99,18 +101,17 @@ export default class Plan extends Command {
       await writeFileAtomic(flags.out, renderJson(plan)).catch((error: unknown) => this.#fail(error));
       this.logToStderr(`Saved the plan to ${flags.out}.`);
     }
-    const changes = plan.summary.create + plan.summary.update + plan.summary.delete + plan.summary.replace;
-    if (flags['detailed-exitcode'] && changes > 0) this.exit(2);
+    if (flags['detailed-exitcode'] && countChanges(plan.summary) > 0) this.exit(2);
   }
 
-  #compute(run: EnvironmentRun, reading: ReturnType<typeof readingOptions>, policies: string[]): Promise<PlanValue> {
+  #compute(run: EnvironmentRun, reading: ReturnType<typeof readingOptions>, policies: string[], prune: boolean): Promise<PlanValue> {
     const environment = run.environment;
     // manifest_paths: where `apply --plan` reads the manifests again (docs/plan-json.md).
     return Promise.resolve()
       .then(() => run.connection())
       .then((flags) =>
         withConnection(flags, async (connection) => ({
-          ...(await computePlan({ paths: run.paths, env: process.env, api: connection.api, stack: connection.stack, environment, policies, ...reading })),
+          ...(await computePlan({ paths: run.paths, env: process.env, api: connection.api, stack: connection.stack, environment, policies, prune, ...reading })),
           manifest_paths: run.paths,
           ...(environment ? { environment: environment.name } : {}),
         })),

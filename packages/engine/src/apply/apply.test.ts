@@ -220,6 +220,12 @@ describe('replace', () => {
     const old = api.objects('/backends/tunnel_group')[0]!.id as string;
     api.log.length = 0;
     rewrite(dir, `kind: Backend\nname: a\nspec: {type: http_response, status_code: 503}\n---\nkind: Backend\nname: fo\nspec: {type: failover, backends: [a]}\n`);
+    // The plan shows the re-point as a change of its own (plan = apply).
+    const prepared = await prepareApply({ api, stack: 'default', paths: [dir], env: {} });
+    expect(prepared.plan.changes.map((c) => [c.address, c.action, c.cause])).toEqual([
+      ['Backend/a', 'replace', undefined],
+      ['Backend/fo', 'update', 'repoint'],
+    ]);
     const result = await apply(api, dir);
     expect(result.ok).toBe(true);
     const fresh = api.objects('/backends/http_response')[0]!.id as string;
@@ -230,7 +236,7 @@ describe('replace', () => {
     ]);
     expect(api.objects('/backends/failover')[0]!.backends).toEqual([fresh]);
     expect(status(result, 'Backend/a')).toMatchObject({ action: 'replace', id: fresh, status: 'done' });
-    expect(status(result, 'Backend/fo')).toMatchObject({ action: 'update', status: 'done', note: 'references Backend/a, which is replaced' });
+    expect(status(result, 'Backend/fo')).toMatchObject({ action: 'update', status: 'done', note: 'references Backend/a, which is replaced: pointed at the new object' });
   });
 
   it('deletes first when a unique key forbids two at once (a rule whose action changes)', async () => {

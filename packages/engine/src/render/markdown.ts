@@ -37,6 +37,7 @@ export function renderMarkdown(plan: Plan, options: MarkdownOptions = {}): strin
     `| \`~\` update | ${plan.summary.update} |`,
     `| \`-/+\` replace | ${plan.summary.replace} |`,
     `| \`-\` delete | ${plan.summary.delete} |`,
+    ...(plan.summary.not_pruned ? [`| would be deleted with \`--prune\` | ${plan.summary.not_pruned} |`] : []),
     `| unchanged | ${plan.summary.unchanged} |`,
     '',
   ].join('\n');
@@ -71,7 +72,8 @@ export function renderMarkdown(plan: Plan, options: MarkdownOptions = {}): strin
 
 function section(change: Change): string {
   const id = change.id ? ` (<code>${escape(change.id)}</code>)` : '';
-  const reason = change.reason ? ` — ${escape(change.reason)}` : '';
+  const why = change.needsPrune ? 'would be deleted with --prune' : change.reason;
+  const reason = why ? ` — ${escape(why)}` : '';
   const summary = `<code>${escape(SYMBOLS[change.action])}</code> ${LABELS[change.action]} <b>${escape(change.kind)}</b> ${escape(change.name)}${id}${reason}`;
   return `<details><summary>${summary}</summary>\n\n\`\`\`diff\n${diffLines(change).join('\n')}\n\`\`\`\n\n</details>\n\n`;
 }

@@ -44,7 +44,8 @@ function renderChange(change: Change, style: Style): string[] {
   const paint = style[change.action];
   const id = change.id ? ` (${sanitize(change.id)})` : '';
   const head = `  ${paint(sanitize(`${SYMBOLS[change.action].padEnd(3)} ${change.kind} ${change.name}`))}${style.dim(id)}`;
-  const lines = [change.reason ? `${head}  ${style.dim(`# ${sanitize(change.reason)}`)}` : head];
+  const reason = change.needsPrune ? 'would be deleted with --prune' : change.reason;
+  const lines = [reason ? `${head}  ${style.dim(`# ${sanitize(reason)}`)}` : head];
   if (change.action === 'create') {
     for (const [path, value] of flatten(change.after ?? {})) {
       if (value === null) continue;
