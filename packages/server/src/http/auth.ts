@@ -87,7 +87,7 @@ function checkVersion(request: FastifyRequest): void {
  * without a valid key and version must hear instead of anything about the URL.
  */
 export function checkCredentials(request: FastifyRequest, resolveKey: KeyResolver): void {
-  authenticate(request, resolveKey);
+  authenticate(request, (token) => resolveKey(hashToken(token)));
   checkVersion(request);
 }
 

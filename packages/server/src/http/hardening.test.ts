@@ -99,3 +99,44 @@ describe('server hardening over raw sockets', () => {
     expect(answer.ms).toBeLessThan(10_000);
   });
 });
+
+describe('limits on string fields', () => {
+  const headers = { authorization: `Bearer ${TEST_API_KEY}`, 'service-version': '2', 'content-type': 'application/json' };
+  const send = async (method: 'POST' | 'PUT', url: string, body: unknown) => {
+    const res = await app.inject({ method, url, headers, payload: JSON.stringify(body) });
+    return { status: res.statusCode, body: res.json() as Record<string, any> };
+  };
+
+  it('control characters other than tab and newline are refused in descriptions and names', async () => {
+    for (const description of ['evil\u001b]0;pwned\u0007', 'nul\u0000', 'c1\u009b31m', 'cr\r']) {
+      const res = await send('POST', '/ip_policies', { description });
+      expect(res.status, JSON.stringify(description)).toBe(400);
+      expect(res.body.details).toMatchObject({ field: 'description' });
+    }
+    expect((await send('POST', '/ip_policies', { description: 'line one\n\tline two' })).status).toBe(201);
+    expect((await send('POST', '/bot_users', { name: 'bot\u001b[2J' })).status).toBe(400);
+  });
+
+  it('names over 255 bytes, bodies and traffic policy values over 64 KiB are refused', async () => {
+    expect((await send('POST', '/bot_users', { name: 'b'.repeat(256) })).status).toBe(400);
+    expect((await send('POST', '/bot_users', { name: 'b'.repeat(255) })).status).toBe(201);
+    expect((await send('POST', '/backends/http_response', { body: 'x'.repeat(64 * 1024 + 1) })).body.details).toMatchObject({ field: 'body' });
+    const edge = (await send('POST', '/edges/https', {})).body as { id: string };
+    const route = (await send('POST', `/edges/https/${edge.id}/routes`, { match_type: 'path_prefix', match: '/' })).body as { id: string };
+    const big = await send('PUT', `/edges/https/${edge.id}/routes/${route.id}/traffic_policy`, { value: 'p'.repeat(900 * 1024) });
+    expect(big.status).toBe(400);
+    expect((await send('PUT', `/edges/https/${edge.id}/routes/${route.id}/traffic_policy`, { value: 'p'.repeat(1024) })).status).toBe(200);
+  });
+
+  it('user_agent_filter patterns must be RE2 regular expressions', async () => {
+    const edge = (await send('POST', '/edges/https', {})).body as { id: string };
+    const route = (await send('POST', `/edges/https/${edge.id}/routes`, { match_type: 'path_prefix', match: '/ua' })).body as { id: string };
+    const url = `/edges/https/${edge.id}/routes/${route.id}/user_agent_filter`;
+    expect((await send('PUT', url, { allow: ['Mozilla/(5|4)\\.0', '(?i)bot'] })).status).toBe(200);
+    for (const [field, pattern] of [['deny', '(a)\\1'], ['allow', '(?=curl)'], ['deny', '[z-a]']] as const) {
+      const res = await send('PUT', url, { [field]: [pattern] });
+      expect(res.status, pattern).toBe(400);
+      expect(res.body).toMatchObject({ error_code: 'invalid_module', details: { field: `${field}[0]` } });
+    }
+  });
+});
