@@ -271,6 +271,31 @@ describe('saved plans', () => {
     expect(office.description).toBe('edited by hand');
   });
 
+  it('re-running a partly applied saved plan skips the changes already done and applies the rest', async () => {
+    const api = new MemoryLiveApi();
+    const dir = manifests(POLICIES);
+    await apply(api, dir);
+    rewrite(dir, POLICIES.replace('description: Office', 'description: Office v2').replace('description: VPN', 'description: VPN v2'));
+    const saved = (await prepareApply({ api, stack: 'default', paths: [dir], env: {} })).plan;
+    expect(saved.changes.map((c) => c.address).sort()).toEqual(['IPPolicy/office', 'IPPolicy/vpn']);
+    // The first run stopped after the office policy (a crash, Ctrl-C, a timeout).
+    let calls = 0;
+    api.intercept = () => {
+      calls += 1;
+      if (calls > 1) throw new LiveApiError('bad gateway', 400, 'bad_request', false);
+      return undefined;
+    };
+    const first = await apply(api, dir, { saved, parallelism: 1 });
+    expect(first.summary).toMatchObject({ done: 1, failed: 1 });
+    api.intercept = undefined;
+    api.log.length = 0;
+    const again = await apply(api, dir, { saved });
+    expect(again.ok).toBe(true);
+    expect(again.summary).toMatchObject({ done: 1, failed: 0, already_done: 1 });
+    expect(api.log).toHaveLength(1);
+    expect(api.objects('/ip_policies').map((p) => p.description).sort()).toEqual(['Office v2', 'VPN v2']);
+  });
+
   it('refuses the whole plan when the manifests changed since, writing nothing', async () => {
     const api = new MemoryLiveApi();
     const dir = manifests(POLICIES);

@@ -108,7 +108,7 @@ export async function executeApply(prepared: PreparedApply, api: LiveApi, option
     interrupted: options.signal?.aborted === true,
     steps: results,
     not_pruned: notPruned,
-    summary: summarize(results, notPruned.length, prepared.notInPlan.length),
+    summary: summarize(results, notPruned.length, prepared.notInPlan.length, prepared.alreadyDone.length),
     duration_ms: Math.round(performance.now() - began),
   };
 }

@@ -64,6 +64,8 @@ export interface PreparedApply {
   refusals: Refusal[];
   /** Deletes set aside because `--prune` was not given. */
   notPruned: Change[];
+  /** Changes of a saved plan whose object already matches the planned result (skipped). */
+  alreadyDone: Change[];
   /** Fresh changes a saved plan did not list (left alone). */
   notInPlan: Change[];
   /** Desired address -> live id, for every paired object (creates add theirs as they run). */
@@ -122,16 +124,23 @@ export async function prepareApply(options: PrepareOptions): Promise<PreparedApp
 
   let chosen = fresh.changes.map(subjectOf);
   let notInPlan: Change[] = [];
+  const alreadyDone: Change[] = [];
   if (saved) {
     const freshByAddress = new Map(fresh.changes.map((c) => [c.address, c]));
     const savedAddresses = new Set(saved.changes.map((c) => c.address));
     notInPlan = fresh.changes.filter((c) => !savedAddresses.has(c.address));
-    chosen = saved.changes.map((old) => {
+    chosen = saved.changes.flatMap((old) => {
       const now = freshByAddress.get(old.address);
+      // The same manifests (checksum) need no change there now: its object already matches
+      // the planned result (an earlier run of this plan did it). Skipped, not stale.
+      if (!now && saved.manifest_checksum === read.checksum) {
+        alreadyDone.push(old);
+        return [];
+      }
       const why = staleness(old, now, saved, fresh);
-      if (why === 'fresh') return subjectOf(now!);
+      if (why === 'fresh') return [subjectOf(now!)];
       const message = `${old.address} is stale: ${why}; nothing of it was written, run gatehouse plan again`;
-      return { ...subjectOf(old), stale: { code: 'stale_object', address: old.address, message } };
+      return [{ ...subjectOf(old), stale: { code: 'stale_object', address: old.address, message } }];
     });
   }
 
@@ -146,7 +155,7 @@ export async function prepareApply(options: PrepareOptions): Promise<PreparedApp
   const ids = new Map<string, string>();
   for (const [address, live] of pairByAddress) ids.set(address, live.id);
   const shown: Plan = saved ?? fresh;
-  return { plan: shown, stack, subjects, refusals, notPruned, notInPlan, ids, addresses: new Set(desiredByAddress.keys()), metadataFor, matching };
+  return { plan: shown, stack, subjects, refusals, notPruned, notInPlan, alreadyDone, ids, addresses: new Set(desiredByAddress.keys()), metadataFor, matching };
 }
 
 /**

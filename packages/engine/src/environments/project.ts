@@ -37,6 +37,8 @@ export interface Project {
   manifests: string[];
   /** In the file's order. */
   environments: ProjectEnvironment[];
+  /** Policy files or directories (`policies:`), relative to the working directory. */
+  policies: string[];
 }
 
 /**
@@ -92,6 +94,7 @@ export async function readProject(path: string, cwd: string = process.cwd()): Pr
   }
   const value = doc.value as {
     manifests: string[];
+    policies?: string[];
     environments?: Record<string, { stack?: string; api_url?: string; api_key?: string; vars?: Record<string, unknown>; overlays?: string[] }>;
   };
   const dir = dirname(resolve(cwd, path));
@@ -119,7 +122,7 @@ export async function readProject(path: string, cwd: string = process.cwd()): Pr
     });
   }
   if (problems.length > 0) return { problems };
-  return { project: { file, manifests, environments }, problems };
+  return { project: { file, manifests, environments, policies: (value.policies ?? []).map(local) }, problems };
 }
 
 /** The schema's messages where a pattern or a name map says too little. */

@@ -38,6 +38,7 @@ function commonName(pem: string): string | undefined {
 
 export const certificateAuthority: KindDescriptor = {
   kind: 'CertificateAuthority',
+  policyName: 'ca',
   title: 'certificate authority',
   manifestKind: 'CertificateAuthority',
   observe: { lists: [{ path: '/certificate_authorities', listKey: 'certificate_authorities' }] },

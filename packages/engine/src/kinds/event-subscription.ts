@@ -26,6 +26,7 @@ const destinations = (list: unknown): string[] => ((list as unknown[] | undefine
 
 export const eventSubscription: KindDescriptor = {
   kind: 'EventSubscription',
+  policyName: 'subscription',
   title: 'event subscription',
   manifestKind: 'EventSubscription',
   observe: { lists: [{ path: '/event_subscriptions', listKey: 'event_subscriptions' }] },

@@ -6,6 +6,7 @@ import type { KindDescriptor } from './types.js';
 
 export const ipPolicy: KindDescriptor = {
   kind: 'IPPolicy',
+  policyName: 'policy',
   title: 'IP policy',
   manifestKind: 'IPPolicy',
   observe: { lists: [{ path: '/ip_policies', listKey: 'ip_policies' }] },
@@ -27,6 +28,7 @@ export const ipPolicy: KindDescriptor = {
 
 export const ipPolicyRule: KindDescriptor = {
   kind: 'IPPolicyRule',
+  policyName: 'rule',
   title: 'IP policy rule',
   child: { parentKind: 'IPPolicy', field: 'rules', duplicate: 'duplicate_cidr', key: 'cidr' },
   observe: {
