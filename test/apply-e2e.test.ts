@@ -137,6 +137,11 @@ describe('gatehouse apply', { timeout: 180_000 }, () => {
     expect(await collect(client.tcpEdges.list())).toHaveLength(1);
     const text = await apply('--yes');
     expect(text.stdout).toContain('1 delete was not done (pass --prune to delete): TCPEdge/ssh');
+    // The plan shows it as such, and counts it apart from the deletes that run.
+    const shown = await runCli(['plan', repo, '--detailed-exitcode'], { env: env() });
+    expect(shown.code).toBe(2);
+    expect(shown.stdout).toMatch(/- +TCPEdge ssh .*# would be deleted with --prune/);
+    expect(shown.stdout).toContain('0 to delete, 1 would be deleted with --prune');
 
     const pruned = await applyJson('--prune');
     expect(pruned.result.code).toBe(0);
@@ -195,6 +200,23 @@ describe('gatehouse apply', { timeout: 180_000 }, () => {
     rmSync(join(repo, 'keep.yaml'));
     expect((await apply('--yes', '--prune')).code).toBe(0);
     expect((await policies()).length).toBe(3);
+  });
+
+  it('plans adding prevent_destroy as the marker write apply makes (exit 2), and nothing after it', async () => {
+    const pd = 'kind: IPPolicy\nname: pd\nlifecycle: {prevent_destroy: PD}\nspec: {description: pd}\n';
+    writeFileSync(join(repo, 'pd.yaml'), pd.replace('PD', 'false'));
+    expect((await apply('--yes')).code).toBe(0);
+    writeFileSync(join(repo, 'pd.yaml'), pd.replace('PD', 'true'));
+    const planned = await runCli(['plan', repo, '--detailed-exitcode'], { env: env() });
+    expect(planned.code).toBe(2);
+    expect(planned.stdout).toMatch(/~ +IPPolicy pd .*# ownership marker refresh: records lifecycle\.prevent_destroy: true/);
+    const applied = await applyJson();
+    expect(applied.json.steps).toEqual([expect.objectContaining({ address: 'IPPolicy/pd', action: 'update', status: 'done', requests: 1 })]);
+    expect((await runCli(['plan', repo, '--detailed-exitcode'], { env: env() })).code).toBe(0);
+    writeFileSync(join(repo, 'pd.yaml'), pd.replace('PD', 'false'));
+    expect((await apply('--yes')).code).toBe(0);
+    rmSync(join(repo, 'pd.yaml'));
+    expect((await apply('--yes', '--prune')).code).toBe(0);
   });
 
   it('needs --force to delete more than 30% of the stack\'s objects', async () => {

@@ -161,7 +161,7 @@ describe('certificate authorities, mutual TLS, destinations and subscriptions en
     expect(result.code, result.stdout + result.stderr).toBe(0);
   });
 
-  it('drift: in sync, then names a destination changed outside gatehouse; apply restores it', async () => {
+  it('drift: in sync, then names a destination changed outside gatehouse; apply restores it', { timeout: 120_000 }, async () => {
     expect((await cli(['drift', repo])).code).toBe(0);
     const { event_destinations: [destination] } = await api<{ event_destinations: Listed[] }>('/event_destinations');
     const patched = await fetch(new URL(`/event_destinations/${destination!.id}`, server.url), {

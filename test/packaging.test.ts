@@ -247,6 +247,47 @@ describe('npm pack, then npm install --omit=optional into an empty directory', (
     expect(JSON.parse(readFileSync(join(app, 'drift.json'), 'utf8'))).toBeTypeOf('object');
   }, 180_000);
 
+  it('the GitHub Action’s run step plans (comment and outputs), applies the saved plan, and comments a failure', async () => {
+    const policies = join(app, 'manifests/ip-policies.yaml');
+    writeFileSync(policies, readFileSync(policies, 'utf8').replace('description: Office egress (shell recipe)', 'description: Office egress (action)'));
+    writeFileSync(join(app, 'event.json'), JSON.stringify({ pull_request: { number: 5, head: { sha: 'abc123' } } }));
+    const step = async (inputs: Record<string, string>) => {
+      const output = join(app, `github-output-${Object.values(inputs).join('-').replace(/\W/g, '')}`);
+      writeFileSync(output, '');
+      const result = await execFileAsync(process.execPath, [join(REPO_ROOT, 'action/main.mjs'), 'run'], {
+        cwd: app,
+        env: {
+          ...process.env, NODE_ENV: '', NO_COLOR: '1', CI: 'true', ...EXAMPLE_SECRETS,
+          PATH: `${join(app, 'node_modules/.bin')}:${process.env.PATH}`,
+          GATEHOUSE_API_URL: server.url, GATEHOUSE_API_KEY: KEY,
+          GITHUB_OUTPUT: output, GITHUB_EVENT_PATH: join(app, 'event.json'), RUNNER_TEMP: app,
+          ...Object.fromEntries(Object.entries(inputs).map(([name, value]) => [`INPUT_${name.toUpperCase().replace(/-/g, '_')}`, value])),
+        },
+      }).then(() => 0, (error: { code: number }) => error.code);
+      const outputs = Object.fromEntries(readFileSync(output, 'utf8').trim().split('\n').filter(Boolean).map((line) => line.split(/=(.*)/s).slice(0, 2)));
+      return { code: result, outputs };
+    };
+
+    const plan = await step({ command: 'plan', path: 'manifests', 'plan-file': 'action-plan.json' });
+    expect(plan.code).toBe(0);
+    expect(plan.outputs).toMatchObject({ exitcode: '2', 'has-changes': 'true', 'artifact-name': 'gatehouse-plan-abc123', 'plan-file': 'action-plan.json' });
+    const comment = readFileSync(plan.outputs['comment-file']!, 'utf8');
+    expect(comment.startsWith('<!-- gatehouse-plan:default -->')).toBe(true);
+    expect(comment).toContain('Office egress (action)');
+
+    const apply = await step({ command: 'apply', 'plan-file': 'action-plan.json' });
+    expect(apply).toMatchObject({ code: 0, outputs: { exitcode: '0' } });
+    expect((await gatehouse(['plan', 'manifests', '--detailed-exitcode'], { GATEHOUSE_API_URL: server.url, GATEHOUSE_API_KEY: KEY })).code).toBe(0);
+
+    writeFileSync(join(app, 'broken.yaml'), 'kind: IPPolicy\nname: broken\nspec:\n  descripton: typo\n');
+    const failed = await step({ command: 'plan', path: 'broken.yaml', 'plan-file': 'broken-plan.json' });
+    expect(failed.code).toBe(1);
+    const failure = readFileSync(failed.outputs['comment-file']!, 'utf8');
+    expect(failure).toContain('**`gatehouse validate` failed** (exit 1)');
+    expect(failure).toContain('broken.yaml:4');
+    expect(existsSync(join(app, 'broken-plan.json'))).toBe(false);
+  }, 180_000);
+
   it('says what to do when serve or the embedded default needs the missing server', async () => {
     const serve = await gatehouse(['serve', '--port', '0']);
     expect(serve.code).toBe(1);

@@ -26,7 +26,24 @@ let written: WriteResult;
 beforeAll(async () => {
   ({ server, client, close } = await serveWithClient(KEY, ['--no-reservation-check']));
   written = await writeLive(client, manifests, 'default', EXAMPLE_SECRETS, { reverseSets: true });
+  await onlyMarkersDiffer(['examples/basic'], 'default', EXAMPLE_SECRETS);
 });
+
+/**
+ * The fixture writes markers with a made-up hash (it does not reimplement the engine's hash):
+ * the first plan must differ from live in those markers only (plan = apply shows a marker
+ * refresh, no field); apply then writes them, and from there on the property is "no changes".
+ */
+async function onlyMarkersDiffer(paths: string[], stack: string, secrets: Record<string, string>): Promise<void> {
+  const env = { ...secrets, GATEHOUSE_API_URL: server.url, GATEHOUSE_API_KEY: KEY };
+  const first = await runCli(['plan', ...paths, '--format', 'json', '--stack', stack], { env });
+  const plan = JSON.parse(first.stdout) as { changes: { address: string; action: string; cause?: string; fields: unknown[] }[] };
+  for (const change of plan.changes) {
+    expect([change.action, change.cause, change.fields], change.address).toEqual(['update', 'marker', []]);
+  }
+  const applied = await runCli(['apply', ...paths, '--yes', '--stack', stack], { env });
+  expect(applied.code, applied.stderr).toBe(0);
+}
 afterAll(async () => {
   await close?.();
 });
@@ -137,6 +154,7 @@ describe('live objects that match the manifests plan as no changes', () => {
         ].join('\n'),
       );
       await writeLive(client, readManifests(extras.path), 'extras', {});
+      await onlyMarkersDiffer([extras.path], 'extras', {});
       const result = await runCli(['plan', extras.path, '--format', 'json', '--detailed-exitcode', '--stack', 'extras'], {
         env: { GATEHOUSE_API_URL: server.url, GATEHOUSE_API_KEY: KEY },
       });

@@ -9,13 +9,26 @@
 import { Type, type Static, type TProperties, type TSchema } from '@sinclair/typebox';
 
 export const DESCRIPTION_MAX_BYTES = 255;
-export const METADATA_MAX_BYTES = 4096;
+import { METADATA_MAX_BYTES } from './constants.js';
+
+export { METADATA_MAX_BYTES };
 export const UINT32_MAX = 4_294_967_295;
+
+/**
+ * Text meant for people (descriptions, names): no control character but tab and newline. A
+ * value with terminal escapes or NUL would reach every terminal and log that prints it.
+ */
+export const NO_CONTROL_CHARACTERS = '^[^\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f]*$';
+/** Longest name the service keeps (a bot user's). */
+export const NAME_MAX_BYTES = 255;
+/** Longest free-form body (an http_response backend's, a traffic policy's value): 64 KiB. */
+export const BODY_MAX_BYTES = 64 * 1024;
 
 export const Description = Type.String({
   maxLength: DESCRIPTION_MAX_BYTES,
   maxBytes: DESCRIPTION_MAX_BYTES,
-  description: 'human-readable description, at most 255 bytes of UTF-8',
+  pattern: NO_CONTROL_CHARACTERS,
+  description: 'human-readable description, at most 255 bytes of UTF-8, no control characters but tab and newline',
 });
 export const Metadata = Type.String({
   maxLength: METADATA_MAX_BYTES,

@@ -5,6 +5,7 @@
  * not a payload. Apply recomputes the desired objects from the manifests (whose checksum the
  * plan records) and refuses changes whose live object no longer has the recorded fingerprint.
  */
+import type { PolicyResult } from './policy/model.js';
 import type { LockInfo } from './lock/lock.js';
 import type { SourceLocation } from './source.js';
 
@@ -57,6 +58,14 @@ export interface Change {
   /** Where the desired object is declared; absent for deletes. */
   source?: SourceLocation;
   /**
+   * Why apply writes an object whose fields do not change: `marker` (the ownership marker is
+   * refreshed), `repoint` (it references an object that is replaced, and is pointed at the new
+   * one), `adopt` (it is taken into this stack). Absent for ordinary changes.
+   */
+  cause?: 'marker' | 'repoint' | 'adopt';
+  /** A delete that runs only with `--prune` (the plan was made without it): shown, not counted. */
+  needsPrune?: boolean;
+  /**
    * On the delete of a duplicate (same stack and address as `keep`, steps/duplicates.ts):
    * apply runs it without --prune, after re-pointing references to `keep`.
    */
@@ -77,6 +86,11 @@ export interface PlanSummary {
   delete: number;
   replace: number;
   unchanged: number;
+  /**
+   * Deletes that run only with `--prune` (not counted in `delete`). Optional: plans saved
+   * before it was added have none.
+   */
+  not_pruned?: number;
 }
 
 export interface Plan {
@@ -103,6 +117,11 @@ export interface Plan {
    * saved before it was added have none (apply then needs the paths on its command line).
    */
   manifest_paths?: string[];
+  /**
+   * Policy rules the plan's objects do not meet (policy files, `--policy`), errors first. Absent
+   * when no rule was evaluated. A plan with an error here fails `gatehouse plan` (exit 1).
+   */
+  policy_results?: PolicyResult[];
   /** The environment of gatehouse.yaml the plan was computed for (`--env`), if any. */
   environment?: string;
 }

@@ -9,7 +9,8 @@ import { Store } from './db/store.js';
 import { RenderCache } from './cache/render-cache.js';
 import { AuditLog } from './domain/audit.js';
 import { ApiKeys } from './domain/api-keys.js';
-import { registerAuth } from './http/auth.js';
+import { registerAuth, type KeyResolver } from './http/auth.js';
+import { routerErrorHandler } from './http/router-errors.js';
 import { registerErrorHandling } from './http/errors.js';
 import { registerRequestLog } from './http/request-log.js';
 import { registerRequestShapeChecks } from './http/request-shape.js';
@@ -47,6 +48,13 @@ export interface AppOptions {
    * does; true unless false (`serve --no-reservation-check`).
    */
   reservationCheck?: boolean;
+  /**
+   * How long a request may take to arrive in full (headers and body; default 30 s, then Node
+   * answers 408 and closes), and how long a connection may stay idle (default 75 s, beyond
+   * the 72 s keep-alive, so an idle keep-alive connection is closed by keep-alive first).
+   * `checkIntervalMs` is how often Node looks for late requests (default 1 s).
+   */
+  timeouts?: { requestMs?: number; connectionMs?: number; checkIntervalMs?: number };
 }
 
 export interface GatehouseApp extends FastifyInstance {
@@ -62,7 +70,16 @@ export interface GatehouseApp extends FastifyInstance {
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:8484';
 
 export async function buildApp(options: AppOptions = {}): Promise<GatehouseApp> {
+  let resolveKey: KeyResolver = () => undefined;
+  const requestTimeout = options.timeouts?.requestMs ?? 30_000;
   const app = Fastify({
+    // A request whose body never arrives must not hold its connection for ever.
+    requestTimeout,
+    connectionTimeout: options.timeouts?.connectionMs ?? 75_000,
+    // Node reads these when the server is created (set later, they are not enforced).
+    http: { requestTimeout, headersTimeout: Math.min(requestTimeout, 60_000), connectionsCheckingInterval: options.timeouts?.checkIntervalMs ?? 1000 },
+    // The router's own errors (414, bad percent-encoding) in the envelope, after authentication.
+    frameworkErrors: routerErrorHandler(() => resolveKey),
     logger: options.logger ?? false,
     genReqId: () => newId('op'),
     // One line per request, with the id under the name clients see (http/request-log.ts).
@@ -126,7 +143,8 @@ export async function buildApp(options: AppOptions = {}): Promise<GatehouseApp> 
   registerShutdownBehaviour(app);
 
   registerErrorHandling(app);
-  registerAuth(app, (hash) => apiKeys.resolve(hash));
+  resolveKey = (hash) => apiKeys.resolve(hash);
+  registerAuth(app, resolveKey);
   if (options.rateLimit) await registerRateLimit(app, options.rateLimit);
   if (options.faults) registerFaultInjection(app, options.faults);
   registerRequestShapeChecks(app);

@@ -10,6 +10,8 @@ export const ERROR_CODES = {
   missing_version: { status: 400, doc: 'No `Service-Version` header was sent; send `Service-Version: 2`.' },
   unsupported_version: { status: 400, doc: 'The `Service-Version` header names a version other than 2.' },
   route_not_found: { status: 404, doc: 'No endpoint has this method and path.' },
+  uri_too_long: { status: 414, doc: 'A path segment (an id) is longer than 100 characters.' },
+  invalid_url: { status: 400, doc: 'The path is not valid percent-encoded UTF-8.' },
   not_found: { status: 404, doc: 'No resource of this kind has this id.' },
   invalid_json: { status: 400, doc: 'The request body is not valid JSON.' },
   missing_content_type: { status: 400, doc: 'A body was sent without `Content-Type: application/json`.' },

@@ -5,7 +5,7 @@
  * describes. `enabled` is true when unspecified.
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { Ref, Strict } from '../common.js';
+import { BODY_MAX_BYTES, Ref, Strict } from '../common.js';
 
 const Enabled = Type.Boolean({ description: 'true if the module is applied to traffic; true when unspecified' });
 
@@ -27,7 +27,7 @@ export const EndpointIpPolicy = Type.Object({ enabled: Type.Boolean(), ip_polici
 
 export const EndpointTrafficPolicyInput = Strict({
   enabled: Type.Optional(Enabled),
-  value: Type.String({ minLength: 1, description: 'the traffic policy applied to endpoint traffic' }),
+  value: Type.String({ minLength: 1, maxLength: BODY_MAX_BYTES, maxBytes: BODY_MAX_BYTES, description: 'the traffic policy applied to endpoint traffic, at most 64 KiB of UTF-8' }),
 });
 export const EndpointTrafficPolicy = Type.Object({ enabled: Type.Boolean(), value: Type.String() });
 

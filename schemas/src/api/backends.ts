@@ -7,7 +7,7 @@
  * not Refs. Every list uses the envelope key `backends`.
  */
 import { Type, type Static, type TProperties } from '@sinclair/typebox';
-import { Description, Metadata, Ref, listEnvelope, resourceBase, UpdateBody } from '../common.js';
+import { BODY_MAX_BYTES, Description, Metadata, Ref, listEnvelope, resourceBase, UpdateBody } from '../common.js';
 
 export const WEIGHT_MAX = 10_000;
 
@@ -48,7 +48,8 @@ export const TunnelGroupBackend = Type.Object({
 });
 export const TunnelGroupBackendList = listEnvelope('backends', TunnelGroupBackend);
 
-const httpResponseFields = { body: Type.Optional(Type.String()), headers: Type.Optional(Headers), status_code: Type.Optional(StatusCode) };
+const httpResponseFields = {
+  body: Type.Optional(Type.String({ maxLength: BODY_MAX_BYTES, maxBytes: BODY_MAX_BYTES, description: 'the response body, at most 64 KiB of UTF-8' })), headers: Type.Optional(Headers), status_code: Type.Optional(StatusCode) };
 export const HttpResponseBackendCreate = createBody(httpResponseFields);
 export const HttpResponseBackendUpdate = updateBody(httpResponseFields);
 export const HttpResponseBackend = Type.Object({

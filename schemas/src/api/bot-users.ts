@@ -1,8 +1,14 @@
 /** Bot users (api-spec 2.3, 4.3): a name and an active switch, no description or metadata. */
 import { Type, type Static } from '@sinclair/typebox';
-import { Strict, Timestamp, listEnvelope, UpdateBody } from '../common.js';
+import { NAME_MAX_BYTES, NO_CONTROL_CHARACTERS, Strict, Timestamp, listEnvelope, UpdateBody } from '../common.js';
 
-const Name = Type.String({ minLength: 1, description: 'human-readable name identifying the bot; unique, not empty' });
+const Name = Type.String({
+  minLength: 1,
+  maxLength: NAME_MAX_BYTES,
+  maxBytes: NAME_MAX_BYTES,
+  pattern: NO_CONTROL_CHARACTERS,
+  description: 'human-readable name identifying the bot; unique, not empty, at most 255 bytes, no control characters',
+});
 
 export const BotUserCreate = Strict({
   name: Name,

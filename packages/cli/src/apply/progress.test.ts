@@ -7,7 +7,7 @@ const step = (over: Partial<StepResult>): StepResult => ({
 });
 const result = (steps: StepResult[], over: Partial<ApplyResult> = {}): ApplyResult => ({
   stack: 'default', target: { url: 'http://x', embedded: false }, ok: steps.every((s) => s.status === 'done'), interrupted: false, steps, not_pruned: [],
-  summary: { done: steps.filter((s) => s.status === 'done').length, failed: steps.filter((s) => s.status === 'failed').length, skipped: steps.filter((s) => s.status === 'skipped').length, cancelled: steps.filter((s) => s.status === 'cancelled').length, not_started: steps.filter((s) => s.status === 'not_started').length, not_pruned: 0, not_in_plan: 0 },
+  summary: { done: steps.filter((s) => s.status === 'done').length, failed: steps.filter((s) => s.status === 'failed').length, skipped: steps.filter((s) => s.status === 'skipped').length, cancelled: steps.filter((s) => s.status === 'cancelled').length, not_started: steps.filter((s) => s.status === 'not_started').length, not_pruned: 0, not_in_plan: 0, already_done: 0 },
   duration_ms: 1500, ...over,
 });
 

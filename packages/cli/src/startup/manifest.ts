@@ -6,34 +6,37 @@
  * with them the engine, the client and the server. With one (the commands are found by the
  * `pattern` strategy over `dist/commands`), it imports just the command being run. A manifest
  * that no longer matches the build would show stale help, so it records a fingerprint of
- * `dist` (every file's path, size and mtime) and package.json; `ensureManifest` compares it on
- * every start (a few stat calls) and writes a new manifest when it differs, loading every
- * command once. Written atomically, so concurrent starts never see half a file. Nothing here
+ * `dist` (a digest of every built file's path and content) and package.json; `ensureManifest`
+ * compares it on every start (a few dozen small reads) and writes a new manifest when it
+ * differs, loading every command once. Content, not mtimes: npm pack and install rewrite
+ * mtimes, and an installed copy (often read-only) must match the manifest it ships with. Written atomically, so concurrent starts never see half a file. Nothing here
  * imports oclif unless the manifest has to be rebuilt.
  */
-import { randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export const MANIFEST_FILE = 'oclif.manifest.json';
 
-/** Path, size and mtime of every built file and of package.json, as one string. */
+/** SHA-256 over the relative path and content of every built file and of package.json. */
 export function buildFingerprint(root: string): string {
-  const parts: string[] = [];
-  const visit = (dir: string) => {
-    for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
-      const path = join(dir, entry.name);
-      if (entry.isDirectory()) visit(path);
-      else if (entry.name.endsWith('.js')) {
-        const stat = statSync(path);
-        parts.push(`${path.slice(root.length)}:${stat.size}:${Math.floor(stat.mtimeMs)}`);
-      }
+  const hash = createHash('sha256');
+  const add = (relative: string) => {
+    hash.update(`${relative}\0`);
+    hash.update(readFileSync(join(root, relative)));
+    hash.update('\0');
+  };
+  const visit = (relativeDir: string) => {
+    const entries = readdirSync(join(root, relativeDir), { withFileTypes: true });
+    for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
+      const relative = `${relativeDir}/${entry.name}`;
+      if (entry.isDirectory()) visit(relative);
+      else if (entry.name.endsWith('.js')) add(relative);
     }
   };
-  visit(join(root, 'dist'));
-  const pjson = statSync(join(root, 'package.json'));
-  parts.push(`package.json:${pjson.size}:${Math.floor(pjson.mtimeMs)}`);
-  return parts.join('|');
+  visit('dist');
+  add('package.json');
+  return `sha256:${hash.digest('hex')}`;
 }
 
 function recordedFingerprint(root: string): string | undefined {

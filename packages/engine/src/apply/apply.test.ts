@@ -292,6 +292,12 @@ describe('replace', () => {
     const old = api.objects('/backends/tunnel_group')[0]!.id as string;
     api.log.length = 0;
     rewrite(dir, `kind: Backend\nname: a\nspec: {type: http_response, status_code: 503}\n---\nkind: Backend\nname: fo\nspec: {type: failover, backends: [a]}\n`);
+    // The plan shows the re-point as a change of its own (plan = apply).
+    const prepared = await prepareApply({ api, stack: 'default', paths: [dir], env: {} });
+    expect(prepared.plan.changes.map((c) => [c.address, c.action, c.cause])).toEqual([
+      ['Backend/a', 'replace', undefined],
+      ['Backend/fo', 'update', 'repoint'],
+    ]);
     const result = await apply(api, dir);
     expect(result.ok).toBe(true);
     const fresh = api.objects('/backends/http_response')[0]!.id as string;
@@ -302,7 +308,7 @@ describe('replace', () => {
     ]);
     expect(api.objects('/backends/failover')[0]!.backends).toEqual([fresh]);
     expect(status(result, 'Backend/a')).toMatchObject({ action: 'replace', id: fresh, status: 'done' });
-    expect(status(result, 'Backend/fo')).toMatchObject({ action: 'update', status: 'done', note: 'references Backend/a, which is replaced' });
+    expect(status(result, 'Backend/fo')).toMatchObject({ action: 'update', status: 'done', note: 'references Backend/a, which is replaced: pointed at the new object' });
   });
 
   it('deletes first when a unique key forbids two at once (a rule whose action changes)', async () => {
@@ -335,6 +341,31 @@ describe('saved plans', () => {
     expect(status(result, 'IPPolicy/vpn')).toMatchObject({ status: 'done' });
     expect(api.log.map((r) => r.path)).toEqual([`/ip_policies/${String(api.objects('/ip_policies').find((p) => p.description === 'VPN v2')!.id)}`]);
     expect(office.description).toBe('edited by hand');
+  });
+
+  it('re-running a partly applied saved plan skips the changes already done and applies the rest', async () => {
+    const api = new MemoryLiveApi();
+    const dir = manifests(POLICIES);
+    await apply(api, dir);
+    rewrite(dir, POLICIES.replace('description: Office', 'description: Office v2').replace('description: VPN', 'description: VPN v2'));
+    const saved = (await prepareApply({ api, stack: 'default', paths: [dir], env: {} })).plan;
+    expect(saved.changes.map((c) => c.address).sort()).toEqual(['IPPolicy/office', 'IPPolicy/vpn']);
+    // The first run stopped after the office policy (a crash, Ctrl-C, a timeout).
+    let calls = 0;
+    api.intercept = () => {
+      calls += 1;
+      if (calls > 1) throw new LiveApiError('bad gateway', 400, 'bad_request', false);
+      return undefined;
+    };
+    const first = await apply(api, dir, { saved, parallelism: 1 });
+    expect(first.summary).toMatchObject({ done: 1, failed: 1 });
+    api.intercept = undefined;
+    api.log.length = 0;
+    const again = await apply(api, dir, { saved });
+    expect(again.ok).toBe(true);
+    expect(again.summary).toMatchObject({ done: 1, failed: 0, already_done: 1 });
+    expect(api.log).toHaveLength(1);
+    expect(api.objects('/ip_policies').map((p) => p.description).sort()).toEqual(['Office v2', 'VPN v2']);
   });
 
   it('refuses the whole plan when the manifests changed since, writing nothing', async () => {

@@ -108,7 +108,7 @@ export async function executeApply(prepared: PreparedApply, api: LiveApi, option
     interrupted: options.signal?.aborted === true,
     steps: results,
     not_pruned: notPruned,
-    summary: summarize(results, notPruned.length, prepared.notInPlan.length),
+    summary: summarize(results, notPruned.length, prepared.notInPlan.length, prepared.alreadyDone.length),
     duration_ms: Math.round(performance.now() - began),
   };
 }
@@ -132,7 +132,7 @@ function stepResult(parts: Part[], outcomes: Map<string, StepOutcome<PartValue>>
     id: created?.value.id ?? change.id,
     duration_ms: Math.round(own.reduce((sum, o) => sum + ('ms' in o ? o.ms : 0), 0)),
     requests: done.reduce((sum, o) => sum + o.value.requests, 0),
-    ...(repoint || parts[0]!.subject.markerOnly ? { note: change.reason ?? 'ownership marker refreshed' } : {}),
+    ...(repoint || change.cause !== undefined ? { note: change.reason ?? 'ownership marker refreshed' } : {}),
   };
   if (failed && failed.status === 'failed') {
     const error = failed.error;

@@ -72,6 +72,8 @@ export interface ApplySummary {
   not_pruned: number;
   /** Changes in the live state that the saved plan did not list (left alone). */
   not_in_plan: number;
+  /** Changes of a saved plan skipped because their object already matched the planned result. */
+  already_done: number;
 }
 
 export interface ApplyResult {
@@ -89,7 +91,7 @@ export interface ApplyResult {
 }
 
 
-export function summarize(steps: StepResult[], notPruned: number, notInPlan: number): ApplySummary {
+export function summarize(steps: StepResult[], notPruned: number, notInPlan: number, alreadyDone = 0): ApplySummary {
   const count = (status: StepStatus) => steps.filter((s) => s.status === status).length;
   return {
     done: count('done'),
@@ -99,5 +101,6 @@ export function summarize(steps: StepResult[], notPruned: number, notInPlan: num
     not_started: count('not_started'),
     not_pruned: notPruned,
     not_in_plan: notInPlan,
+    already_done: alreadyDone,
   };
 }

@@ -10,21 +10,19 @@
  *    it will not run and its dependents are skipped.
  * 4. Without `--prune`, deletes are set aside (reported as not pruned).
  * 5. Safety rails (`rails.ts`): ownership of deletes, prevent_destroy, the delete threshold.
- * 6. Marker refreshes: owned objects without a change whose marker no longer says what apply
- *    would write (a child added or removed, prevent_destroy switched) get a metadata-only write.
+ * Marker refreshes and re-points are changes of the plan itself (`steps/plan.ts`), so what
+ * apply writes is what the plan shows.
  */
 import type { DesiredObject } from '../desired.js';
-import { markerFor, referenceTokens } from '../drift/evidence.js';
 import { readAndMatch } from '../engine.js';
 import type { EnvironmentInput } from '../environments/documents.js';
 import type { LiveObject } from '../live.js';
-import { composeMetadata, type Marker } from '../marker.js';
 import type { Change, Plan } from '../plan-model.js';
 import type { LiveApi } from '../ports.js';
 import type { Problem } from '../problems.js';
 import type { Matching } from '../steps/match.js';
+import { metadataWriter } from '../steps/metadata.js';
 import { plan as makePlan } from '../steps/plan.js';
-import { METADATA_MAX_BYTES } from '@gatehouse/schemas';
 import type { Refusal } from './model.js';
 import { railRefusals } from './rails.js';
 
@@ -66,6 +64,8 @@ export interface PreparedApply {
   refusals: Refusal[];
   /** Deletes set aside because `--prune` was not given. */
   notPruned: Change[];
+  /** Changes of a saved plan whose object already matches the planned result (skipped). */
+  alreadyDone: Change[];
   /** Fresh changes a saved plan did not list (left alone). */
   notInPlan: Change[];
   /** Desired address -> live id, for every paired object (creates add theirs as they run). */
@@ -92,7 +92,7 @@ export async function prepareApply(options: PrepareOptions): Promise<PreparedApp
     api,
     stack,
   );
-  const fresh = makePlan({ matching, stack, target: api.target, checksum: read.checksum, requests });
+  const fresh = makePlan({ matching, stack, target: api.target, checksum: read.checksum, requests, prune: options.prune === true });
   fresh.manifest_paths = paths;
   if (options.environment) fresh.environment = options.environment.name;
 
@@ -114,21 +114,33 @@ export async function prepareApply(options: PrepareOptions): Promise<PreparedApp
   const subjectOf = (change: Change): Subject => {
     const desired = desiredByAddress.get(change.address);
     const live = change.id !== null ? liveById.get(change.id) : undefined;
-    return { change, ...(desired && change.action !== 'delete' ? { desired } : {}), ...(live ? { live } : {}) };
+    return {
+      change,
+      ...(desired && change.action !== 'delete' ? { desired } : {}),
+      ...(live ? { live } : {}),
+      ...(change.cause === 'marker' ? { markerOnly: true } : {}),
+    };
   };
 
   let chosen = fresh.changes.map(subjectOf);
   let notInPlan: Change[] = [];
+  const alreadyDone: Change[] = [];
   if (saved) {
     const freshByAddress = new Map(fresh.changes.map((c) => [c.address, c]));
     const savedAddresses = new Set(saved.changes.map((c) => c.address));
     notInPlan = fresh.changes.filter((c) => !savedAddresses.has(c.address));
-    chosen = saved.changes.map((old) => {
+    chosen = saved.changes.flatMap((old) => {
       const now = freshByAddress.get(old.address);
+      // The same manifests (checksum) need no change there now: its object already matches
+      // the planned result (an earlier run of this plan did it). Skipped, not stale.
+      if (!now && saved.manifest_checksum === read.checksum) {
+        alreadyDone.push(old);
+        return [];
+      }
       const why = staleness(old, now, saved, fresh);
-      if (why === 'fresh') return subjectOf(now!);
+      if (why === 'fresh') return [subjectOf(now!)];
       const message = `${old.address} is stale: ${why}; nothing of it was written, run gatehouse plan again`;
-      return { ...subjectOf(old), stale: { code: 'stale_object', address: old.address, message } };
+      return [{ ...subjectOf(old), stale: { code: 'stale_object', address: old.address, message } }];
     });
   }
 
@@ -138,29 +150,12 @@ export async function prepareApply(options: PrepareOptions): Promise<PreparedApp
   const subjects = options.prune ? chosen : chosen.filter((s) => !prunable(s));
   refusals.push(...railRefusals({ subjects, matching, stack, force: options.force === true }));
 
-  const tokens = referenceTokens(matching);
-  const metadataFor = (d: DesiredObject): string | undefined => {
-    if (!d.descriptor.metadata) return undefined;
-    const marker: Marker = { ...markerFor(d, read.desired, tokens, stack), ...(d.preventDestroy ? { preventDestroy: true } : {}) };
-    const user = d.normal.metadata as string | undefined;
-    const full = composeMetadata(user, marker);
-    // prevent_destroy is evidence for later deletes; it never makes a write exceed the limit.
-    return Buffer.byteLength(full, 'utf8') <= METADATA_MAX_BYTES ? full : composeMetadata(user, { ...marker, preventDestroy: false });
-  };
-
-  const planned = new Set(chosen.map((s) => s.change.address));
-  if (!saved) {
-    for (const { desired: d, live: o } of matching.pairs) {
-      if (planned.has(d.address) || !d.descriptor.metadata || o.marker?.stack !== stack) continue;
-      const want = metadataFor(d);
-      if (want !== undefined && want !== o.raw.metadata) subjects.push({ ...subjectOf(markerChange(d, o)), markerOnly: true });
-    }
-  }
+  const metadataFor = metadataWriter(matching, stack);
 
   const ids = new Map<string, string>();
   for (const [address, live] of pairByAddress) ids.set(address, live.id);
   const shown: Plan = saved ?? fresh;
-  return { plan: shown, stack, subjects, refusals, notPruned, notInPlan, ids, addresses: new Set(desiredByAddress.keys()), metadataFor, matching };
+  return { plan: shown, stack, subjects, refusals, notPruned, notInPlan, alreadyDone, ids, addresses: new Set(desiredByAddress.keys()), metadataFor, matching };
 }
 
 /**
@@ -173,9 +168,4 @@ function staleness(old: Change, now: Change | undefined, saved: Plan, fresh: Pla
   if (old.id !== now.id) return `its live object is ${now.id ?? 'gone'} now, not ${old.id ?? 'absent'}`;
   if (old.id !== null && saved.fingerprints[old.id] !== fresh.fingerprints[old.id]) return `live object ${old.id} changed since the plan (fingerprint differs)`;
   return 'fresh';
-}
-
-/** The change a marker refresh reports: an update with no field changes. */
-function markerChange(d: DesiredObject, o: LiveObject): Change {
-  return { address: d.address, action: 'update', kind: d.descriptor.kind, name: d.name, id: o.id, before: null, after: null, fields: [], patch: [], dependsOn: [], reason: 'ownership marker refreshed' };
 }

@@ -48,7 +48,10 @@ export function classifyDrift(input: DriftInput): DriftReport {
   const byAddress = new Map(desired.map((d) => [d.address, d]));
 
   const objects: DriftedObject[] = [];
+  // A marker refresh or a re-point writes bookkeeping, not configuration: in sync for drift.
+  const bookkeeping = planned.changes.filter((c) => c.cause === 'marker' || c.cause === 'repoint').length;
   for (const change of planned.changes) {
+    if (change.cause === 'marker' || change.cause === 'repoint') continue;
     let verdict: Verdict;
     if (change.action === 'create') {
       const d = byAddress.get(change.address)!;
@@ -73,7 +76,7 @@ export function classifyDrift(input: DriftInput): DriftReport {
   const rank = (o: DriftedObject) => DRIFT_KINDS.indexOf(o.drift);
   objects.sort((a, b) => rank(a) - rank(b));
 
-  const summary = { duplicate: 0, changed_in_manifests: 0, changed_outside: 0, changed: 0, deleted_outside: 0, missing: 0, unmanaged: planned.unmanaged.length, in_sync: planned.summary.unchanged };
+  const summary = { duplicate: 0, changed_in_manifests: 0, changed_outside: 0, changed: 0, deleted_outside: 0, missing: 0, unmanaged: planned.unmanaged.length, in_sync: planned.summary.unchanged + bookkeeping };
   for (const o of objects) summary[o.drift] += 1;
   return {
     format_version: DRIFT_FORMAT_VERSION,

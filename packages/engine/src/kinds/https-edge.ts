@@ -4,7 +4,7 @@
  * A route's identity is its edge plus match_type and match (unique per edge); its modules
  * are PUT and DELETEd on their own when they change.
  */
-import { oauthRouteProblem } from '@gatehouse/schemas';
+import { oauthRouteProblem } from '@gatehouse/schemas/runtime';
 import { problem, type Problem } from '../problems.js';
 import { DNS_LABEL, checkHostports, domainsNeeded, hostportKeys, hostports } from './hostports.js';
 import { HTTPS_EDGE_MODULES, ROUTE_MODULES, moduleSet } from './modules.js';
@@ -16,6 +16,7 @@ const routeModules = moduleSet(ROUTE_MODULES);
 
 export const httpsEdge: KindDescriptor = {
   kind: 'HTTPSEdge',
+  policyName: 'edge',
   title: 'HTTPS edge',
   manifestKind: 'HTTPSEdge',
   observe: { lists: [{ path: '/edges/https', listKey: 'https_edges' }] },
@@ -52,6 +53,7 @@ const AUTH_MODULES = ['saml', 'oidc', 'oauth'] as const;
 
 export const httpsEdgeRoute: KindDescriptor = {
   kind: 'HTTPSEdgeRoute',
+  policyName: 'route',
   title: 'HTTPS edge route',
   child: { parentKind: 'HTTPSEdge', field: 'routes', duplicate: 'duplicate_route', key: 'match' },
   observe: { inline: { field: 'routes' } },

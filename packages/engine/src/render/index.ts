@@ -4,5 +4,7 @@ export { renderKindSummary } from './kind-summary.js';
 export { renderJson, parsePlanJson, toJsonPlan, PlanFormatError, type JsonPlan, type JsonChange } from './json.js';
 export { renderMarkdown, MARKDOWN_MAX_LENGTH, type MarkdownOptions } from './markdown.js';
 export { plainStyle, type Style, type Paint } from './style.js';
-export { describeTarget, summaryLine, renderJsonDocument, EMBEDDED_NOTICE } from './values.js';
+export { describeTarget, summaryLine, countChanges, renderJsonDocument, EMBEDDED_NOTICE } from './values.js';
 export { sanitize, hasUnsafeCharacters, type SanitizeOptions } from './sanitize.js';
+export { policyTextLines, policyMarkdown, formatPolicyResult, policyCounts } from './policy.js';
+export { renderHtml } from './html.js';

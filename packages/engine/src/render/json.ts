@@ -19,6 +19,8 @@ export interface JsonChange {
   depends_on: string[];
   reason?: string;
   source?: Change['source'];
+  cause?: Change['cause'];
+  needs_prune?: boolean;
   duplicate?: Change['duplicate'];
 }
 
@@ -44,6 +46,8 @@ export function toJsonPlan(plan: Plan): JsonPlan {
       depends_on: c.dependsOn,
       ...(c.reason !== undefined ? { reason: c.reason } : {}),
       ...(c.source !== undefined ? { source: c.source } : {}),
+      ...(c.cause !== undefined ? { cause: c.cause } : {}),
+      ...(c.needsPrune ? { needs_prune: true } : {}),
       ...(c.duplicate !== undefined ? { duplicate: c.duplicate } : {}),
     })),
     unmanaged: plan.unmanaged,
@@ -51,6 +55,7 @@ export function toJsonPlan(plan: Plan): JsonPlan {
     manifest_checksum: plan.manifest_checksum,
     requests: plan.requests,
     ...(plan.manifest_paths !== undefined ? { manifest_paths: plan.manifest_paths } : {}),
+    ...(plan.policy_results !== undefined ? { policy_results: plan.policy_results } : {}),
     ...(plan.environment !== undefined ? { environment: plan.environment } : {}),
     ...(plan.lock !== undefined ? { lock: plan.lock } : {}),
   };
@@ -91,6 +96,6 @@ export function parsePlanJson(text: string): Plan {
   return {
     ...rest,
     requests: rest.requests ?? 0,
-    changes: changes.map(({ depends_on, ...c }) => ({ ...c, dependsOn: depends_on ?? [] })),
+    changes: changes.map(({ depends_on, needs_prune, ...c }) => ({ ...c, dependsOn: depends_on ?? [], ...(needs_prune ? { needsPrune: true } : {}) })),
   };
 }

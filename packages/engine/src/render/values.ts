@@ -58,11 +58,13 @@ export function describeTarget(plan: Pick<Plan, 'target'>): string {
   return plan.target.embedded ? `${url} (embedded reference server, .gatehouse/server.db)` : url;
 }
 
+/** Changes the plan shows, deletes that need `--prune` included (they are pending too). */
 export function countChanges(summary: PlanSummary): number {
-  return summary.create + summary.update + summary.delete + summary.replace;
+  return summary.create + summary.update + summary.delete + summary.replace + (summary.not_pruned ?? 0);
 }
 
 /** `2 to create, 1 to update, 0 to replace, 1 to delete, 7 unchanged.` */
 export function summaryLine(summary: PlanSummary): string {
-  return `${summary.create} to create, ${summary.update} to update, ${summary.replace} to replace, ${summary.delete} to delete, ${summary.unchanged} unchanged.`;
+  const notPruned = summary.not_pruned ? `, ${summary.not_pruned} would be deleted with --prune` : '';
+  return `${summary.create} to create, ${summary.update} to update, ${summary.replace} to replace, ${summary.delete} to delete${notPruned}, ${summary.unchanged} unchanged.`;
 }

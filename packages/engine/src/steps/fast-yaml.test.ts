@@ -56,7 +56,7 @@ const viaYaml = (text: string) => {
 test.each(CORPUS.map((text) => [JSON.stringify(text.slice(0, 60)), text]))('%s: the fast reader agrees with yaml or steps aside', (_label, text) => {
   const fast = fastDocuments(text);
   if (fast === undefined) return;
-  expect(viaYaml(text)).toEqual(fast.filter((v) => v !== null && v !== undefined));
+  expect(viaYaml(text)).toEqual(fast.values.filter((v) => v !== null && v !== undefined));
 });
 
 test('the fast reader answers for ordinary manifests (the plan path)', () => {

@@ -17,6 +17,7 @@
  * `fast-yaml.test.ts` checks a corpus of valid and broken inputs against `yaml` itself.
  */
 import jsyaml from 'js-yaml';
+import { NodePositions } from './node-positions.js';
 
 const scalar = (tag: string, test: RegExp, construct: (text: string) => unknown) =>
   new jsyaml.Type(`tag:yaml.org,2002:${tag}`, {
@@ -59,33 +60,6 @@ const DIFFERENT = [
 const DOCUMENT_START = /^---(?=[ \t\r\n]|$)/gm;
 
 /**
- * Where each non-empty document of a file starts (the offset of its first character that is
- * not a space, a line end or a comment), recorded while the file is read so that a document's
- * own position never needs the file composed again. In document order, one entry per piece
- * that holds something (the text before the first `---`, and each piece from a `---`);
- * callers check that the count matches the documents the fast reading found.
- */
-export function documentStarts(text: string): number[] {
-  const markers = [...text.matchAll(DOCUMENT_START)].map((m) => m.index);
-  const bounds = markers[0] === 0 ? markers : [0, ...markers];
-  const starts: number[] = [];
-  bounds.forEach((from, i) => {
-    const end = bounds[i + 1] ?? text.length;
-    let at = text.startsWith('---', from) && markers.includes(from) ? from + 3 : from;
-    while (at < end) {
-      const c = text[at]!;
-      if (c === ' ' || c === '\t' || c === '\r' || c === '\n') at++;
-      else if (c === '#') {
-        const newline = text.indexOf('\n', at);
-        at = newline < 0 ? end : newline + 1;
-      } else break;
-    }
-    if (at < end) starts.push(at);
-  });
-  return starts;
-}
-
-/**
  * A file with a long line cut into its documents, so that the line sends only its own
  * document to `yaml` (the long-line rule is decided per document): each piece starts at a
  * `---` line (the first at the file's start) and holds one document at most, with `line`, the
@@ -107,12 +81,14 @@ export function documentsWithLongLines(text: string): { text: string; line: numb
 
 /**
  * The file's documents as `yaml`'s `toJS` would give them, one entry per document (empty
- * documents as `null`); `undefined` when the file must be read with `yaml`.
+ * documents as `null`), with where each of their nodes was written, recorded during this one
+ * parse; `undefined` when the file must be read with `yaml`.
  */
-export function fastDocuments(text: string): unknown[] | undefined {
+export function fastDocuments(text: string): { values: unknown[]; nodes: NodePositions } | undefined {
   if (DIFFERENT.some((pattern) => pattern.test(text)) || hasLongLine(text)) return undefined;
+  const nodes = new NodePositions();
   try {
-    return jsyaml.loadAll(text, undefined, { schema: SCHEMA });
+    return { values: jsyaml.loadAll(text, undefined, { schema: SCHEMA, listener: nodes.listener }), nodes };
   } catch {
     return undefined;
   }

@@ -117,7 +117,6 @@ test('a line over 1024 characters sends only its own document to the yaml parser
 });
 
 test("a document's own position is recorded from the text, the same as yaml's composition gives", async () => {
-  const { documentStarts } = await import('./fast-yaml.js');
   const { parseFile } = await import('./load.js');
   const { parseAllDocuments, LineCounter, isScalar } = await import('yaml');
   const text = [
@@ -138,7 +137,6 @@ test("a document's own position is recorded from the text, the same as yaml's co
     '--- {kind: BotUser, name: d, spec: {}}',
     '',
   ].join('\n');
-  expect(documentStarts(text)).toHaveLength(4);
   const documents: import('./load.js').LoadedDocument[] = [];
   parseFile('m.yaml', text, documents, []);
   const lineCounter = new LineCounter();
@@ -146,4 +144,37 @@ test("a document's own position is recorded from the text, the same as yaml's co
     .filter((doc) => doc.contents !== null && !(isScalar(doc.contents) && doc.contents.value === null))
     .map((doc) => lineCounter.linePos(doc.contents!.range![0]));
   expect(documents.map((d) => d.locate([]))).toEqual(reference.map(({ line, col }) => ({ file: 'm.yaml', line, col })));
+});
+
+test('a directory search passes over dot-entries, node_modules and YAML without a gatehouse kind, with notes', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'gatehouse-load-'));
+  for (const sub of ['.github/workflows', 'node_modules/pkg', 'deploy', 'typo']) mkdirSync(join(dir, sub), { recursive: true });
+  writeFileSync(join(dir, 'policy.yaml'), 'kind: BotUser\nname: kept\nspec: {}\n');
+  writeFileSync(join(dir, '.github/workflows/ci.yml'), 'name: ci\non: push\n');
+  writeFileSync(join(dir, '.gitlab-ci.yml'), 'stages: [a]\n');
+  writeFileSync(join(dir, 'node_modules/pkg/a.yaml'), 'kind: BotUser\nname: not-ours\nspec: {}\n');
+  writeFileSync(join(dir, 'deploy/cm.yaml'), 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n');
+  writeFileSync(join(dir, 'typo/a.yaml'), 'kind: BotUsr\nname: typo\nspec: {}\n');
+  const result = await load([dir]);
+  expect(result.problems).toEqual([]);
+  // A mistyped kind with a name is still read (validate reports it); the ConfigMap is not.
+  expect(result.documents.map((d) => (d.value as { name: string }).name)).toEqual(['kept', 'typo']);
+  expect(result.notes.map((n) => n.replace(dir, '<dir>')).sort()).toEqual([
+    'skipped <dir>/.github/: dot-files, dot-directories and node_modules are not searched (name it to read it)',
+    'skipped <dir>/.gitlab-ci.yml: dot-files, dot-directories and node_modules are not searched (name it to read it)',
+    'skipped <dir>/deploy/cm.yaml: no document has a gatehouse kind (name the file to check it anyway)',
+    'skipped <dir>/node_modules/: dot-files, dot-directories and node_modules are not searched (name it to read it)',
+  ]);
+  // Named explicitly, a file is always read.
+  const named = await load([join(dir, 'deploy/cm.yaml'), join(dir, '.gitlab-ci.yml')]);
+  expect(named.documents).toHaveLength(2);
+  expect(named.notes).toEqual([]);
+});
+
+test('a directory of only other YAML is no_manifests, saying why', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'gatehouse-load-'));
+  writeFileSync(join(dir, 'cm.yaml'), 'apiVersion: v1\nkind: ConfigMap\n');
+  const result = await load([dir]);
+  expect(result.problems.map((p) => p.code)).toEqual(['no_manifests']);
+  expect(result.problems[0]!.message).toContain('has a gatehouse kind');
 });

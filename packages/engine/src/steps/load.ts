@@ -7,11 +7,12 @@
  */
 import { createHash } from 'node:crypto';
 import { relative } from 'node:path';
-import { MANIFEST_SCHEMAS } from '@gatehouse/schemas';
+import { MANIFEST_KINDS } from '@gatehouse/schemas/runtime';
 import { LineCounter, isMap, isPair, isScalar, isSeq, parseAllDocuments, type Document, type Node } from 'yaml';
 import { problem, type Problem } from '../problems.js';
 import type { SourceLocation } from '../source.js';
-import { documentStarts, documentsWithLongLines, fastDocuments } from './fast-yaml.js';
+import { documentsWithLongLines, fastDocuments } from './fast-yaml.js';
+import { LineIndex } from './node-positions.js';
 import { findManifestFiles, readManifestFile, STDIN_NAME, STDIN_PATH } from './files.js';
 import { aliasProblem, flowNestingProblem, isAliasLimitError, MAX_ALIAS_COUNT, MAX_NESTING, nestingProblem, valueDepth } from './yaml-limits.js';
 
@@ -47,7 +48,7 @@ export interface LoadOptions {
   maxFileSize?: number;
 }
 
-const KNOWN_KINDS = new Set(Object.keys(MANIFEST_SCHEMAS));
+const KNOWN_KINDS = new Set<string>(MANIFEST_KINDS);
 
 /**
  * Whether a file found by searching a directory is meant for gatehouse: one of its documents
@@ -114,9 +115,9 @@ export async function load(paths: string[], options: LoadOptions = {}): Promise<
  * Parses one file's documents; syntax errors become problems with their position.
  *
  * Values come from `fastDocuments` when it can give exactly `yaml`'s values (the plan path:
- * thousands of valid documents); the file is then composed with `yaml` (and its `LineCounter`)
- * only when a position is first asked for. Otherwise the file is read with `yaml` at once, as
- * the reference, and its syntax errors are reported.
+ * thousands of valid documents), with the positions of their nodes recorded during that one
+ * parse. Otherwise the file is read with `yaml` at once, as the reference, and its syntax
+ * errors are reported. Either way a file is parsed once: positions never read it again.
  */
 export function parseFile(file: string, text: string, documents: LoadedDocument[], problems: Problem[]): void {
   const pieces = documentsWithLongLines(text);
@@ -149,56 +150,23 @@ function parseDocuments(file: string, text: string, documents: LoadedDocument[],
   }
   const fast = fastDocuments(text);
   // Deep block nesting is reported by the `yaml` path, at its position.
-  if (!fast || fast.some((value) => valueDepth(value) > MAX_NESTING)) {
+  if (!fast || fast.values.some((value) => valueDepth(value) > MAX_NESTING)) {
     parseWithYaml(file, text, documents, problems);
     return;
   }
-  let composed: Locate[] | undefined;
-  // Each document's own position (where apply and plan say it was declared) comes from one
-  // linear scan of the text, made for the whole file at the first position asked for: no
-  // `yaml` composition. Deeper paths compose the file with `yaml` when first asked for.
-  const nonEmptyCount = fast.filter((value) => value !== null && value !== undefined).length;
-  let roots: SourceLocation[] | null | undefined;
-  const rootOf = (ordinal: number): SourceLocation | undefined => {
-    if (roots === undefined) {
-      const starts = documentStarts(text);
-      roots = starts.length === nonEmptyCount ? positionsOf(file, text, starts) : null;
-    }
-    return roots?.[ordinal];
-  };
-  // The k-th non-empty document of either library is the same document: they differ only on
-  // empty ones (a file holding only a comment is one empty document to js-yaml, none to yaml).
-  let nonEmpty = 0;
-  fast.forEach((value, index) => {
+  // Every position comes from what the one parse recorded (node-positions.ts): the file is
+  // never composed with `yaml`. js-yaml drops a leading byte order mark, `yaml` counts it.
+  const { values, nodes } = fast;
+  const lines = new LineIndex(text);
+  const bom = text.charCodeAt(0) === 0xfeff ? 1 : 0;
+  values.forEach((value, index) => {
     if (value === null || value === undefined) return;
-    const ordinal = nonEmpty++;
-    const locate: Locate = (path, options) => {
-      const root = path.length === 0 ? rootOf(ordinal) : undefined;
-      if (root) return root;
-      composed ??= composeFile(file, text);
-      const found = composed[ordinal];
-      return found ? found(path, options) : { file, line: 1, col: 1 };
-    };
+    const locate: Locate = (path, options) => ({ file, ...lines.position(bom + nodes.offset(index, path, options?.key)) });
     documents.push({ file, index, value, locate });
   });
 }
 
 type Locate = LoadedDocument['locate'];
-
-/** The positions of ascending `offsets` in `text`, in one pass. */
-function positionsOf(file: string, text: string, offsets: readonly number[]): SourceLocation[] {
-  let line = 1;
-  let lineStart = 0;
-  let newline = text.indexOf('\n');
-  return offsets.map((offset) => {
-    while (newline >= 0 && newline < offset) {
-      line++;
-      lineStart = newline + 1;
-      newline = text.indexOf('\n', lineStart);
-    }
-    return { file, line, col: offset - lineStart + 1 };
-  });
-}
 
 /** The position of `offset` in `text`, counted directly (for problems found before parsing). */
 function positionOf(file: string, text: string, offset: number): SourceLocation {
@@ -220,12 +188,6 @@ function compose(file: string, text: string): { docs: Document[]; position: (off
     return { file, line, col };
   };
   return { docs: Array.isArray(docs) ? docs : [], position };
-}
-
-/** The file's non-empty documents as `yaml` composes them, each with its locator. */
-function composeFile(file: string, text: string): Locate[] {
-  const { docs, position } = compose(file, text);
-  return docs.flatMap((doc) => (isEmpty(doc) ? [] : [locator(doc, position)]));
 }
 
 const isEmpty = (doc: Document) => doc.contents === null || (isScalar(doc.contents) && doc.contents.value === null);

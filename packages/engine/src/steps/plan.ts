@@ -10,19 +10,26 @@
  * 4. Dependencies: creates and updates after the changes of what they reference (parents
  *    first); deletes after the deletes of what references them and after the updates that
  *    stop referencing them (children first).
- * 5. Order, mask, fingerprint, count.
+ * 5. Writes apply makes beyond field changes are changes too, each with its cause and reason
+ *    (plan = apply): an owned object whose ownership marker is not what apply would write
+ *    (hash, declared children, prevent_destroy) is a marker refresh; an unchanged object that
+ *    references an object replaced create-first (no unique key) is re-pointed to the new one.
+ * 6. Without `prune`, deletes stay in the plan marked `needsPrune` ("would be deleted with
+ *    --prune"), counted apart from the deletes that run.
+ * 7. Order, mask, fingerprint, count.
  */
 import { createHash } from 'node:crypto';
 import { KINDS } from '../kinds/index.js';
 import type { KindDescriptor, Spec } from '../kinds/types.js';
 import type { DesiredObject } from '../desired.js';
 import type { LiveObject } from '../live.js';
-import { specHash } from '../marker.js';
+import { parseMarker, specHash } from '../marker.js';
 import { PLAN_FORMAT_VERSION, type Change, type Plan, type UnmanagedObject } from '../plan-model.js';
 import type { Target } from '../ports.js';
 import { canonical, changedFields, fieldChanges, ignoreServerChosen, mask } from './diff.js';
 import { duplicateAddress, duplicateReason } from './duplicates.js';
 import type { Matching } from './match.js';
+import { metadataWriter } from './metadata.js';
 import { order } from './order.js';
 import { canonicalJson, collect } from './walk.js';
 
@@ -33,6 +40,8 @@ export interface PlanInput {
   checksum: string;
   requests: number;
   now?: Date;
+  /** Whether deletes will run (`--prune`); without it they are shown as needing it. Default false. */
+  prune?: boolean;
 }
 
 /** A live object's normal form, with the marker stripped from its metadata. */
@@ -64,17 +73,21 @@ export function plan(input: PlanInput): Plan {
   for (const { desired, live } of matching.pairs) tokens.set(live.id, desired.address);
   /**
    * Address of a live object no manifest declares: its marker's name, else parent + natural
-   * key, else its id; a duplicate's is followed by `#<id>` (duplicates.ts).
+   * key, else its id; a duplicate's is followed by `#<id>` (duplicates.ts). It never collides
+   * with a desired address (an owned rule left under a policy that lost its marker, and the
+   * same rule created under its new policy): then its id.
    */
   const duplicates = new Map(matching.duplicates.map((d) => [d.live.id, d]));
   const liveById = new Map([...matching.deletes, ...matching.duplicates.map((d) => d.live)].map((o) => [o.id, o]));
+  const desiredAddresses = new Set([...matching.pairs.map((p) => p.desired.address), ...matching.creates.map((d) => d.address)]);
   const liveAddress = (o: LiveObject): string => (duplicates.has(o.id) ? duplicateAddress(plainAddress(o), o.id) : plainAddress(o));
   const plainAddress = (o: LiveObject): string => {
-    if (o.marker) return `${o.descriptor.kind}/${o.marker.name}`;
+    if (o.marker && (duplicates.has(o.id) || !desiredAddresses.has(`${o.descriptor.kind}/${o.marker.name}`))) return `${o.descriptor.kind}/${o.marker.name}`;
     const parent = o.parentId !== undefined ? liveById.get(o.parentId) : undefined;
-    if (parent && o.descriptor.naturalKey) {
+    if (!o.marker && parent && o.descriptor.naturalKey) {
       const parentName = liveAddress(parent).slice(parent.descriptor.kind.length + 1);
-      return `${o.descriptor.kind}/${parentName}/${o.descriptor.naturalKey(liveNormal(o))}`;
+      const address = `${o.descriptor.kind}/${parentName}/${o.descriptor.naturalKey(liveNormal(o))}`;
+      if (!desiredAddresses.has(address)) return address;
     }
     return `${o.descriptor.kind}/${o.id}`;
   };
@@ -113,7 +126,10 @@ export function plan(input: PlanInput): Plan {
     const [b, a] = mask(d.descriptor.sensitive, before, after);
     Object.assign(change, { before: b, after: a, ...fieldChanges(b!, a!, d.descriptor.sensitive) });
     if (immutable.length > 0) change.reason = `${immutable.join(', ')} cannot be updated`;
-    else if (adopting) change.reason = o.marker ? `taken over from stack "${o.marker.stack}"` : `adopted into stack "${stack}"`;
+    else if (adopting) {
+      change.reason = o.marker ? `taken over from stack "${o.marker.stack}"` : `adopted into stack "${stack}"`;
+      if (changed.length === 0) change.cause = 'adopt';
+    }
     fingerprints[o.id] = fingerprint(o);
     // What the live object referenced and no longer will: those deletes wait for this change.
     // (Only what it stops referencing: a reference it keeps is not waited for, which would be a
@@ -123,6 +139,41 @@ export function plan(input: PlanInput): Plan {
       if (!kept.has(token)) dependents.set(token, (dependents.get(token) ?? new Set()).add(change.address));
     }
     changes.push(change);
+  }
+
+  // Marker refreshes: owned, unchanged objects whose marker is not what apply would write.
+  const metadataFor = metadataWriter(matching, stack);
+  const planned = new Set(changes.map((c) => c.address));
+  for (const { desired: d, live: o } of matching.pairs) {
+    if (planned.has(d.address) || !d.descriptor.metadata || o.marker?.stack !== stack) continue;
+    const want = metadataFor(d);
+    if (want === undefined || want === o.raw.metadata) continue;
+    const change = base(d, o, 'update');
+    Object.assign(change, { cause: 'marker', reason: markerReason(o.marker, parseMarker(want).marker!) });
+    fingerprints[o.id] = fingerprint(o);
+    changes.push(change);
+    planned.add(d.address);
+    unchanged -= 1;
+  }
+
+  // Re-points: a replace of a kind without a unique key is done create-first (apply/graph.ts);
+  // unchanged objects that reference it are then written to point at the new object.
+  const pairByLiveId = new Map(matching.pairs.map((p) => [p.live.id, p]));
+  const replaced = changes.filter((c) => c.action === 'replace' && c.id !== null);
+  if (replaced.length > 0) {
+    const replacedById = new Map(replaced.map((c) => [c.id!, c]));
+    for (const { desired: d, live: o } of matching.pairs) {
+      if (planned.has(d.address)) continue;
+      const target = referenced(o.descriptor, liveNormal(o)).map((id) => replacedById.get(id)).find((c) => c !== undefined);
+      const pair = target && pairByLiveId.get(target.id!);
+      if (!target || !pair || pair.desired.descriptor.uniqueKeys || pair.desired.descriptor.naturalKey || !d.references.includes(target.address)) continue;
+      const change = base(d, o, 'update');
+      Object.assign(change, { cause: 'repoint', reason: `references ${target.address}, which is replaced: pointed at the new object` });
+      fingerprints[o.id] = fingerprint(o);
+      changes.push(change);
+      planned.add(d.address);
+      unchanged -= 1;
+    }
   }
 
   const creates = new Map(matching.creates.map((d) => [d.address, d]));
@@ -136,6 +187,8 @@ export function plan(input: PlanInput): Plan {
     const change = base(null, o, 'delete');
     const duplicate = duplicates.get(o.id);
     if (duplicate) Object.assign(change, { reason: duplicateReason(duplicate), duplicate: { keep: duplicate.keep.id, cause: duplicate.cause } });
+    // Duplicates go without --prune (duplicates.ts); other deletes need it.
+    else if (!input.prune) change.needsPrune = true;
     const normal = canonical(o.descriptor, liveNormal(o), tokens);
     change.before = mask(o.descriptor.sensitive, normal, null)[0];
     fingerprints[o.id] = fingerprint(o);
@@ -197,13 +250,14 @@ export function plan(input: PlanInput): Plan {
   const sorted = [...changes].sort(
     (x, y) => rank(x) - rank(y) || (kindRank.get(x.kind)! - kindRank.get(y.kind)!) * (rank(x) ? -1 : 1) || x.address.localeCompare(y.address),
   );
-  const count = (action: Change['action']) => changes.filter((c) => c.action === action).length;
+  const count = (action: Change['action']) => changes.filter((c) => c.action === action && !c.needsPrune).length;
+  const notPruned = changes.filter((c) => c.needsPrune).length;
   return {
     format_version: PLAN_FORMAT_VERSION,
     target: input.target,
     stack,
     created_at: (input.now ?? new Date()).toISOString(),
-    summary: { create: count('create'), update: count('update'), delete: count('delete'), replace: count('replace'), unchanged },
+    summary: { create: count('create'), update: count('update'), delete: count('delete'), replace: count('replace'), unchanged, ...(notPruned > 0 ? { not_pruned: notPruned } : {}) },
     changes: order(sorted),
     unmanaged: matching.unmanaged.map(
       (o): UnmanagedObject => ({
@@ -216,4 +270,13 @@ export function plan(input: PlanInput): Plan {
     manifest_checksum: input.checksum,
     requests: input.requests,
   };
+}
+
+/** Why a marker is refreshed, from what differs between the live marker and the one to write. */
+function markerReason(live: { hash: string; children?: string; preventDestroy?: boolean } | undefined, want: { hash: string; children?: string; preventDestroy?: boolean }): string {
+  const what: string[] = [];
+  if (Boolean(live?.preventDestroy) !== Boolean(want.preventDestroy)) what.push(`records lifecycle.prevent_destroy: ${Boolean(want.preventDestroy)}`);
+  if (live?.children !== want.children) what.push('records the children the manifest declares');
+  if (live?.hash !== want.hash) what.push('records the hash of the spec as applied');
+  return `ownership marker refresh: ${what.length > 0 ? what.join('; ') : 'rewritten in the current format'}`;
 }

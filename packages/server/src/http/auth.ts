@@ -81,6 +81,16 @@ function checkVersion(request: FastifyRequest): void {
   }
 }
 
+/**
+ * Both checks, for requests that never reach the hooks (the router's own errors: a path
+ * parameter over the length limit, bad percent-encoding): throws the `ApiError` a client
+ * without a valid key and version must hear instead of anything about the URL.
+ */
+export function checkCredentials(request: FastifyRequest, resolveKey: KeyResolver): void {
+  authenticate(request, (token) => resolveKey(hashToken(token)));
+  checkVersion(request);
+}
+
 export function registerAuth(app: FastifyInstance, resolveKey: KeyResolver): void {
   app.decorateRequest('principal', null as unknown as Principal);
   const resolveToken = tokenResolver(resolveKey);

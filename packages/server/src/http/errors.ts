@@ -44,10 +44,45 @@ export function toApiError(error: FastifyError & { validationContext?: string })
   return new ApiError('internal_error', 'The server failed to handle this request.');
 }
 
+/** Up to this much of a refused body is read and dropped so that the client can read the 413. */
+const DRAIN_MAX_BYTES = 64 * 1024 * 1024;
+const DRAIN_MAX_MS = 10_000;
+
+/**
+ * Reads what is left of a refused request body and drops it. A client that sends its whole
+ * body before reading the answer (most do, without `Expect: 100-continue`) gets a connection
+ * reset, not the 413, when the server closes while the body still arrives. The connection is
+ * closed after the answer; a body beyond `DRAIN_MAX_BYTES` or `DRAIN_MAX_MS` is not waited for.
+ */
+function drainBody(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  reply.header('connection', 'close');
+  const raw = request.raw;
+  if (raw.complete || raw.readableEnded || raw.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    let received = 0;
+    const done = () => {
+      clearTimeout(timer);
+      raw.removeListener('data', onData);
+      resolve();
+    };
+    const onData = (chunk: Buffer) => {
+      received += chunk.length;
+      if (received > DRAIN_MAX_BYTES) done();
+    };
+    const timer = setTimeout(done, DRAIN_MAX_MS);
+    raw.on('data', onData);
+    raw.once('end', done);
+    raw.once('error', done);
+    raw.once('close', done);
+    raw.resume();
+  });
+}
+
 export function registerErrorHandling(app: FastifyInstance): void {
-  app.setErrorHandler((error: FastifyError, request, reply) => {
+  app.setErrorHandler(async (error: FastifyError, request, reply) => {
     const apiError = toApiError(error);
     if (apiError.status >= 500) request.log.error({ err: error }, 'request failed');
+    if (apiError.code === 'payload_too_large') await drainBody(request, reply);
     return sendError(request, reply, apiError);
   });
   app.setNotFoundHandler((request, reply) =>

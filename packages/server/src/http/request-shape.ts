@@ -1,6 +1,7 @@
 /**
  * Checks on the shape of a request that come before its body is parsed: GET and DELETE take
- * no body, a body must be declared as JSON, and an endpoint without a query-string schema
+ * no body (a `Content-Type` without a body is harmless: many clients send one on every
+ * request), a body must be declared as JSON, and an endpoint without a query-string schema
  * takes no query parameter at all (those with one reject unknown parameters through it).
  * Registered after authentication.
  */
@@ -15,6 +16,12 @@ function hasBody(headers: Record<string, string | string[] | undefined>): boolea
 }
 
 export function registerRequestShapeChecks(app: FastifyInstance): void {
+  // A DELETE declared as JSON but with no body: nothing to parse. Without this, Fastify's JSON
+  // parser would answer `missing_body` to a request that needs none.
+  app.addHook('preParsing', async (request, _reply, payload) => {
+    if (request.method === 'DELETE' && !hasBody(request.headers)) delete request.headers['content-type'];
+    return payload;
+  });
   app.addHook('onRequest', async (request) => {
     const withBody = hasBody(request.headers);
     if (BODYLESS.has(request.method)) {

@@ -1,0 +1,44 @@
+import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { buildFingerprint } from './manifest.js';
+
+describe('buildFingerprint', () => {
+  const roots: string[] = [];
+  afterEach(() => roots.splice(0).forEach((root) => rmSync(root, { recursive: true, force: true })));
+
+  function packageRoot(): string {
+    const root = mkdtempSync(join(tmpdir(), 'gatehouse-manifest-'));
+    roots.push(root);
+    mkdirSync(join(root, 'dist', 'commands'), { recursive: true });
+    writeFileSync(join(root, 'dist', 'commands', 'plan.js'), 'export default 1;\n');
+    writeFileSync(join(root, 'dist', 'commands', 'plan.d.ts'), 'export {};\n');
+    writeFileSync(join(root, 'package.json'), '{"name":"x","version":"1.0.0"}\n');
+    return root;
+  }
+
+  it('ignores mtimes, as npm pack and install rewrite them', () => {
+    const root = packageRoot();
+    const before = buildFingerprint(root);
+    const epoch = new Date('1985-10-26T08:15:00Z');
+    utimesSync(join(root, 'dist', 'commands', 'plan.js'), epoch, epoch);
+    utimesSync(join(root, 'package.json'), epoch, epoch);
+    expect(buildFingerprint(root)).toBe(before);
+  });
+
+  it('changes with a built file, a new command or package.json, not with declaration files', () => {
+    const root = packageRoot();
+    const base = buildFingerprint(root);
+    writeFileSync(join(root, 'dist', 'commands', 'plan.d.ts'), 'export declare const x: 1;\n');
+    expect(buildFingerprint(root)).toBe(base);
+    writeFileSync(join(root, 'dist', 'commands', 'plan.js'), 'export default 2;\n');
+    const edited = buildFingerprint(root);
+    expect(edited).not.toBe(base);
+    writeFileSync(join(root, 'dist', 'commands', 'drift.js'), 'export default 3;\n');
+    const added = buildFingerprint(root);
+    expect(added).not.toBe(edited);
+    writeFileSync(join(root, 'package.json'), '{"name":"x","version":"1.0.1"}\n');
+    expect(buildFingerprint(root)).not.toBe(added);
+  });
+});

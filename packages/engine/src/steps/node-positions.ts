@@ -1,0 +1,191 @@
+/**
+ * Where the nodes of a file read by the fast reader (fast-yaml.ts) were written, recorded by
+ * js-yaml's `listener` during the one parse that builds the values. Any path of a document
+ * (a rule inside a policy, a route inside an edge, a field with a problem) is then located
+ * from what was recorded: the file is never parsed a second time for a position.
+ *
+ * Recording must cost next to nothing on the plan path (thousands of documents, a handful of
+ * positions asked for), so nodes are kept in flat arrays in document order (pre-order: a
+ * node, then its descendants), not as objects, and offsets become line and column only when
+ * asked for. Offsets are the ones `yaml` gives (its `range[0]`): the first character of a
+ * node, and for an empty value the end of its line's blanks, so both readers agree on every
+ * position (`node-positions.test.ts` checks this against `yaml` itself).
+ */
+
+/** The parts of js-yaml's parser state that its listener reads. */
+interface ParserState {
+  position: number;
+  kind: string | null;
+  result: unknown;
+  input: string;
+}
+
+export type NodePath = readonly (string | number)[];
+
+export class NodePositions {
+  /** How many nodes were recorded; the arrays below are filled up to it (grown by doubling). */
+  #count = 0;
+  /** Offset of each node's first character (js-yaml's input, which lost a leading BOM). */
+  #start = new Int32Array(256);
+  /** Index of each node's last descendant (itself for a leaf): its children follow it. */
+  #last = new Int32Array(256);
+  /** 1 when a `:` follows the node: it is the key of a pair. */
+  #keyed = new Uint8Array(256);
+  /** Each node's value, to tell maps from sequences and to read keys. */
+  readonly #value: unknown[] = [];
+  /** Root node of each document, in document order (empty documents too, as js-yaml counts). */
+  readonly #roots: number[] = [];
+  readonly #open: number[] = [];
+
+  /** The js-yaml `listener` option: called when each node is opened and closed. */
+  readonly listener = (event: 'open' | 'close', state: ParserState): void => {
+    if (event === 'open') {
+      const node = this.#count++;
+      if (node === this.#start.length) this.#grow();
+      if (this.#open.length === 0) this.#roots.push(node);
+      this.#start[node] = state.position;
+      this.#value.push(undefined);
+      this.#open.push(node);
+      return;
+    }
+    const node = this.#open.pop()!;
+    const { input } = state;
+    // Opened before any blank, comment or line end that precedes the content; an empty node
+    // (`key:` and nothing) is where `yaml` puts its empty scalar: after the blanks on its line.
+    const start = this.#start[node]!;
+    this.#start[node] = state.kind === null ? skipBlanks(input, start) : skipSpace(input, start);
+    this.#last[node] = this.#count - 1;
+    this.#value[node] = state.result;
+    if (input.charCodeAt(skipBlanks(input, state.position)) === COLON) this.#keyed[node] = 1;
+  };
+
+  #grow(): void {
+    const size = this.#start.length * 2;
+    const start = new Int32Array(size);
+    start.set(this.#start);
+    this.#start = start;
+    const last = new Int32Array(size);
+    last.set(this.#last);
+    this.#last = last;
+    const keyed = new Uint8Array(size);
+    keyed.set(this.#keyed);
+    this.#keyed = keyed;
+  }
+
+  /**
+   * The offset of the node at `path` in document `document` (js-yaml's index); the nearest
+   * existing ancestor when the path does not exist. With `key`, the key of the last segment.
+   */
+  offset(document: number, path: NodePath, key = false): number {
+    const root = this.#roots[document];
+    if (root === undefined) return 0;
+    let node: number | undefined = this.#unwrap(root);
+    let at = this.#start[node]!;
+    for (let i = 0; i < path.length && node !== undefined; i++) {
+      const segment = path[i]!;
+      const value = this.#value[node];
+      if (Array.isArray(value)) {
+        if (typeof segment !== 'number') break;
+        const items = this.#children(node);
+        // An empty item (`-` and nothing) has no node: the items cannot be matched by place.
+        if (items.length !== value.length || items[segment] === undefined) break;
+        node = this.#unwrap(items[segment]!);
+        at = this.#start[node]!;
+      } else if (value !== null && typeof value === 'object') {
+        const pair = this.#pair(node, String(segment));
+        if (!pair) break;
+        if (key && i === path.length - 1) return this.#start[pair.key]!;
+        node = pair.value === undefined ? undefined : this.#unwrap(pair.value);
+        at = this.#start[node ?? pair.key]!;
+      } else break;
+    }
+    return at;
+  }
+
+  #children(node: number): number[] {
+    const children: number[] = [];
+    for (let child = node + 1; child <= this.#last[node]!; child = this.#last[child]! + 1) children.push(child);
+    return children;
+  }
+
+  /**
+   * The node that holds a collection's items. js-yaml reads a flow collection in block context
+   * by first trying it as a key: the collection is then a node inside a node of the same value.
+   */
+  #unwrap(node: number): number {
+    for (;;) {
+      const value = this.#value[node];
+      if (value === null || typeof value !== 'object') return node;
+      const child = node + 1;
+      if (child > this.#last[node]! || this.#last[child] !== this.#last[node] || this.#value[child] !== value) return node;
+      node = child;
+    }
+  }
+
+  /** The key node named `name` in a map, and its value node (none for `{a}` in flow style). */
+  #pair(map: number, name: string): { key: number; value?: number } | undefined {
+    const children = this.#children(map);
+    for (let i = 0; i < children.length; i++) {
+      const child = children[i]!;
+      const value = this.#value[child];
+      if (this.#keyed[child]) {
+        const next = children[i + 1];
+        const pairValue = next !== undefined && !this.#keyed[next] ? next : undefined;
+        if (String(value) === name) return { key: child, value: pairValue };
+        if (pairValue !== undefined) i++;
+      } else if (value !== null && value !== undefined && String(value) === name) {
+        // A flow key without a value (`{a, b: 1}`); an empty node here is a failed attempt.
+        return { key: child };
+      }
+    }
+    return undefined;
+  }
+}
+
+const COLON = 0x3a;
+
+/** Past spaces and tabs. */
+function skipBlanks(text: string, at: number): number {
+  for (let c = text.charCodeAt(at); c === 0x20 || c === 0x09; c = text.charCodeAt(++at));
+  return at;
+}
+
+/** Past blanks, line ends and comments. */
+function skipSpace(text: string, at: number): number {
+  for (;;) {
+    const c = text.charCodeAt(at);
+    if (c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d) at++;
+    else if (c === 0x23) {
+      const newline = text.indexOf('\n', at);
+      if (newline < 0) return text.length;
+      at = newline + 1;
+    } else return at;
+  }
+}
+
+/**
+ * Line and column of offsets in one text, from a table of line starts built at the first
+ * question (a scan for line ends, not a parse), then a binary search per offset.
+ */
+export class LineIndex {
+  #starts: number[] | undefined;
+  constructor(private readonly text: string) {}
+
+  position(offset: number): { line: number; col: number } {
+    const starts = (this.#starts ??= lineStarts(this.text));
+    let low = 0;
+    let high = starts.length - 1;
+    while (low < high) {
+      const mid = (low + high + 1) >> 1;
+      if (starts[mid]! <= offset) low = mid;
+      else high = mid - 1;
+    }
+    return { line: low + 1, col: offset - starts[low]! + 1 };
+  }
+}
+
+function lineStarts(text: string): number[] {
+  const starts = [0];
+  for (let newline = text.indexOf('\n'); newline >= 0; newline = text.indexOf('\n', newline + 1)) starts.push(newline + 1);
+  return starts;
+}
