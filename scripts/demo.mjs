@@ -2,7 +2,8 @@
 /**
  * The README's main job: the whole GitOps loop of gatehouse on examples/basic.
  *
- *   1. validate the manifests (offline)
+ *   1. validate the manifests (offline), with the example policies of examples/policies (CEL
+ *      rules; one warning: an IP restriction that is not enforced)
  *   2. plan, then apply them against the embedded default (the reference server in-process
  *      over .gatehouse/server.db)
  *   3. plan again: no changes (exit 0 with --detailed-exitcode, or the demo fails)
@@ -43,12 +44,12 @@ function gatehouse(args, expected = [0], extraEnv = {}) {
   return result.status;
 }
 
-step('1. validate');
-gatehouse(['validate', example]);
+step('1. validate, with the example policies (one warning)');
+gatehouse(['validate', example, '--policy', 'examples/policies']);
 
 step('2. plan and apply against the embedded default (.gatehouse/server.db)');
 // --embedded says so on purpose: in CI (CI set) gatehouse refuses to fall back to it silently.
-gatehouse(['plan', example, '--detailed-exitcode', '--embedded'], [0, 2]);
+gatehouse(['plan', example, '--detailed-exitcode', '--embedded', '--policy', 'examples/policies'], [0, 2]);
 gatehouse(['apply', example, '--yes', '--prune', '--embedded']);
 
 step('3. plan again: no changes');

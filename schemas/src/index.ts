@@ -22,4 +22,6 @@ export * from './event-sources.js';
 export * from './ca-pem.js';
 export * from './project.js';
 export * from './rate-limit.js';
+export * from './policies/policy-file.js';
 export * from './urls.js';
+export { MANIFEST_KINDS, ROUTE_MODULE_NAMES } from './constants.js';

@@ -44,6 +44,10 @@ export const ProjectFile = Type.Object(
     environments: Type.Optional(
       Type.Record(ProjectEnvironmentName, ProjectEnvironment, { additionalProperties: false, description: 'the environments, by name; choose one with --env NAME or GATEHOUSE_ENV' }),
     ),
+
+    policies: Type.Optional(
+      Type.Array(Type.String({ minLength: 1 }), { description: 'files or directories of policy rules (CEL), relative to this file, checked by validate and plan besides policies/ and --policy' }),
+    ),
   },
   { additionalProperties: false, title: 'gatehouse project file', description: 'gatehouse.yaml: base manifests and environments' },
 );

@@ -2,6 +2,7 @@
  * The orchestrator: the pipeline steps in order (DESIGN.md). Each step is a module with one
  * job; this file only sequences them and turns collected problems into `ManifestProblems`.
  */
+import { resolve as resolvePath } from 'node:path';
 import type { DesiredObject } from './desired.js';
 import { ManifestProblems, sortProblems, type Problem } from './problems.js';
 import type { Plan } from './plan-model.js';
@@ -15,6 +16,7 @@ import { lockOf, type LockInfo } from './lock/lock.js';
 import { plan } from './steps/plan.js';
 import { resolve } from './steps/resolve.js';
 import { validate } from './steps/validate.js';
+import { deletedSubjects, desiredSubjects, evaluatePolicies, loadPolicies, type PolicyResult } from './policy/index.js';
 
 export const DEFAULT_STACK = 'default';
 
@@ -30,6 +32,13 @@ export interface EngineOptions {
   stack?: string;
   /** The environment whose overlays and `${var:}` values apply (gatehouse.yaml, `--env`). */
   environment?: EnvironmentInput | undefined;
+  /**
+   * Policy files or directories (policy/files.ts). Their files are never read as manifests,
+   * even when a manifest path holds them (`policies/` under `.`).
+   */
+  policies?: string[];
+  /** Time policy rules see as `now` (tests); the current time when absent. */
+  now?: Date;
   /** Manifest files larger than this many bytes are refused before parsing (default 10 MiB). */
   maxFileSize?: number;
   /** Told of what does not stop the run (a symbolic link loop); nothing is printed without it. */
@@ -54,10 +63,14 @@ export interface Desired {
 }
 
 /** Steps 1-3: load, validate, resolve (and the service's rules). No network. */
-export async function readManifests(options: EngineOptions): Promise<Desired> {
+export async function readManifests(options: EngineOptions & { exclude?: readonly string[] }): Promise<Desired> {
   const stack = options.stack ?? DEFAULT_STACK;
   const loaded = await environmentDocuments(options.paths, options.environment, options.maxFileSize !== undefined ? { maxFileSize: options.maxFileSize } : {});
   for (const warning of loaded.warnings) options.onWarning?.(warning);
+  if (options.exclude && options.exclude.length > 0) {
+    const excluded = new Set(options.exclude.map((file) => resolvePath(file)));
+    loaded.documents = loaded.documents.filter((doc) => !excluded.has(resolvePath(doc.file)));
+  }
   for (const note of loaded.notes) options.onNote?.(note);
   const vars = options.environment?.vars;
   const interpolated = interpolate(loaded.documents, options.env ?? process.env, {
@@ -79,7 +92,23 @@ export async function readManifests(options: EngineOptions): Promise<Desired> {
 
 /** Every problem of the manifests, all together; `[]` when they are valid. */
 export async function validateManifests(options: EngineOptions): Promise<Problem[]> {
-  return (await readManifests(options)).problems;
+  return (await checkManifests(options)).problems;
+}
+
+export interface ManifestCheck {
+  /** Problems of the manifests and of the policy files. */
+  problems: Problem[];
+  /** Failed policy rules (those that need no live state), errors first. */
+  policy: PolicyResult[];
+}
+
+/** `validate`: the manifests' problems, and the policy rules evaluated on them. No network. */
+export async function checkManifests(options: EngineOptions): Promise<ManifestCheck> {
+  const policies = await loadPolicies(options.policies ?? []);
+  const { desired, problems } = await readManifests({ ...options, exclude: policies.files });
+  const all = sortProblems([...policies.problems, ...problems]);
+  if (policies.problems.length > 0) return { problems: all, policy: [] };
+  return { problems: all, policy: evaluatePolicies(policies.rules, desiredSubjects(desired), { phase: 'validate', ...(options.now ? { now: options.now } : {}) }) };
 }
 
 /** Steps 4-5 for callers that need the matching itself (apply, drift). */
@@ -98,7 +127,7 @@ export async function observeAndMatch(desired: DesiredObject[], api: LiveApi, st
  * thrown; so it is for matching problems.
  */
 export async function readAndMatch(
-  options: EngineOptions,
+  options: EngineOptions & { exclude?: readonly string[] },
   api: LiveApi,
   stack: string,
 ): Promise<{ read: Desired; matching: Matching; requests: number; lock?: LockInfo }> {
@@ -116,8 +145,23 @@ export async function readAndMatch(
 
 /** The plan of the manifests against the live API; throws `ManifestProblems` when invalid. */
 export async function computePlan(options: EngineOptions & { api: LiveApi; stack: string; prune?: boolean }): Promise<Plan> {
-  const { read, matching, requests, lock } = await readAndMatch(options, options.api, options.stack);
+  const policies = await loadPolicies(options.policies ?? []);
+  let matched: Awaited<ReturnType<typeof readAndMatch>>;
+  try {
+    matched = await readAndMatch({ ...options, exclude: policies.files }, options.api, options.stack);
+  } catch (error) {
+    // A broken policy file is reported with the manifests' problems, all at once.
+    if (error instanceof ManifestProblems && policies.problems.length > 0) throw new ManifestProblems(sortProblems([...policies.problems, ...error.problems]));
+    throw error;
+  }
+  if (policies.problems.length > 0) throw new ManifestProblems(sortProblems(policies.problems));
+  const { read, matching, requests, lock } = matched;
   const computed = plan({ matching, stack: options.stack, target: options.api.target, checksum: read.checksum, requests, prune: options.prune === true });
   // Plan does not lock; it says when an apply holds the lock (its plan may be outdated soon).
-  return lock ? { ...computed, lock } : computed;
+  const planned = lock ? { ...computed, lock } : computed;
+  if (policies.rules.length === 0) return planned;
+  // Policy results travel with the plan, so every format shows them.
+  const changes = new Map(planned.changes.map((c) => [c.address, c]));
+  const subjects = [...desiredSubjects(read.desired, changes), ...deletedSubjects(planned.changes, read.desired)];
+  return { ...planned, policy_results: evaluatePolicies(policies.rules, subjects, { phase: 'plan', ...(options.now ? { now: options.now } : {}) }) };
 }

@@ -5,6 +5,7 @@
  * not a payload. Apply recomputes the desired objects from the manifests (whose checksum the
  * plan records) and refuses changes whose live object no longer has the recorded fingerprint.
  */
+import type { PolicyResult } from './policy/model.js';
 import type { LockInfo } from './lock/lock.js';
 import type { SourceLocation } from './source.js';
 
@@ -116,6 +117,11 @@ export interface Plan {
    * saved before it was added have none (apply then needs the paths on its command line).
    */
   manifest_paths?: string[];
+  /**
+   * Policy rules the plan's objects do not meet (policy files, `--policy`), errors first. Absent
+   * when no rule was evaluated. A plan with an error here fails `gatehouse plan` (exit 1).
+   */
+  policy_results?: PolicyResult[];
   /** The environment of gatehouse.yaml the plan was computed for (`--env`), if any. */
   environment?: string;
 }

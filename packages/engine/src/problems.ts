@@ -50,6 +50,8 @@ export const PROBLEM_CODES = {
   adopt_wrong_kind: 'adopt names a live object of another kind or one adopted twice',
   ca_pem_invalid: 'a certificate authority PEM that is not one or more valid X.509 certificates',
   event_source_invalid: 'an event subscription source with an unknown type, a field the type lacks, or a filter the service refuses',
+  policy_invalid: 'a policy file that does not follow its schema (a list of rules with name, kind, require...)',
+  policy_expression: 'a policy expression that is not valid CEL, names a field its kind does not have, or is not a condition',
 } as const;
 export type ProblemCode = keyof typeof PROBLEM_CODES;
 

@@ -1,6 +1,7 @@
 import { Args, Command, Errors, Flags } from '@oclif/core';
 import {
   detectDrift,
+  renderDriftHtml,
   renderDriftJson,
   renderDriftMarkdown,
   renderDriftsJson,
@@ -17,8 +18,9 @@ import { environmentFlags } from '../environments/flags.js';
 import { explicitFlags, selectEnvironments, type EnvironmentRun } from '../environments/select.js';
 import { manifestFlags, readingOptions } from '../manifest-flags.js';
 import { terminalStyle } from '../output.js';
+import { CliError } from '../errors.js';
 
-const FORMATS = ['text', 'json', 'markdown'] as const;
+const FORMATS = ['text', 'json', 'markdown', 'html'] as const;
 
 /** `gatehouse drift`: for a nightly job; exit 0 in sync, 2 drifted, 1 error. */
 export default class Drift extends Command {
@@ -58,6 +60,7 @@ export default class Drift extends Command {
     const format = flags.format as (typeof FORMATS)[number];
     const reading = readingOptions(flags, (line) => this.logToStderr(line));
     if (selection.all) {
+      if (format === 'html') failCommand(this, new CliError('environment_all_refused', '--format html reports one environment; with --env all, write one report per environment with --env NAME --format html'), 'drift was not checked');
       const reports: EnvironmentDrift[] = [];
       for (const run of selection.runs) reports.push({ environment: run.environment!.name, report: await this.#detect(run, reading) });
       process.stdout.write(format === 'json' ? renderDriftsJson(reports) : format === 'markdown' ? renderDriftsMarkdown(reports) : renderDriftsText(reports, { style: terminalStyle() }));
@@ -66,7 +69,13 @@ export default class Drift extends Command {
     }
     const report = await this.#detect(selection.runs[0]!, reading);
     process.stdout.write(
-      format === 'json' ? renderDriftJson(report) : format === 'markdown' ? renderDriftMarkdown(report) : renderDriftText(report, { style: terminalStyle() }),
+      format === 'json'
+        ? renderDriftJson(report)
+        : format === 'markdown'
+          ? renderDriftMarkdown(report)
+          : format === 'html'
+            ? renderDriftHtml(report)
+            : renderDriftText(report, { style: terminalStyle() }),
     );
     if (report.drifted) this.exit(2);
   }

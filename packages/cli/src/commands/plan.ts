@@ -2,6 +2,8 @@ import { Args, Command, Errors, Flags } from '@oclif/core';
 import {
   anyChanges,
   computePlan,
+  policyErrors,
+  renderHtml,
   countChanges,
   renderJson,
   renderMarkdown,
@@ -20,8 +22,9 @@ import { explicitFlags, selectEnvironments, type EnvironmentRun } from '../envir
 import { CliError } from '../errors.js';
 import { manifestFlags, readingOptions } from '../manifest-flags.js';
 import { terminalStyle, writeFileAtomic } from '../output.js';
+import { policyFlags, policyPaths } from '../policy-flags.js';
 
-const FORMATS = ['text', 'json', 'markdown'] as const;
+const FORMATS = ['text', 'json', 'markdown', 'html'] as const;
 
 /** `gatehouse plan`: what apply would change, computed from list requests only. */
 export default class Plan extends Command {
@@ -32,8 +35,11 @@ export default class Plan extends Command {
     'replace. The first line names the target. Without --api-url, plans against the embedded ' +
     'reference server over .gatehouse/server.db. With gatehouse.yaml, --env NAME plans one ' +
     'environment against its own API and stack, and --env all plans every environment into one ' +
-    'result (text sections, one Markdown comment, or JSON with a plan per environment). Exit 0 on ' +
-    'success, 1 on error, and with --detailed-exitcode 2 when there are changes (in any environment).';
+    'result (text sections, one Markdown comment, or JSON with a plan per environment). Policy ' +
+    'rules (policies/, gatehouse.yaml policies and --policy) are checked on every object with its ' +
+    'change: their results appear in every format, and an error exits 1 (and --out saves nothing). ' +
+    '--format html is a self-contained report page. Exit 0 on success, 1 on error, and with ' +
+    '--detailed-exitcode 2 when there are changes (in any environment).';
   static override strict = false;
   static override args = { path: Args.string({ description: 'manifest file or directory (repeatable; default: the current directory)' }) };
   static override flags = {
@@ -42,6 +48,7 @@ export default class Plan extends Command {
     'detailed-exitcode': Flags.boolean({ description: 'exit 2 when the plan has changes (deletes that need --prune included)', default: false }),
     prune: Flags.boolean({ description: 'plan deletes as apply --prune runs them (without it they are shown as "would be deleted with --prune")', default: false }),
     ...manifestFlags,
+    ...policyFlags,
     ...connectionFlags,
     ...environmentFlags,
   };
@@ -50,6 +57,8 @@ export default class Plan extends Command {
     '<%= config.bin %> plan manifests/ --format markdown --out plan.json --detailed-exitcode',
     '<%= config.bin %> plan --env all --format markdown --detailed-exitcode',
     'GATEHOUSE_API_URL=https://api.example.com GATEHOUSE_API_KEY=... <%= config.bin %> plan manifests/ --stack team-a',
+    '<%= config.bin %> plan examples/basic --policy examples/policies',
+    '<%= config.bin %> plan manifests/ --format html > plan.html   # a report to open in a browser (CI artifact)',
   ];
 
   async run(): Promise<void> {
@@ -64,20 +73,30 @@ export default class Plan extends Command {
     }).catch((error: unknown) => this.#fail(error));
     const format = flags.format as (typeof FORMATS)[number];
     const reading = readingOptions(flags, (line) => this.logToStderr(line));
+    const policies = policyPaths(flags, selection.project);
     if (selection.all) {
+      if (format === 'html') this.#fail(new CliError('environment_all_refused', '--format html reports one plan; with --env all, write one report per environment with --env NAME --format html'));
       if (flags.out) this.#fail(new CliError('environment_all_refused', '--out saves one plan for apply --plan; with --env all, save each environment\'s plan with --env NAME --out FILE'));
       const plans: EnvironmentPlan[] = [];
-      for (const run of selection.runs) plans.push({ environment: run.environment!.name, plan: await this.#compute(run, reading, flags.prune) });
+      for (const run of selection.runs) plans.push({ environment: run.environment!.name, plan: await this.#compute(run, reading, policies, flags.prune) });
       const output = format === 'json' ? renderPlansJson(plans) : format === 'markdown' ? renderPlansMarkdown(plans) : renderPlansText(plans, { style: terminalStyle() });
       await new Promise<void>((resolve) => process.stdout.write(output, () => resolve()));
+      this.#failOnPolicyErrors(plans.map((p) => p.plan));
       if (flags['detailed-exitcode'] && anyChanges(plans)) this.exit(2);
       return;
     }
-    const plan = await this.#compute(selection.runs[0]!, reading, flags.prune);
+    const plan = await this.#compute(selection.runs[0]!, reading, policies, flags.prune);
     const output =
-      format === 'json' ? renderJson(plan) : format === 'markdown' ? renderMarkdown(plan) : renderText(plan, { style: terminalStyle() });
+      format === 'json'
+        ? renderJson(plan)
+        : format === 'markdown'
+          ? renderMarkdown(plan)
+          : format === 'html'
+            ? renderHtml(plan)
+            : renderText(plan, { style: terminalStyle() });
     // Flushed before any exit: on some platforms a pipe is written asynchronously.
     await new Promise<void>((resolve) => process.stdout.write(output, () => resolve()));
+    this.#failOnPolicyErrors([plan], flags.out);
     if (flags.out) {
       await writeFileAtomic(flags.out, renderJson(plan)).catch((error: unknown) => this.#fail(error));
       this.logToStderr(`Saved the plan to ${flags.out}.`);
@@ -85,19 +104,30 @@ export default class Plan extends Command {
     if (flags['detailed-exitcode'] && countChanges(plan.summary) > 0) this.exit(2);
   }
 
-  #compute(run: EnvironmentRun, reading: ReturnType<typeof readingOptions>, prune: boolean): Promise<PlanValue> {
+  #compute(run: EnvironmentRun, reading: ReturnType<typeof readingOptions>, policies: string[], prune: boolean): Promise<PlanValue> {
     const environment = run.environment;
     // manifest_paths: where `apply --plan` reads the manifests again (docs/plan-json.md).
     return Promise.resolve()
       .then(() => run.connection())
       .then((flags) =>
         withConnection(flags, async (connection) => ({
-          ...(await computePlan({ paths: run.paths, env: process.env, api: connection.api, stack: connection.stack, environment, prune, ...reading })),
+          ...(await computePlan({ paths: run.paths, env: process.env, api: connection.api, stack: connection.stack, environment, policies, prune, ...reading })),
           manifest_paths: run.paths,
           ...(environment ? { environment: environment.name } : {}),
         })),
       )
       .catch((error: unknown) => this.#fail(error, environment?.name));
+  }
+
+  /** Exit 1 when a plan breaks a policy rule of severity error (after its output was written, which is kept whole). */
+  #failOnPolicyErrors(plans: readonly PlanValue[], out?: string): void {
+    const broken = plans.flatMap((p) => policyErrors(p.policy_results));
+    if (broken.length === 0) return;
+    const rules = [...new Set(broken.map((r) => r.rule))].join(', ');
+    // The plan (with its policy results) is already the output: with --format json that stays
+    // the one document on stdout, so the failure is said on stderr only.
+    this.logToStderr(`Error: the plan breaks ${broken.length} policy rule${broken.length === 1 ? '' : 's'} (${rules})${out ? `; ${out} was not written` : ''}. Change the manifests or the policy.`);
+    this.exit(1);
   }
 
   #fail(error: unknown, environment?: string): never {

@@ -3,3 +3,4 @@ export { classifyDrift, detectDrift, type DriftInput } from './detect.js';
 export { markerFor, childrenHash, liveHash, referenceTokens, declaredChildKeys } from './evidence.js';
 export { DRIFT_FORMAT_VERSION, DRIFT_KINDS, type DriftKind, type DriftField, type DriftedObject, type DriftReport, type DriftSummary } from './model.js';
 export { renderDriftText, renderDriftJson, renderDriftMarkdown, driftSummaryLine, DRIFT_TITLES } from './render.js';
+export { renderDriftHtml } from './html.js';

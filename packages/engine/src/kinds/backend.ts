@@ -53,6 +53,7 @@ function typeBody(normal: Spec, resolve: (t: string) => string, fields?: string[
 
 export const backend: KindDescriptor = {
   kind: 'Backend',
+  policyName: 'backend',
   title: 'backend',
   manifestKind: 'Backend',
   observe: { lists: BACKEND_COLLECTIONS },

@@ -9,6 +9,7 @@ import type { KindDescriptor } from './types.js';
 
 export const botUser: KindDescriptor = {
   kind: 'BotUser',
+  policyName: 'bot_user',
   title: 'bot user',
   manifestKind: 'BotUser',
   observe: { lists: [{ path: '/bot_users', listKey: 'bot_users' }] },

@@ -9,7 +9,7 @@
  * CERTIFICATE blocks only, each parsed by node's X509Certificate).
  */
 import { X509Certificate } from 'node:crypto';
-import { caPemProblem, splitPemCertificates } from '@gatehouse/schemas';
+import { caPemProblem, splitPemCertificates } from '@gatehouse/schemas/runtime';
 import { problem } from '../problems.js';
 import { commonBody, commonFields, requireId } from './shared.js';
 import type { KindDescriptor } from './types.js';
@@ -38,6 +38,7 @@ function commonName(pem: string): string | undefined {
 
 export const certificateAuthority: KindDescriptor = {
   kind: 'CertificateAuthority',
+  policyName: 'ca',
   title: 'certificate authority',
   manifestKind: 'CertificateAuthority',
   observe: { lists: [{ path: '/certificate_authorities', listKey: 'certificate_authorities' }] },

@@ -57,6 +57,7 @@ function targetBody(target: Spec): ApiObject {
 
 export const eventDestination: KindDescriptor = {
   kind: 'EventDestination',
+  policyName: 'destination',
   title: 'event destination',
   manifestKind: 'EventDestination',
   observe: { lists: [{ path: '/event_destinations', listKey: 'event_destinations' }] },

@@ -6,7 +6,7 @@
  * (`eventSourceProblems` of @gatehouse/schemas): known event types, fields of that traffic event
  * type, and a CEL filter over filterable fields, each problem at the line of the offending value.
  */
-import { eventSourceProblems, type EventSourceInput } from '@gatehouse/schemas';
+import { eventSourceProblems, type EventSourceInput } from '@gatehouse/schemas/runtime';
 import { problem } from '../problems.js';
 import { commonBody, commonFields, refToken, requireId, sorted } from './shared.js';
 import type { KindDescriptor, Spec } from './types.js';
@@ -26,6 +26,7 @@ const destinations = (list: unknown): string[] => ((list as unknown[] | undefine
 
 export const eventSubscription: KindDescriptor = {
   kind: 'EventSubscription',
+  policyName: 'subscription',
   title: 'event subscription',
   manifestKind: 'EventSubscription',
   observe: { lists: [{ path: '/event_subscriptions', listKey: 'event_subscriptions' }] },

@@ -15,6 +15,7 @@ const routeModules = moduleSet(ROUTE_MODULES);
 
 export const httpsEdge: KindDescriptor = {
   kind: 'HTTPSEdge',
+  policyName: 'edge',
   title: 'HTTPS edge',
   manifestKind: 'HTTPSEdge',
   observe: { lists: [{ path: '/edges/https', listKey: 'https_edges' }] },
@@ -50,6 +51,7 @@ const AUTH_MODULES = ['saml', 'oidc', 'oauth'] as const;
 
 export const httpsEdgeRoute: KindDescriptor = {
   kind: 'HTTPSEdgeRoute',
+  policyName: 'route',
   title: 'HTTPS edge route',
   child: { parentKind: 'HTTPSEdge', field: 'routes', duplicate: 'duplicate_route', key: 'match' },
   observe: { inline: { field: 'routes' } },

@@ -1,11 +1,12 @@
 /** IP policies (api-spec 2.2, 4.2) and their rules, declared inline in the policy's manifest. */
-import { checkCidr } from '@gatehouse/schemas';
+import { checkCidr } from '@gatehouse/schemas/runtime';
 import { problem, type Problem } from '../problems.js';
 import { commonBody, commonFields, refToken, requireId } from './shared.js';
 import type { KindDescriptor } from './types.js';
 
 export const ipPolicy: KindDescriptor = {
   kind: 'IPPolicy',
+  policyName: 'policy',
   title: 'IP policy',
   manifestKind: 'IPPolicy',
   observe: { lists: [{ path: '/ip_policies', listKey: 'ip_policies' }] },
@@ -27,6 +28,7 @@ export const ipPolicy: KindDescriptor = {
 
 export const ipPolicyRule: KindDescriptor = {
   kind: 'IPPolicyRule',
+  policyName: 'rule',
   title: 'IP policy rule',
   child: { parentKind: 'IPPolicy', field: 'rules', duplicate: 'duplicate_cidr', key: 'cidr' },
   observe: {

@@ -4,6 +4,7 @@ import type { KindDescriptor } from './types.js';
 
 export const ipRestriction: KindDescriptor = {
   kind: 'IPRestriction',
+  policyName: 'restriction',
   title: 'IP restriction',
   manifestKind: 'IPRestriction',
   observe: { lists: [{ path: '/ip_restrictions', listKey: 'ip_restrictions' }] },

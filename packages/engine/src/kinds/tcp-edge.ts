@@ -8,6 +8,7 @@ const modules = moduleSet(TCP_EDGE_MODULES);
 
 export const tcpEdge: KindDescriptor = {
   kind: 'TCPEdge',
+  policyName: 'edge',
   title: 'TCP edge',
   manifestKind: 'TCPEdge',
   observe: { lists: [{ path: '/edges/tcp', listKey: 'tcp_edges' }] },

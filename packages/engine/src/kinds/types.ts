@@ -65,6 +65,11 @@ export interface KindDescriptor {
   kind: string;
   /** What messages call one object (`IP policy`). */
   title: string;
+  /**
+   * The variable policy rules read this kind's object as (`route`, `edge`, `rule`); the kind
+   * in snake_case when absent. A child's rules also see its parent under the parent's name.
+   */
+  policyName?: string;
   /** The manifest kind this descriptor reads, for top-level kinds. */
   manifestKind?: string;
   /** For objects declared inline in their parent's manifest (rules, routes). */

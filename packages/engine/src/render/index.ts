@@ -6,3 +6,5 @@ export { renderMarkdown, MARKDOWN_MAX_LENGTH, type MarkdownOptions } from './mar
 export { plainStyle, type Style, type Paint } from './style.js';
 export { describeTarget, summaryLine, countChanges, renderJsonDocument, EMBEDDED_NOTICE } from './values.js';
 export { sanitize, hasUnsafeCharacters, type SanitizeOptions } from './sanitize.js';
+export { policyTextLines, policyMarkdown, formatPolicyResult, policyCounts } from './policy.js';
+export { renderHtml } from './html.js';

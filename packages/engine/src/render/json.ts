@@ -55,6 +55,7 @@ export function toJsonPlan(plan: Plan): JsonPlan {
     manifest_checksum: plan.manifest_checksum,
     requests: plan.requests,
     ...(plan.manifest_paths !== undefined ? { manifest_paths: plan.manifest_paths } : {}),
+    ...(plan.policy_results !== undefined ? { policy_results: plan.policy_results } : {}),
     ...(plan.environment !== undefined ? { environment: plan.environment } : {}),
     ...(plan.lock !== undefined ? { lock: plan.lock } : {}),
   };

@@ -8,6 +8,7 @@
  */
 import type { Change, Plan } from '../plan-model.js';
 import { diffMarker, isLongValueChange, longValueDiff, type DiffLine } from './line-diff.js';
+import { policyMarkdown } from './policy.js';
 import { describeLock } from '../lock/lock.js';
 import { sanitize } from './sanitize.js';
 import { formatField } from './text.js';
@@ -41,7 +42,8 @@ export function renderMarkdown(plan: Plan, options: MarkdownOptions = {}): strin
     '',
   ].join('\n');
   const lockNote = plan.lock ? `> **Locked:** ${escape(describeLock(plan.lock))}; an apply is probably running, so this plan may be outdated when it ends.\n\n` : '';
-  const noChanges = lockNote + (countChanges(plan.summary) === 0 ? '**No changes.** The live objects match the manifests.\n\n' : '');
+  // Policy results come first, where a reviewer looks, and are never cut with the changes.
+  const noChanges = lockNote + policyMarkdown(plan.policy_results, Math.floor(maxLength / 4)) + (countChanges(plan.summary) === 0 ? '**No changes.** The live objects match the manifests.\n\n' : '');
   const tail = [
     plan.unmanaged.length > 0 ? `${plan.unmanaged.length} unmanaged object(s) left untouched.` : '',
     `**Plan:** ${summaryLine(plan.summary)} Live state read with ${plan.requests} API requests.`,

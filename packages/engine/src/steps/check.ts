@@ -6,6 +6,7 @@
  * reference cycles, and metadata that leaves no room for the ownership marker.
  */
 import type { DesiredObject } from '../desired.js';
+import { LOCK_BOT_PREFIX } from '../lock/lock.js';
 import { metadataRoom } from '../marker.js';
 import { problem, type Problem } from '../problems.js';
 import type { SourceLocation } from '../source.js';
@@ -21,6 +22,10 @@ export function check(desired: DesiredObject[], stack: string): Problem[] {
       const manifest = object.specPath.reduce<unknown>((v, k) => (v as Record<string | number, unknown> | undefined)?.[k], object.doc.value) as Record<string, unknown> | undefined;
       const found = object.descriptor.check(object.normal, { at: at(object), ...(manifest ? { manifest } : {}) });
       if (found.length > 0) problems.push(...found);
+    }
+    // The lock's bot users (lock/lock.ts) are gatehouse's own: never declared, planned or deleted.
+    if (object.descriptor.kind === 'BotUser' && String(object.normal.name).startsWith(LOCK_BOT_PREFIX)) {
+      problems.push(problem('invalid_value', `bot user names starting with "${LOCK_BOT_PREFIX}" are reserved for the lock of a stack (gatehouse unlock); choose another name`, object.source));
     }
     const metadata = object.normal.metadata;
     if (object.descriptor.metadata && typeof metadata === 'string') {

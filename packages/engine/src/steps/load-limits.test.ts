@@ -108,3 +108,12 @@ test('a file over --max-file-size is refused before it is read', async () => {
   expect(result.problems[0]!.message).toMatch(/4\.\d KiB, over the manifest size limit of 1\.0 KiB/);
   expect((await load([dir])).problems).toEqual([]);
 });
+
+test('a BotUser manifest may not take a lock name (gatehouse-lock.<stack>)', async () => {
+  const { validateManifests } = await import('../engine.js');
+  const dir = tempDir();
+  writeFileSync(join(dir, 'bots.yaml'), BOT('gatehouse-lock.default'));
+  const problems = await validateManifests({ paths: [dir], env: {} });
+  expect(problems.map((p) => p.code)).toEqual(['invalid_value']);
+  expect(problems[0]!.message).toContain('reserved for the lock');
+});

@@ -1,0 +1,153 @@
+/**
+ * Evaluating policy rules: every rule against every object of its kind, in normal form with
+ * secrets masked (a message can never print a secret), a child with its parent.
+ *
+ * 1. `validate` evaluates the rules that do not read `change` on the desired objects.
+ * 2. `plan` evaluates every rule on the desired objects, each with its change (`unchanged`
+ *    when the plan leaves it alone), and the rules that read `change` also on the objects the
+ *    plan deletes (as they are live).
+ * 3. An object the rule applies to (`when` true or absent) fails when `require` is not true.
+ *    An expression that cannot be evaluated (a field the object does not set: guard it with
+ *    `has()`) fails too, with the evaluator's reason: a rule that cannot be checked is not met.
+ */
+import type { DesiredObject } from '../desired.js';
+import type { KindDescriptor, Spec } from '../kinds/types.js';
+import { descriptor } from '../kinds/index.js';
+import type { Change } from '../plan-model.js';
+import type { SourceLocation } from '../source.js';
+import { mask } from '../steps/diff.js';
+import { toCel } from './cel-types.js';
+import { changeShape, kindEnvironment, kindShape } from './environment.js';
+import type { CompiledExpression, PolicyResult, PolicyRule } from './model.js';
+
+/** One object as rules see it. */
+export interface PolicySubject {
+  descriptor: KindDescriptor;
+  address: string;
+  name: string;
+  /** Normal form, secrets masked. */
+  normal: Spec;
+  parent?: { descriptor: KindDescriptor; name: string; normal: Spec };
+  source?: SourceLocation;
+  change?: { action: Change['action'] | 'unchanged'; fields: string[] };
+}
+
+const masked = (d: DesiredObject): Spec => mask(d.descriptor.sensitive, null, d.normal)[1]!;
+
+/** The desired objects as subjects, each child with its parent; `changes` by address in plans. */
+export function desiredSubjects(desired: readonly DesiredObject[], changes?: ReadonlyMap<string, Change>): PolicySubject[] {
+  const byAddress = new Map(desired.map((d) => [d.address, d]));
+  return desired.map((d) => {
+    const parent = d.parent !== undefined ? byAddress.get(d.parent) : undefined;
+    const change = changes?.get(d.address);
+    return {
+      descriptor: d.descriptor,
+      address: d.address,
+      name: d.name,
+      normal: masked(d),
+      ...(parent ? { parent: { descriptor: parent.descriptor, name: parent.name, normal: masked(parent) } } : {}),
+      source: d.source,
+      ...(changes ? { change: change ? { action: change.action, fields: change.fields.map((f) => f.path) } : { action: 'unchanged' as const, fields: [] } } : {}),
+    };
+  });
+}
+
+/** The objects a plan deletes, as they are live (masked in the plan already). */
+export function deletedSubjects(changes: readonly Change[], desired: readonly DesiredObject[]): PolicySubject[] {
+  const byAddress = new Map(desired.map((d) => [d.address, d]));
+  return changes
+    .filter((c) => c.action === 'delete' && c.before !== null)
+    .map((c) => {
+      const d = descriptor(c.kind);
+      const parentAddress = d.child ? `${d.child.parentKind}/${c.address.split('/')[1]}` : undefined;
+      const parent = parentAddress !== undefined ? byAddress.get(parentAddress) : undefined;
+      return {
+        descriptor: d,
+        address: c.address,
+        name: c.name,
+        normal: c.before!,
+        ...(parent ? { parent: { descriptor: parent.descriptor, name: parent.name, normal: masked(parent) } } : {}),
+        change: { action: 'delete' as const, fields: [] },
+      };
+    });
+}
+
+export interface EvaluateOptions {
+  /** `validate` skips the rules that read `change`. */
+  phase: 'validate' | 'plan';
+  now?: Date;
+}
+
+/** Every failed rule on every subject, errors first, then in file order of the objects. */
+export function evaluatePolicies(rules: readonly PolicyRule[], subjects: readonly PolicySubject[], options: EvaluateOptions): PolicyResult[] {
+  const now = options.now ?? new Date();
+  const results: PolicyResult[] = [];
+  for (const rule of rules) {
+    if (options.phase === 'validate' && rule.usesChange) continue;
+    for (const subject of subjects) {
+      if (subject.descriptor.kind !== rule.kind) continue;
+      if (subject.change?.action === 'delete' && !rule.usesChange) continue;
+      const context = activation(subject, now);
+      const verdict = judge(rule, context);
+      if (verdict === true) continue;
+      results.push({
+        rule: rule.name,
+        severity: rule.severity,
+        address: subject.address,
+        kind: subject.descriptor.kind,
+        name: subject.name,
+        message: verdict === false ? fill(rule.message, context) : `${fill(rule.message, context)} (the rule could not be evaluated: ${verdict}; guard optional fields with has())`,
+        ...(subject.source ? { source: subject.source } : {}),
+        rule_source: rule.source,
+      });
+    }
+  }
+  const rank = (r: PolicyResult) => (r.severity === 'error' ? 0 : 1);
+  return results.sort((a, b) => rank(a) - rank(b) || (a.source && b.source ? a.source.file.localeCompare(b.source.file) || a.source.line - b.source.line : a.source ? -1 : b.source ? 1 : 0));
+}
+
+/** true: met or not applicable; false: not met; a string: could not be evaluated (why). */
+function judge(rule: PolicyRule, context: Record<string, unknown>): true | false | string {
+  try {
+    if (rule.when && rule.when.evaluate(context) !== true) return true;
+    return rule.require.evaluate(context) === true;
+  } catch (error) {
+    return String((error as Error).message ?? error).split('\n')[0]!.trim();
+  }
+}
+
+function activation(subject: PolicySubject, now: Date): Record<string, unknown> {
+  const env = kindEnvironment(subject.descriptor.kind);
+  const own = toCel({ ...subject.normal, name: subject.name }, kindShape(subject.descriptor));
+  const context: Record<string, unknown> = { now };
+  for (const name of env.objectNames) context[name] = own;
+  if (subject.descriptor.child) {
+    const parentDescriptor = descriptor(subject.descriptor.child.parentKind);
+    const parent = toCel(subject.parent ? { ...subject.parent.normal, name: subject.parent.name } : {}, kindShape(parentDescriptor));
+    for (const name of env.parentNames) context[name] = parent;
+  }
+  if (subject.change) context.change = toCel(subject.change, changeShape);
+  return context;
+}
+
+/** The message with its placeholders evaluated; a placeholder that fails shows as `?`. */
+function fill(parts: readonly (string | CompiledExpression)[], context: Record<string, unknown>): string {
+  return parts
+    .map((part) => {
+      if (typeof part === 'string') return part;
+      try {
+        return display(part.evaluate(context));
+      } catch {
+        return '?';
+      }
+    })
+    .join('');
+}
+
+function display(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'bigint' || typeof value === 'number' || typeof value === 'boolean') return String(value);
+  if (value instanceof Date) return value.toISOString();
+  if (value === undefined || value === null) return '';
+  return JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? Number(v) : v));
+}

@@ -1,0 +1,225 @@
+/**
+ * Loading policy files: read, check against the policy file schema (`PolicyFile` of
+ * @gatehouse/schemas), then parse and type-check every expression against the kind it names
+ * (see environment.ts). Every mistake is a problem at its file:line:col: a field the schema
+ * lacks, an unknown kind, a CEL syntax error, a field path the kind does not have, a
+ * condition that is not a bool, a rule name used twice. Rules come back only when their file
+ * has no problem, so a broken policy never silently checks less.
+ */
+import { readFile, readdir, stat } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import { Ajv, type ErrorObject } from 'ajv';
+import { PolicyRule as PolicyRuleSchema } from '@gatehouse/schemas';
+import { problem, type Problem } from '../problems.js';
+import type { SourceLocation } from '../source.js';
+import { parseFile, type LoadedDocument } from '../steps/load.js';
+import { unknownHasFields } from './cel-types.js';
+import { kindEnvironment, POLICY_KINDS } from './environment.js';
+import type { CompiledExpression, PolicyRule, PolicySeverity } from './model.js';
+
+const ajv = new Ajv({ allErrors: true, strict: false });
+const validateRule = ajv.compile(PolicyRuleSchema);
+
+export interface LoadedPolicies {
+  rules: PolicyRule[];
+  problems: Problem[];
+  /** The policy files read (as given or found), so manifest loading can leave them out. */
+  files: string[];
+}
+
+const isYaml = (name: string) => name.endsWith('.yaml') || name.endsWith('.yml');
+const display = (path: string) => {
+  const rel = relative(process.cwd(), path);
+  return rel && !rel.startsWith('..') ? rel : path;
+};
+
+/** Policy files under `paths` (files as given, directories searched for *.yaml, *.yml). */
+async function policyFiles(paths: readonly string[], problems: Problem[]): Promise<string[]> {
+  const files = new Set<string>();
+  for (const path of paths) {
+    try {
+      if (!(await stat(path)).isDirectory()) {
+        files.add(path);
+        continue;
+      }
+      const entries = await readdir(path, { recursive: true, withFileTypes: true });
+      for (const e of entries) if (e.isFile() && isYaml(e.name)) files.add(join(e.parentPath, e.name));
+    } catch (error) {
+      problems.push(problem('path_unreadable', `cannot read policy path ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}; give an existing policy file or directory`));
+    }
+  }
+  return [...files].sort();
+}
+
+/** Reads and compiles every rule of the policy files under `paths`. */
+export async function loadPolicies(paths: readonly string[]): Promise<LoadedPolicies> {
+  const problems: Problem[] = [];
+  const files = await policyFiles(paths, problems);
+  const rules: PolicyRule[] = [];
+  const names = new Map<string, SourceLocation>();
+  for (const file of files) {
+    const text = await readFile(file, 'utf8');
+    const documents: LoadedDocument[] = [];
+    const before = problems.length;
+    parseFile(display(file), text, documents, problems);
+    const fileRules: PolicyRule[] = [];
+    for (const doc of documents) fileRules.push(...compileDocument(doc, text, problems));
+    if (problems.length > before) continue;
+    for (const rule of fileRules) {
+      const first = names.get(rule.name);
+      if (first) {
+        problems.push(problem('policy_invalid', `policy rule name "${rule.name}" is used twice (first at ${first.file}:${first.line}:${first.col}); rename one`, rule.source));
+        continue;
+      }
+      names.set(rule.name, rule.source);
+      rules.push(rule);
+    }
+  }
+  return { rules, problems, files };
+}
+
+interface RuleDocument {
+  name: string;
+  description?: string;
+  kind: string;
+  when?: string;
+  require: string;
+  severity?: PolicySeverity;
+  message?: string;
+}
+
+/** The rules of one document (the file's list): each checked against the rule schema, then compiled. */
+function compileDocument(doc: LoadedDocument, text: string, problems: Problem[]): PolicyRule[] {
+  if (!Array.isArray(doc.value)) {
+    problems.push(problem('policy_invalid', 'a policy file is a list of rules (each "- name: ..."), as in examples/policies', doc.locate([])));
+    return [];
+  }
+  const rules: PolicyRule[] = [];
+  (doc.value as unknown[]).forEach((item, index) => {
+    if (!validateRule(item)) {
+      for (const error of validateRule.errors ?? []) problems.push(schemaProblem(doc, error, index));
+      return;
+    }
+    const raw = item as RuleDocument;
+    const at = (field: string) => doc.locate([index, field]);
+    if (!POLICY_KINDS.includes(raw.kind)) {
+      problems.push(problem('policy_invalid', `kind must be one of ${POLICY_KINDS.join(', ')}, not ${JSON.stringify(raw.kind)}`, at('kind')));
+      return;
+    }
+    const environments = kindEnvironment(raw.kind);
+    // Read `change`? Then the rule is a plan rule (checked with `change` in scope).
+    const reads = (source: string) => !environments.validate.check(source).valid && environments.plan.check(source).valid;
+    const sources = [raw.when, raw.require, ...placeholders(raw.message ?? '')].filter((s): s is string => s !== undefined);
+    const usesChange = sources.some(reads);
+    const env = usesChange ? environments.plan : environments.validate;
+    const before = problems.length;
+    const compile = (source: string, field: string, offset: number, condition: boolean): CompiledExpression => {
+      const node = at(field);
+      let evaluate: CompiledExpression['evaluate'] = () => undefined;
+      try {
+        const parsed = env.parse(source);
+        const checked = parsed.check();
+        const unknown = checked.valid ? unknownHasFields(parsed.ast, environments.types)[0] : undefined;
+        if (!checked.valid) {
+          problems.push(expressionProblem(field, source, checked.error, text, node, offset));
+        } else if (unknown) {
+          problems.push(expressionProblem(field, source, { message: `No such key: ${unknown.field}`, node: { pos: unknown.pos } }, text, node, offset));
+        } else if (condition && checked.type !== 'bool' && checked.type !== 'dyn') {
+          problems.push(problem('policy_expression', `${field} must be a condition (bool), but "${source}" is ${checked.type}`, node));
+        }
+        evaluate = (context) => parsed(context);
+      } catch (error) {
+        problems.push(expressionProblem(field, source, error, text, node, offset));
+      }
+      return { text: source, at: node, evaluate };
+    };
+    const when = raw.when === undefined ? undefined : compile(raw.when, 'when', 0, true);
+    const require = compile(raw.require, 'require', 0, true);
+    const message = raw.message === undefined ? [raw.description ?? `does not meet policy rule ${raw.name}`] : messageParts(raw.message, (source, offset) => compile(source, 'message', offset, false));
+    if (problems.length > before) return;
+    rules.push({
+      name: raw.name,
+      ...(raw.description !== undefined ? { description: raw.description } : {}),
+      kind: raw.kind,
+      severity: raw.severity ?? 'error',
+      ...(when ? { when } : {}),
+      require,
+      message,
+      usesChange,
+      source: doc.locate([index]),
+    });
+  });
+  return rules;
+}
+
+const PLACEHOLDER = /\{([^{}]+)\}/g;
+const placeholders = (message: string) => [...message.matchAll(PLACEHOLDER)].map((m) => m[1]!);
+
+/** `route {route.match} on {edge.name}` -> ['route ', <route.match>, ' on ', <edge.name>]. */
+function messageParts(message: string, compile: (source: string, offset: number) => CompiledExpression): (string | CompiledExpression)[] {
+  const parts: (string | CompiledExpression)[] = [];
+  let last = 0;
+  for (const m of message.matchAll(PLACEHOLDER)) {
+    if (m.index > last) parts.push(message.slice(last, m.index));
+    parts.push(compile(m[1]!, m.index + 1));
+    last = m.index + m[0].length;
+  }
+  if (last < message.length) parts.push(message.slice(last));
+  return parts;
+}
+
+interface CelError {
+  message?: string;
+  node?: { pos?: number };
+}
+
+/**
+ * A problem of an expression at the character it is about: the library's first message line
+ * (`No such key: oidcc`, `Unknown variable: foo`), at the scalar's position plus the offset.
+ */
+function expressionProblem(field: string, source: string, error: unknown, text: string, node: SourceLocation, offset: number): Problem {
+  const e = (error ?? {}) as CelError;
+  const first = String(e.message ?? error).split('\n')[0]!.trim();
+  const position = offset + (e.node?.pos ?? 0);
+  const hint = /No such key/.test(first)
+    ? '; the field is not in the kind\'s schema (see schemas/json/manifests)'
+    : /Unknown variable/.test(first)
+      ? '; rules see the object by its kind\'s name (route, edge, rule, policy, ...), object, parent, change (plans only) and now'
+      : '';
+  return problem('policy_expression', `${field}: ${first} in "${source}"${hint}`, positionIn(text, node, position));
+}
+
+/**
+ * The file position of character `offset` of a scalar written at `at`: one column further for
+ * a quoted scalar; in a block scalar (`|`, `>`), on the content lines below it.
+ */
+function positionIn(text: string, at: SourceLocation, offset: number): SourceLocation {
+  const lines = text.split('\n');
+  const line = lines[at.line - 1] ?? '';
+  const first = line[at.col - 1];
+  if (first === '"' || first === "'") return { ...at, col: at.col + 1 + offset };
+  if (first === '|' || first === '>') {
+    let remaining = offset;
+    for (let n = at.line; n < lines.length; n += 1) {
+      const content = lines[n]!;
+      const indent = content.length - content.trimStart().length;
+      const length = content.length - indent + 1;
+      if (remaining < length) return { file: at.file, line: n + 1, col: indent + 1 + remaining };
+      remaining -= length;
+    }
+    return at;
+  }
+  return { ...at, col: at.col + offset };
+}
+
+function schemaProblem(doc: LoadedDocument, error: ErrorObject, index: number): Problem {
+  const path = [index, ...error.instancePath.split('/').slice(1).map((s) => (/^\d+$/.test(s) ? Number(s) : s))];
+  const params = error.params as { additionalProperty?: string; missingProperty?: string; allowedValues?: unknown[] };
+  if (error.keyword === 'additionalProperties') {
+    return problem('policy_invalid', `unknown field "${params.additionalProperty}" in a policy rule; a rule has name, description, kind, when, require, severity and message`, doc.locate([...path, params.additionalProperty!], { key: true }));
+  }
+  if (error.keyword === 'required') return problem('policy_invalid', `a policy rule needs "${params.missingProperty}"`, doc.locate(path));
+  if (error.keyword === 'enum') return problem('policy_invalid', `${path.at(-1)} must be one of ${params.allowedValues!.join(', ')}`, doc.locate(path));
+  if (path.length === 1 && error.keyword === 'type') return problem('policy_invalid', 'a policy rule is a mapping with name, kind, require...', doc.locate(path));
+  return problem('policy_invalid', `${path.join('.') || 'the file'} ${error.message ?? 'is invalid'}`, doc.locate(path));
+}

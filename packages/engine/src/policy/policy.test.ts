@@ -1,0 +1,193 @@
+/**
+ * Policies in CEL: loading (schema, CEL syntax, field paths checked against the kind's schema,
+ * each problem at its file:line:col) and evaluation (validate and plan, `change`, parents,
+ * masked secrets, certificate expiry).
+ */
+import { mkdtempSync, rmSync, writeFileSync, cpSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { checkManifests, computePlan } from '../engine.js';
+import { FakeLiveApi } from '../testing/fake-api.js';
+import { renderJson } from '../render/json.js';
+import { renderMarkdown } from '../render/markdown.js';
+import { renderText } from '../render/text.js';
+import { loadPolicies } from './files.js';
+
+const root = mkdtempSync(join(tmpdir(), 'gatehouse-policy-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+let n = 0;
+function write(name: string, text: string): string {
+  const dir = join(root, `case-${n++}`);
+  cpSync(new URL('../../../../examples/policies', import.meta.url), join(dir, 'policies'), { recursive: true });
+  writeFileSync(join(dir, name), text);
+  return join(dir, name);
+}
+
+const EXAMPLES = new URL('../../../../examples/basic', import.meta.url).pathname;
+const SECRETS = { OIDC_CLIENT_SECRET: 'oidc-secret-value', GITHUB_WEBHOOK_SECRET: 'hook-secret-value', GITHUB_OAUTH_CLIENT_SECRET: 'oauth-secret-value', AUDIT_STREAM_SECRET_KEY: 'audit-secret-value' };
+const POLICIES = new URL('../../../../examples/policies', import.meta.url).pathname;
+
+describe('loading policy files', () => {
+  it('loads the example policies with no problem', async () => {
+    const loaded = await loadPolicies([POLICIES]);
+    expect(loaded.problems).toEqual([]);
+    expect(loaded.rules.map((r) => r.name).sort()).toEqual(
+      ['admin-paths-need-sso', 'ca-not-expiring', 'keep-enforced-restrictions', 'no-allow-everyone', 'restrictions-enforced', 'routes-need-auth'],
+    );
+    expect(loaded.rules.find((r) => r.name === 'keep-enforced-restrictions')!.usesChange).toBe(true);
+    expect(loaded.rules.find((r) => r.name === 'routes-need-auth')!.usesChange).toBe(false);
+  });
+
+  it('a field the kind does not have is a problem at its line and column', async () => {
+    const file = write('p.yaml', [
+      '- name: bad-field',
+      '  kind: HTTPSEdgeRoute',
+      '  require: "has(route.oidcc) || route.match == \'/\'"',
+      '',
+    ].join('\n'));
+    const { problems, rules } = await loadPolicies([file]);
+    expect(rules).toEqual([]);
+    expect(problems).toEqual([expect.objectContaining({ code: 'policy_expression', at: { file: expect.stringMatching(/p\.yaml$/), line: 3, col: 23 } })]);
+    expect(problems[0]!.message).toContain('No such key: oidcc');
+    // The column is the unknown field's first character.
+    expect(readFileSync(file, 'utf8').split('\n')[2]!.slice(22)).toMatch(/^oidcc\)/);
+  });
+
+  it('a parent field, an unknown variable, bad syntax and a non-condition are each reported', async () => {
+    const file = write('p.yaml', [
+      '- name: parent-field',
+      '  kind: HTTPSEdgeRoute',
+      '  require: edge.hostportz.size() > 0',
+      '- name: unknown-variable',
+      '  kind: IPPolicyRule',
+      '  require: "rul.cidr != \'\'"',
+      '- name: syntax',
+      '  kind: IPPolicy',
+      '  require: "policy.description =="',
+      '- name: not-a-condition',
+      '  kind: IPPolicy',
+      '  require: policy.description',
+      '- name: bad-kind',
+      '  kind: Route',
+      '  require: "true"',
+      '- name: extra',
+      '  kind: IPPolicy',
+      '  require: "true"',
+      '  severty: warning',
+      '',
+    ].join('\n'));
+    const { problems } = await loadPolicies([file]);
+    const at = (line: number) => problems.find((p) => p.at?.line === line);
+    expect(at(3)).toMatchObject({ code: 'policy_expression', message: expect.stringContaining('hostportz') });
+    expect(at(6)).toMatchObject({ code: 'policy_expression', message: expect.stringContaining('Unknown variable: rul') });
+    expect(at(9)).toMatchObject({ code: 'policy_expression' });
+    expect(at(12)).toMatchObject({ code: 'policy_expression', message: expect.stringContaining('must be a condition (bool)') });
+    expect(at(14)).toMatchObject({ code: 'policy_invalid', message: expect.stringContaining('kind must be one of') });
+    expect(at(19)).toMatchObject({ code: 'policy_invalid', message: expect.stringContaining('unknown field "severty"') });
+  });
+
+  it('a rule name used twice, and a file that is not a list', async () => {
+    const twice = write('twice.yaml', '- {name: a, kind: IPPolicy, require: "true"}\n- {name: a, kind: IPPolicy, require: "true"}\n');
+    expect((await loadPolicies([twice])).problems).toEqual([expect.objectContaining({ code: 'policy_invalid', message: expect.stringContaining('used twice') })]);
+    const map = write('map.yaml', 'name: a\nkind: IPPolicy\n');
+    expect((await loadPolicies([map])).problems).toEqual([expect.objectContaining({ code: 'policy_invalid', message: expect.stringContaining('a list of rules') })]);
+  });
+});
+
+describe('evaluating policies', () => {
+  it('validate: the examples pass with the one warning of the README demo', async () => {
+    const { problems, policy } = await checkManifests({ paths: [EXAMPLES], env: SECRETS, policies: [POLICIES] });
+    expect(problems).toEqual([]);
+    expect(policy).toEqual([
+      expect.objectContaining({ rule: 'restrictions-enforced', severity: 'warning', address: 'IPRestriction/api', source: expect.objectContaining({ line: 11 }) }),
+    ]);
+  });
+
+  it('a route without identity is an error naming the rule, the route and its edge, at the route', async () => {
+    const edge = write('edge.yaml', [
+      'kind: HTTPSEdge',
+      'name: shop',
+      'spec:',
+      '  hostports: ["shop.example.com:443"]',
+      '  routes:',
+      '    - match_type: path_prefix',
+      '      match: /checkout',
+      '      oidc: {issuer: "https://id.example.com", client_id: shop, client_secret: "${env:SHOP_SECRET}"}',
+      '    - match_type: path_prefix',
+      '      match: /admin',
+      '',
+    ].join('\n'));
+    const { problems, policy } = await checkManifests({ paths: [edge], env: { SHOP_SECRET: 'shop-secret-value' }, policies: [POLICIES] });
+    expect(problems).toEqual([]);
+    expect(policy.map((r) => [r.rule, r.severity, r.address, r.message, r.source?.line])).toEqual([
+      ['routes-need-auth', 'error', 'HTTPSEdgeRoute/shop//admin', 'route /admin on shop has no identity module or IP restriction', 9],
+      ['admin-paths-need-sso', 'error', 'HTTPSEdgeRoute/shop//admin', 'admin route /admin on shop must use SAML or OIDC', 9],
+    ]);
+  });
+
+  it('a message can never show a secret, and an expression that cannot be evaluated fails the rule', async () => {
+    const file = write('p.yaml', [
+      '- name: leak',
+      '  kind: HTTPSEdgeRoute',
+      '  require: "false"',
+      '  message: "secret is {route.oidc.client_secret}"',
+      '- name: unguarded',
+      '  kind: HTTPSEdgeRoute',
+      '  require: "route.saml.force_authn"',
+      '  severity: warning',
+      '',
+    ].join('\n'));
+    const { policy } = await checkManifests({ paths: [EXAMPLES], env: SECRETS, policies: [file] });
+    const leak = policy.filter((r) => r.rule === 'leak');
+    expect(leak.length).toBeGreaterThan(0);
+    expect(JSON.stringify(policy)).not.toContain('oidc-secret-value');
+    expect(leak.map((r) => r.message)).toContain('secret is (sensitive)');
+    const unguarded = policy.filter((r) => r.rule === 'unguarded');
+    expect(unguarded.length).toBeGreaterThan(0);
+    expect(unguarded[0]!.message).toMatch(/could not be evaluated: No such key: saml; guard optional fields with has\(\)/);
+  });
+
+  it('a certificate authority expiring within 30 days breaks ca-not-expiring', async () => {
+    const pem = readFileSync(new URL('../../test-fixtures/ca.pem', import.meta.url), 'utf8');
+    const file = write('ca.yaml', `kind: CertificateAuthority\nname: corp\nspec:\n  ca_pem: |\n${pem.trimEnd().split('\n').map((l) => `    ${l}`).join('\n')}\n`);
+    const expiry = new Date('2126-10-30T02:24:47Z');
+    const early = await checkManifests({ paths: [file], env: {}, policies: [POLICIES], now: new Date(expiry.getTime() - 40 * 86_400_000) });
+    expect(early.policy).toEqual([]);
+    const late = await checkManifests({ paths: [file], env: {}, policies: [POLICIES], now: new Date(expiry.getTime() - 10 * 86_400_000) });
+    expect(late.policy).toEqual([expect.objectContaining({ rule: 'ca-not-expiring', message: 'certificate authority corp expires on 2126-10-30T02:24:47.000Z, within 30 days' })]);
+  });
+
+  it('plan: rules see `change`; results are in every format with the object\'s file:line:col; policy files under a manifest path are not manifests', async () => {
+    const dir = join(root, `plan-${n++}`);
+    cpSync(EXAMPLES, dir, { recursive: true });
+    cpSync(POLICIES, join(dir, 'policies'), { recursive: true });
+    writeFileSync(join(dir, 'ip-policies.yaml'), readFileSync(join(dir, 'ip-policies.yaml'), 'utf8').replace('cidr: 192.0.2.0/25', 'cidr: 0.0.0.0/0'));
+    const plan = await computePlan({ paths: [dir], env: SECRETS, policies: [join(dir, 'policies')], api: new FakeLiveApi(), stack: 'default' });
+    const errors = plan.policy_results!.filter((r) => r.severity === 'error');
+    expect(errors).toEqual([
+      expect.objectContaining({ rule: 'no-allow-everyone', address: 'IPPolicyRule/vpn/0.0.0.0/0', message: 'rule 0.0.0.0/0 of IP policy vpn allows every address', source: expect.objectContaining({ file: expect.stringMatching(/ip-policies\.yaml$/), line: 25, col: 7 }) }),
+    ]);
+    const where = `ip-policies.yaml:25:7`;
+    expect(renderText(plan)).toMatch(new RegExp(`Policy checks: 1 error, 1 warning\\n  \\S*${where.replace(/\./g, '\\.')}: error: IPPolicyRule vpn 0\\.0\\.0\\.0/0: rule 0\\.0\\.0\\.0/0 of IP policy vpn allows every address \\[policy no-allow-everyone\\]`));
+    expect(renderMarkdown(plan)).toMatch(/#### Policy checks: 1 error, 1 warning[^]*\| \*\*error\*\* \| `no-allow-everyone` \| IPPolicyRule vpn 0\.0\.0\.0\/0 \| `\S*ip-policies\.yaml:25:7` \|/);
+    expect(JSON.parse(renderJson(plan)).policy_results[0]).toMatchObject({ rule: 'no-allow-everyone', severity: 'error', source: { line: 25, col: 7 } });
+  });
+
+  it('plan: a rule on `change` judges deletes as they are live', async () => {
+    const { SCENARIO, ENV, appliedLive, manifestsCopy } = await import('../drift/fixture.test-data.js');
+    const live = await appliedLive();
+    const dir = manifestsCopy();
+    const access = readFileSync(join(dir, 'access.yaml'), 'utf8');
+    const restriction = /kind: IPRestriction\nname: dashboard\n[^]*?---\n/.exec(access)![0];
+    writeFileSync(join(dir, 'access.yaml'), access.replace(restriction, ''));
+    expect(SCENARIO).toBeTruthy();
+    const plan = await computePlan({ paths: [dir], env: ENV, policies: [POLICIES], api: new FakeLiveApi(live), stack: 'default' });
+    rmSync(dir, { recursive: true, force: true });
+    expect(plan.changes.filter((c) => c.action === 'delete').map((c) => c.address)).toContain('IPRestriction/dashboard');
+    expect(plan.policy_results!.filter((r) => r.rule === 'keep-enforced-restrictions')).toEqual([
+      expect.objectContaining({ severity: 'error', address: 'IPRestriction/dashboard', message: 'the plan would delete the enforced IP restriction dashboard' }),
+    ]);
+    expect(plan.policy_results!.find((r) => r.rule === 'keep-enforced-restrictions')!.source).toBeUndefined();
+  });
+});
