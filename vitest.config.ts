@@ -10,6 +10,7 @@ const src = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 export default defineConfig({
   resolve: {
     alias: {
+      '@gatehouse/schemas/runtime': src('./schemas/src/runtime.ts'),
       '@gatehouse/schemas': src('./schemas/src/index.ts'),
       '@gatehouse/client': src('./packages/client/src/index.ts'),
       '@gatehouse/engine': src('./packages/engine/src/index.ts'),

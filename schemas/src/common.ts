@@ -9,7 +9,9 @@
 import { Type, type Static, type TProperties, type TSchema } from '@sinclair/typebox';
 
 export const DESCRIPTION_MAX_BYTES = 255;
-export const METADATA_MAX_BYTES = 4096;
+import { METADATA_MAX_BYTES } from './constants.js';
+
+export { METADATA_MAX_BYTES };
 export const UINT32_MAX = 4_294_967_295;
 
 /**

@@ -24,3 +24,4 @@ export * from './project.js';
 export * from './rate-limit.js';
 export * from './policies/policy-file.js';
 export * from './urls.js';
+export { MANIFEST_KINDS, ROUTE_MODULE_NAMES } from './constants.js';

@@ -54,7 +54,7 @@ import type {
   WeightedBackend,
   WeightedBackendCreate,
 } from '@gatehouse/schemas';
-import { ROUTE_MODULE_SCHEMAS } from '@gatehouse/schemas';
+import { ROUTE_MODULE_NAMES as ROUTE_MODULES } from '@gatehouse/schemas/runtime';
 import { collection, listableCollection, moduleAccessor, paginate, type Collection, type ModuleAccessor } from './resources.js';
 import { Transport, type ClientOptions, type Method, type RequestCounts, type RequestOptions } from './transport.js';
 
@@ -62,7 +62,7 @@ import { Transport, type ClientOptions, type Method, type RequestCounts, type Re
 type BackendUpdate<C> = Partial<C>;
 
 /** A route module's field name, from the schemas package's table of them (api-spec 2.7). */
-type RouteModuleName = keyof typeof ROUTE_MODULE_SCHEMAS;
+type RouteModuleName = (typeof ROUTE_MODULES)[number];
 
 /**
  * The thirteen route modules, keyed by their field name: each typed as the route's inline
@@ -73,7 +73,7 @@ export type RouteModules = {
 };
 
 /** The route modules' names in API order, from the same table. */
-export const ROUTE_MODULE_NAMES = Object.keys(ROUTE_MODULE_SCHEMAS) as readonly RouteModuleName[];
+export const ROUTE_MODULE_NAMES: readonly RouteModuleName[] = ROUTE_MODULES;
 
 export interface HttpsEdgeRoutes extends Collection<HttpsEdgeRoute, HttpsEdgeRouteCreate, HttpsEdgeRouteUpdate> {
   /** Modules of a route of this edge; the owner id is the route's id. */

@@ -23,7 +23,7 @@
  *   removed. Absent means false; markers written without it parse as before.
  */
 import { createHash } from 'node:crypto';
-import { METADATA_MAX_BYTES } from '@gatehouse/schemas';
+import { METADATA_MAX_BYTES } from '@gatehouse/schemas/runtime';
 import { canonicalJson } from './steps/walk.js';
 
 export const MARKER_PREFIX = 'gatehouse:v1 ';

@@ -9,6 +9,7 @@
 import { Type, type Static, type TProperties } from '@sinclair/typebox';
 import { Strict, StringEnum, Uint32 } from '../common.js';
 import { ModuleEnabled } from './endpoint-modules.js';
+import { DEFAULT_SAML_NAMEID_FORMAT, OAUTH_PROVIDERS, SAML_NAMEID_FORMATS } from '../constants.js';
 
 const StringList = Type.Array(Type.String());
 
@@ -32,16 +33,7 @@ const sessionOutput = {
 
 // --- OAuth ----------------------------------------------------------------------------------
 
-export const OAUTH_PROVIDERS = [
-  'github',
-  'facebook',
-  'microsoft',
-  'google',
-  'linkedin',
-  'gitlab',
-  'twitch',
-  'amazon',
-] as const;
+export { OAUTH_PROVIDERS };
 export type OAuthProviderName = (typeof OAUTH_PROVIDERS)[number];
 
 const providerInputFields = {
@@ -97,17 +89,7 @@ export const EndpointOAuth = Type.Object({
 
 // --- SAML -----------------------------------------------------------------------------------
 
-export const SAML_NAMEID_FORMATS = [
-  'urn:oasis:names:tc:SAML:2.0:nameid-format:persistent',
-  'urn:oasis:names:tc:SAML:2.0:nameid-format:transient',
-  'urn:oasis:names:tc:SAML:2.0:nameid-format:entity',
-  'urn:oasis:names:tc:SAML:2.0:nameid-format:kerberos',
-  'urn:oasis:names:tc:SAML:1.1:nameid-format:unspecified',
-  'urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress',
-  'urn:oasis:names:tc:SAML:1.1:nameid-format:X509SubjectName',
-  'urn:oasis:names:tc:SAML:1.1:nameid-format:WindowsDomainQualifiedName',
-] as const;
-export const DEFAULT_SAML_NAMEID_FORMAT = SAML_NAMEID_FORMATS[0];
+export { DEFAULT_SAML_NAMEID_FORMAT, SAML_NAMEID_FORMATS };
 
 export const EndpointSamlInput = Strict({
   ...sessionInput,

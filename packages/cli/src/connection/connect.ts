@@ -10,7 +10,7 @@
 import { randomBytes } from 'node:crypto';
 import { GatehouseClient, type RequestEvent } from '@gatehouse/client';
 import type { LiveApi, Target } from '@gatehouse/engine';
-import { parseRateLimit } from '@gatehouse/schemas';
+import { parseRateLimit } from '@gatehouse/schemas/runtime';
 import { CliError } from '../errors.js';
 import { ClientLiveApi } from '../live-api.js';
 import { DEFAULT_DB_PATH } from '../server/defaults.js';

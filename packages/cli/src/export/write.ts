@@ -8,7 +8,7 @@
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileNameOf, isExportedText, KINDS, SCHEMA_LINE_PREFIX, type ExportFile } from '@gatehouse/engine';
-import { MANIFEST_SCHEMA_URL } from '@gatehouse/schemas';
+import { MANIFEST_SCHEMA_URL } from '@gatehouse/schemas/runtime';
 import { CliError } from '../errors.js';
 import { writeFileAtomic } from '../output.js';
 

@@ -11,8 +11,7 @@
 import { access } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { readFile } from 'node:fs/promises';
-import { Ajv, type ValidateFunction } from 'ajv';
-import { ProjectFile } from '@gatehouse/schemas';
+import type { ValidateFunction } from 'ajv';
 import { problem, type Problem } from '../problems.js';
 import { formatLocation, type SourceLocation } from '../source.js';
 import type { Variables } from '../steps/interpolate.js';
@@ -42,9 +41,16 @@ export interface Project {
   policies: string[];
 }
 
-/** Compiled on first use: commands without a project file never pay for it. */
+/**
+ * Compiled on first use, ajv and the schema imported then: commands without a project file
+ * never load them (the schemas' main entry builds every TypeBox schema on import).
+ */
 let compiled: ValidateFunction | undefined;
-const projectValidator = () => (compiled ??= new Ajv({ allErrors: true, strict: false, verbose: true }).compile(ProjectFile));
+async function projectValidator(): Promise<ValidateFunction> {
+  if (compiled) return compiled;
+  const [{ Ajv }, { ProjectFile }] = await Promise.all([import('ajv'), import('@gatehouse/schemas')]);
+  return (compiled = new Ajv({ allErrors: true, strict: false, verbose: true }).compile(ProjectFile));
+}
 
 const display = (path: string, cwd: string) => {
   const rel = relative(cwd, path);
@@ -82,7 +88,7 @@ export async function readProject(path: string, cwd: string = process.cwd()): Pr
     return { problems: [problem('project_invalid', `${file} must hold one YAML document with manifests and environments`, { file, line: 1, col: 1 })] };
   }
   const doc = documents[0]!;
-  const validateProject = projectValidator();
+  const validateProject = await projectValidator();
   if (!validateProject(doc.value)) {
     return { problems: explain(validateProject.errors ?? [], doc).map((p) => ({ ...p, message: plainer(p.message) })) };
   }

@@ -6,7 +6,7 @@
  * unless asked (`isExportedText`: the header within the first lines, so older exports, which
  * started with it, are still recognised).
  */
-import { schemaUrl } from '@gatehouse/schemas';
+import { schemaUrl } from '@gatehouse/schemas/runtime';
 import { stringify } from 'yaml';
 import type { Spec } from '../kinds/types.js';
 

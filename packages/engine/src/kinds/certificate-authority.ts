@@ -9,7 +9,7 @@
  * CERTIFICATE blocks only, each parsed by node's X509Certificate).
  */
 import { X509Certificate } from 'node:crypto';
-import { caPemProblem, splitPemCertificates } from '@gatehouse/schemas';
+import { caPemProblem, splitPemCertificates } from '@gatehouse/schemas/runtime';
 import { problem } from '../problems.js';
 import { commonBody, commonFields, requireId } from './shared.js';
 import type { KindDescriptor } from './types.js';

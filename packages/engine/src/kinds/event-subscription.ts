@@ -6,7 +6,7 @@
  * (`eventSourceProblems` of @gatehouse/schemas): known event types, fields of that traffic event
  * type, and a CEL filter over filterable fields, each problem at the line of the offending value.
  */
-import { eventSourceProblems, type EventSourceInput } from '@gatehouse/schemas';
+import { eventSourceProblems, type EventSourceInput } from '@gatehouse/schemas/runtime';
 import { problem } from '../problems.js';
 import { commonBody, commonFields, refToken, requireId, sorted } from './shared.js';
 import type { KindDescriptor, Spec } from './types.js';

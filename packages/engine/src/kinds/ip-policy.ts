@@ -1,5 +1,5 @@
 /** IP policies (api-spec 2.2, 4.2) and their rules, declared inline in the policy's manifest. */
-import { checkCidr } from '@gatehouse/schemas';
+import { checkCidr } from '@gatehouse/schemas/runtime';
 import { problem, type Problem } from '../problems.js';
 import { commonBody, commonFields, refToken, requireId } from './shared.js';
 import type { KindDescriptor } from './types.js';

@@ -4,7 +4,7 @@
  * normal form (server defaults filled in, header names lowercased, sets sorted), how the
  * normal form becomes the request body (Refs become ids), and the service's rules.
  */
-import { DEFAULT_SAML_NAMEID_FORMAT, OAUTH_PROVIDERS, WEBHOOK_PROVIDERS } from '@gatehouse/schemas';
+import { DEFAULT_SAML_NAMEID_FORMAT, OAUTH_PROVIDERS, WEBHOOK_PROVIDERS } from '@gatehouse/schemas/runtime';
 import type { ApiObject } from '../ports.js';
 import { problem, type Problem } from '../problems.js';
 import { lowerKeys, refToken, sorted, sortedKeys } from './shared.js';

@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import { relative } from 'node:path';
-import { MANIFEST_SCHEMAS } from '@gatehouse/schemas';
+import { MANIFEST_KINDS } from '@gatehouse/schemas/runtime';
 import { LineCounter, isMap, isPair, isScalar, isSeq, parseAllDocuments, type Document, type Node } from 'yaml';
 import { problem, type Problem } from '../problems.js';
 import type { SourceLocation } from '../source.js';
@@ -48,7 +48,7 @@ export interface LoadOptions {
   maxFileSize?: number;
 }
 
-const KNOWN_KINDS = new Set(Object.keys(MANIFEST_SCHEMAS));
+const KNOWN_KINDS = new Set<string>(MANIFEST_KINDS);
 
 /**
  * Whether a file found by searching a directory is meant for gatehouse: one of its documents

@@ -4,7 +4,7 @@
  * every marker write apply will make (a marker refresh is a change with a reason, never a
  * surprise) and apply writes exactly what the plan compared.
  */
-import { METADATA_MAX_BYTES } from '@gatehouse/schemas';
+import { METADATA_MAX_BYTES } from '@gatehouse/schemas/runtime';
 import type { DesiredObject } from '../desired.js';
 import { childrenHash, referenceTokens } from '../drift/evidence.js';
 import { childrenOf } from '../kinds/index.js';

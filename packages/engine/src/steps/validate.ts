@@ -5,7 +5,7 @@
  * `check.ts` once references are resolved.
  */
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import { MANIFEST_SCHEMAS } from '@gatehouse/schemas';
+import { MANIFEST_KINDS } from '@gatehouse/schemas/runtime';
 import { problem, type Problem } from '../problems.js';
 import { childrenOf, KINDS as DESCRIPTORS } from '../kinds/index.js';
 import type { LoadedDocument } from './load.js';
@@ -16,7 +16,7 @@ import * as compiled from './validators.generated.js';
 const validators = compiled as unknown as Record<string, ValidateFunction>;
 const validatorFor = (kind: string): ValidateFunction => validators[kind]!;
 
-const KINDS = Object.keys(MANIFEST_SCHEMAS);
+const KINDS: readonly string[] = MANIFEST_KINDS;
 
 /** A document that passed its schema: kind, name and spec are known to be well formed. */
 export interface ValidDocument extends LoadedDocument {
