@@ -13,7 +13,7 @@ import { problem, type Problem } from '../problems.js';
 import type { SourceLocation } from '../source.js';
 import { parseFile, type LoadedDocument } from '../steps/load.js';
 import { unknownHasFields } from './cel-types.js';
-import { kindEnvironment, POLICY_KINDS } from './environment.js';
+import { kindEnvironment, loadManifestSchemas, POLICY_KINDS } from './environment.js';
 import type { CompiledExpression, PolicyRule, PolicySeverity } from './model.js';
 
 /**
@@ -64,7 +64,7 @@ export async function loadPolicies(paths: readonly string[]): Promise<LoadedPoli
   const files = await policyFiles(paths, problems);
   const rules: PolicyRule[] = [];
   const names = new Map<string, SourceLocation>();
-  const validate = files.length > 0 ? await ruleValidator() : undefined;
+  const validate = files.length > 0 ? (await Promise.all([ruleValidator(), loadManifestSchemas()]))[0] : undefined;
   for (const file of files) {
     const text = await readFile(file, 'utf8');
     const documents: LoadedDocument[] = [];
