@@ -12,7 +12,8 @@
  */
 import { X509Certificate } from 'node:crypto';
 import { Environment } from '@marcbachmann/cel-js';
-import { MANIFEST_SCHEMAS, splitPemCertificates } from '@gatehouse/schemas';
+import { MANIFEST_SCHEMAS } from '@gatehouse/schemas';
+import { splitPemCertificates } from '@gatehouse/schemas/runtime';
 import { descriptor, KINDS } from '../kinds/index.js';
 import type { KindDescriptor } from '../kinds/types.js';
 import { celType, registerShape, shapeOf, type Shape } from './cel-types.js';
