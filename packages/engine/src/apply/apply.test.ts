@@ -375,9 +375,14 @@ describe('safety rails', () => {
     expect((await apply(api, dir)).summary.not_pruned).toBe(5);
     expect((await apply(api, dir, { prune: true, force: true })).summary.done).toBe(5);
     expect(api.objects('/ip_policies')).toHaveLength(10);
-    // A stack that owns 10 or fewer may lose them all.
+    // Per kind as well: 7 of the 10 IP policies is more than 30% of that kind, whatever the total.
+    keep(3);
+    const perKind = await apply(api, dir, { prune: true }).catch((e: unknown) => e);
+    expect((perKind as ApplyRefused).refusals).toEqual([expect.objectContaining({ code: 'delete_threshold', message: expect.stringContaining('7 of the 10 IPPolicy objects') })]);
+    expect((await apply(api, dir, { prune: true, force: true })).summary.done).toBe(7);
+    // A kind of which the stack owns 3 or fewer may lose them all.
     keep(0);
     rewrite(dir, 'kind: BotUser\nname: b\nspec: {}\n');
-    expect((await apply(api, dir, { prune: true })).summary.done).toBe(11);
+    expect((await apply(api, dir, { prune: true })).summary.done).toBe(4);
   });
 });
