@@ -99,6 +99,7 @@ export default class Apply extends Command {
       // The stack's lock, before live state is read: a plan read before another apply ended
       // would be applied stale (and create what that apply created).
       const lock = await acquireLock(connection.api, connection.stack, { timeoutMs: flags['lock-timeout'] });
+      if (lock.recovered) this.logToStderr(`note: took over the lock of stack "${sanitize(connection.stack)}" left by ${sanitize(lock.recovered.holder ?? 'a process')}, which no longer runs on this machine`);
       try {
         return await this.#locked(lock, saved, run, flags, connection, colour, info, json);
       } finally {
