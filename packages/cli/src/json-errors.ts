@@ -38,7 +38,7 @@ export function wantsJson(argv: readonly string[]): boolean {
 /** An error as the JSON error document says it. */
 export function errorDocument(error: unknown): ErrorDocument {
   const cause = error instanceof Failure ? error.cause : error;
-  const message = sanitize(error instanceof Error ? error.message : String(error), { keepNewlines: true });
+  const message = sanitize(error instanceof Error ? error.message : String(error));
   if (cause instanceof ManifestProblems) return { error: { code: 'manifest_problems', message, problems: cause.problems } };
   if (cause instanceof ApplyRefused) return { error: { code: 'apply_refused', message, refusals: cause.refusals.map(({ code, message }) => ({ code, message })) } };
   if (cause instanceof LockHeld) return { error: { code: 'locked', message, ...(cause.lock ? { lock: cause.lock } : {}) } };

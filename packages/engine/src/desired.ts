@@ -19,6 +19,8 @@ export interface DesiredObject {
   adopt?: string;
   /** `lifecycle.prevent_destroy` of the manifest (children inherit their parent's). */
   preventDestroy: boolean;
+  /** References written as `{id: ...}` (or a weighted key `id:<id>`): checked against live objects by match. */
+  idRefs?: { id: string; kind: string; locate(): SourceLocation }[];
   /** Addresses of desired objects this one references (its parent included). */
   references: string[];
   doc: LoadedDocument;

@@ -34,6 +34,8 @@ export const PROBLEM_CODES = {
   duplicate_name: 'two manifests of one kind share a name',
   reference_missing: 'a reference names no manifest of the expected kind',
   reference_wrong_kind: 'a reference names a manifest of another kind',
+  reference_id_missing: 'an {id: ...} reference names no live object (checked against the objects read at plan time)',
+  reference_id_wrong_kind: 'an {id: ...} reference names a live object of another kind',
   reference_cycle: 'references form a cycle',
   cidr_invalid: 'a CIDR that the service refuses (malformed, bare address, not canonical)',
   duplicate_cidr: 'a CIDR appears twice in one policy',

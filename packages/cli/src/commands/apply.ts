@@ -47,7 +47,7 @@ export default class Apply extends Command {
     'creates and updates, children first for deletes. A create whose answer was lost is looked up before it is tried again, so ' +
     'retries never make duplicates; the dependents of a failed change are skipped, and running apply again finishes the job.\n\n' +
     'Deletes happen only with --prune and only of objects this stack owns. Refused before anything is written: a delete or ' +
-    'replace of an object with lifecycle.prevent_destroy; deleting or replacing more than 30% of the stack\'s objects (when it ' +
+    'replace of an object with lifecycle.prevent_destroy; deleting or replacing more than 30% of the stack\'s top-level objects, or of one kind (when it ' +
     'owns more than 10) without --force; a saved plan whose manifests changed. A change of a saved plan whose live object changed ' +
     'since is refused as stale (nothing of it is written; its dependents are skipped).\n\n' +
     'With gatehouse.yaml, --env NAME applies one environment (its overlays, variables, API and stack); --env all is refused: ' +
@@ -60,7 +60,7 @@ export default class Apply extends Command {
     yes: Flags.boolean({ char: 'y', description: 'apply without asking for confirmation (prints a summary line per kind instead of the full plan)', default: false }),
     'show-plan': Flags.boolean({ description: 'print the full plan even with --yes', default: false }),
     prune: Flags.boolean({ description: 'delete owned objects that the manifests no longer declare', default: false }),
-    force: Flags.boolean({ description: 'allow deleting or replacing more than 30% of the stack\'s objects', default: false }),
+    force: Flags.boolean({ description: 'allow deleting or replacing more than 30% of the stack\'s top-level objects, or of one kind', default: false }),
     parallelism: Flags.integer({ description: 'changes running at once', default: 10, min: 1, max: 100 }),
     format: Flags.string({ description: 'output format (json: the result as one JSON document on stdout)', options: [...FORMATS], default: 'text' }),
     'lock-timeout': lockTimeoutFlag,
@@ -99,6 +99,7 @@ export default class Apply extends Command {
       // The stack's lock, before live state is read: a plan read before another apply ended
       // would be applied stale (and create what that apply created).
       const lock = await acquireLock(connection.api, connection.stack, { timeoutMs: flags['lock-timeout'] });
+      if (lock.recovered) this.logToStderr(`note: took over the lock of stack "${sanitize(connection.stack)}" left by ${sanitize(lock.recovered.holder ?? 'a process')}, which no longer runs on this machine`);
       try {
         return await this.#locked(lock, saved, run, flags, connection, colour, info, json);
       } finally {

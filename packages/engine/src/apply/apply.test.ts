@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseMarker } from '../marker.js';
 import { LiveApiError } from '../ports.js';
+import { ManifestProblems } from '../problems.js';
 import { applyPlan, type ApplyOptions } from './apply.js';
 import { MemoryLiveApi, type WriteRequest } from './memory-api.js';
 import { ApplyRefused, type ApplyResult } from './model.js';
@@ -368,6 +369,22 @@ describe('saved plans', () => {
     expect(api.objects('/ip_policies').map((p) => p.description).sort()).toEqual(['Office v2', 'VPN v2']);
   });
 
+  it('checks {id: ...} references against the live objects read: a missing or wrong-kind id is a problem at its place, before any write', async () => {
+    const api = new MemoryLiveApi();
+    const policy = await api.create('/ip_policies', { description: 'not managed' });
+    api.log.length = 0;
+    const dir = manifests(`kind: Backend\nname: fo\nspec: {type: failover, backends: [{id: bkdtg_doesnotexist}]}\n---\nkind: Backend\nname: fo2\nspec: {type: failover, backends: [{id: ${String(policy.id)}}]}\n`);
+    const error = await apply(api, dir).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ManifestProblems);
+    const problems = (error as ManifestProblems).problems;
+    expect(problems.map((p) => [p.code, p.at?.line, p.at?.col])).toEqual([
+      ['reference_id_missing', 3, 35],
+      ['reference_id_wrong_kind', 7, 35],
+    ]);
+    expect(problems[0]!.message).toContain('bkdtg_doesnotexist');
+    expect(api.log).toEqual([]);
+  });
+
   it('refuses the whole plan when the manifests changed since, writing nothing', async () => {
     const api = new MemoryLiveApi();
     const dir = manifests(POLICIES);
@@ -430,9 +447,14 @@ describe('safety rails', () => {
     expect((await apply(api, dir)).summary.not_pruned).toBe(5);
     expect((await apply(api, dir, { prune: true, force: true })).summary.done).toBe(5);
     expect(api.objects('/ip_policies')).toHaveLength(10);
-    // A stack that owns 10 or fewer may lose them all.
+    // Per kind as well: 7 of the 10 IP policies is more than 30% of that kind, whatever the total.
+    keep(3);
+    const perKind = await apply(api, dir, { prune: true }).catch((e: unknown) => e);
+    expect((perKind as ApplyRefused).refusals).toEqual([expect.objectContaining({ code: 'delete_threshold', message: expect.stringContaining('7 of the 10 IPPolicy objects') })]);
+    expect((await apply(api, dir, { prune: true, force: true })).summary.done).toBe(7);
+    // A kind of which the stack owns 3 or fewer may lose them all.
     keep(0);
     rewrite(dir, 'kind: BotUser\nname: b\nspec: {}\n');
-    expect((await apply(api, dir, { prune: true })).summary.done).toBe(11);
+    expect((await apply(api, dir, { prune: true })).summary.done).toBe(4);
   });
 });

@@ -12,7 +12,7 @@ export const APPLY_CODES = {
   stale_plan_environment: 'the saved plan was made for another environment of gatehouse.yaml (--env)',
   stale_object: 'a live object changed since the saved plan recorded its fingerprint',
   prevent_destroy: 'a delete or replace of an object whose manifest or marker says lifecycle.prevent_destroy',
-  delete_threshold: 'the plan deletes or replaces more than 30% of the objects the stack owns (more than 10)',
+  delete_threshold: 'the plan deletes or replaces more than 30% of the top-level objects the stack owns (more than 10), or of one kind (more than 3)',
   not_owned: 'a delete of an object this stack does not own',
   api_failure: 'the API refused a request or could not be reached',
   dependency_failed: 'a change this one depends on failed, was stale or was not done',

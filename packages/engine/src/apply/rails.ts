@@ -6,8 +6,9 @@
  *   an object that is deleted with it (match guarantees it; this is the last guard).
  * - prevent_destroy: a replace of an object whose manifest says `lifecycle.prevent_destroy`,
  *   or a delete of one whose marker recorded it at the last apply (its manifest is gone).
- * - Threshold: deletes plus replaces over 30% of the objects the stack owns, when it owns more
- *   than 10, need `--force`.
+ * - Threshold: deletes plus replaces of top-level objects (rules and routes not counted) over
+ *   30% of the top-level objects the stack owns, when it owns more than 10, need `--force`;
+ *   so do more than 30% of any one kind of which it owns more than 3.
  */
 import type { Matching } from '../steps/match.js';
 import type { Refusal } from './model.js';
@@ -15,6 +16,8 @@ import type { Subject } from './prepare.js';
 
 export const THRESHOLD_SHARE = 0.3;
 export const THRESHOLD_MIN_OWNED = 10;
+/** The per-kind share applies to kinds of which the stack owns more than this many. */
+export const THRESHOLD_MIN_OWNED_PER_KIND = 3;
 
 export interface RailInput {
   subjects: Subject[];
@@ -52,13 +55,29 @@ export function railRefusals({ subjects, matching, stack, force }: RailInput): R
     }
   }
 
-  const owned = [...matching.pairs.map((p) => p.live), ...matching.deletes].filter((o) => o.marker?.stack === stack).length;
-  const destructive = running.filter((s) => (s.change.action === 'delete' && !s.change.duplicate) || s.change.action === 'replace').length;
+  // Top-level objects only: an IP policy's rules or an edge's routes do not dilute the share.
+  const ownedTop = [...matching.pairs.map((p) => p.live), ...matching.deletes].filter((o) => o.marker?.stack === stack && !o.descriptor.child);
+  const destructiveTop = running.filter((s) => ((s.change.action === 'delete' && !s.change.duplicate) || s.change.action === 'replace') && !(s.live ?? s.desired)?.descriptor.child);
+  const owned = ownedTop.length;
+  const destructive = destructiveTop.length;
   if (!force && owned > THRESHOLD_MIN_OWNED && destructive > owned * THRESHOLD_SHARE) {
     refusals.push({
       code: 'delete_threshold',
-      message: `this apply would delete or replace ${destructive} of the ${owned} objects stack "${stack}" owns (more than ${THRESHOLD_SHARE * 100}%); review the plan and pass --force if that is intended`,
+      message: `this apply would delete or replace ${destructive} of the ${owned} top-level objects stack "${stack}" owns (more than ${THRESHOLD_SHARE * 100}%); review the plan and pass --force if that is intended`,
     });
+  } else if (!force) {
+    // Per kind as well: losing most of one kind (every backend) is not hidden by many others.
+    const count = (objects: { kind: string }[]) => objects.reduce((m, o) => m.set(o.kind, (m.get(o.kind) ?? 0) + 1), new Map<string, number>());
+    const ownedByKind = count(ownedTop.map((o) => ({ kind: o.descriptor.kind })));
+    for (const [kind, n] of count(destructiveTop.map((s) => ({ kind: s.change.kind })))) {
+      const of = ownedByKind.get(kind) ?? 0;
+      if (of > THRESHOLD_MIN_OWNED_PER_KIND && n > of * THRESHOLD_SHARE) {
+        refusals.push({
+          code: 'delete_threshold',
+          message: `this apply would delete or replace ${n} of the ${of} ${kind} objects stack "${stack}" owns (more than ${THRESHOLD_SHARE * 100}% of that kind); review the plan and pass --force if that is intended`,
+        });
+      }
+    }
   }
   return refusals;
 }

@@ -13,9 +13,13 @@
  * A lock older than its lease (`lease_seconds`, default one hour, from `started_at`) is reported
  * as stale: nothing renews it, so an apply that runs longer than its lease is shown as stale to
  * others, and a stale lock is only ever removed by a person (`gatehouse unlock --stack NAME`).
+ * The one exception is a holder whose death is certain: the record names its boot, pid
+ * namespace and pid, and an apply on that same boot and namespace that finds no such process
+ * (the holder was SIGKILLed or OOM-killed) removes the lock and takes it (`holderIsDead`).
  * Both lock objects are invisible to plan, drift, export and apply (`isLockObject`): they are
  * never planned, exported, adopted or deleted as a user's bot user or IP policy.
  */
+import { readFileSync, readlinkSync } from 'node:fs';
 import { hostname, userInfo } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import { type ApiObject, type LiveApi, LiveApiError } from '../ports.js';
@@ -38,6 +42,8 @@ export interface LockInfo {
   stale: boolean;
   /** Id of the record's IP policy, when there is one. */
   record_id?: string;
+  /** The holder's process as recorded (see `holderIsDead`). */
+  process?: ProcessIdentity;
 }
 
 interface LockRecord {
@@ -47,6 +53,45 @@ interface LockRecord {
   started_at: string;
   lease_seconds: number;
   bot_user_id: string;
+  /**
+   * Where the holder runs, precisely enough to tell that it died: the kernel's boot id, the
+   * holder's pid namespace and its pid (Linux only; absent elsewhere and in older records).
+   */
+  process?: ProcessIdentity;
+}
+
+/** A process, identified across containers: the same boot and pid namespace make `pid` comparable. */
+export interface ProcessIdentity {
+  boot_id: string;
+  pid_ns: string;
+  pid: number;
+}
+
+/** This process's identity, or undefined where the system does not expose one (not Linux). */
+export function currentProcess(): ProcessIdentity | undefined {
+  try {
+    const boot_id = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
+    const pid_ns = readlinkSync('/proc/self/ns/pid');
+    return boot_id && pid_ns ? { boot_id, pid_ns, pid: process.pid } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Whether the holder recorded as `recorded` is provably gone: it ran on this very boot in this
+ * pid namespace (so its pid means the same here) and no process has that pid now. Anything
+ * less certain (another machine or container, an older record, a reused pid) is not.
+ */
+export function holderIsDead(recorded: ProcessIdentity | undefined, here: ProcessIdentity | undefined = currentProcess()): boolean {
+  if (!recorded || !here || recorded.boot_id !== here.boot_id || recorded.pid_ns !== here.pid_ns) return false;
+  if (!Number.isInteger(recorded.pid) || recorded.pid <= 0 || recorded.pid === here.pid) return false;
+  try {
+    process.kill(recorded.pid, 0);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ESRCH';
+  }
 }
 
 export const lockName = (stack: string) => `${LOCK_BOT_PREFIX}${stack}`;
@@ -80,7 +125,10 @@ export function lockOf(stack: string, bots: readonly ApiObject[], policies: read
   const lease = record?.record?.lease_seconds ?? DEFAULT_LEASE_SECONDS;
   const started = Date.parse(since);
   const info: LockInfo = { stack, bot_user_id: String(bot.id), since, stale: Number.isFinite(started) && now.getTime() - started > lease * 1000 };
-  if (record?.record) Object.assign(info, { holder: record.record.holder, run_id: record.record.run_id, lease_seconds: record.record.lease_seconds, record_id: record.id });
+  if (record?.record) {
+    Object.assign(info, { holder: record.record.holder, run_id: record.record.run_id, lease_seconds: record.record.lease_seconds, record_id: record.id });
+    if (record.record.process) info.process = record.record.process;
+  }
   return info;
 }
 
@@ -124,6 +172,8 @@ export interface AcquireOptions {
   runId?: string;
   now?: () => Date;
   sleep?: (ms: number) => Promise<void>;
+  /** This process as recorded in the lock (default `currentProcess()`; null: record none). */
+  process?: ProcessIdentity | null;
 }
 
 /** A lock this process holds; `release` removes it (idempotent). */
@@ -132,6 +182,8 @@ export interface HeldLock {
   runId: string;
   botUserId: string;
   recordId?: string;
+  /** The lock of a dead holder that was removed before this one was taken, if any. */
+  recovered?: LockInfo;
   release(): Promise<void>;
 }
 
@@ -168,14 +220,24 @@ export async function acquireLock(api: LiveApi, stack: string, options: AcquireO
   const timeoutMs = options.timeoutMs ?? 0;
   const start = now().getTime();
   const runId = options.runId ?? defaultRunId();
+  const here = options.process === undefined ? currentProcess() : (options.process ?? undefined);
+  let recovered: LockInfo | undefined;
   for (;;) {
     let bot: ApiObject;
     try {
       bot = await api.create('/bot_users', { name: lockName(stack), active: false });
     } catch (error) {
       if (!isNameTaken(error)) throw error;
+      const lock = await readLock(api, stack, now());
+      // A holder killed on this machine (SIGKILL, OOM) left its lock: take it over at once, so
+      // that running apply again finishes the job. Only when its death is certain.
+      if (lock && holderIsDead(lock.process, here) && lock.bot_user_id !== recovered?.bot_user_id) {
+        await breakLock(api, stack, lock);
+        recovered = lock;
+        continue;
+      }
       const waited = now().getTime() - start;
-      if (waited >= timeoutMs) throw new LockHeld(await readLock(api, stack, now()), stack, waited);
+      if (waited >= timeoutMs) throw new LockHeld(lock, stack, waited);
       await sleep(Math.min(options.pollMs ?? 2000, Math.max(1, timeoutMs - waited)));
       continue;
     }
@@ -184,6 +246,7 @@ export async function acquireLock(api: LiveApi, stack: string, options: AcquireO
       stack,
       runId,
       botUserId: String(bot.id),
+      ...(recovered ? { recovered } : {}),
       release: async () => {
         if (released) return;
         await release(api, held);
@@ -197,6 +260,7 @@ export async function acquireLock(api: LiveApi, stack: string, options: AcquireO
       started_at: now().toISOString(),
       lease_seconds: options.leaseSeconds ?? DEFAULT_LEASE_SECONDS,
       bot_user_id: held.botUserId,
+      ...(here ? { process: { ...here } } : {}),
     };
     try {
       const created = await api.create('/ip_policies', {

@@ -12,7 +12,7 @@
  */
 import { X509Certificate } from 'node:crypto';
 import { Environment } from '@marcbachmann/cel-js';
-import { MANIFEST_SCHEMAS, splitPemCertificates } from '@gatehouse/schemas';
+import { splitPemCertificates } from '@gatehouse/schemas/runtime';
 import { descriptor, KINDS } from '../kinds/index.js';
 import type { KindDescriptor } from '../kinds/types.js';
 import { celType, registerShape, shapeOf, type Shape } from './cel-types.js';
@@ -26,9 +26,20 @@ export const variableName = (d: KindDescriptor) => d.policyName ?? snake(d.kind)
 
 type JsonSchema = Parameters<typeof shapeOf>[0] & { properties?: Record<string, JsonSchema & { items?: JsonSchema }> };
 
+/**
+ * The manifest schemas, imported by `loadPolicies` before it compiles the first rule: the main
+ * entry of @gatehouse/schemas builds every TypeBox schema on import, and a plan without
+ * policies never needs them.
+ */
+let manifestSchemas: Record<string, JsonSchema> | undefined;
+export async function loadManifestSchemas(): Promise<void> {
+  manifestSchemas ??= (await import('@gatehouse/schemas')).MANIFEST_SCHEMAS as Record<string, JsonSchema>;
+}
+
 /** The JSON Schema of a kind's spec: its manifest's `spec`, or the parent's list of children. */
 function specSchema(d: KindDescriptor): JsonSchema | undefined {
-  if (d.manifestKind) return ((MANIFEST_SCHEMAS as Record<string, JsonSchema>)[d.manifestKind]?.properties?.spec) as JsonSchema | undefined;
+  if (!manifestSchemas) throw new Error('policy shapes need loadManifestSchemas() first (loadPolicies calls it)');
+  if (d.manifestKind) return manifestSchemas[d.manifestKind]?.properties?.spec as JsonSchema | undefined;
   if (d.child) return specSchema(descriptor(d.child.parentKind))?.properties?.[d.child.field]?.items;
   return undefined;
 }

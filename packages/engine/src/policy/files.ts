@@ -8,17 +8,24 @@
  */
 import { readFile, readdir, stat } from 'node:fs/promises';
 import { join, relative } from 'node:path';
-import { Ajv, type ErrorObject } from 'ajv';
-import { PolicyRule as PolicyRuleSchema } from '@gatehouse/schemas';
+import type { ErrorObject, ValidateFunction } from 'ajv';
 import { problem, type Problem } from '../problems.js';
 import type { SourceLocation } from '../source.js';
 import { parseFile, type LoadedDocument } from '../steps/load.js';
 import { unknownHasFields } from './cel-types.js';
-import { kindEnvironment, POLICY_KINDS } from './environment.js';
+import { kindEnvironment, loadManifestSchemas, POLICY_KINDS } from './environment.js';
 import type { CompiledExpression, PolicyRule, PolicySeverity } from './model.js';
 
-const ajv = new Ajv({ allErrors: true, strict: false });
-const validateRule = ajv.compile(PolicyRuleSchema);
+/**
+ * The rule schema's validator, compiled (ajv imported) when the first policy file is read: a
+ * plan without policies never pays for ajv or the compilation.
+ */
+let validateRule: ValidateFunction | undefined;
+async function ruleValidator(): Promise<ValidateFunction> {
+  if (validateRule) return validateRule;
+  const [{ Ajv }, { PolicyRule }] = await Promise.all([import('ajv'), import('@gatehouse/schemas')]);
+  return (validateRule = new Ajv({ allErrors: true, strict: false }).compile(PolicyRule));
+}
 
 export interface LoadedPolicies {
   rules: PolicyRule[];
@@ -57,13 +64,14 @@ export async function loadPolicies(paths: readonly string[]): Promise<LoadedPoli
   const files = await policyFiles(paths, problems);
   const rules: PolicyRule[] = [];
   const names = new Map<string, SourceLocation>();
+  const validate = files.length > 0 ? (await Promise.all([ruleValidator(), loadManifestSchemas()]))[0] : undefined;
   for (const file of files) {
     const text = await readFile(file, 'utf8');
     const documents: LoadedDocument[] = [];
     const before = problems.length;
     parseFile(display(file), text, documents, problems);
     const fileRules: PolicyRule[] = [];
-    for (const doc of documents) fileRules.push(...compileDocument(doc, text, problems));
+    for (const doc of documents) fileRules.push(...compileDocument(doc, text, problems, validate!));
     if (problems.length > before) continue;
     for (const rule of fileRules) {
       const first = names.get(rule.name);
@@ -89,7 +97,7 @@ interface RuleDocument {
 }
 
 /** The rules of one document (the file's list): each checked against the rule schema, then compiled. */
-function compileDocument(doc: LoadedDocument, text: string, problems: Problem[]): PolicyRule[] {
+function compileDocument(doc: LoadedDocument, text: string, problems: Problem[], validateRule: ValidateFunction): PolicyRule[] {
   if (!Array.isArray(doc.value)) {
     problems.push(problem('policy_invalid', 'a policy file is a list of rules (each "- name: ..."), as in examples/policies', doc.locate([])));
     return [];

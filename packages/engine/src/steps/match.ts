@@ -65,6 +65,14 @@ export function match(desired: DesiredObject[], everything: LiveObject[], stack:
       else keyed.set(key, [o]);
     }
   }
+  // `{id: ...}` references name live objects: checked against what was read, before any write.
+  for (const d of desired) {
+    for (const ref of d.idRefs ?? []) {
+      const target = byId.get(ref.id);
+      if (!target) problems.push(problem('reference_id_missing', `no live ${ref.kind} has the id ${ref.id}; fix the id, or name a ${ref.kind} manifest instead of {id: ...}`, ref.locate()));
+      else if (target.descriptor.kind !== ref.kind) problems.push(problem('reference_id_wrong_kind', `${ref.id} is a ${target.descriptor.title}, but a ${ref.kind} is expected here; fix the id`, ref.locate()));
+    }
+  }
   const free = (o: LiveObject | undefined) => (o && !claimed.has(o) ? o : undefined);
   const byKey = (kind: string, parentId: string, key: string) =>
     byNaturalKey.get(kind)?.get(`${parentId}\0${key}`)?.find((o) => !claimed.has(o));

@@ -38,10 +38,17 @@ export function resolve(documents: ValidDocument[], declaredElsewhere: string[] 
   const declared = new Set(declaredElsewhere);
 
   /** A reference (name, `{id}`, or a weighted key `id:<id>`) -> token; problems when broken. */
-  const token = (ref: unknown, kind: string, doc: ValidDocument, path: () => (string | number)[], found: string[], isKey = false): string => {
-    if (typeof ref === 'object' && ref !== null) return String((ref as { id: string }).id);
+  const token = (ref: unknown, kind: string, doc: ValidDocument, path: () => (string | number)[], found: string[], isKey = false, ids: { id: string; kind: string; locate(): SourceLocation }[] = []): string => {
+    if (typeof ref === 'object' && ref !== null) {
+      const id = String((ref as { id: string }).id);
+      ids.push({ id, kind, locate: () => doc.locate(path()) });
+      return id;
+    }
     const name = String(ref);
-    if (isKey && name.startsWith('id:')) return name.slice(3);
+    if (isKey && name.startsWith('id:')) {
+      ids.push({ id: name.slice(3), kind, locate: () => doc.locate(path(), { key: true }) });
+      return name.slice(3);
+    }
     const address = `${kind}/${name}`;
     if (declared.has(address)) return address;
     if (names.has(address)) {
@@ -67,14 +74,16 @@ export function resolve(documents: ValidDocument[], declaredElsewhere: string[] 
     identity: { address: string; name: string; markerName: string; parent?: string },
   ) => {
     const found: string[] = [];
+    const ids: { id: string; kind: string; locate(): SourceLocation }[] = [];
     let resolved: unknown = spec;
     for (const ref of descriptor.refs) {
       resolved = rewrite(resolved, ref.pattern, (value, path) =>
-        token(value, ref.kind, doc, () => [...specPath, ...path], found, ref.pattern.at(-1) === '{}'),
+        token(value, ref.kind, doc, () => [...specPath, ...path], found, ref.pattern.at(-1) === '{}', ids),
       );
     }
     const object = new ResolvedObject(identity, descriptor, descriptor.fromManifest(resolved as Spec, doc.value.name), doc, specPath);
     object.preventDestroy = doc.value.lifecycle?.prevent_destroy === true;
+    if (ids.length > 0) object.idRefs = ids;
     object.references = identity.parent || found.length > 1 ? [...new Set(identity.parent ? [identity.parent, ...found] : found)] : found;
     if (specPath.length === 1 && doc.value.adopt !== undefined) object.adopt = doc.value.adopt;
     desired.push(object);
@@ -135,6 +144,7 @@ class ResolvedObject implements DesiredObject {
   markerName: string;
   declare parent?: string;
   declare adopt?: string;
+  declare idRefs?: { id: string; kind: string; locate(): SourceLocation }[];
   preventDestroy = false;
   references: string[] = [];
   #source: SourceLocation | undefined;
