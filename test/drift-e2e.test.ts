@@ -21,7 +21,7 @@ let close: (() => Promise<void>) | undefined;
 const ids = new Map<string, string>();
 
 beforeAll(async () => {
-  ({ server, client, close } = await serveWithClient(KEY));
+  ({ server, client, close } = await serveWithClient(KEY, ['--no-reservation-check']));
   const applied = await runCli(['apply', EXAMPLES, '--yes'], { env: env() });
   if (applied.code !== 0) throw new Error(`apply failed:\n${applied.stdout}\n${applied.stderr}`);
   for await (const r of client.ipRestrictions.list()) if (r.type === 'dashboard') ids.set('IPRestriction/dashboard', r.id);

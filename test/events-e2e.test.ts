@@ -110,7 +110,7 @@ beforeAll(async () => {
   repo = join(dir.path, 'repo');
   mkdirSync(repo);
   writeRepository('Office egress');
-  server = await startServe(['--port', '0', '--db', join(dir.path, 'server.db'), '--api-key', KEY]);
+  server = await startServe(['--port', '0', '--db', join(dir.path, 'server.db'), '--api-key', KEY, '--no-reservation-check']);
 });
 afterAll(async () => {
   await server?.stop();

@@ -49,13 +49,14 @@ describe('gatehouse export', () => {
     const out = join(dir.path, 'exported');
     const result = await runCli(['export', '--out', out], { env: env() });
     expect(result.code, result.stderr).toBe(0);
-    // One file per kind the examples declare, but bot users: they carry no marker, so no stack owns them.
+    // One file per kind the examples declare; bot users too, though they carry no marker
+    // (a plain export keeps them, so that the round trip does not drop them).
     expect(readdirSync(out).sort()).toEqual([
-      'backends.yaml', 'certificate-authorities.yaml', 'event-destinations.yaml', 'event-subscriptions.yaml',
-      'https-edges.yaml', 'ip-policies.yaml', 'ip-restrictions.yaml', 'tcp-edges.yaml',
+      'backends.yaml', 'bot-users.yaml', 'certificate-authorities.yaml', 'event-destinations.yaml', 'event-subscriptions.yaml',
+      'https-edges.yaml', 'ip-policies.yaml', 'ip-restrictions.yaml', 'reserved-domains.yaml', 'reserved-tcp-addresses.yaml',
+      'tcp-edges.yaml', 'tls-edges.yaml',
     ]);
     expect(result.stdout).toMatch(/Exported \d+ objects of stack "default"/);
-    expect(result.stdout).toContain('not owned by stack "default" left out; --all exports them');
 
     const text = readAll(out);
     for (const secret of Object.values(EXAMPLE_SECRETS)) {
@@ -78,7 +79,8 @@ describe('gatehouse export', () => {
     const text = readAll(out);
     expect(text).toMatch(/ip_policies:\n\s+- blocklist\n\s+- office\n\s+- vpn/);
     expect(text).not.toMatch(/: null$/m);
-    expect(text).not.toContain('enabled: true');
+    // (a static address backend's `tls: {enabled: true}` is a choice, not the default)
+    expect(text.replace(/tls:\n\s+enabled: true/g, '')).not.toContain('enabled: true');
     expect(text).not.toContain('request_signing_certificate_pem');
   });
 

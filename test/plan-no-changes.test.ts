@@ -24,7 +24,7 @@ let close: (() => Promise<void>) | undefined;
 let written: WriteResult;
 
 beforeAll(async () => {
-  ({ server, client, close } = await serveWithClient(KEY));
+  ({ server, client, close } = await serveWithClient(KEY, ['--no-reservation-check']));
   written = await writeLive(client, manifests, 'default', EXAMPLE_SECRETS, { reverseSets: true });
   await onlyMarkersDiffer(['examples/basic'], 'default', EXAMPLE_SECRETS);
 });

@@ -1,8 +1,10 @@
 /**
  * Checks a subscription source's CEL `filter` (api-spec 6: "only fields marked filterable can
  * be used in filtering"). The expression is parsed with @bufbuild/cel; then every dotted name
- * it reads (`conn.client_ip`, `conn.server_name.endsWith(...)`, `has(conn.server_port)`) is
- * resolved against the event type's fields. Names bound by macros (`x` in `list.exists(x, ...)`)
+ * it reads (`ev.conn.client_ip`, `ev.conn.server_name.endsWith(...)`, `has(ev.conn.server_port)`)
+ * is resolved against the event type's fields. The service's documentation binds the event as
+ * `ev` (`EVENT_FILTER_BINDING`); names without it (`conn.client_ip`), which earlier gatehouse
+ * versions required, are still read as fields, so filters stored before keep working. Names bound by macros (`x` in `list.exists(x, ...)`)
  * are local and not fields. Problems carry the 1-based column where the offending name starts.
  *
  * Shared by the reference server (request validation) and the engine (validate time), so both
@@ -25,6 +27,9 @@ const parse = (text: string): ReturnType<typeof celParse> => {
   celParser ??= (createRequire(import.meta.url)('@bufbuild/cel') as { parse: typeof celParse }).parse;
   return celParser(text);
 };
+
+/** The name the service binds the event to in a filter: `ev.conn.server_name`. */
+export const EVENT_FILTER_BINDING = 'ev';
 
 export interface FilterProblem {
   message: string;
@@ -98,9 +103,14 @@ function isPlainValue(expr: Expr): boolean {
 /** Resolves one name: the longest prefix that is a field is what it reads (map access beyond). */
 function resolve(ref: NameReference, fields: ReadonlyMap<string, TrafficField>): FilterProblem | undefined {
   const column = ref.offset + 1;
-  const filterable = [...fields.values()].filter((f) => f.filterable).map((f) => f.name);
-  for (let length = ref.path.length; length > 0; length--) {
-    const name = ref.path.slice(0, length).join('.');
+  const filterable = [...fields.values()].filter((f) => f.filterable).map((f) => `${EVENT_FILTER_BINDING}.${f.name}`);
+  const bound = ref.path[0] === EVENT_FILTER_BINDING;
+  const path = bound ? ref.path.slice(1) : ref.path;
+  if (bound && path.length === 0) {
+    return { message: `'${EVENT_FILTER_BINDING}' (column ${column}) is the whole event; compare one of its filterable fields: ${filterable.join(', ')}`, column };
+  }
+  for (let length = path.length; length > 0; length--) {
+    const name = path.slice(0, length).join('.');
     const found = fields.get(name);
     if (!found) continue;
     if (found.filterable) return undefined;

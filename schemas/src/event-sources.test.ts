@@ -39,9 +39,24 @@ describe('event sources', () => {
   });
 
   test('a filter over a non-filterable field names it and its column', () => {
-    const [problem] = eventSourceProblems([{ type: 'http_request_complete.v0', filter: 'conn.server_port == 443 && http.request.method == "get"' }]);
+    const [problem] = eventSourceProblems([{ type: 'http_request_complete.v0', filter: 'conn.server_port == 443 && http.request.user_agent == "x"' }]);
     expect(problem).toMatchObject({ field: 'sources[0].filter', path: ['sources', 0, 'filter'], column: 28 });
-    expect(problem!.message).toContain("field 'http.request.method' (column 28) is not filterable");
+    expect(problem!.message).toContain("field 'http.request.user_agent' (column 28) is not filterable");
+    expect(problem!.message).toContain('filterable fields: ev.conn.client_ip, ev.conn.server_ip');
+  });
+
+  test("filters as the service documents them: the event bound as `ev`", () => {
+    const ok = (filter: string) => eventSourceProblems([{ type: 'http_request_complete.v0', filter }]);
+    expect(ok("ev.conn.server_name.matches('^api[.]')")).toEqual([]);
+    expect(ok("ev.http.request.method == 'POST'")).toEqual([]);
+    expect(ok("ev.conn.server_port == 443 && has(ev.conn.client_ip)")).toEqual([]);
+    // names without the binding, as gatehouse wrote them before, still read as fields
+    expect(ok('conn.server_port == 443')).toEqual([]);
+    const [unbound] = ok('ev.tls.version == "1.3"');
+    expect(unbound!.message).toContain("field 'tls.version' (column 1) is not filterable");
+    const [whole] = ok('ev == null');
+    expect(whole!.message).toContain("'ev' (column 1) is the whole event");
+    expect(eventSourceProblems([{ type: 'tcp_connection_closed.v0', filter: "ev.conn.server_name.endsWith('.example.com')" }])).toEqual([]);
   });
 
   test('a filter that is not CEL carries its column', () => {

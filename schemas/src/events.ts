@@ -84,7 +84,8 @@ export const TRAFFIC_EVENT_FIELDS: Readonly<Record<string, readonly TrafficField
     ...CONN_FIELDS,
     field('http.request.body_length', 'int64'),
     field('http.request.headers', 'Map<string, List<string>>'),
-    field('http.request.method', 'string'),
+    // The service's documentation filters on the method (`ev.http.request.method == 'POST'`).
+    field('http.request.method', 'string', true),
     field('http.request.url.host', 'string'),
     field('http.request.url.path', 'string'),
     field('http.request.url.query', 'string'),

@@ -50,7 +50,7 @@ describe('@gatehouse/schemas/runtime', () => {
     const register = `data:text/javascript,${encodeURIComponent(`import { register } from 'node:module'; register(${JSON.stringify(hooks)});`)}`;
     const script = `const r = await import(${JSON.stringify(runtime)}); console.log('kinds=' + r.MANIFEST_KINDS.length + ' cidr=' + r.checkCidr('10.0.0.0/8').ok);`;
     const out = execFileSync(process.execPath, ['--import', register, '--input-type=module', '-e', script], { encoding: 'utf8' });
-    expect(out.trim()).toBe('kinds=9 cidr=true');
+    expect(out.trim()).toBe('kinds=12 cidr=true');
   });
 
   it('names the same kinds and route modules as the schemas', async () => {

@@ -15,3 +15,4 @@ export * from './events.js';
 export * from './event-sources.js';
 export * from './cel-filter.js';
 export * from './api/webhook-providers.js';
+export * from './oauth-rules.js';

@@ -15,12 +15,16 @@ export interface ServedApi {
   close(): Promise<void>;
 }
 
-/** Starts `gatehouse serve --api-key <key>` over `<dir>/server.db`; removes the directory if it cannot. */
-export async function serveWithClient(key: string): Promise<ServedApi> {
+/**
+ * Starts `gatehouse serve --api-key <key> <args>` over `<dir>/server.db`; removes the directory
+ * if it cannot. Tests whose fixtures have edges on hostports no manifest reserves pass
+ * `--no-reservation-check`.
+ */
+export async function serveWithClient(key: string, args: readonly string[] = []): Promise<ServedApi> {
   const dir = tempDir();
   let server: ServeProcess;
   try {
-    server = await startServe(['--port', '0', '--db', join(dir.path, 'server.db'), '--api-key', key]);
+    server = await startServe(['--port', '0', '--db', join(dir.path, 'server.db'), '--api-key', key, ...args]);
   } catch (error) {
     dir.cleanup();
     throw error;

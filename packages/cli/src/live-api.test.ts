@@ -10,7 +10,7 @@ let client: GatehouseClient;
 let api: ClientLiveApi;
 
 beforeAll(async () => {
-  server = await startServer({ host: '127.0.0.1', port: 0, db: ':memory:', apiKeys: [KEY] });
+  server = await startServer({ host: '127.0.0.1', port: 0, db: ':memory:', reservationCheck: false, apiKeys: [KEY] });
   client = new GatehouseClient({ baseUrl: server.url, apiKey: KEY });
   api = new ClientLiveApi(client, { url: server.url, embedded: false });
 });

@@ -49,6 +49,7 @@ export const PROBLEM_CODES = {
   adoption_required: 'a live object that this stack does not own holds a unique key a manifest claims',
   adopt_wrong_kind: 'adopt names a live object of another kind or one adopted twice',
   ca_pem_invalid: 'a certificate authority PEM that is not one or more valid X.509 certificates',
+  last_child_in_use: 'the plan would delete every rule of a policy that a dashboard IP restriction uses (the service refuses the last)',
   event_source_invalid: 'an event subscription source with an unknown type, a field the type lacks, or a filter the service refuses',
   policy_invalid: 'a policy file that does not follow its schema (a list of rules with name, kind, require...)',
   policy_expression: 'a policy expression that is not valid CEL, names a field its kind does not have, or is not a condition',

@@ -186,12 +186,24 @@ describe('validate: what the service would refuse', () => {
       'module_invalid@4:58', // min_version with terminate_at upstream
       'module_invalid@8:29', // github webhook without a secret
       'module_invalid@9:14', // oauth and saml both enabled
+      'module_invalid@9:14', // OAuth on a route other than /
       'module_invalid@9:34', // OAuth client_id without client_secret
       'module_invalid@10:13', // SAML with both idp_metadata and idp_metadata_url
       'module_invalid@13:53', // sns takes no secret
+      'module_invalid@14:14', // OAuth on a route other than /
       'module_invalid@14:25', // OAuth names no provider
       'module_invalid@17:40', // unknown webhook provider
     ]);
+  });
+  test("OAuth: the managed application needs who may sign in; only on the route /", async () => {
+    const edge = (match: string, provider: string) =>
+      `kind: HTTPSEdge\nname: e\nspec:\n  routes:\n    - match_type: path_prefix\n      match: ${match}\n      oauth: {provider: ${provider}}\n`;
+    expect(await problems(edge('/', '{google: {email_domains: [example.com]}}'))).toEqual([]);
+    expect(await problems(edge('/', '{microsoft: {email_addresses: [a@example.com], scopes: []}}'))).toEqual([]);
+    expect(await problems(edge('/', '{github: {client_id: i, client_secret: s, scopes: [read:org]}}'))).toEqual([]);
+    expect(await problems(edge('/', '{google: {}}'))).toEqual(['module_invalid@7:34']);
+    expect(await problems(edge('/', '{google: {scopes: [email], email_domains: [example.com]}}'))).toEqual(['module_invalid@7:43']);
+    expect(await problems(edge('/oncall', '{google: {email_domains: [example.com]}}'))).toEqual(['module_invalid@7:14']);
   });
   test('request headers: the same name twice, case-insensitively', async () => {
     const yaml = `kind: HTTPSEdge\nname: e\nspec:\n  routes:\n    - match_type: path_prefix\n      match: /\n      request_headers: {add: {X-A: "1", x-a: "2"}}\n`;

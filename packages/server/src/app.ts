@@ -44,6 +44,11 @@ export interface AppOptions {
   delivery?: DeliveryOptions | false;
   logger?: FastifyServerOptions['logger'];
   /**
+   * Refuse an edge hostport that no reservation covers (`invalid_hostport`), as the service
+   * does; true unless false (`serve --no-reservation-check`).
+   */
+  reservationCheck?: boolean;
+  /**
    * How long a request may take to arrive in full (headers and body; default 30 s, then Node
    * answers 408 and closes), and how long a connection may stay idle (default 75 s, beyond
    * the 72 s keep-alive, so an idle keep-alive connection is closed by keep-alive first).
@@ -105,7 +110,7 @@ export async function buildApp(options: AppOptions = {}): Promise<GatehouseApp> 
       ? undefined
       : new Deliverer(deliveryLog, (id) => store.get(id, EVENT_DESTINATION) !== undefined, app.log, options.delivery);
 
-  app.decorate('services', { store, urls, audit });
+  app.decorate('services', { store, urls, audit, reservationCheck: options.reservationCheck ?? true });
   app.decorate('db', db);
   app.decorate('renderCache', renderCache);
   app.decorate('apiKeys', apiKeys);

@@ -36,10 +36,15 @@ const sessionOutput = {
 export { OAUTH_PROVIDERS };
 export type OAuthProviderName = (typeof OAUTH_PROVIDERS)[number];
 
+// `null` ids and `[]` scopes are accepted on input because the service returns them for its
+// managed application: a value read back can always be written again (the rules themselves
+// live in oauth-rules.ts).
 const providerInputFields = {
-  client_id: Type.Optional(Type.String({ minLength: 1 })),
-  client_secret: Type.Optional(Type.String({ minLength: 1, description: 'required when client_id is given' })),
-  scopes: Type.Optional(Type.Array(Type.String(), { description: 'only with both client_id and client_secret' })),
+  client_id: Type.Optional(Type.Union([Type.String({ minLength: 1 }), Type.Null()], { description: 'null or absent: the managed application' })),
+  client_secret: Type.Optional(
+    Type.Union([Type.String({ minLength: 1 }), Type.Null()], { description: 'required when client_id is given' }),
+  ),
+  scopes: Type.Optional(Type.Array(Type.String(), { description: 'non-empty only with both client_id and client_secret' })),
   email_addresses: Type.Optional(StringList),
   email_domains: Type.Optional(StringList),
 };
@@ -93,7 +98,7 @@ export { DEFAULT_SAML_NAMEID_FORMAT, SAML_NAMEID_FORMATS };
 
 export const EndpointSamlInput = Strict({
   ...sessionInput,
-  idp_metadata: Type.Optional(Type.String({ minLength: 1, description: 'full XML IdP EntityDescriptor' })),
+  idp_metadata: Type.Optional(Type.String({ description: 'full XML IdP EntityDescriptor; "" (what a module set by URL returns) is the same as absent' })),
   idp_metadata_url: Type.Optional(Type.String({ minLength: 1, description: 'URL of the IdP metadata' })),
   force_authn: Type.Optional(Type.Boolean()),
   allow_idp_initiated: Type.Optional(Type.Boolean()),

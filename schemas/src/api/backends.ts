@@ -1,8 +1,9 @@
 /**
- * Backends (`/backends/<kind>`), the objects that endpoint backend modules point at. Four
+ * Backends (`/backends/<kind>`), the objects that endpoint backend modules point at. Five
  * kinds, shaped as the service shapes them: tunnel_group (labels), http_response (body,
- * headers, status_code), failover (an ordered list of backend ids) and weighted (backend id ->
- * weight 0..10000). Composite backends (failover, weighted) return the ids they were given,
+ * headers, status_code), failover (an ordered list of backend ids), weighted (backend id ->
+ * weight 0..10000) and static_address (`address` host:port, `tls.enabled`, false when
+ * unspecified). Composite backends (failover, weighted) return the ids they were given,
  * not Refs. Every list uses the envelope key `backends`.
  */
 import { Type, type Static, type TProperties } from '@sinclair/typebox';
@@ -69,6 +70,24 @@ export const WeightedBackendUpdate = updateBody({ backends: Weights });
 export const WeightedBackend = Type.Object({ ...resourceBase, backends: Type.Record(Type.String(), Type.Integer()) });
 export const WeightedBackendList = listEnvelope('backends', WeightedBackend);
 
+/** `host:port` of a static address backend. */
+const Address = Type.String({
+  minLength: 3,
+  maxLength: 260,
+  pattern: '^[^\\s:/]+:[1-9][0-9]{0,4}$',
+  description: 'host:port to forward to, e.g. 10.0.0.5:8080 or app.internal:443',
+});
+const StaticTls = Type.Object(
+  { enabled: Type.Boolean({ description: 'connect to the address over TLS' }) },
+  { additionalProperties: false },
+);
+export const StaticAddressBackendCreate = createBody({ address: Address, tls: Type.Optional(StaticTls) });
+export const StaticAddressBackendUpdate = updateBody({ address: Address, tls: StaticTls });
+export const StaticAddressBackend = Type.Object({ ...resourceBase, address: Type.String(), tls: Type.Object({ enabled: Type.Boolean() }) });
+export const StaticAddressBackendList = listEnvelope('backends', StaticAddressBackend);
+
+export type StaticAddressBackendCreate = Static<typeof StaticAddressBackendCreate>;
+export type StaticAddressBackend = Static<typeof StaticAddressBackend>;
 export type TunnelGroupBackendCreate = Static<typeof TunnelGroupBackendCreate>;
 export type TunnelGroupBackend = Static<typeof TunnelGroupBackend>;
 export type HttpResponseBackendCreate = Static<typeof HttpResponseBackendCreate>;

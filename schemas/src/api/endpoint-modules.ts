@@ -58,7 +58,8 @@ export const EndpointCircuitBreakerInput = Strict({
   enabled: Type.Optional(ModuleEnabled),
   tripped_duration: Type.Optional(Uint32),
   rolling_window: Type.Optional(Uint32),
-  num_buckets: Type.Optional(Type.Integer({ minimum: 1, maximum: 128 })),
+  // 0 is what the service returns when unset (and so takes back as "unset"), else 1..128.
+  num_buckets: Type.Optional(Type.Integer({ minimum: 0, maximum: 128, description: 'buckets of the rolling window, at most 128; 0: unset' })),
   volume_threshold: Type.Optional(Uint32),
   error_threshold_percentage: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
 });

@@ -47,6 +47,18 @@ export const EventSubscriptionSource = Type.Object(
   { additionalProperties: false },
 );
 
+/** `POST /event_subscriptions/{id}/sources`: one more event type for the subscription. */
+export const EventSubscriptionSourceCreate = EventSubscriptionSourceInput;
+/** `PATCH /event_subscriptions/{id}/sources/{type}`: the source's fields and filter. */
+export const EventSubscriptionSourceUpdate = UpdateBody(sourceDetails);
+/** `GET /event_subscriptions/{id}/sources`: the subscription's sources. */
+export const EventSubscriptionSourceList = Type.Object(
+  { sources: Type.Array(EventSubscriptionSource), uri: Type.String() },
+  { additionalProperties: false },
+);
+/** Path parameters of one source: the subscription's id and the source's event type. */
+export const EventSubscriptionSourceParams = Type.Object({ id: Type.String(), type: Type.String() });
+
 const Sources = Type.Array(EventSubscriptionSourceInput, { minItems: 1 });
 const DestinationIds = Type.Array(Type.String({ minLength: 1 }), {
   uniqueItems: true,
@@ -78,6 +90,7 @@ export const EventSubscriptionList = listEnvelope('event_subscriptions', EventSu
 
 export type EventSubscriptionSourceInput = Static<typeof EventSubscriptionSourceInput>;
 export type EventSubscriptionSource = Static<typeof EventSubscriptionSource>;
+export type EventSubscriptionSourceUpdate = Static<typeof EventSubscriptionSourceUpdate>;
 export type EventSubscriptionCreate = Static<typeof EventSubscriptionCreate>;
 export type EventSubscriptionUpdate = Static<typeof EventSubscriptionUpdate>;
 export type EventSubscription = Static<typeof EventSubscription>;

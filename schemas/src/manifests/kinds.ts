@@ -25,6 +25,7 @@ import {
 } from '../api/endpoint-modules.js';
 import { EndpointOAuthInput, EndpointOidcInput, EndpointSamlInput } from '../api/auth-modules.js';
 import { ManifestDocument, Reference, References } from './common.js';
+import { CERTIFICATE_AUTHORITIES, DomainName, PRIVATE_KEY_TYPES, TcpAddr, TcpAddressRegion } from '../api/reservations.js';
 import { CertificateAuthorityManifest } from './certificate-authority.js';
 import { EventDestinationManifest } from './event-destination.js';
 import { EventSubscriptionManifest } from './event-subscription.js';
@@ -49,8 +50,22 @@ export const IpRestrictionSpec = Strict({
 export const IpRestrictionManifest = ManifestDocument('IPRestriction', IpRestrictionSpec, 'an IP restriction (at most one per type)');
 
 // --- bot users ---------------------------------------------------------------------------------
-export const BotUserSpec = Strict({ active: Type.Optional(Type.Boolean({ description: 'true when unspecified' })) });
-export const BotUserManifest = ManifestDocument('BotUser', BotUserSpec, 'a bot user; the document name is the bot user name');
+export const BotUserSpec = Strict({
+  name: Type.Optional(
+    Type.String({
+      minLength: 1,
+      pattern: '\\S',
+      description:
+        "the bot user's name in the API (spaces allowed, e.g. \"deploy bot from CI\"); the manifest name when unspecified. Changing it renames the bot user in place",
+    }),
+  ),
+  active: Type.Optional(Type.Boolean({ description: 'true when unspecified' })),
+});
+export const BotUserManifest = ManifestDocument(
+  'BotUser',
+  BotUserSpec,
+  "a bot user; the document name identifies it in gatehouse, spec.name (default: the document name) is its name in the API",
+);
 
 // --- backends ----------------------------------------------------------------------------------
 const backendSpec = <T extends string, P extends Parameters<typeof Type.Object>[0]>(type: T, fields: P) =>
@@ -72,20 +87,29 @@ export const WeightedBackendSpec = backendSpec('weighted', {
     description: 'Backend manifest name (or "id:<id>" for an unmanaged backend) -> weight 0..10000',
   }),
 });
-export const BACKEND_TYPES = ['tunnel_group', 'http_response', 'failover', 'weighted'] as const;
+export const StaticAddressBackendSpec = backendSpec('static_address', {
+  address: Type.String({ minLength: 3, pattern: '^[^\\s:/]+:[1-9][0-9]{0,4}$', description: 'host:port to forward to, e.g. 10.0.0.5:8080' }),
+  tls: Type.Optional(Strict({ enabled: Type.Boolean({ description: 'connect over TLS; false when unspecified' }) })),
+});
+export const BACKEND_TYPES = ['tunnel_group', 'http_response', 'failover', 'weighted', 'static_address'] as const;
 export const BackendSpec = Type.Unsafe<
   | Static<typeof TunnelGroupBackendSpec>
   | Static<typeof HttpResponseBackendSpec>
   | Static<typeof FailoverBackendSpec>
   | Static<typeof WeightedBackendSpec>
+  | Static<typeof StaticAddressBackendSpec>
 >({
   type: 'object',
   required: ['type'],
   properties: { type: StringEnum(BACKEND_TYPES, { description: 'the backend kind; cannot change (replaced)' }) },
   discriminator: { propertyName: 'type' },
-  oneOf: [TunnelGroupBackendSpec, HttpResponseBackendSpec, FailoverBackendSpec, WeightedBackendSpec],
+  oneOf: [TunnelGroupBackendSpec, HttpResponseBackendSpec, FailoverBackendSpec, WeightedBackendSpec, StaticAddressBackendSpec],
 });
-export const BackendManifest = ManifestDocument('Backend', BackendSpec, 'a backend: tunnel_group, http_response, failover or weighted');
+export const BackendManifest = ManifestDocument(
+  'Backend',
+  BackendSpec,
+  'a backend: tunnel_group, http_response, failover, weighted or static_address',
+);
 
 // --- modules with references -------------------------------------------------------------------
 export const BackendModuleSpec = Strict({ enabled: Type.Optional(ModuleEnabled), backend: Reference });
@@ -136,6 +160,45 @@ export const TcpEdgeSpec = Strict({
 });
 export const TcpEdgeManifest = ManifestDocument('TCPEdge', TcpEdgeSpec, 'a TCP edge and its modules');
 
+// --- TLS edges ---------------------------------------------------------------------------------
+export const TlsEdgeSpec = Strict({
+  ...common,
+  hostports: Type.Optional(Hostports),
+  backend: Type.Optional(BackendModuleSpec),
+  ip_restriction: Type.Optional(IpRestrictionModuleSpec),
+  mutual_tls: Type.Optional(MutualTlsModuleSpec),
+  tls_termination: Type.Optional(EndpointTlsTerminationInput),
+  traffic_policy: Type.Optional(EndpointTrafficPolicyInput),
+});
+export const TlsEdgeManifest = ManifestDocument('TLSEdge', TlsEdgeSpec, 'a TLS edge and its modules');
+
+// --- reservations ------------------------------------------------------------------------------
+export const ReservedDomainSpec = Strict({
+  ...common,
+  domain: DomainName,
+  certificate_management_policy: Type.Optional(
+    Strict({
+      authority: Type.Optional(StringEnum(CERTIFICATE_AUTHORITIES)),
+      private_key_type: Type.Optional(StringEnum(PRIVATE_KEY_TYPES, { description: 'rsa (default) or ecdsa' })),
+    }),
+  ),
+});
+export const ReservedDomainManifest = ManifestDocument(
+  'ReservedDomain',
+  ReservedDomainSpec,
+  "a reserved domain: the hostname (or *.wildcard) that HTTPS and TLS edges' hostports use",
+);
+export const ReservedTcpAddressSpec = Strict({
+  ...common,
+  region: Type.Optional(TcpAddressRegion),
+  addr: Type.Optional(TcpAddr),
+});
+export const ReservedTcpAddressManifest = ManifestDocument(
+  'ReservedTCPAddress',
+  ReservedTcpAddressSpec,
+  "a reserved TCP address (hostname:port) that a TCP edge's hostports use; addr identifies an existing one, or is assigned",
+);
+
 /** Every manifest kind and its document schema. */
 export const MANIFEST_SCHEMAS = {
   IPPolicy: IpPolicyManifest,
@@ -144,6 +207,9 @@ export const MANIFEST_SCHEMAS = {
   Backend: BackendManifest,
   HTTPSEdge: HttpsEdgeManifest,
   TCPEdge: TcpEdgeManifest,
+  TLSEdge: TlsEdgeManifest,
+  ReservedDomain: ReservedDomainManifest,
+  ReservedTCPAddress: ReservedTcpAddressManifest,
   CertificateAuthority: CertificateAuthorityManifest,
   EventDestination: EventDestinationManifest,
   EventSubscription: EventSubscriptionManifest,

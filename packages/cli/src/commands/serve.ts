@@ -48,6 +48,12 @@ export default class Serve extends Command {
       helpGroup: 'LOG',
     }),
     // Tests only (hidden): see packages/server/src/http/faults.ts.
+    'reservation-check': Flags.boolean({
+      description:
+        "refuse edge hostports that are not reserved (a reserved domain, a reserved TCP address), as the service does; --no-reservation-check for databases and tests made before reservations",
+      default: true,
+      allowNo: true,
+    }),
     'inject-faults': Flags.string({ description: 'TESTS ONLY: fraction of requests to fail, 0..1', hidden: true }),
     'fault-seed': Flags.string({ description: 'TESTS ONLY: seed making injected faults deterministic', hidden: true }),
     'fault-modes': Flags.string({
@@ -92,11 +98,13 @@ export default class Serve extends Command {
       ...(rateLimit ? { rateLimit } : {}),
       ...(flags['event-sink'] ? { delivery: { sinkPath: flags['event-sink'] } } : {}),
       ...(faults ? { faults } : {}),
+      reservationCheck: flags['reservation-check'],
     });
 
     this.log(`gatehouse reference API listening on ${server.url}`);
     this.log(`  database: ${flags.db}`);
     if (flags['event-sink']) this.log(`  event sink: ${flags['event-sink']}`);
+    if (!flags['reservation-check']) this.log('  reservation check: off (edge hostports need no reserved domain or address)');
     if (faults) {
       this.log(`  FAULT INJECTION ON (tests only): ${faults.rate} of requests fail, seed ${faults.seed ?? 'random'}`);
     }

@@ -136,6 +136,78 @@ describe('order', () => {
     expect(api.objects('/ip_policies')).toEqual([]);
   });
 
+  it('make before break: a rule whose CIDR changed is created before the old one is deleted', async () => {
+    const api = new MemoryLiveApi();
+    const dir = manifests(POLICIES);
+    await apply(api, dir);
+    rewrite(dir, POLICIES.replace('192.0.2.0/25', '192.0.2.128/25'));
+    const result = await apply(api, dir, { prune: true, force: true });
+    expect(result.ok).toBe(true);
+    const log = api.log.filter((r) => r.path.startsWith('/ip_policy_rules'));
+    const created = indexOf(log, (r) => r.method === 'POST' && r.body!.cidr === '192.0.2.128/25');
+    const deleted = indexOf(log, (r) => r.method === 'DELETE');
+    expect(created).toBeGreaterThanOrEqual(0);
+    expect(created).toBeLessThan(deleted);
+  });
+
+  it('refuses to delete every rule of a policy a dashboard restriction uses, before any request', async () => {
+    const api = new MemoryLiveApi();
+    const dir = manifests(POLICIES);
+    await apply(api, dir);
+    const before = api.log.length;
+    const withoutVpnRules = POLICIES.replace('    - {cidr: 192.0.2.0/25, action: allow}\n', '').replace('  description: VPN\n  rules:\n', '  description: VPN\n');
+    rewrite(dir, withoutVpnRules);
+    const refused = apply(api, dir, { prune: true, force: true });
+    await expect(refused).rejects.toMatchObject({
+      problems: [expect.objectContaining({ code: 'last_child_in_use', message: expect.stringContaining('IPPolicy/vpn') })],
+    });
+    expect(api.log.length).toBe(before);
+    // the same manifests without the dashboard restriction's use of vpn apply
+    rewrite(dir, withoutVpnRules.replace('[office, vpn]', '[office]'));
+    expect((await apply(api, dir, { prune: true, force: true })).ok).toBe(true);
+  });
+
+  it('creates the reservations an edge\'s hostports name before the edge, and replans empty', async () => {
+    const api = new MemoryLiveApi();
+    const dir = manifests(`
+kind: ReservedDomain
+name: wildcard
+spec: {domain: "*.example.com"}
+---
+kind: ReservedTCPAddress
+name: ssh
+spec: {addr: 1.tcp.example.com:20022}
+---
+kind: Backend
+name: db
+spec: {type: static_address, address: "10.0.0.5:5432", tls: {enabled: true}}
+---
+kind: TLSEdge
+name: db
+spec:
+  hostports: ["db.example.com:443"]
+  backend: {backend: db}
+  tls_termination: {terminate_at: upstream}
+---
+kind: TCPEdge
+name: ssh
+spec: {hostports: ["1.tcp.example.com:20022"], backend: {backend: db}}
+---
+kind: HTTPSEdge
+name: api
+spec: {hostports: ["api.example.com:443"]}
+`);
+    const result = await apply(api, dir);
+    expect(result.ok).toBe(true);
+    const log = writes(api, 'POST');
+    const at = (path: string) => indexOf(log, (r) => r.path === path);
+    expect(at('/reserved_domains')).toBeLessThan(at('/edges/tls'));
+    expect(at('/reserved_domains')).toBeLessThan(at('/edges/https'));
+    expect(at('/reserved_addrs')).toBeLessThan(at('/edges/tcp'));
+    expect(log.find((r) => r.path === '/backends/static_address')!.body).toMatchObject({ address: '10.0.0.5:5432', tls: { enabled: true } });
+    expect((await apply(api, dir)).steps).toEqual([]);
+  });
+
   it('never deletes objects this stack does not own', async () => {
     const api = new MemoryLiveApi();
     await api.create('/ip_policies', { description: 'someone else' });

@@ -30,6 +30,10 @@ const PREFIX: Record<string, string> = {
   '/backends/failover': 'bkdfo',
   '/backends/weighted': 'bkdwd',
   '/backends/http_response': 'bkdhr',
+  '/backends/static_address': 'bkdsa',
+  '/edges/tls': 'edgtls',
+  '/reserved_domains': 'rd',
+  '/reserved_addrs': 'ra',
 };
 
 /** Request bodies as the service renders them back (the fields apply's tests use). */

@@ -32,7 +32,7 @@ describe('detectDrift', () => {
     const report = await drift(await appliedLive());
     expect(report.objects).toEqual([]);
     expect(report.drifted).toBe(false);
-    expect(report.summary.in_sync).toBe(15);
+    expect(report.summary.in_sync).toBe(16);
     expect(report.unmanaged.map((u) => u.id)).toContain('ipp_unmanaged1');
     expect(report.summary.unmanaged).toBe(report.unmanaged.length);
     expect(renderDriftText(report)).toContain('No drift.');
@@ -159,7 +159,7 @@ describe('detectDrift', () => {
       stack: 'default',
       checked_at: '2026-11-23T03:00:00.000Z',
       drifted: true,
-      summary: { changed_outside: 1, changed_in_manifests: 0, changed: 0, deleted_outside: 0, missing: 0, in_sync: 14 },
+      summary: { changed_outside: 1, changed_in_manifests: 0, changed: 0, deleted_outside: 0, missing: 0, in_sync: 15 },
     });
     const object = (json.objects as Record<string, unknown>[])[0]!;
     expect(Object.keys(object)).toEqual(['address', 'kind', 'name', 'id', 'drift', 'action', 'message', 'fields', 'source']);

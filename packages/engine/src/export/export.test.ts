@@ -45,8 +45,9 @@ describe('exportLive', () => {
   test('round trip: the exported manifests of every kind and module plan as no changes', async () => {
     const { result, plan } = await exported(await appliedLive());
     expect(plan.changes, JSON.stringify(plan.changes, null, 2)).toEqual([]);
-    expect(plan.summary.unchanged).toBe(14); // the scenario's 15 objects but the bot user (never owned)
-    expect(result.files.map((f) => f.file)).toEqual(['ip-policies.yaml', 'ip-restrictions.yaml', 'backends.yaml', 'https-edges.yaml', 'tcp-edges.yaml']);
+    // the scenario's 16 objects: bot users carry no marker, but a plain export keeps them
+    expect(plan.summary.unchanged).toBe(16);
+    expect(result.files.map((f) => f.file)).toEqual(['ip-policies.yaml', 'ip-restrictions.yaml', 'bot-users.yaml', 'backends.yaml', 'https-edges.yaml', 'tcp-edges.yaml']);
     for (const file of result.files) {
       expect(file.text.split('\n')[0]).toBe(`# yaml-language-server: $schema=${manifestSchemaUrl(file.kind)}`);
       expect(file.text.split('\n')[1]!.startsWith(EXPORT_HEADER)).toBe(true);
@@ -55,8 +56,9 @@ describe('exportLive', () => {
       const published = join(fileURLToPath(new URL('../../../../schemas/json/', import.meta.url)), manifestSchemaUrl(file.kind).split('/json/')[1]!);
       expect(existsSync(published), published).toBe(true);
     }
-    expect(result.exported).toBe(14);
-    expect(result.notOwned).toBe(2); // the bot user and the unmanaged policy
+    expect(result.exported).toBe(16);
+    expect(result.notOwned).toBe(1); // the unmanaged policy
+    expect(docs(result, 'BotUser')).toEqual([{ kind: 'BotUser', name: 'deploy-bot', adopt: 'bot_1', spec: {} }]);
   });
 
   test('with all: every object, those not owned with what adopting them takes; the next plan only adopts', async () => {
@@ -68,7 +70,7 @@ describe('exportLive', () => {
       ['IPRestriction/dashboard', 'update', [], 'marker'],
     ]);
     expect(plan.changes[0]!.reason).toContain('adopted');
-    expect(docs(result, 'BotUser')).toEqual([{ kind: 'BotUser', name: 'deploy-bot', spec: {} }]);
+    expect(docs(result, 'BotUser')).toEqual([{ kind: 'BotUser', name: 'deploy-bot', adopt: 'bot_1', spec: {} }]);
     expect(docs(result, 'IPPolicy').find((d) => d.name === 'legacy')).toEqual({ kind: 'IPPolicy', name: 'legacy', adopt: 'ipp_unmanaged1', spec: { description: 'legacy' } });
     expect(result.notOwned).toBe(0);
   });
@@ -138,12 +140,13 @@ describe('exportLive', () => {
     expect(result.secrets).toContainEqual({ variable: 'API_HOOKS_GITHUB_WEBHOOK_VERIFICATION_SECRET', address: 'HTTPSEdgeRoute/api//hooks/github', path: 'webhook_verification.secret' });
   });
 
-  test('a bot user whose name cannot be a manifest name is skipped, with the reason', async () => {
+  test('a bot user whose name cannot be a manifest name is named by its slug, its name kept in spec.name', async () => {
     const live = await appliedLive();
-    findRaw(live, 'bot_1').name = 'deploy bot';
-    const result = await exportLive({ api: new FakeLiveApi(live), stack: 'default', all: true });
-    expect(result.skipped).toEqual([{ kind: 'BotUser', id: 'bot_1', reason: expect.stringContaining('"deploy bot" cannot be a manifest name') }]);
-    expect(result.files.map((f) => f.kind)).not.toContain('BotUser');
+    findRaw(live, 'bot_1').name = 'Deploy bot from CI';
+    const { result, plan } = await exported(live);
+    expect(result.skipped).toEqual([]);
+    expect(docs(result, 'BotUser')).toEqual([{ kind: 'BotUser', name: 'deploy-bot-from-ci', adopt: 'bot_1', spec: { name: 'Deploy bot from CI' } }]);
+    expect(plan.changes).toEqual([]);
   });
 
   test('a literal ${env:...} in a live value is escaped so it reads back as written', async () => {

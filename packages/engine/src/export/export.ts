@@ -4,8 +4,10 @@
  * 1. Observe (list requests only), as plan does.
  * 2. Choose: every top-level object this stack owns; with `all`, every other one too (with
  *    `adopt: <id>` where adoption needs it: objects with metadata, which carry no marker of
- *    this stack). Bot users carry no marker, so they are never owned: they come with `all`,
- *    and their name identifies them. Children (rules, routes) go with their parent.
+ *    this stack). Bot users carry no marker, so gatehouse cannot tell which stack applied one:
+ *    every bot user is exported (a plain export must not drop the ones this stack applied),
+ *    with `adopt: <id>` so that a later `spec.name` rename keeps its identity; re-applying
+ *    one changes nothing. Children (rules, routes) go with their parent.
  * 3. Name each chosen object (names.ts), then write each spec (spec.ts): references by name,
  *    secrets as `${env:...}` placeholders, server defaults left out, the user's metadata
  *    restored without the marker.
@@ -57,7 +59,8 @@ export async function exportLive(options: ExportOptions): Promise<ExportResult> 
   const owned = (o: LiveObject) => o.marker?.stack === stack;
   const skipped: ExportResult['skipped'] = [];
   const topLevel = live.filter((o) => o.descriptor.manifestKind !== undefined);
-  const chosen = topLevel.filter((o) => owned(o) || options.all);
+  const unmarkable = (o: LiveObject) => !o.descriptor.metadata;
+  const chosen = topLevel.filter((o) => owned(o) || options.all || unmarkable(o));
   const withNormal = chosen.map((o) => ({ live: o, normal: liveNormal(o) }));
   const names = nameObjects(withNormal, stack);
   const refNames = new Map<string, string>();
@@ -82,10 +85,8 @@ export async function exportLive(options: ExportOptions): Promise<ExportResult> 
   let exported = 0;
   for (const { live: o, normal } of withNormal) {
     const name = names.get(o)!;
-    // Where the manifest name is the object's own name (a bot user's), it must be that name.
-    const own = normal.name === undefined ? name : String(normal.name);
-    if (own !== name || !VALID_NAME.test(name)) {
-      skipped.push({ kind: o.descriptor.kind, id: o.id, reason: `"${own}" cannot be a manifest name (1-200 characters, no spaces or slashes)` });
+    if (!VALID_NAME.test(name)) {
+      skipped.push({ kind: o.descriptor.kind, id: o.id, reason: `"${name}" cannot be a manifest name (1-200 characters, no spaces or slashes)` });
       continue;
     }
     const address = `${o.descriptor.kind}/${name}`;
@@ -102,7 +103,7 @@ export async function exportLive(options: ExportOptions): Promise<ExportResult> 
       );
       exported += items.length;
     }
-    const adopt = !owned(o) && o.descriptor.metadata ? { adopt: o.id } : {};
+    const adopt = !owned(o) ? { adopt: o.id } : {};
     documents.push({ kind: o.descriptor.manifestKind!, name, ...adopt, spec });
     exported += 1;
   }

@@ -44,10 +44,11 @@ export interface ExportFile {
   text: string;
 }
 
-/** `IPPolicy` -> `ip-policies.yaml`, `HTTPSEdge` -> `https-edges.yaml`. */
+/** `IPPolicy` -> `ip-policies.yaml`, `HTTPSEdge` -> `https-edges.yaml`, `ReservedTCPAddress` -> `reserved-tcp-addresses.yaml`. */
 export function fileNameOf(kind: string): string {
   const words = kind.replace(/([a-z])([A-Z])/g, '$1-$2').replace(/([A-Z]+)([A-Z][a-z])/g, '$1-$2').toLowerCase();
-  return `${words.endsWith('y') ? `${words.slice(0, -1)}ies` : `${words}s`}.yaml`;
+  const plural = words.endsWith('y') ? `${words.slice(0, -1)}ies` : words.endsWith('s') ? `${words}es` : `${words}s`;
+  return `${plural}.yaml`;
 }
 
 /** One file per kind that has documents, in `kinds` order. */

@@ -17,7 +17,8 @@ export const slug = (text: string): string =>
 /** The name an object would like, before uniqueness. */
 function preferred(o: LiveObject, normal: Spec, stack: string): string {
   if (o.marker?.stack === stack) return o.marker.name;
-  if (o.descriptor.kind === 'BotUser') return String(normal.name);
+  // A bot user's API name when it can be a manifest name, else its slug (spec.name keeps the name).
+  if (o.descriptor.kind === 'BotUser') return VALID_NAME.test(String(normal.name)) ? String(normal.name) : slug(String(normal.name)) || o.id;
   if (o.marker && VALID_NAME.test(o.marker.name)) return o.marker.name;
   if (o.descriptor.kind === 'IPRestriction') return String(normal.type);
   if (typeof normal.description === 'string' && slug(normal.description) !== '') return slug(normal.description);

@@ -1,6 +1,6 @@
 /**
  * Backends (`/backends/<type>`): tunnel_group, http_response, failover (ordered backend
- * references) and weighted (backend -> weight). The type selects the collection, so it
+ * references), weighted (backend -> weight) and static_address (host:port, tls.enabled). The type selects the collection, so it
  * cannot change: a new type means replace. Failover and weighted backends reference other
  * backends, which can form cycles (validate reports them).
  */
@@ -9,7 +9,7 @@ import { problem } from '../problems.js';
 import { commonBody, commonFields, requireId, sortedKeys } from './shared.js';
 import type { Collection, KindDescriptor, Spec } from './types.js';
 
-export const BACKEND_COLLECTIONS: Collection[] = ['tunnel_group', 'http_response', 'failover', 'weighted'].map((type) => ({
+export const BACKEND_COLLECTIONS: Collection[] = ['tunnel_group', 'http_response', 'failover', 'weighted', 'static_address'].map((type) => ({
   path: `/backends/${type}`,
   listKey: 'backends',
 }));
@@ -34,6 +34,8 @@ function typeFields(type: string, source: Spec): Spec {
       return { backends: [...((source.backends as string[]) ?? [])] };
     case 'weighted':
       return { backends: sortedKeys((source.backends ?? {}) as Record<string, number>) };
+    case 'static_address':
+      return { address: source.address, tls: { enabled: Boolean((source.tls as Spec | undefined)?.enabled ?? false) } };
     default:
       return {};
   }

@@ -1,8 +1,15 @@
 /**
- * Bot users (api-spec 2.3, 4.3). A bot user has no metadata, so it cannot carry an ownership
- * marker: its name (unique in the account) is its identity, declaring a BotUser manifest
- * manages the bot user of that name, and a bot user is never deleted by pruning, because
- * gatehouse cannot prove that this stack created it (see README, "Ownership").
+ * Bot users (api-spec 2.3, 4.3). The manifest's `name` identifies the bot user in gatehouse;
+ * its name in the API is `spec.name`, the manifest name when unspecified (so any name the
+ * service accepts, spaces included, can be declared).
+ *
+ * A bot user has no metadata, so it cannot carry an ownership marker: its API name (unique in
+ * the account) is its identity. A live bot user is the declared one when (match.ts) the
+ * manifest adopts its id, or it has the declared API name, or it still has the manifest name
+ * (`aliases`: the manifest just gave it a `spec.name`). Changing `spec.name` is then an
+ * update (PATCH name), not a second bot user; export writes `adopt: <id>` so that exported
+ * manifests keep their identity through later renames. A bot user is never deleted by pruning,
+ * because gatehouse cannot prove that this stack created it (see README, "Ownership").
  */
 import { requireId } from './shared.js';
 import type { KindDescriptor } from './types.js';
@@ -15,7 +22,8 @@ export const botUser: KindDescriptor = {
   observe: { lists: [{ path: '/bot_users', listKey: 'bot_users' }] },
   metadata: false,
   naturalKey: (normal) => String(normal.name),
-  fromManifest: (spec, name) => ({ name, active: Boolean(spec.active ?? true) }),
+  aliases: (normal, manifestName) => (normal.name !== manifestName ? [manifestName] : []),
+  fromManifest: (spec, name) => ({ name: typeof spec.name === 'string' ? spec.name : name, active: Boolean(spec.active ?? true) }),
   fromLive: (live) => ({ name: live.name, active: Boolean(live.active) }),
   refs: [],
   sensitive: [],

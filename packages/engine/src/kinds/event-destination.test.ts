@@ -77,3 +77,47 @@ describe('EventDestination', () => {
     expect(canonicalJson(other.target)).not.toBe(canonicalJson(d.fromLive(live, undefined).target));
   });
 });
+
+describe('EventDestination: datadog and azure_logs_ingestion', () => {
+  const datadog = { target: { datadog: { api_key: 'dd-key-123', ddtags: 'env:prod' } } };
+  const azure = {
+    target: {
+      azure_logs_ingestion: {
+        tenant_id: '72f988bf-86f1-41af-91ab-2d7cd011db47',
+        client_id: '00000000-0000-0000-0000-000000000001',
+        client_secret: 'azure-secret-456',
+        logs_ingestion_uri: 'https://dce-1.westeurope-1.ingest.monitor.azure.com',
+        data_collection_rule_id: 'dcr-0123456789abcdef0123456789abcdef',
+        data_collection_stream_name: 'Custom-Events_CL',
+      },
+    },
+  };
+  const liveOf = (target: Record<string, Record<string, unknown>>, secret: string) => {
+    const [[type, fields]] = Object.entries(target) as [[string, Record<string, unknown>]];
+    return { ...live, description: undefined, target: { [type]: { ...fields, [secret]: null } } };
+  };
+
+  test('the live object (secret null) equals the manifest; the secret is written, masked, never serialized', () => {
+    for (const [manifestSpec, secret, value] of [
+      [datadog, 'api_key', 'dd-key-123'],
+      [azure, 'client_secret', 'azure-secret-456'],
+    ] as const) {
+      const desired = d.fromManifest(manifestSpec, 'dest');
+      expect(canonicalJson(d.fromLive(liveOf(manifestSpec.target, secret), undefined))).toBe(canonicalJson(desired));
+      expect(JSON.stringify(desired)).not.toContain(value);
+      const [, masked] = mask(d.sensitive, null, desired);
+      expect(JSON.stringify(masked)).toContain(SENSITIVE);
+      const [create] = d.calls.create(desired, ctx);
+      expect(JSON.stringify(create!.body)).toContain(value);
+      const [update] = d.calls.update(desired, desired, ['description'], { ...ctx, id: 'ed_1' });
+      expect(JSON.stringify(update!.body)).toContain(value);
+    }
+  });
+
+  test('a changed visible field is a change; the optional datadog fields left out match their absence', () => {
+    const before = d.fromLive(liveOf({ datadog: { ddtags: 'env:prod' } }, 'api_key'), undefined);
+    const after = d.fromManifest({ target: { datadog: { api_key: 'k', ddtags: 'env:dev' } } }, 'dest');
+    const [b, a] = mask(d.sensitive, before, after);
+    expect(fieldChanges(b!, a!, d.sensitive).fields.map((f) => f.path)).toEqual(['target.datadog.ddtags']);
+  });
+});

@@ -1,8 +1,10 @@
 /**
  * Event destinations (`/event_destinations`; api-spec 6): a JSON target, exactly one of
- * firehose, kinesis or cloudwatch_logs, authenticated by an IAM role or a static access key.
+ * firehose, kinesis or cloudwatch_logs (authenticated by an IAM role or a static access key),
+ * datadog (`api_key`) or azure_logs_ingestion (an application's `client_secret`).
  *
- * The secret access key rule: `aws_secret_access_key` is write-only (the server returns null),
+ * The write-only rule: `aws_secret_access_key`, `api_key` and `client_secret` are write-only
+ * (the server returns null),
  * so its normal form is `WRITE_ONLY` on both sides with the manifest's value kept aside (see
  * write-only.ts): never compared, never drift, masked everywhere, exported as a placeholder. It is written on create and on every update of the destination (each
  * PATCH sends the whole target with the manifest's key), which is also how a rotated key
@@ -23,10 +25,25 @@ const ARN_FIELDS: Readonly<Record<string, string>> = {
 
 const SECRET = 'aws_secret_access_key';
 
+/** The write-only secret of the targets that are not AWS ones, and their other fields. */
+const KEYED_TARGETS: Readonly<Record<string, { secret: string; fields: readonly string[] }>> = {
+  datadog: { secret: 'api_key', fields: ['ddtags', 'service', 'ddsite'] },
+  azure_logs_ingestion: {
+    secret: 'client_secret',
+    fields: ['tenant_id', 'client_id', 'logs_ingestion_uri', 'data_collection_rule_id', 'data_collection_stream_name'],
+  },
+};
+
 /** Manifest or live `target` -> normal form; the secret field is WRITE_ONLY on both sides. */
 function targetNormal(target: unknown): Spec {
   const out: Spec = {};
   for (const [type, value] of Object.entries((target ?? {}) as Record<string, Spec>)) {
+    const keyed = KEYED_TARGETS[type];
+    if (keyed) {
+      const fields = Object.fromEntries(keyed.fields.filter((f) => value[f] !== undefined && value[f] !== null).map((f) => [f, value[f]]));
+      out[type] = keepSecret(fields, keyed.secret, value[keyed.secret]);
+      continue;
+    }
     const auth = (value.auth ?? {}) as { role?: Spec | null; creds?: Spec | null };
     const arn = ARN_FIELDS[type] ?? '';
     out[type] = {
@@ -43,6 +60,12 @@ function targetNormal(target: unknown): Spec {
 function targetBody(target: Spec): ApiObject {
   const body: ApiObject = {};
   for (const [type, value] of Object.entries(target as Record<string, Spec>)) {
+    const keyed = KEYED_TARGETS[type];
+    if (keyed) {
+      const fields = Object.fromEntries(keyed.fields.filter((f) => value[f] !== undefined).map((f) => [f, value[f]]));
+      body[type] = { ...fields, [keyed.secret]: secretOf(value, keyed.secret, `${type}.${keyed.secret}`) };
+      continue;
+    }
     const auth = value.auth as { role?: Spec; creds?: Spec };
     const arn = ARN_FIELDS[type] ?? '';
     body[type] = {
@@ -65,7 +88,7 @@ export const eventDestination: KindDescriptor = {
   fromManifest: (spec) => ({ ...commonFields(spec), format: spec.format ?? 'json', target: targetNormal(spec.target) }),
   fromLive: (live) => ({ ...commonFields(live), format: live.format ?? 'json', target: targetNormal(live.target) }),
   refs: [],
-  sensitive: [['target', '*', 'auth', 'creds', SECRET]],
+  sensitive: [['target', '*', 'auth', 'creds', SECRET], ...Object.entries(KEYED_TARGETS).map(([type, t]) => ['target', type, t.secret])],
   immutable: [],
   label: (normal, name) => name ?? String(normal.description ?? Object.keys(normal.target as Spec)[0] ?? 'event destination'),
   calls: {

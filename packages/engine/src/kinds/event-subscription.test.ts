@@ -114,7 +114,7 @@ ${sources}`;
   test('a filter over a field that is not filterable', async () => {
     const [p] = await problemsOf(subscription('    - type: http_request_complete.v0\n      filter: http.response.status_code >= 500\n'));
     expect(p).toMatchObject({ code: 'event_source_invalid', at: '15:15' });
-    expect(p!.message).toContain("field 'http.response.status_code' (column 1) is not filterable; filterable fields: conn.client_ip");
+    expect(p!.message).toContain("field 'http.response.status_code' (column 1) is not filterable; filterable fields: ev.conn.client_ip");
   });
 
   test('a filter that is not CEL', async () => {

@@ -45,3 +45,18 @@ export const hostportKeys = (normal: Spec) =>
     path: ['hostports', i] as (string | number)[],
     code: 'duplicate_hostport' as const,
   }));
+
+/** What an HTTPS or TLS edge's hostports need: the reserved domain of each hostname, or a wildcard over it. */
+export const domainsNeeded = (normal: Spec) => [
+  {
+    kind: 'ReservedDomain',
+    keys: ((normal.hostports as string[] | undefined) ?? []).flatMap((h) => {
+      const host = h.slice(0, h.lastIndexOf(':'));
+      const dot = host.indexOf('.');
+      return dot < 0 ? [host] : [host, `*${host.slice(dot)}`];
+    }),
+  },
+];
+
+/** What a TCP edge's hostports need: each is a reserved TCP address. */
+export const addressesNeeded = (normal: Spec) => [{ kind: 'ReservedTCPAddress', keys: (normal.hostports as string[] | undefined) ?? [] }];

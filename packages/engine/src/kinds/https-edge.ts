@@ -4,8 +4,9 @@
  * A route's identity is its edge plus match_type and match (unique per edge); its modules
  * are PUT and DELETEd on their own when they change.
  */
+import { oauthRouteProblem } from '@gatehouse/schemas/runtime';
 import { problem, type Problem } from '../problems.js';
-import { DNS_LABEL, checkHostports, hostportKeys, hostports } from './hostports.js';
+import { DNS_LABEL, checkHostports, domainsNeeded, hostportKeys, hostports } from './hostports.js';
 import { HTTPS_EDGE_MODULES, ROUTE_MODULES, moduleSet } from './modules.js';
 import { commonBody, commonFields, moduleBodies, requireId, requireParent, updateWithModules } from './shared.js';
 import type { KindDescriptor } from './types.js';
@@ -21,6 +22,7 @@ export const httpsEdge: KindDescriptor = {
   observe: { lists: [{ path: '/edges/https', listKey: 'https_edges' }] },
   metadata: true,
   uniqueKeys: hostportKeys,
+  requires: domainsNeeded,
   fromManifest: (spec) => ({ ...commonFields(spec), hostports: hostports(spec), ...edgeModules.fromManifest(spec) }),
   fromLive: (live) => ({ ...commonFields(live), hostports: hostports(live), ...edgeModules.fromLive(live) }),
   refs: edgeModules.refs,
@@ -78,6 +80,8 @@ export const httpsEdgeRoute: KindDescriptor = {
     if (auth.length > 1) {
       out.push(problem('module_invalid', `at most one of saml, oidc and oauth may be enabled on a route; this one enables ${auth.join(' and ')}`, ctx.at([auth[1]!])));
     }
+    const oauthProblem = normal.oauth !== undefined ? oauthRouteProblem(match) : undefined;
+    if (oauthProblem) out.push(problem('module_invalid', oauthProblem, ctx.at(['oauth'])));
     return [...out, ...routeModules.check(normal, ctx)];
   },
   calls: {

@@ -8,6 +8,8 @@ import { httpsEdge, httpsEdgeRoute } from './https-edge.js';
 import { ipPolicy, ipPolicyRule } from './ip-policy.js';
 import { ipRestriction } from './ip-restriction.js';
 import { tcpEdge } from './tcp-edge.js';
+import { tlsEdge } from './tls-edge.js';
+import { reservedDomain, reservedTcpAddress } from './reservations.js';
 import { certificateAuthority } from './certificate-authority.js';
 import { eventDestination } from './event-destination.js';
 import { eventSubscription } from './event-subscription.js';
@@ -18,11 +20,14 @@ export const KINDS: readonly KindDescriptor[] = [
   ipPolicyRule,
   ipRestriction,
   botUser,
+  reservedDomain,
+  reservedTcpAddress,
   backend,
   certificateAuthority,
   httpsEdge,
   httpsEdgeRoute,
   tcpEdge,
+  tlsEdge,
   eventDestination,
   eventSubscription,
 ];

@@ -1,4 +1,9 @@
-/** IP restrictions (api-spec 2.1, 4.1): at most one per type; the type cannot be updated. */
+/**
+ * IP restrictions (api-spec 2.1, 4.1): at most one per type; the type cannot be updated. A
+ * `dashboard` restriction's declared policies must declare at least one rule: the service
+ * refuses to delete the last rule of a policy a dashboard restriction uses (its error 1419),
+ * so that nobody locks everyone out of the dashboard.
+ */
 import { commonBody, commonFields, refToken, requireId } from './shared.js';
 import type { KindDescriptor } from './types.js';
 
@@ -27,6 +32,15 @@ export const ipRestriction: KindDescriptor = {
   sensitive: [],
   immutable: ['type'],
   label: (normal, name) => name ?? String(normal.type),
+  keepsChildren: (normal) =>
+    normal.type !== 'dashboard'
+      ? []
+      : (normal.ip_policies as string[]).map((token, i) => ({
+          token,
+          path: ['ip_policies', i],
+          childKind: 'IPPolicyRule',
+          why: 'the service refuses to delete the last rule of a policy a dashboard restriction uses, so that nobody is locked out of the dashboard',
+        })),
   calls: {
     create: (normal, ctx) => [
       {

@@ -4,7 +4,7 @@
  * normal form (server defaults filled in, header names lowercased, sets sorted), how the
  * normal form becomes the request body (Refs become ids), and the service's rules.
  */
-import { DEFAULT_SAML_NAMEID_FORMAT, OAUTH_PROVIDERS, WEBHOOK_PROVIDERS } from '@gatehouse/schemas/runtime';
+import { DEFAULT_SAML_NAMEID_FORMAT, OAUTH_PROVIDERS, WEBHOOK_PROVIDERS, isWebhookProvider, oauthProviderProblems } from '@gatehouse/schemas/runtime';
 import type { ApiObject } from '../ports.js';
 import { problem, type Problem } from '../problems.js';
 import { lowerKeys, refToken, sorted, sortedKeys } from './shared.js';
@@ -81,11 +81,17 @@ const providers = (m: unknown): Spec =>
       .sort(([a], [b]) => a.localeCompare(b))
       .map(([k, v]) => [k, providerNormal(k, v as Spec)]),
   );
-const stripNullIds = (provider: Spec): Spec =>
+/**
+ * The provider as a request gives it: the managed application's `null` ids and empty `scopes`
+ * are left out (the service takes them, but the shortest body says the same).
+ */
+const providerInput = (provider: Spec): Spec =>
   Object.fromEntries(
     Object.entries(provider).map(([name, p]) => [
       name,
-      Object.fromEntries(Object.entries(p as Spec).filter(([, v]) => v !== null)),
+      Object.fromEntries(
+        Object.entries(p as Spec).filter(([k, v]) => v !== null && !(k === 'scopes' && Array.isArray(v) && v.length === 0 && (p as Spec).client_id === null)),
+      ),
     ]),
   );
 
@@ -148,7 +154,7 @@ export const MODULES = {
     toInput: (n) => (n.provider === 'sns' && n.secret === '' ? { enabled: n.enabled, provider: n.provider } : { ...n }),
     sensitive: [['secret']],
     check: (n, at) => {
-      if (!WEBHOOK_PROVIDERS.includes(String(n.provider))) {
+      if (!isWebhookProvider(String(n.provider))) {
         return [problem('module_invalid', `webhook_verification.provider "${String(n.provider)}" is not a supported provider; use one of: ${WEBHOOK_PROVIDERS.join(', ')}`, at(['provider']))];
       }
       if (n.provider === 'sns' && n.secret !== '') return [problem('module_invalid', 'webhook_verification: provider sns takes no secret; remove secret', at(['secret']))];
@@ -159,7 +165,7 @@ export const MODULES = {
   oauth: {
     fromManifest: (m) => ({ ...session(m), auth_check_interval: Number(m.auth_check_interval ?? 0), provider: providers(m.provider) }),
     fromLive: (m) => ({ ...session(m), auth_check_interval: Number(m.auth_check_interval ?? 0), provider: providers(m.provider) }),
-    toInput: (n) => ({ ...n, provider: stripNullIds(n.provider as Spec) }),
+    toInput: (n) => ({ ...n, provider: providerInput(n.provider as Spec) }),
     sensitive: [['provider', '*', 'client_secret']],
     check: (n, at) => {
       const out: Problem[] = [];
@@ -168,14 +174,10 @@ export const MODULES = {
         out.push(problem('module_invalid', `oauth.provider must name exactly one identity provider (${OAUTH_PROVIDERS.join(', ')}); it names ${entries.length}`, at(['provider'])));
       }
       for (const [name, p] of entries) {
-        if (p.client_id !== null && p.client_secret === null) {
-          out.push(problem('module_invalid', `oauth.provider.${name}: client_secret is required when client_id is given; add client_secret`, at(['provider', name])));
-        }
-        if (p.client_secret !== null && p.client_id === null) {
-          out.push(problem('module_invalid', `oauth.provider.${name}: client_id is required when client_secret is given; add client_id`, at(['provider', name])));
-        }
-        if ((p.scopes as string[]).length > 0 && (p.client_id === null || p.client_secret === null)) {
-          out.push(problem('module_invalid', `oauth.provider.${name}: scopes may be set only with both client_id and client_secret`, at(['provider', name, 'scopes'])));
+        for (const found of oauthProviderProblems(p as Parameters<typeof oauthProviderProblems>[0])) {
+          // A missing field is reported at its provider; a present one (scopes) at itself.
+          const path = found.field === 'scopes' ? ['provider', name, 'scopes'] : ['provider', name];
+          out.push(problem('module_invalid', `oauth.provider.${name}.${found.field} ${found.message}`, at(path)));
         }
       }
       return out;
@@ -225,6 +227,7 @@ export const ROUTE_MODULES: ModuleName[] = [
 ];
 export const HTTPS_EDGE_MODULES: ModuleName[] = ['mutual_tls', 'tls_termination'];
 export const TCP_EDGE_MODULES: ModuleName[] = ['backend', 'ip_restriction', 'traffic_policy'];
+export const TLS_EDGE_MODULES: ModuleName[] = ['backend', 'ip_restriction', 'mutual_tls', 'tls_termination', 'traffic_policy'];
 
 /** What a descriptor needs from a set of modules, prefixed by the module's field name. */
 export function moduleSet(names: ModuleName[]) {

@@ -1,5 +1,5 @@
 /** TCP edges (`/edges/tcp`): hostports plus the backend, IP restriction and traffic policy modules. */
-import { checkHostports, hostportKeys, hostports } from './hostports.js';
+import { addressesNeeded, checkHostports, hostportKeys, hostports } from './hostports.js';
 import { TCP_EDGE_MODULES, moduleSet } from './modules.js';
 import { commonBody, commonFields, moduleBodies, requireId, updateWithModules } from './shared.js';
 import type { KindDescriptor } from './types.js';
@@ -14,6 +14,7 @@ export const tcpEdge: KindDescriptor = {
   observe: { lists: [{ path: '/edges/tcp', listKey: 'tcp_edges' }] },
   metadata: true,
   uniqueKeys: hostportKeys,
+  requires: addressesNeeded,
   fromManifest: (spec) => ({ ...commonFields(spec), hostports: hostports(spec), ...modules.fromManifest(spec) }),
   fromLive: (live) => ({ ...commonFields(live), hostports: hostports(live), ...modules.fromLive(live) }),
   refs: modules.refs,

@@ -93,6 +93,12 @@ export interface KindDescriptor {
    * or the whole account (an IP restriction's type, a bot user's name). Identity uses it.
    */
   naturalKey?(normal: Spec): string;
+  /**
+   * Other natural keys under which a live object without a marker is this desired object, tried
+   * after `naturalKey` (a bot user that still has its manifest name before `spec.name` renames
+   * it). `manifestName` is the desired object's manifest name.
+   */
+  aliases?(normal: Spec, manifestName: string): string[];
   /** Keys that no two objects of this kind may share (hostports): validate and adoption use them. */
   uniqueKeys?(normal: Spec): { key: string; path: (string | number)[]; code: 'duplicate_hostport' | 'duplicate_restriction_type' }[];
   /** Manifest spec (after references are tokens) -> normal form. `name` is the manifest name. */
@@ -113,6 +119,18 @@ export interface KindDescriptor {
   label(normal: Spec, name?: string): string;
   /** The service's value rules for one object, checked before any request. */
   check?(normal: Spec, ctx: CheckContext): Problem[];
+  /**
+   * Objects this one needs to exist first, by kind and natural key (an edge's hostports need
+   * their reserved domains or addresses): where the manifests declare one, resolve makes it a
+   * reference, so plan creates it first. Keys nothing declares are left to the server to check.
+   */
+  requires?(normal: Spec): { kind: string; keys: string[] }[];
+  /**
+   * References whose target must keep at least one child of `childKind` while this object uses
+   * it (a dashboard restriction's policies keep a rule: the service refuses to delete the last
+   * one). Match refuses a plan that would delete all of them, at `path` in this object's spec.
+   */
+  keepsChildren?(normal: Spec): { token: string; path: (string | number)[]; childKind: string; why: string }[];
   /** How a change becomes API calls (apply executes exactly these). */
   calls: {
     create(normal: Spec, ctx: CallContext): ApiCall[];

@@ -7,7 +7,8 @@
  * 3. The natural key, where the service keeps it unique: a child within its matched parent
  *    (a rule by CIDR, a route by match_type+match: declaring it inline in an owned parent
  *    manages it); a bot user by name (no metadata, so no marker: declaring the name manages
- *    it); an IP restriction by type, but only when this stack owns it (a rename).
+ *    it, or by its `aliases`: its manifest name before `spec.name` renamed it); an IP
+ *    restriction by type, but only when this stack owns it (a rename).
  * A desired object whose natural or unique key (type, hostport) is held by a live object this
  * stack does not own is a problem: the manifest must adopt it explicitly.
  * Unpaired live objects this stack owns are to be deleted; children of those too. All other
@@ -76,6 +77,7 @@ export function match(desired: DesiredObject[], everything: LiveObject[], stack:
   const byKey = (kind: string, parentId: string, key: string) =>
     byNaturalKey.get(kind)?.get(`${parentId}\0${key}`)?.find((o) => !claimed.has(o));
 
+  const aliased: DesiredObject[] = [];
   // Parents before children: the desired list has each parent before its children.
   for (const d of desired) {
     const kind = d.descriptor.kind;
@@ -104,7 +106,16 @@ export function match(desired: DesiredObject[], everything: LiveObject[], stack:
     if (d.descriptor.naturalKey) {
       const found = byKey(kind, '', d.descriptor.naturalKey(d.normal));
       if (found && (!d.descriptor.metadata || owned(found))) claim(d, found);
+      else if (d.descriptor.aliases) aliased.push(d);
     }
+  }
+  // Aliases last, so that an object declared under its own key is never taken by another's alias.
+  for (const d of aliased) {
+    const found = d.descriptor
+      .aliases!(d.normal, d.name)
+      .map((key) => byKey(d.descriptor.kind, '', key))
+      .find((o) => o && (!d.descriptor.metadata || owned(o)));
+    if (found) claim(d, found);
   }
 
   // Unique keys (an IP restriction's type, hostports) held by objects this manifest may not take.
@@ -144,5 +155,35 @@ export function match(desired: DesiredObject[], everything: LiveObject[], stack:
       deletedIds.add(o.id);
     } else unmanaged.push(o);
   }
+  problems.push(...lastChildren(desired, live, liveOf, deletes));
   return { pairs: [...claimed].map(([o, d]) => ({ desired: d, live: o })), creates, deletes, unmanaged, duplicates, problems };
+}
+
+/**
+ * `keepsChildren`: a desired object that uses a parent which must keep a child (a dashboard
+ * restriction's policy, a rule) while the plan deletes every live child of that parent and the
+ * manifests declare none. The service would refuse the last delete half-way through apply.
+ */
+function lastChildren(desired: DesiredObject[], live: LiveObject[], liveOf: Map<string, LiveObject>, deletes: LiveObject[]): Problem[] {
+  const problems: Problem[] = [];
+  const deleted = new Set(deletes);
+  const declaredChildren = new Set(desired.filter((d) => d.parent).map((d) => `${d.parent}\0${d.descriptor.kind}`));
+  for (const d of desired) {
+    for (const keep of d.descriptor.keepsChildren?.(d.normal) ?? []) {
+      const target = liveOf.get(keep.token) ?? live.find((o) => o.id === keep.token);
+      if (!target) continue;
+      const children = live.filter((o) => o.parentId === target.id && o.descriptor.kind === keep.childKind);
+      const address = liveOf.get(keep.token) ? keep.token : undefined;
+      if (children.length === 0 || !children.every((c) => deleted.has(c))) continue;
+      if (address !== undefined && declaredChildren.has(`${address}\0${keep.childKind}`)) continue;
+      problems.push(
+        problem(
+          'last_child_in_use',
+          `this would delete every rule of ${address ?? keep.token}, which ${d.address} uses: ${keep.why}; keep a rule in the policy, or take the policy out of ${d.address} first`,
+          d.doc.locate([...d.specPath, ...keep.path]),
+        ),
+      );
+    }
+  }
+  return problems;
 }

@@ -197,6 +197,38 @@ export function plan(input: PlanInput): Plan {
     for (const token of referenced(o.descriptor, normal)) dependents.set(token, (dependents.get(token) ?? new Set()).add(change.address));
     changes.push(change);
   }
+  // Make before break: a child deleted from a parent that stays (a rule whose CIDR changed) waits
+  // for the creates of its new siblings, so the parent never passes through having none (the
+  // service refuses to delete the last rule of a policy a dashboard restriction uses).
+  const createsByParent = new Map<string, DesiredObject[]>();
+  for (const d of matching.creates) if (d.parent) createsByParent.set(d.parent, [...(createsByParent.get(d.parent) ?? []), d]);
+  const deleteOf = new Map(changes.filter((c) => c.action === 'delete').map((c) => [c.id, c]));
+  const childDeletes = new Map<string, Change[]>(); // parent address -> deletes of its children
+  for (const o of matching.deletes) {
+    const parentAddress = o.parentId !== undefined ? tokens.get(o.parentId) : undefined;
+    if (parentAddress === undefined) continue;
+    const change = deleteOf.get(o.id)!;
+    childDeletes.set(parentAddress, [...(childDeletes.get(parentAddress) ?? []), change]);
+    if (liveById.has(o.parentId!)) continue;
+    for (const d of createsByParent.get(parentAddress) ?? []) {
+      if (d.descriptor === o.descriptor) change.dependsOn.push(d.address);
+    }
+  }
+  // An object that must keep a child in what it uses (`keepsChildren`: a dashboard restriction's
+  // policies keep a rule) stops using it before those children are deleted: the deletes wait
+  // for its delete, or for the update that takes the parent out of it.
+  const releases = (descriptor: KindDescriptor, before: Spec, after: Spec | null, address: string) => {
+    if (!descriptor.keepsChildren) return;
+    const kept = new Set(after ? descriptor.keepsChildren(after).map((k) => k.token) : []);
+    for (const keep of descriptor.keepsChildren(before)) {
+      if (kept.has(keep.token)) continue;
+      for (const c of childDeletes.get(keep.token) ?? []) if (c.kind === keep.childKind) c.dependsOn.push(address);
+    }
+  };
+  for (const o of matching.deletes) releases(o.descriptor, canonical(o.descriptor, liveNormal(o), tokens), null, liveAddress(o));
+  for (const { desired: d, live: o } of matching.pairs) {
+    releases(d.descriptor, canonical(o.descriptor, liveNormal(o), tokens), canonical(d.descriptor, d.normal, tokens), d.address);
+  }
   // A create whose unique key (a hostport) an owned object being deleted still holds (an edge
   // renamed in the manifests) waits for that delete.
   const freedBy = new Map<string, string>();

@@ -116,7 +116,25 @@ export function resolve(documents: ValidDocument[], declaredElsewhere: string[] 
       });
     }
   }
+  addRequirements(desired);
   return { desired, problems };
+}
+
+/**
+ * `requires`: an object that needs another by natural key (an edge's hostport, its reserved
+ * domain) references the desired object that has that key, so plan creates that one first.
+ */
+function addRequirements(desired: DesiredObject[]): void {
+  const byKey = new Map<string, string>(); // kind \0 natural key -> address
+  for (const d of desired) if (!d.parent && d.descriptor.naturalKey) byKey.set(`${d.descriptor.kind}\0${d.descriptor.naturalKey(d.normal)}`, d.address);
+  for (const d of desired) {
+    for (const need of d.descriptor.requires?.(d.normal) ?? []) {
+      for (const key of need.keys) {
+        const address = byKey.get(`${need.kind}\0${key}`);
+        if (address !== undefined && !d.references.includes(address)) d.references = [...d.references, address];
+      }
+    }
+  }
 }
 
 

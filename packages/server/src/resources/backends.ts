@@ -1,6 +1,6 @@
 /**
  * Backends under `/backends/<kind>` (the objects endpoint backend modules point at), one
- * `ResourceDefinition` per kind built by `backendKind`, which supplies what the four share:
+ * `ResourceDefinition` per kind built by `backendKind`, which supplies what the five share:
  * path, id prefix, list key `backends`, description/metadata, no audit events.
  *
  * Rules: tunnel_group needs at least one label; http_response header names are HTTP tokens
@@ -8,7 +8,8 @@
  * least one existing backend of any kind and may not reach themselves through other composite
  * backends (a cycle would never resolve to a real upstream). A backend that a failover or
  * weighted backend still lists cannot be deleted (`resource_in_use`), as the service refuses
- * it; references from edge modules are not checked here.
+ * it; references from edge modules are not checked here. static_address forwards to a fixed
+ * `host:port` (`tls.enabled` false when unspecified).
  */
 import {
   FailoverBackend,
@@ -19,6 +20,10 @@ import {
   HttpResponseBackendCreate,
   HttpResponseBackendList,
   HttpResponseBackendUpdate,
+  StaticAddressBackend,
+  StaticAddressBackendCreate,
+  StaticAddressBackendList,
+  StaticAddressBackendUpdate,
   TunnelGroupBackend,
   TunnelGroupBackendCreate,
   TunnelGroupBackendList,
@@ -39,8 +44,9 @@ export const TUNNEL_GROUP_BACKEND = 'backend_tunnel_group';
 export const HTTP_RESPONSE_BACKEND = 'backend_http_response';
 export const FAILOVER_BACKEND = 'backend_failover';
 export const WEIGHTED_BACKEND = 'backend_weighted';
+export const STATIC_ADDRESS_BACKEND = 'backend_static_address';
 /** Storage kinds of every backend, for modules that accept a backend of any kind. */
-export const BACKEND_KINDS = [TUNNEL_GROUP_BACKEND, HTTP_RESPONSE_BACKEND, FAILOVER_BACKEND, WEIGHTED_BACKEND] as const;
+export const BACKEND_KINDS = [TUNNEL_GROUP_BACKEND, HTTP_RESPONSE_BACKEND, FAILOVER_BACKEND, WEIGHTED_BACKEND, STATIC_ADDRESS_BACKEND] as const;
 
 interface KindSpec<Stored> {
   /** Path segment and storage suffix: `tunnel_group` -> `/backends/tunnel_group`. */
@@ -196,10 +202,34 @@ export const weightedBackends = backendKind<StoredWeighted>({
   fields: (data) => ({ backends: data.backends }),
 });
 
-/** CRUD endpoints of the four backend kinds. */
+interface StoredStaticAddress extends CommonFields {
+  address: string;
+  tls: { enabled: boolean };
+}
+
+export const staticAddressBackends = backendKind<StoredStaticAddress>({
+  segment: 'static_address',
+  label: 'Static address backend',
+  idPrefix: 'bkdsa',
+  schemas: {
+    create: StaticAddressBackendCreate,
+    update: StaticAddressBackendUpdate,
+    resource: StaticAddressBackend,
+    list: StaticAddressBackendList,
+  },
+  defaults: { address: '', tls: { enabled: false } },
+  check(given) {
+    const port = given.address === undefined ? undefined : Number(given.address.slice(given.address.lastIndexOf(':') + 1));
+    if (port !== undefined && port > 65_535) throw invalidValue('address', `'${given.address}' must end with a port in 1..65535.`);
+  },
+  fields: (data) => ({ address: data.address, tls: { enabled: data.tls.enabled } }),
+});
+
+/** CRUD endpoints of the five backend kinds. */
 export function registerBackends(app: FastifyInstance): void {
   registerResource(app, tunnelGroupBackends);
   registerResource(app, httpResponseBackends);
   registerResource(app, failoverBackends);
   registerResource(app, weightedBackends);
+  registerResource(app, staticAddressBackends);
 }

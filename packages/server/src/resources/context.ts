@@ -10,6 +10,12 @@ export interface Services {
   store: Store;
   urls: Urls;
   audit: AuditLog;
+  /**
+   * Whether an edge's hostports must be reserved (a reserved domain for HTTPS and TLS edges, a
+   * reserved TCP address for TCP edges), as the service requires; `serve --no-reservation-check`
+   * turns it off for databases and tests made before reservations existed.
+   */
+  reservationCheck: boolean;
 }
 
 export interface RequestContext extends Services {

@@ -78,3 +78,53 @@ describe('event destinations', () => {
     expect(errorOf(await h.call('GET', `/event_destinations/${created.id}`)).code).toBe('not_found');
   });
 });
+
+describe('datadog and azure_logs_ingestion targets', () => {
+  const DATADOG = { datadog: { api_key: 'dd-api-key-0123456789abcdef', ddtags: 'env:prod,team:edge', service: 'gatehouse', ddsite: 'datadoghq.eu' } };
+  const AZURE = {
+    azure_logs_ingestion: {
+      tenant_id: '72f988bf-86f1-41af-91ab-2d7cd011db47',
+      client_id: '00000000-0000-0000-0000-000000000001',
+      client_secret: 'azure-client-secret-value',
+      logs_ingestion_uri: 'https://dce-1.westeurope-1.ingest.monitor.azure.com',
+      data_collection_rule_id: 'dcr-0123456789abcdef0123456789abcdef',
+      data_collection_stream_name: 'Custom-NgrokEvents_CL',
+    },
+  };
+
+  it('creates, shows every field but the secret (null), and records the audit event without it', async () => {
+    const dd = await h.call('POST', '/event_destinations', { target: DATADOG });
+    expect(dd.status).toBe(201);
+    expect(dd.body.target).toEqual({ datadog: { ...DATADOG.datadog, api_key: null } });
+    const minimal = await h.call('POST', '/event_destinations', { target: { datadog: { api_key: 'k' } } });
+    expect(minimal.body.target).toEqual({ datadog: { api_key: null } });
+
+    const az = await h.call('POST', '/event_destinations', { target: AZURE });
+    expect(az.status).toBe(201);
+    expect(az.body.target).toEqual({ azure_logs_ingestion: { ...AZURE.azure_logs_ingestion, client_secret: null } });
+    expect((await h.call('GET', `/event_destinations/${az.body.id}`)).body).toEqual(az.body);
+    const everything = JSON.stringify([(await h.call('GET', '/event_destinations')).body, h.app.audit.read()]);
+    expect(everything).not.toContain('dd-api-key');
+    expect(everything).not.toContain('azure-client-secret-value');
+  });
+
+  it('refuses a missing secret or a malformed azure field, naming it', async () => {
+    expect(errorOf(await h.call('POST', '/event_destinations', { target: { datadog: { ddtags: 'x' } } }))).toMatchObject({
+      code: 'missing_field',
+      field: 'target.datadog.api_key',
+    });
+    const badRule = { azure_logs_ingestion: { ...AZURE.azure_logs_ingestion, data_collection_rule_id: 'rule-1' } };
+    expect(errorOf(await h.call('POST', '/event_destinations', { target: badRule }))).toMatchObject({
+      code: 'invalid_value',
+      field: 'target.azure_logs_ingestion.data_collection_rule_id',
+    });
+    const both = { ...DATADOG, ...AZURE };
+    expect((await h.call('POST', '/event_destinations', { target: both })).status).toBe(400);
+  });
+
+  it('PATCH replaces the target whole, from one type to another', async () => {
+    const created = (await h.call('POST', '/event_destinations', { target: DATADOG })).body;
+    const patched = await h.call('PATCH', `/event_destinations/${created.id}`, { target: AZURE });
+    expect(patched.body.target).toEqual({ azure_logs_ingestion: { ...AZURE.azure_logs_ingestion, client_secret: null } });
+  });
+});

@@ -1,8 +1,9 @@
 /**
  * Event destinations (`/event_destinations`, ed_ ids; api-spec 6): a JSON-format target that
- * is exactly one of firehose, kinesis or cloudwatch_logs (the schema enforces "exactly one"
- * for the target and for its auth). The server keeps the AWS secret access key to deliver
- * with, and never shows it: responses and audit events carry `aws_secret_access_key: null`.
+ * is exactly one of firehose, kinesis, cloudwatch_logs, datadog or azure_logs_ingestion (the
+ * schema enforces "exactly one" for the target and for an AWS target's auth). The server keeps
+ * each target's secret (AWS secret access key, datadog api_key, azure client_secret) to
+ * deliver with, and never shows it: responses and audit events carry `null` in its place.
  * PATCH replaces a given target whole. Deleting a destination that subscriptions reference
  * succeeds; their deliveries to it are then recorded as dropped (`domain/delivery.ts`).
  */
@@ -11,6 +12,8 @@ import {
   EventDestinationCreate,
   EventDestinationList,
   EventDestinationUpdate,
+  EVENT_TARGET_TYPES,
+  WRITE_ONLY_TARGET_FIELDS,
   type EventDestinationTarget,
   type EventDestinationTargetInput,
 } from '@gatehouse/schemas';
@@ -24,22 +27,21 @@ export interface StoredDestination extends CommonFields {
   target: EventDestinationTargetInput;
 }
 
-type AuthInput = NonNullable<EventDestinationTargetInput['firehose']>['auth'];
-type AuthOutput = NonNullable<EventDestinationTarget['firehose']>['auth'];
-
-/** The auth block as shown: the role as given, or the access key id with the secret nulled. */
-function showAuth(auth: AuthInput): AuthOutput {
-  return auth.creds
-    ? { creds: { aws_access_key_id: auth.creds.aws_access_key_id, aws_secret_access_key: null } }
-    : { ...(auth.role ? { role: { role_arn: auth.role.role_arn } } : {}) };
-}
-
+/**
+ * The target as shown: as given, with its write-only secret (`WRITE_ONLY_TARGET_FIELDS`: the
+ * AWS secret access key, datadog's api_key, azure's client_secret) replaced by `null`.
+ */
 export function showTarget(target: EventDestinationTargetInput): EventDestinationTarget {
-  const { firehose, kinesis, cloudwatch_logs } = target;
-  if (firehose) return { firehose: { ...firehose, auth: showAuth(firehose.auth) } };
-  if (kinesis) return { kinesis: { ...kinesis, auth: showAuth(kinesis.auth) } };
-  if (cloudwatch_logs) return { cloudwatch_logs: { ...cloudwatch_logs, auth: showAuth(cloudwatch_logs.auth) } };
-  return {};
+  const shown = structuredClone(target) as Record<string, Record<string, unknown>>;
+  for (const type of EVENT_TARGET_TYPES) {
+    const value = shown[type];
+    if (!value) continue;
+    const path = WRITE_ONLY_TARGET_FIELDS[type];
+    let holder: Record<string, unknown> | undefined = value;
+    for (const key of path.slice(0, -1)) holder = holder?.[key] as Record<string, unknown> | undefined;
+    if (holder && path.at(-1)! in holder) holder[path.at(-1)!] = null;
+  }
+  return shown as EventDestinationTarget;
 }
 
 export const eventDestinations: ResourceDefinition<StoredDestination, EventDestination> = {

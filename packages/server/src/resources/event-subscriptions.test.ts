@@ -124,10 +124,12 @@ describe('event subscriptions', () => {
   it('rejects filters on non-filterable or unknown fields, naming the field and its column', async () => {
     const filterError = async (type: string, filter: string) =>
       errorOf(await subscribe([{ type, filter }]));
-    expect(await filterError('http_request_complete.v0', 'conn.server_port == 443 && http.request.method == "get"')).toMatchObject({
+    expect(await filterError('http_request_complete.v0', 'conn.server_port == 443 && http.request.user_agent == "x"')).toMatchObject({
       code: 'invalid_event_source',
       field: 'sources[0].filter',
-      msg: expect.stringMatching(/^sources\[0\]\.filter: field 'http\.request\.method' \(column 28\) is not filterable; filterable fields: conn\.client_ip, conn\.server_ip, conn\.server_name, conn\.server_port\.$/),
+      msg: expect.stringMatching(
+        /^sources\[0\]\.filter: field 'http\.request\.user_agent' \(column 28\) is not filterable; filterable fields: ev\.conn\.client_ip, ev\.conn\.server_ip, ev\.conn\.server_name, ev\.conn\.server_port, ev\.http\.request\.method\.$/,
+      ),
     });
     expect((await filterError('http_request_complete.v0', 'http.request.headers["Host"] == ["a"]')).msg).toContain(
       "field 'http.request.headers' (column 1) is not filterable",
@@ -179,5 +181,40 @@ describe('event subscriptions', () => {
     await h.call('DELETE', `/event_subscriptions/${sub.id}`);
     const types = h.app.audit.read().map((e) => e.event_type).filter((t) => t.startsWith('event_subscription'));
     expect(types).toEqual(['event_subscription_created.v0', 'event_subscription_updated.v0', 'event_subscription_deleted.v0']);
+  });
+});
+
+describe('event subscription sources (/event_subscriptions/{id}/sources)', () => {
+  it('lists, adds, reads, updates and deletes sources, checked as the subscription checks them', async () => {
+    const created = (await subscribe([{ type: 'ip_policy_created.v0' }])).body;
+    const base = `/event_subscriptions/${created.id}/sources`;
+    const uri = `${TEST_BASE_URL}/event_subscriptions/${created.id}`;
+
+    const listed = await h.call('GET', base);
+    expect(listed.status).toBe(200);
+    expect(listed.body).toEqual({ sources: created.sources, uri: `${uri}/sources` });
+
+    const added = await h.call('POST', base, { type: 'http_request_complete.v0', filter: "ev.http.request.method == 'POST'" });
+    expect(added.status).toBe(201);
+    const source = { type: 'http_request_complete.v0', uri: `${uri}/sources/http_request_complete.v0`, filter: "ev.http.request.method == 'POST'" };
+    expect(added.body).toEqual(source);
+    expect((await h.call('GET', `${base}/http_request_complete.v0`)).body).toEqual(source);
+    expect((await h.call('GET', `/event_subscriptions/${created.id}`)).body.sources).toEqual([...created.sources, source]);
+
+    // the same checks as the subscription's own body
+    expect(errorOf(await h.call('POST', base, { type: 'ip_policy_created.v0' })).code).toBe('invalid_event_source');
+    expect(errorOf(await h.call('POST', base, { type: 'nope.v0' })).code).toBe('invalid_event_source');
+    expect(errorOf(await h.call('PATCH', `${base}/http_request_complete.v0`, { filter: 'ev.tls.version == "1.3"' })).code).toBe('invalid_event_source');
+    expect(errorOf(await h.call('PATCH', `${base}/http_request_complete.v0`, {})).code).toBe('empty_update');
+    expect(errorOf(await h.call('GET', `${base}/tcp_connection_closed.v0`)).code).toBe('not_found');
+
+    const patched = await h.call('PATCH', `${base}/http_request_complete.v0`, { fields: ['conn.client_ip'] });
+    expect(patched.body).toEqual({ ...source, fields: ['conn.client_ip'] });
+
+    expect((await h.call('DELETE', `${base}/http_request_complete.v0`)).status).toBe(204);
+    expect((await h.call('GET', base)).body.sources).toEqual(created.sources);
+    const last = await h.call('DELETE', `${base}/ip_policy_created.v0`);
+    expect(errorOf(last)).toMatchObject({ code: 'invalid_value', field: 'sources' });
+    expect(errorOf(await h.call('GET', `/event_subscriptions/esb_missing/sources`)).code).toBe('not_found');
   });
 });

@@ -12,6 +12,7 @@ import {
   EventSubscriptionList,
   EventSubscriptionUpdate,
   checkEventSources,
+  type EventSubscriptionSource,
   type EventSubscriptionSourceInput,
 } from '@gatehouse/schemas';
 import { ApiError, invalidReference } from '../errors.js';
@@ -24,6 +25,16 @@ export const EVENT_SUBSCRIPTION = 'event_subscription';
 export interface StoredSubscription extends CommonFields {
   sources: EventSubscriptionSourceInput[];
   destination_ids: string[];
+}
+
+/** A source as returned, inline in its subscription and by the sources endpoints. */
+export function renderSource(subscriptionUri: string, { type, fields, filter }: EventSubscriptionSourceInput): EventSubscriptionSource {
+  return {
+    type,
+    uri: `${subscriptionUri}/sources/${type}`,
+    ...(fields !== undefined ? { fields } : {}),
+    ...(filter !== undefined ? { filter } : {}),
+  };
 }
 
 export const eventSubscriptions: ResourceDefinition<StoredSubscription, EventSubscription> = {
@@ -55,12 +66,7 @@ export const eventSubscriptions: ResourceDefinition<StoredSubscription, EventSub
   render: (object, { urls }) => {
     const uri = urls.of(`/event_subscriptions/${object.id}`);
     return withCommonFields(object, uri, {
-      sources: object.data.sources.map(({ type, fields, filter }) => ({
-        type,
-        uri: `${uri}/sources/${type}`,
-        ...(fields !== undefined ? { fields } : {}),
-        ...(filter !== undefined ? { filter } : {}),
-      })),
+      sources: object.data.sources.map((source) => renderSource(uri, source)),
       destinations: urls.refs(object.data.destination_ids),
     });
   },

@@ -5,7 +5,8 @@
  *
  * An edge is created with `hostports: []`, `routes: []` and its modules `null` unless given.
  * Hostports are `hostname:443` (HTTPS edges serve no other port) and each belongs to at most
- * one edge of any kind, through the `hostport:<hostport>` keys TCP edges claim too.
+ * one edge of any kind, through the `hostport:<hostport>` keys TCP edges claim too; each
+ * hostname is a reserved domain (`checkReserved`).
  */
 import { HttpsEdge, HttpsEdgeCreate, HttpsEdgeList, HttpsEdgeUpdate } from '@gatehouse/schemas';
 import type { FastifyInstance } from 'fastify';
@@ -17,6 +18,7 @@ import { mutualTlsModule } from './modules/mutual-tls.js';
 import { tlsTerminationModule } from './modules/tls-termination.js';
 import { HTTPS_EDGE, HTTPS_EDGE_ROUTE, registerHttpsEdgeRoutes, routesOf } from './routes.js';
 import { checkHostports, hostportKeys } from './tcp-edges.js';
+import { checkReserved } from './reservations.js';
 
 export { HTTPS_EDGE } from './routes.js';
 export const HTTPS_EDGE_MODULES: readonly AnyModule[] = [mutualTlsModule, tlsTerminationModule];
@@ -51,7 +53,10 @@ export const httpsEdges: ResourceDefinition<StoredHttpsEdge, HttpsEdge> = {
   schemas: { create: HttpsEdgeCreate, update: HttpsEdgeUpdate, resource: HttpsEdge, list: HttpsEdgeList },
   write(input, current, ctx) {
     const plain = Object.fromEntries(Object.entries(input).filter(([key]) => !MODULE_NAMES.has(key)));
-    if (plain.hostports !== undefined) plain.hostports = checkHttpsHostports(plain.hostports as string[]);
+    if (plain.hostports !== undefined) {
+      plain.hostports = checkHttpsHostports(plain.hostports as string[]);
+      checkReserved(plain.hostports as string[], 'domain', ctx);
+    }
     return { ...merge<StoredHttpsEdge>(current ?? { hostports: [] }, plain), ...writeModules(input, HTTPS_EDGE_MODULES, ctx) };
   },
   uniqueKeys: (data) => hostportKeys(data.hostports),

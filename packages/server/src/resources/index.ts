@@ -5,11 +5,14 @@ import { ipPolicies, ipPolicyRules } from './ip-policies.js';
 import { certificateAuthorities } from './certificate-authorities.js';
 import { eventDestinations } from './event-destinations.js';
 import { eventSubscriptions } from './event-subscriptions.js';
+import { registerEventSubscriptionSources } from './event-subscription-sources.js';
 import { ipRestrictions } from './ip-restrictions.js';
 import { botUsers } from './bot-users.js';
 import { registerBackends } from './backends.js';
 import { registerTcpEdges } from './tcp-edges.js';
 import { registerHttpsEdges } from './https-edges.js';
+import { registerTlsEdges } from './tls-edges.js';
+import { reservedAddrs, reservedDomains } from './reservations.js';
 
 export function registerAllResources(app: FastifyInstance): void {
   registerResource(app, ipPolicies);
@@ -17,9 +20,13 @@ export function registerAllResources(app: FastifyInstance): void {
   registerResource(app, certificateAuthorities);
   registerResource(app, eventDestinations);
   registerResource(app, eventSubscriptions);
+  registerEventSubscriptionSources(app);
   registerResource(app, ipRestrictions);
   registerResource(app, botUsers);
+  registerResource(app, reservedDomains);
+  registerResource(app, reservedAddrs);
   registerBackends(app);
   registerTcpEdges(app);
   registerHttpsEdges(app);
+  registerTlsEdges(app);
 }

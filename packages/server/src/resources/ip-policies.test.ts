@@ -184,3 +184,33 @@ describe('IP policy rules', () => {
     ]);
   });
 });
+
+describe('the last rule of a policy a dashboard restriction uses (the service error 1419)', () => {
+  it('cannot be deleted; another rule, another restriction type or the policy itself can', async () => {
+    const policy = (await h.call('POST', '/ip_policies', {})).body.id;
+    const rule = (cidr: string) => h.call('POST', '/ip_policy_rules', { ip_policy_id: policy, cidr, action: 'allow' });
+    const first = (await rule('192.0.2.0/24')).body.id;
+    const api = (await h.call('POST', '/ip_restrictions', { type: 'api', ip_policy_ids: [policy] })).body.id;
+    const dashboard = (await h.call('POST', '/ip_restrictions', { type: 'dashboard', ip_policy_ids: [policy] })).body.id;
+
+    const refused = await h.call('DELETE', `/ip_policy_rules/${first}`);
+    expect(errorOf(refused)).toMatchObject({ code: 'resource_in_use' });
+    expect(refused.body.msg).toContain('lock everyone out of the dashboard');
+    expect(refused.body.details).toMatchObject({ ip_policy_id: policy, ip_restriction_id: dashboard });
+    expect((await h.call('GET', `/ip_policy_rules/${first}`)).status).toBe(200);
+
+    // with a second rule, either can go (make before break)
+    const second = (await rule('198.51.100.0/24')).body.id;
+    expect((await h.call('DELETE', `/ip_policy_rules/${first}`)).status).toBe(204);
+    expect(errorOf(await h.call('DELETE', `/ip_policy_rules/${second}`)).code).toBe('resource_in_use');
+    // an api restriction alone does not protect the last rule
+    expect((await h.call('DELETE', `/ip_restrictions/${dashboard}`)).status).toBe(204);
+    expect((await h.call('DELETE', `/ip_policy_rules/${second}`)).status).toBe(204);
+    expect(api).toMatch(/^ipx_/);
+    // deleting the policy itself still succeeds (api-spec part 1)
+    const third = (await rule('203.0.113.0/24')).body.id;
+    await h.call('POST', '/ip_restrictions', { type: 'dashboard', ip_policy_ids: [policy] });
+    expect((await h.call('DELETE', `/ip_policies/${policy}`)).status).toBe(204);
+    expect((await h.call('GET', `/ip_policy_rules/${third}`)).status).toBe(404);
+  });
+});

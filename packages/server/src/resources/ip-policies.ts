@@ -1,7 +1,9 @@
 /**
  * IP policies (api-spec 4.2) and their rules (`/ip_policy_rules`, modelled on the same
  * conventions). Deleting a policy that others reference succeeds and leaves the references in
- * place (api-spec part 1); its rules go with it.
+ * place (api-spec part 1); its rules go with it. Deleting the only rule of a policy that a
+ * `dashboard` IP restriction uses is refused, as the service refuses it (its error 1419): the
+ * policy would then allow no address and lock everyone out of the dashboard.
  */
 import {
   IpPolicy,
@@ -17,6 +19,7 @@ import {
 import { ApiError, invalidReference } from '../errors.js';
 import { merge, type ResourceDefinition } from './define.js';
 import { withCommonFields, type CommonFields } from './common.js';
+import { IP_RESTRICTION } from './ip-restrictions.js';
 
 export const IP_POLICY = 'ip_policy';
 export const IP_POLICY_RULE = 'ip_policy_rule';
@@ -76,6 +79,20 @@ export const ipPolicyRules: ResourceDefinition<StoredRule> = {
         }),
     },
   ],
+  onDelete(rule, { store }) {
+    const policyId = rule.parentId!;
+    if (store.children(IP_POLICY_RULE, policyId).length > 1) return;
+    const dashboard = store
+      .all<{ type: string; ip_policy_ids: string[] }>(IP_RESTRICTION)
+      .find((r) => r.data.type === 'dashboard' && r.data.ip_policy_ids.includes(policyId));
+    if (dashboard) {
+      throw new ApiError(
+        'resource_in_use',
+        `IP policy rule '${rule.id}' is the last rule of IP policy '${policyId}', which the dashboard IP restriction '${dashboard.id}' uses; deleting it would lock everyone out of the dashboard. Add another rule to the policy first, or take the policy out of the restriction.`,
+        { id: rule.id, ip_policy_id: policyId, ip_restriction_id: dashboard.id },
+      );
+    }
+  },
   render: (object, { urls }) =>
     withCommonFields(object, urls.of(`/ip_policy_rules/${object.id}`), {
       cidr: object.data.cidr,

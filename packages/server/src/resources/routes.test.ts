@@ -29,7 +29,7 @@ const routes = () => `/edges/https/${edgeId}/routes`;
 const createRoute = (body: object, edge = edgeId) => h.call('POST', `/edges/https/${edge}/routes`, body);
 const OIDC = { issuer: 'https://accounts.example.com', client_id: 'id', client_secret: 'oidc-secret' };
 const SAML = { idp_metadata_url: 'https://idp.example.com/metadata' };
-const OAUTH = { provider: { google: {} } };
+const OAUTH = { provider: { google: { email_domains: ['example.com'] } } };
 
 describe('routes: create and get', () => {
   it('creates with the shape of api-spec 2.7: edge_id, every module null', async () => {
@@ -140,6 +140,20 @@ describe('routes: validation', () => {
     expect((await h.call('DELETE', `${routes()}/${id}/oidc`)).status).toBe(204);
     expect((await h.call('PUT', `${routes()}/${id}/oauth`, OAUTH)).body.enabled).toBe(true);
     expect((await h.call('GET', `${routes()}/${id}`)).body).toMatchObject({ oidc: null, oauth: { enabled: true }, saml: { enabled: false } });
+  });
+});
+
+describe('routes: OAuth only on the route / (the service error 7127)', () => {
+  it('refuses OAuth elsewhere, with the module, on its own, or when the match moves away from /', async () => {
+    const elsewhere = await createRoute({ match_type: 'path_prefix', match: '/oncall', oauth: OAUTH });
+    expect(errorOf(elsewhere)).toMatchObject({ code: 'invalid_module', field: 'oauth' });
+    expect(errorOf(elsewhere).msg).toContain("OAuth may be configured only on the route '/', not on '/oncall'");
+    const other = (await createRoute({ match_type: 'path_prefix', match: '/oncall' })).body.id;
+    expect(errorOf(await h.call('PUT', `${routes()}/${other}/oauth`, OAUTH))).toMatchObject({ code: 'invalid_module', field: 'oauth' });
+    const root = await createRoute({ match_type: 'exact_path', match: '/', oauth: OAUTH });
+    expect(root.status).toBe(201);
+    expect(errorOf(await h.call('PATCH', `${routes()}/${root.body.id}`, { match: '/moved' }))).toMatchObject({ code: 'invalid_module', field: 'match' });
+    expect((await h.call('GET', `${routes()}/${root.body.id}`)).body.match).toBe('/');
   });
 });
 

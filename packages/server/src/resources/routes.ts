@@ -6,10 +6,11 @@
  * Rules (service-behaviour.md): `match_type` is exact_path or path_prefix (schema); `match` is
  * required and is a path beginning with `/`, a host, or a host plus path; it is unique per
  * edge (the route's identity, claimed as a unique key); at most one of saml, oidc and oauth
- * is enabled on a route, checked whether the modules arrive with the route or one by one.
+ * is enabled on a route, and OAuth is only on the route `/`, checked whether the modules
+ * arrive with the route or one by one (`checkRouteModules`).
  * A module given in a PATCH replaces the stored one whole; only the module's DELETE removes it.
  */
-import { HttpsEdgeRoute, HttpsEdgeRouteCreate, HttpsEdgeRouteUpdate } from '@gatehouse/schemas';
+import { HttpsEdgeRoute, HttpsEdgeRouteCreate, HttpsEdgeRouteUpdate, oauthRouteProblem } from '@gatehouse/schemas';
 import type { FastifyInstance } from 'fastify';
 import type { StoredObject } from '../db/store.js';
 import { ApiError, invalidModule, invalidValue } from '../errors.js';
@@ -86,6 +87,19 @@ export function checkIdentityModules(data: Record<string, unknown>, ...written: 
   }
 }
 
+/**
+ * The rules across a route's modules and its match: at most one identity module enabled
+ * (`checkIdentityModules`), and OAuth only on the route `/` (the service's error 7127), checked
+ * whether the module arrives with the route, on its own, or the match changes under it.
+ */
+export function checkRouteModules(data: Record<string, unknown>, ...written: string[]): void {
+  checkIdentityModules(data, ...written);
+  if (data.oauth !== undefined && data.oauth !== null && typeof data.match === 'string') {
+    const problem = oauthRouteProblem(data.match);
+    if (problem) throw invalidModule(written.includes('match') && !written.includes('oauth') ? 'match' : 'oauth', `${problem}.`);
+  }
+}
+
 export const httpsEdgeRoutes: ResourceDefinition<StoredRoute, HttpsEdgeRoute> = {
   kind: HTTPS_EDGE_ROUTE,
   label: 'HTTPS edge route',
@@ -97,7 +111,7 @@ export const httpsEdgeRoutes: ResourceDefinition<StoredRoute, HttpsEdgeRoute> = 
     const plain = Object.fromEntries(Object.entries(input).filter(([key]) => !MODULE_NAMES.has(key)));
     if (typeof plain.match === 'string') checkMatch(plain.match);
     const data = { ...merge<StoredRoute>(current, plain), ...writeModules(input, ROUTE_MODULES, ctx) };
-    checkIdentityModules(data, ...Object.keys(input));
+    checkRouteModules(data, ...Object.keys(input));
     return data;
   },
   uniqueKeys: (data, route) => [
@@ -142,7 +156,7 @@ export function registerHttpsEdgeRoutes(app: FastifyInstance): void {
       label: 'HTTPS edge route',
       path: '/edges/https/:edge_id/routes/:id',
       parent: { param: 'edge_id', kind: HTTPS_EDGE, label: 'HTTPS edge' },
-      validate: checkIdentityModules,
+      validate: checkRouteModules,
     },
     ROUTE_MODULES,
   );

@@ -6,7 +6,8 @@
  * is how a module is removed.
  *
  * A hostport belongs to at most one edge of any kind: every edge claims the unique key
- * `hostport:<hostport>` (see `hostportKeys`), which HTTPS edges claim too.
+ * `hostport:<hostport>` (see `hostportKeys`), which HTTPS edges claim too. Each hostport is a
+ * reserved TCP address (`checkReserved`).
  */
 import { TcpEdge, TcpEdgeCreate, TcpEdgeList, TcpEdgeUpdate } from '@gatehouse/schemas';
 import type { FastifyInstance } from 'fastify';
@@ -17,6 +18,7 @@ import { backendModule } from './modules/backend.js';
 import { ipRestrictionModule } from './modules/ip-restriction.js';
 import { trafficPolicyModule } from './modules/traffic-policy.js';
 import { registerModules, renderModules, writeModules, type AnyModule } from './modules.js';
+import { checkReserved } from './reservations.js';
 
 export const TCP_EDGE = 'tcp_edge';
 export const TCP_EDGE_MODULES: readonly AnyModule[] = [backendModule, ipRestrictionModule, trafficPolicyModule];
@@ -71,7 +73,10 @@ export const tcpEdges: ResourceDefinition<StoredTcpEdge> = {
   schemas: { create: TcpEdgeCreate, update: TcpEdgeUpdate, resource: TcpEdge, list: TcpEdgeList },
   write(input, current, ctx) {
     const plain = Object.fromEntries(Object.entries(input).filter(([key]) => !MODULE_NAMES.has(key)));
-    if (plain.hostports !== undefined) plain.hostports = checkHostports(plain.hostports as string[]);
+    if (plain.hostports !== undefined) {
+      plain.hostports = checkHostports(plain.hostports as string[]);
+      checkReserved(plain.hostports as string[], 'addr', ctx);
+    }
     return { ...merge<StoredTcpEdge>(current ?? { hostports: [] }, plain), ...writeModules(input, TCP_EDGE_MODULES, ctx) };
   },
   uniqueKeys: (data) => hostportKeys(data.hostports),

@@ -65,11 +65,25 @@ describe('OIDC (api-spec 2.4, 4.4)', () => {
 
 describe('OAuth', () => {
   it('uses a service-managed application when no credentials are given, with zero values', async () => {
-    expect((await put('oauth', { provider: { google: {} } })).body).toEqual({
+    const managed = await put('oauth', { provider: { google: { email_domains: ['example.com'] } } });
+    expect(managed.body).toEqual({
       ...ZERO_SESSION,
-      provider: { google: { client_id: null, client_secret: null, scopes: [], email_addresses: [], email_domains: [] } },
+      provider: { google: { client_id: null, client_secret: null, scopes: [], email_addresses: [], email_domains: ['example.com'] } },
       auth_check_interval: 0,
     });
+    // What it returns is accepted as input: null ids and scopes [] (the engine's normal form).
+    const { provider, ...rest } = managed.body;
+    expect((await put('oauth', { ...rest, provider })).body).toEqual(managed.body);
+  });
+
+  it('refuses the managed application with neither email_domains nor email_addresses', async () => {
+    for (const google of [{}, { scopes: [] }, { client_id: null, client_secret: null, email_domains: [], email_addresses: [] }]) {
+      const res = await put('oauth', { provider: { google } });
+      expect(errorOf(res), JSON.stringify(google)).toMatchObject({ code: 'invalid_module', field: 'oauth.provider.google.email_domains' });
+      expect(res.body.msg).toContain('needs email_domains or email_addresses');
+    }
+    const byAddress = await put('oauth', { provider: { amazon: { email_addresses: ['oncall@example.com'] } } });
+    expect(byAddress.status).toBe(200);
   });
 
   it('echoes a provider with its own application, github teams and organizations', async () => {
@@ -84,7 +98,10 @@ describe('OAuth', () => {
     };
     const body = { enabled: false, cookie_prefix: 'x.', auth_check_interval: 300, provider: { github } };
     expect((await put('oauth', body)).body).toEqual({ ...ZERO_SESSION, ...body, provider: { github } });
-    expect((await put('oauth', { provider: { github: {} } })).body.provider.github).toMatchObject({ teams: [], organizations: [] });
+    expect((await put('oauth', { provider: { github: { email_domains: ['example.com'] } } })).body.provider.github).toMatchObject({
+      teams: [],
+      organizations: [],
+    });
     expect(errorOf(await put('oauth', { provider: { google: { teams: ['a/b'] } } })).code).toBe('unknown_field');
   });
 
@@ -105,7 +122,7 @@ describe('OAuth', () => {
 
   it('takes exactly one known provider', async () => {
     expect(errorOf(await put('oauth', { provider: {} }))).toMatchObject({ code: 'invalid_module', field: 'oauth.provider' });
-    expect(errorOf(await put('oauth', { provider: { google: {}, github: {} } })).code).toBe('invalid_module');
+    expect(errorOf(await put('oauth', { provider: { google: { email_domains: ['a.com'] }, github: { email_domains: ['a.com'] } } })).code).toBe('invalid_module');
     expect(errorOf(await put('oauth', { provider: { okta: {} } }))).toMatchObject({ code: 'unknown_field', field: 'provider.okta' });
     expect(errorOf(await put('oauth', {}))).toMatchObject({ code: 'missing_field', field: 'provider' });
     expect(errorOf(await put('oauth', { provider: { google: {} }, auth_check_interval: -5 })).code).toBe('invalid_value');

@@ -1,14 +1,21 @@
 /**
  * The OAuth module of a route (EndpointOAuth, api-spec 2.7).
  *
- * `provider` names exactly one identity provider. Its rules (api-spec 2.7): `client_id` and
- * `client_secret` are optional, and without them a service-managed application is used; when
- * `client_id` is given `client_secret` must be too (and a secret without an id names no
- * application); `scopes` may be set only with both. Omitted credentials come back `null`,
+ * `provider` names exactly one identity provider. Its rules are `oauthProviderProblems` of
+ * @gatehouse/schemas (shared with the engine): `client_id` and `client_secret` go together;
+ * without them the service-managed application is used, which needs `email_domains` or
+ * `email_addresses`; non-empty `scopes` need both. `null` ids and `scopes: []`, which this
+ * module returns for a managed application, are accepted as input. Omitted credentials come back `null`,
  * omitted lists `[]`, omitted session settings and `auth_check_interval` their zero values.
  * Secrets are returned as the spec says and never appear in a message.
  */
-import { EndpointOAuth, EndpointOAuthInput, OAUTH_PROVIDERS, type OAuthProviderName } from '@gatehouse/schemas';
+import {
+  EndpointOAuth,
+  EndpointOAuthInput,
+  OAUTH_PROVIDERS,
+  oauthProviderProblems,
+  type OAuthProviderName,
+} from '@gatehouse/schemas';
 import { invalidModule } from '../../errors.js';
 import type { ModuleDefinition } from '../modules.js';
 import { sessionOf } from './session.js';
@@ -18,15 +25,8 @@ type ProviderOutput = NonNullable<EndpointOAuth['provider']['google']> & { teams
 
 function writeProvider(name: OAuthProviderName, given: ProviderInput, field: string): ProviderOutput {
   const at = `${field}.provider.${name}`;
-  if (given.client_id !== undefined && given.client_secret === undefined) {
-    throw invalidModule(`${at}.client_secret`, 'is required when client_id is given.');
-  }
-  if (given.client_secret !== undefined && given.client_id === undefined) {
-    throw invalidModule(`${at}.client_id`, 'is required when client_secret is given.');
-  }
-  if (given.scopes !== undefined && given.client_id === undefined) {
-    throw invalidModule(`${at}.scopes`, 'may be set only with both client_id and client_secret.');
-  }
+  const [problem] = oauthProviderProblems(given);
+  if (problem) throw invalidModule(`${at}.${problem.field}`, `${problem.message}.`);
   return {
     client_id: given.client_id ?? null,
     client_secret: given.client_secret ?? null,

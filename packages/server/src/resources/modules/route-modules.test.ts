@@ -27,7 +27,7 @@ async function validBodies(): Promise<Record<string, object>> {
     request_headers: { add: { 'X-Req': '1' } },
     response_headers: { remove: ['server'] },
     webhook_verification: { provider: 'github', secret: 'whsec' },
-    oauth: { provider: { github: {} } },
+    oauth: { provider: { github: { organizations: ['acme'], email_domains: ['example.com'] } } },
     saml: { idp_metadata: '<EntityDescriptor/>' },
     oidc: { issuer: 'https://issuer.example.com', client_id: 'c', client_secret: 's' },
     websocket_tcp_converter: {},
@@ -87,9 +87,10 @@ describe('circuit breaker', () => {
     expect((await put('circuit_breaker', full)).body).toEqual(full);
   });
 
-  it('enforces num_buckets 1..128, error_threshold_percentage 0..1 and uint32 ranges', async () => {
+  it('enforces num_buckets 0..128 (0, what an unset one reads back as), error_threshold_percentage 0..1 and uint32 ranges', async () => {
+    expect((await put('circuit_breaker', { num_buckets: 0 })).body.num_buckets).toBe(0);
     const cases: [object, string, string][] = [
-      [{ num_buckets: 0 }, 'invalid_value', 'num_buckets'],
+      [{ num_buckets: -1 }, 'invalid_value', 'num_buckets'],
       [{ num_buckets: 129 }, 'invalid_value', 'num_buckets'],
       [{ error_threshold_percentage: 1.5 }, 'invalid_value', 'error_threshold_percentage'],
       [{ error_threshold_percentage: 50 }, 'invalid_value', 'error_threshold_percentage'],
@@ -137,6 +138,15 @@ describe('webhook verification', () => {
       secret: 'whsec_1',
     });
     expect((await put('webhook_verification', { provider: 'SNS' })).body).toEqual({ enabled: true, provider: 'sns', secret: '' });
+  });
+
+  it("accepts the documentation's provider ids and refuses ids it does not list", async () => {
+    for (const provider of ['aftership', 'autodesk', 'brex', 'go1', 'graphcms', 'heroku', 'hostedhooks', 'instagram', 'microsoft_teams', 'signal_sciences', 'terraform', 'worldline', 'alchemy', 'jira', 'sonatype_nexus']) {
+      expect((await put('webhook_verification', { provider, secret: 's' })).status, provider).toBe(200);
+    }
+    for (const provider of ['autodesk_forge', 'hosted_hooks', 'terraform_cloud', 'instagram_graph_api', 'linear', 'workos']) {
+      expect(errorOf(await put('webhook_verification', { provider, secret: 's' })).code, provider).toBe('invalid_value');
+    }
   });
 
   it('rejects unknown providers, a missing secret, and a secret for sns (without echoing it)', async () => {

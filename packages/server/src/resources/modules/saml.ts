@@ -46,7 +46,8 @@ export const samlModule: ModuleDefinition<StoredSaml> = {
   output: EndpointSaml,
   write(input, _ctx, field) {
     const given = input as EndpointSamlInput;
-    if ((given.idp_metadata === undefined) === (given.idp_metadata_url === undefined)) {
+    // "" is what a module configured by URL returns for idp_metadata: the same as absent.
+    if ((given.idp_metadata === undefined || given.idp_metadata === '') === (given.idp_metadata_url === undefined)) {
       throw invalidModule(field, 'give exactly one of idp_metadata and idp_metadata_url.');
     }
     if (given.idp_metadata_url !== undefined && !isHttpUrl(given.idp_metadata_url)) {
