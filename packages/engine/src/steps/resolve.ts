@@ -66,26 +66,29 @@ export function resolve(documents: ValidDocument[], declaredElsewhere: string[] 
   };
 
   const desired: DesiredObject[] = [];
+  /** `specPath` is `SPEC` for a document's own object, `{field, index}` for a child. */
   const build = (
     descriptor: KindDescriptor,
     doc: ValidDocument,
     spec: Spec,
-    specPath: (string | number)[],
+    specPath: SpecPath,
     identity: { address: string; name: string; markerName: string; parent?: string },
   ) => {
     const found: string[] = [];
-    const ids: { id: string; kind: string; locate(): SourceLocation }[] = [];
+    // Most objects (every IP policy rule) reference nothing: no list of ids for them.
+    let ids: { id: string; kind: string; locate(): SourceLocation }[] | undefined;
     let resolved: unknown = spec;
     for (const ref of descriptor.refs) {
+      const into = (ids ??= []);
       resolved = rewrite(resolved, ref.pattern, (value, path) =>
-        token(value, ref.kind, doc, () => [...specPath, ...path], found, ref.pattern.at(-1) === '{}', ids),
+        token(value, ref.kind, doc, () => [...pathOf(specPath), ...path], found, ref.pattern.at(-1) === '{}', into),
       );
     }
     const object = new ResolvedObject(identity, descriptor, descriptor.fromManifest(resolved as Spec, doc.value.name), doc, specPath);
-    object.preventDestroy = doc.value.lifecycle?.prevent_destroy === true;
-    if (ids.length > 0) object.idRefs = ids;
-    object.references = identity.parent || found.length > 1 ? [...new Set(identity.parent ? [identity.parent, ...found] : found)] : found;
-    if (specPath.length === 1 && doc.value.adopt !== undefined) object.adopt = doc.value.adopt;
+    if (doc.value.lifecycle?.prevent_destroy === true) object.preventDestroy = true;
+    if (ids && ids.length > 0) object.idRefs = ids;
+    object.references = identity.parent ? (found.length === 0 ? [identity.parent] : [...new Set([identity.parent, ...found])]) : found.length > 1 ? [...new Set(found)] : found;
+    if (specPath === SPEC && doc.value.adopt !== undefined) object.adopt = doc.value.adopt;
     desired.push(object);
     return object;
   };
@@ -96,18 +99,20 @@ export function resolve(documents: ValidDocument[], declaredElsewhere: string[] 
     const own = { ...doc.value.spec };
     for (const child of children) delete own[child.child!.field];
     const name = doc.value.name;
-    const parent = build(descriptor, doc, own, ['spec'], { address: `${descriptor.kind}/${name}`, name, markerName: name });
+    const parent = build(descriptor, doc, own, SPEC, { address: `${descriptor.kind}/${name}`, name, markerName: name });
     for (const child of children) {
       const items = (doc.value.spec[child.child!.field] as Spec[] | undefined) ?? [];
       items.forEach((item, i) => {
         // A child that failed its schema (the document goes on partially) is left out.
         if (doc.partial?.excluded.has(`${child.child!.field}/${i}`)) return;
         // The natural key needs the normal form; build first, then name it.
-        const object = build(child, doc, item, ['spec', child.child!.field, i], { address: '', name: '', markerName: '', parent: parent.address });
+        const object = build(child, doc, item, { field: child.child!.field, index: i }, { address: '', name: '', markerName: '', parent: parent.address });
         const key = child.naturalKey!(object.normal);
-        object.address = `${child.kind}/${name}/${key}`;
-        object.markerName = `${name}/${key}`;
-        object.name = `${name} ${child.label(object.normal)}`;
+        // join, not a template: one flat string instead of a chain of concatenations per part
+        // (which is what a many-rule manifest otherwise keeps per rule).
+        object.address = [child.kind, name, key].join('/');
+        object.markerName = [name, key].join('/');
+        object.nameFrom(name);
       });
     }
   }
@@ -133,6 +138,11 @@ function addRequirements(desired: DesiredObject[]): void {
 }
 
 
+/** Where an object's spec is in its document: the document's spec, or one child of a list. */
+type SpecPath = typeof SPEC | { field: string; index: number };
+const SPEC = Object.freeze(['spec'] as const);
+const pathOf = (at: SpecPath): (string | number)[] => (at === SPEC ? ['spec'] : ['spec', (at as { field: string }).field, (at as { index: number }).index]);
+
 /**
  * A desired object as resolve builds it. `source` is computed when first read: positions come
  * from composing the file with `yaml`, which a plan without changes or problems never needs
@@ -140,33 +150,65 @@ function addRequirements(desired: DesiredObject[]): void {
  */
 class ResolvedObject implements DesiredObject {
   address: string;
-  name: string;
   markerName: string;
   declare parent?: string;
   declare adopt?: string;
   declare idRefs?: { id: string; kind: string; locate(): SourceLocation }[];
-  preventDestroy = false;
+  declare preventDestroy: boolean;
   references: string[] = [];
   #source: SourceLocation | undefined;
+  /** The name; for a child until first read, its parent document's name (see `nameFrom`). */
+  #name: string;
+  #labelled = true;
+  #at: SpecPath;
 
   constructor(
     identity: { address: string; name: string; markerName: string; parent?: string },
     readonly descriptor: KindDescriptor,
     readonly normal: Spec,
     readonly doc: ValidDocument,
-    readonly specPath: (string | number)[],
+    at: SpecPath,
   ) {
     this.address = identity.address;
-    this.name = identity.name;
+    this.#name = identity.name;
     this.markerName = identity.markerName;
+    this.#at = at;
     if (identity.parent !== undefined) this.parent = identity.parent;
   }
 
+  /**
+   * A child's name is `<parent name> <label>`, built when first read (reports, plans), so that
+   * validating many rules keeps no extra string per rule.
+   */
+  nameFrom(parentName: string): void {
+    this.#name = parentName;
+    this.#labelled = false;
+  }
+
+  get name(): string {
+    if (!this.#labelled) {
+      this.#name = `${this.#name} ${this.descriptor.label(this.normal)}`;
+      this.#labelled = true;
+    }
+    return this.#name;
+  }
+
+  set name(value: string) {
+    this.#name = value;
+    this.#labelled = true;
+  }
+
+  /** `['spec']` or `['spec', field, index]`: a fresh array at each read (kept compact instead). */
+  get specPath(): (string | number)[] {
+    return pathOf(this.#at);
+  }
+
   get source(): SourceLocation {
-    return (this.#source ??= this.doc.locate(this.specPath.length > 1 ? this.specPath : []));
+    return (this.#source ??= this.doc.locate(this.#at === SPEC ? [] : this.specPath));
   }
 
   set source(value: SourceLocation) {
     this.#source = value;
   }
 }
+ResolvedObject.prototype.preventDestroy = false;
