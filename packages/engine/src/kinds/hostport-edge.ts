@@ -1,0 +1,60 @@
+/**
+ * The descriptor shared by TCP and TLS edges: hostports plus a set of modules that are PUT or
+ * DELETEd on their own when they change. The two kinds differ only in their path, the modules
+ * they take and which reservations their hostports need (reserved TCP addresses or reserved
+ * domains), so they are one description with those three parameters.
+ */
+import { checkHostports, hostportKeys, hostports } from './hostports.js';
+import { moduleSet, type ModuleName } from './modules.js';
+import { commonBody, commonFields, moduleBodies, requireId, updateWithModules } from './shared.js';
+import type { KindDescriptor } from './types.js';
+
+export interface HostportEdgeOptions {
+  kind: 'TCPEdge' | 'TLSEdge';
+  title: string;
+  /** Collection path, e.g. `/edges/tcp`, and the key of its list envelope. */
+  path: string;
+  listKey: string;
+  modules: ModuleName[];
+  /** The reservations (addresses or domains) the edge's hostports need to exist first. */
+  requires: KindDescriptor['requires'];
+}
+
+export function hostportEdge(options: HostportEdgeOptions): KindDescriptor {
+  const modules = moduleSet(options.modules);
+  const { path } = options;
+  return {
+    kind: options.kind,
+    policyName: 'edge',
+    title: options.title,
+    manifestKind: options.kind,
+    observe: { lists: [{ path, listKey: options.listKey }] },
+    metadata: true,
+    uniqueKeys: hostportKeys,
+    requires: options.requires,
+    fromManifest: (spec) => ({ ...commonFields(spec), hostports: hostports(spec), ...modules.fromManifest(spec) }),
+    fromLive: (live) => ({ ...commonFields(live), hostports: hostports(live), ...modules.fromLive(live) }),
+    refs: modules.refs,
+    sensitive: modules.sensitive,
+    sets: [['hostports']],
+    immutable: [],
+    serverChosen: modules.serverChosen,
+    label: (normal, name) => name ?? ((normal.hostports as string[])[0] ?? ''),
+    check: (normal, ctx) => [...checkHostports(normal, ctx, false), ...modules.check(normal, ctx)],
+    calls: {
+      create: (normal, ctx) => [
+        {
+          method: 'POST',
+          path,
+          body: { ...commonBody(normal, ctx), hostports: normal.hostports, ...moduleBodies(normal, modules.inputs, ctx.resolve) },
+        },
+      ],
+      update: (_before, after, changed, ctx) =>
+        updateWithModules(`${path}/${requireId(ctx)}`, after, changed, ctx, modules.inputs, (a, fields, c) => ({
+          ...(fields.some((f) => f === 'description' || f === 'metadata') || c.metadata !== undefined ? commonBody(a, c, fields) : {}),
+          ...(fields.includes('hostports') ? { hostports: a.hostports } : {}),
+        })),
+      delete: (_normal, ctx) => [{ method: 'DELETE', path: `${path}/${requireId(ctx)}` }],
+    },
+  };
+}
