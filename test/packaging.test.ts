@@ -194,7 +194,7 @@ describe('npm pack, then npm install --omit=optional into an empty directory', (
     expect(tarballs.map((t) => t.name).sort()).toEqual(packages.map((p) => p.name).sort());
     for (const tarball of tarballs) {
       const files = tarball.files.map((f) => f.path);
-      const entry = tarball.name === '@gatehouse/cli' ? ['bin/run.js', 'dist/commands/index.js'] : ['dist/index.js', 'dist/index.d.ts'];
+      const entry = tarball.name === '@gatehouse/cli' ? ['bin/run.js', 'dist/commands/plan.js', 'oclif.manifest.json'] : ['dist/index.js', 'dist/index.d.ts'];
       expect(files, tarball.name).toEqual(expect.arrayContaining(['package.json', 'LICENSE', 'README.md', ...entry]));
       expect(files.filter((f) => /^src\/|\.test\.|tsbuildinfo|^node_modules\//.test(f)), tarball.name).toEqual([]);
     }
@@ -204,7 +204,7 @@ describe('npm pack, then npm install --omit=optional into an empty directory', (
 
   it('installs without the server, better-sqlite3 or any engine warning', () => {
     expect(install.stderr).not.toMatch(/EBADENGINE|gyp|prebuild/);
-    expect(existsSync(join(app, 'node_modules/@gatehouse/cli/dist/commands/index.js'))).toBe(true);
+    expect(existsSync(join(app, 'node_modules/@gatehouse/cli/dist/commands/plan.js'))).toBe(true);
     expect(existsSync(join(app, 'node_modules/@gatehouse/server'))).toBe(false);
     expect(existsSync(join(app, 'node_modules/better-sqlite3'))).toBe(false);
     expect(existsSync(join(app, 'node_modules/fastify'))).toBe(false);
