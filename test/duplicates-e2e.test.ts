@@ -116,6 +116,7 @@ describe('duplicates and interrupted replaces', { timeout: 120_000 }, () => {
     const repo = manifests('replace', {
       'backends.yaml': 'kind: Backend\nname: web\nspec:\n  type: tunnel_group\n  labels: {app: web}',
       'edges.yaml': edge,
+      'domains.yaml': 'kind: ReservedDomain\nname: site\nspec:\n  domain: replace-e2e.example.com',
     });
     const first = await cli(stack, 'apply', repo, '--yes');
     expect(first.code, first.stderr).toBe(0);
