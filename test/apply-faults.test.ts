@@ -62,7 +62,10 @@ it.each(SERVERS)('converges after re-runs with no duplicates: $name', { timeout:
     const of = (kind: string) => manifests.filter((m) => m.kind === kind);
     const inline = (kind: string, field: string) => of(kind).reduce((n, m) => n + (m.spec[field]?.length ?? 0), 0);
     expect(json.summary.unchanged).toBe(manifests.length + inline('IPPolicy', 'rules') + inline('HTTPSEdge', 'routes'));
-    expect(await collect(client.ipPolicies.list())).toHaveLength(of('IPPolicy').length);
+    // A lock record whose removal a fault cut short may remain: gatehouse's own, claiming a bot
+    // user that is gone (so the stack is free), invisible to plan and cleared by the next holder.
+    const policies = await collect(client.ipPolicies.list());
+    expect(policies.filter((p) => !String(p.metadata ?? '').startsWith('gatehouse-lock:v1 '))).toHaveLength(of('IPPolicy').length);
     expect(await collect(client.ipPolicyRules.list())).toHaveLength(inline('IPPolicy', 'rules'));
     expect(await collect(client.ipRestrictions.list())).toHaveLength(of('IPRestriction').length);
     expect(await collect(client.botUsers.list())).toHaveLength(of('BotUser').length);

@@ -95,6 +95,6 @@ describe('completion', () => {
     }
     execFileSync('bash', ['-n'], { input: results.bash.stdout });
     expect(results.zsh.stdout.startsWith('#compdef gatehouse')).toBe(true);
-    expect(results.fish.stdout).toContain("complete -c gatehouse -n '__fish_seen_subcommand_from plan' -l format -x -a 'text json markdown'");
+    expect(results.fish.stdout).toContain("complete -c gatehouse -n '__fish_seen_subcommand_from plan' -l format -x -a 'text json markdown html'");
   });
 });

@@ -39,14 +39,18 @@ describe('examples/environments against a staging and a production server', { ti
     const json = JSON.parse(result.stdout);
     expect(Object.keys(json.environments)).toEqual(['staging', 'production']);
     expect(json.changes).toBe(true);
-    expect(json.environments.staging).toMatchObject({ stack: 'web-staging', environment: 'staging', target: { url: staging.server.url }, summary: { create: 12 } });
-    expect(json.environments.production).toMatchObject({ stack: 'web', environment: 'production', target: { url: production.server.url }, summary: { create: 10 } });
+    expect(json.environments.staging).toMatchObject({ stack: 'web-staging', environment: 'staging', target: { url: staging.server.url }, summary: { create: 13 } });
+    expect(json.environments.production).toMatchObject({ stack: 'web', environment: 'production', target: { url: production.server.url }, summary: { create: 12 } });
     const addresses = (name: string) => json.environments[name].changes.map((c: { address: string }) => c.address);
     // The staging overlay adds a route and keeps the load tester; production deletes it.
     expect(addresses('staging')).toContain('HTTPSEdgeRoute/site//debug');
     expect(addresses('production')).not.toContain('HTTPSEdgeRoute/site//debug');
     expect(addresses('staging')).toContain('BotUser/load-tester');
     expect(addresses('production')).not.toContain('BotUser/load-tester');
+    // Each environment reserves its own domain; production also its apex.
+    expect(addresses('staging')).toContain('ReservedDomain/site-wildcard');
+    expect(addresses('staging')).not.toContain('ReservedDomain/apex');
+    expect(addresses('production')).toContain('ReservedDomain/apex');
   });
 
   it('applies staging, then production; a second plan of every environment is empty (exit 0)', async () => {

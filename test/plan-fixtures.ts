@@ -102,6 +102,16 @@ export async function writeLive(
     return out;
   };
 
+  // Reservations first: edges' hostports name them.
+  const reservations = { ReservedDomain: '/reserved_domains', ReservedTCPAddress: '/reserved_addrs' } as const;
+  for (const [kind, path] of Object.entries(reservations)) {
+    for (const doc of docs.filter((d) => d.kind === kind)) {
+      const { description, metadata, ...fields } = doc.spec;
+      const created = await client.request<{ id: string }>('POST', path, { body: { ...fields, ...common({ description, metadata }, doc.name) } });
+      ids.set(`${kind}/${doc.name}`, created.id);
+    }
+  }
+
   for (const doc of docs.filter((d) => d.kind === 'IPPolicy')) {
     const { rules = [], ...spec } = doc.spec;
     const policy = await client.ipPolicies.create(common(spec, doc.name));
@@ -176,6 +186,17 @@ export async function writeLive(
     const { description, metadata, ...spec } = doc.spec;
     const edge = await client.tcpEdges.create({ ...endpointModules(spec), ...common({ description, metadata }, doc.name) });
     ids.set(`TCPEdge/${doc.name}`, edge.id);
+  }
+
+  for (const doc of docs.filter((d) => d.kind === 'TLSEdge')) {
+    const { description, metadata, mutual_tls, ...spec } = doc.spec;
+    const body: Record<string, any> = { ...endpointModules(spec), ...common({ description, metadata }, doc.name) };
+    if (mutual_tls) {
+      const { certificate_authorities, ...rest } = mutual_tls;
+      body.mutual_tls = { ...rest, certificate_authority_ids: order(certificate_authorities as (string | { id: string })[]).map((c) => ref('CertificateAuthority', c)) };
+    }
+    const edge = await client.request<{ id: string }>('POST', '/edges/tls', { body });
+    ids.set(`TLSEdge/${doc.name}`, edge.id);
   }
 
   for (const doc of docs.filter((d) => d.kind === 'EventDestination')) {

@@ -58,10 +58,10 @@ async function planJson(extraEnv: Record<string, string> = {}) {
 describe('live objects that match the manifests plan as no changes', () => {
   it('the examples cover every kind, backend type and route module', () => {
     expect(new Set(manifests.map((m) => m.kind))).toEqual(
-      new Set(['IPPolicy', 'IPRestriction', 'BotUser', 'Backend', 'HTTPSEdge', 'TCPEdge', 'CertificateAuthority', 'EventDestination', 'EventSubscription']),
+      new Set(['IPPolicy', 'IPRestriction', 'BotUser', 'Backend', 'HTTPSEdge', 'TCPEdge', 'TLSEdge', 'ReservedDomain', 'ReservedTCPAddress', 'CertificateAuthority', 'EventDestination', 'EventSubscription']),
     );
     expect(new Set(manifests.filter((m) => m.kind === 'Backend').map((m) => m.spec.type))).toEqual(
-      new Set(['tunnel_group', 'http_response', 'failover', 'weighted']),
+      new Set(['tunnel_group', 'http_response', 'failover', 'weighted', 'static_address']),
     );
     const routeModules = new Set(
       manifests.filter((m) => m.kind === 'HTTPSEdge').flatMap((m) => (m.spec.routes ?? []).flatMap((r: object) => Object.keys(r))),

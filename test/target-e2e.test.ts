@@ -65,7 +65,7 @@ describe('CI set and no API URL', () => {
     expect(existsSync(database())).toBe(false);
   });
 
-  it('--embedded plans against the embedded server and says so on the first line of text, JSON and Markdown', async () => {
+  it('--embedded plans against the embedded server and says so on the first line of text, JSON and Markdown', { timeout: 120_000 }, async () => {
     const text = await run(['plan', EXAMPLES, '--embedded'], { CI: 'true' });
     expect(text.code, text.stderr).toBe(0);
     expect(text.stdout.split('\n')[0]).toMatch(/embedded reference server/);

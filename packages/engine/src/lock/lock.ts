@@ -6,9 +6,10 @@
  * (`duplicate_name` otherwise), so creating the bot user `gatehouse-lock.<stack>` succeeds for
  * exactly one caller. That caller then records who it is in a companion IP policy whose metadata
  * is `gatehouse-lock:v1 {"stack","holder","run_id","started_at","lease_seconds","bot_user_id"}`
- * (bot users carry only a name and a flag); a reader that finds the bot user without a record
- * (the holder died between the two writes, or is between them) still sees the lock, with its
- * start from the bot user's `created_at`. Release deletes the record, then the bot user.
+ * (bot users carry only a name and a flag). A bot user without a record (its creator lost the
+ * answer to its create, died between the two writes, or is between them) is claimed by the next
+ * apply; when two records claim one bot user, the earliest wins and the other withdraws, so
+ * exactly one caller holds the lock. Release deletes the bot user, then the record.
  *
  * A lock older than its lease (`lease_seconds`, default one hour, from `started_at`) is reported
  * as stale: nothing renews it, so an apply that runs longer than its lease is shown as stale to
@@ -120,7 +121,9 @@ function parseRecord(metadata: unknown): LockRecord | undefined {
 export function lockOf(stack: string, bots: readonly ApiObject[], policies: readonly ApiObject[], now = new Date()): LockInfo | undefined {
   const bot = bots.find((b) => b.name === lockName(stack));
   if (!bot) return undefined;
-  const record = policies.map((p) => ({ id: String(p.id), record: parseRecord(p.metadata) })).find((r) => r.record?.stack === stack && r.record.bot_user_id === bot.id);
+  // Lists are newest first: the earliest record claiming the bot user is the holder's (see
+  // `acquireLock` on two claims).
+  const record = policies.map((p) => ({ id: String(p.id), record: parseRecord(p.metadata) })).findLast((r) => r.record?.stack === stack && r.record.bot_user_id === bot.id);
   const since = record?.record?.started_at ?? (typeof bot.created_at === 'string' ? bot.created_at : '');
   const lease = record?.record?.lease_seconds ?? DEFAULT_LEASE_SECONDS;
   const started = Date.parse(since);
@@ -223,19 +226,35 @@ export async function acquireLock(api: LiveApi, stack: string, options: AcquireO
   const here = options.process === undefined ? currentProcess() : (options.process ?? undefined);
   let recovered: LockInfo | undefined;
   for (;;) {
-    let bot: ApiObject;
+    let bot: { id?: unknown } | undefined;
+    let createError: unknown;
     try {
       bot = await api.create('/bot_users', { name: lockName(stack), active: false });
     } catch (error) {
-      if (!isNameTaken(error)) throw error;
+      // Taken by another, or an answer lost after the write (5xx, reset): read what is there.
+      if (!isNameTaken(error) && !mayHaveBeenCarriedOut(error)) throw error;
+      createError = isNameTaken(error) ? undefined : error;
+    }
+    if (!bot) {
       const lock = await readLock(api, stack, now());
+      if (!lock && createError) throw createError;
+      if (!lock) continue;
+      if (!lock.record_id) {
+        // A lock bot user without a record: its creator lost the answer (perhaps us), died
+        // between its two writes, or is between them now. Claim it; the record check below
+        // lets exactly one claimant through.
+        bot = { id: lock.bot_user_id };
+      }
       // A holder killed on this machine (SIGKILL, OOM) left its lock: take it over at once, so
       // that running apply again finishes the job. Only when its death is certain.
-      if (lock && holderIsDead(lock.process, here) && lock.bot_user_id !== recovered?.bot_user_id) {
+      else if (holderIsDead(lock.process, here) && lock.bot_user_id !== recovered?.bot_user_id) {
         await breakLock(api, stack, lock);
         recovered = lock;
         continue;
       }
+    }
+    if (!bot) {
+      const lock = await readLock(api, stack, now());
       const waited = now().getTime() - start;
       if (waited >= timeoutMs) throw new LockHeld(lock, stack, waited);
       await sleep(Math.min(options.pollMs ?? 2000, Math.max(1, timeoutMs - waited)));
@@ -269,16 +288,67 @@ export async function acquireLock(api: LiveApi, stack: string, options: AcquireO
       });
       held.recordId = String(created.id);
     } catch (error) {
-      await held.release().catch(() => undefined);
+      // The bot user stays: another claimant may hold it by now, and without a record it is
+      // claimable by the next apply. A record of ours written despite the error is withdrawn.
+      await withdrawRecordsOf(api, stack, runId).catch(() => undefined);
       throw error;
     }
+    // Two records claim one bot user when two callers claimed it without a record (one of them
+    // perhaps its creator). The earliest record wins: whoever wrote later sees the earlier one
+    // when it reads back its own, withdraws its record (never the bot user) and waits.
+    const claims = await recordsClaiming(api, stack, held.botUserId);
+    if (claims.length > 0 && claims[claims.length - 1] !== held.recordId) {
+      await api.remove(`/ip_policies/${held.recordId}`).catch(ignoreMissing);
+      const waited = now().getTime() - start;
+      if (waited >= timeoutMs) throw new LockHeld(await readLock(api, stack, now()), stack, waited);
+      await sleep(Math.min(options.pollMs ?? 2000, Math.max(1, timeoutMs - waited)));
+      continue;
+    }
+    // Records of earlier lock bot users (a release or a withdrawal cut short) claim nothing any
+    // more; the holder clears them, best effort, so they do not pile up.
+    await removeRecords(api, stack, (r) => r.bot_user_id !== held.botUserId).catch(() => undefined);
     return held;
   }
 }
 
+/** A failure after which the write may still have been made: anything but a definite 4xx answer. */
+function mayHaveBeenCarriedOut(error: unknown): boolean {
+  if (!(error instanceof LiveApiError)) return false;
+  return error.outcomeUnknown || error.status === undefined || error.status >= 500;
+}
+
+/** The lock records of `stack` as `{id, record}`, newest first (list order). */
+async function lockRecords(api: LiveApi, stack: string): Promise<{ id: string; record: LockRecord }[]> {
+  const found: { id: string; record: LockRecord }[] = [];
+  for await (const raw of api.list('/ip_policies', 'ip_policies')) {
+    const record = isLockObject('IPPolicy', raw) ? parseRecord(raw.metadata) : undefined;
+    if (record?.stack === stack) found.push({ id: String(raw.id), record });
+  }
+  return found;
+}
+
+/** Removes the lock records of `stack` that `select` picks. */
+async function removeRecords(api: LiveApi, stack: string, select: (record: LockRecord) => boolean): Promise<void> {
+  for (const { id, record } of await lockRecords(api, stack)) {
+    if (select(record)) await api.remove(`/ip_policies/${id}`).catch(ignoreMissing);
+  }
+}
+
+/** Removes the lock records of `stack` written by run `runId`. */
+const withdrawRecordsOf = (api: LiveApi, stack: string, runId: string) => removeRecords(api, stack, (r) => r.run_id === runId);
+
+/** Ids of the lock records of `stack` that claim bot user `botUserId`, newest first (list order). */
+async function recordsClaiming(api: LiveApi, stack: string, botUserId: string): Promise<string[]> {
+  return (await lockRecords(api, stack)).filter(({ record }) => record.bot_user_id === botUserId).map(({ id }) => id);
+}
+
+/**
+ * The bot user first, then the record: a bot user without its record would be claimable (see
+ * `acquireLock`) while this holder still runs; a record left without its bot user claims nothing.
+ */
 async function release(api: LiveApi, held: HeldLock): Promise<void> {
-  if (held.recordId) await api.remove(`/ip_policies/${held.recordId}`).catch(ignoreMissing);
   await api.remove(`/bot_users/${held.botUserId}`).catch(ignoreMissing);
+  if (held.recordId) await api.remove(`/ip_policies/${held.recordId}`).catch(ignoreMissing);
 }
 
 const ignoreMissing = (error: unknown) => {
@@ -292,7 +362,7 @@ export async function breakLock(api: LiveApi, stack: string, expected?: LockInfo
   if (!lock) return undefined;
   // The lock changed hands since the person confirmed: not the one they meant to remove.
   if (expected && expected.bot_user_id !== lock.bot_user_id) throw new Error(`the lock of stack "${stack}" changed since it was shown (now: ${describeLock(lock)}); run unlock again`);
-  if (lock.record_id) await api.remove(`/ip_policies/${lock.record_id}`).catch(ignoreMissing);
   await api.remove(`/bot_users/${lock.bot_user_id}`).catch(ignoreMissing);
+  if (lock.record_id) await api.remove(`/ip_policies/${lock.record_id}`).catch(ignoreMissing);
   return lock;
 }
