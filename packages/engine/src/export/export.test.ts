@@ -42,6 +42,17 @@ async function exported(live: Live, all = false) {
 }
 
 describe('exportLive', () => {
+  test('each file says where it was exported from: the API URL, or the embedded reference server by name', async () => {
+    const live = await appliedLive();
+    const remote = await exportLive({ api: new FakeLiveApi(live), stack: 'default' });
+    expect(remote.files[0]!.text.split('\n')[1]).toContain('exported from memory://fake (stack "default")');
+    const embeddedApi = Object.assign(new FakeLiveApi(live), { target: { url: 'http://127.0.0.1:40000', embedded: true } });
+    const embedded = await exportLive({ api: embeddedApi, stack: 'default' });
+    const header = embedded.files[0]!.text.split('\n')[1]!;
+    expect(header).toContain('exported from the embedded reference server (.gatehouse/server.db)');
+    expect(header).not.toContain('127.0.0.1');
+  });
+
   test('round trip: the exported manifests of every kind and module plan as no changes', async () => {
     const { result, plan } = await exported(await appliedLive());
     expect(plan.changes, JSON.stringify(plan.changes, null, 2)).toEqual([]);

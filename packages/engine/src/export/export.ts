@@ -109,7 +109,7 @@ export async function exportLive(options: ExportOptions): Promise<ExportResult> 
   }
   const order = new Map(secrets.map((s, i) => [s, i]));
   return {
-    files: renderFiles(documents, MANIFEST_KINDS.map((k) => k.manifestKind!), { target: options.api.target.url, stack }),
+    files: renderFiles(documents, MANIFEST_KINDS.map((k) => k.manifestKind!), { target: options.api.target.embedded ? 'the embedded reference server (.gatehouse/server.db)' : options.api.target.url, stack }),
     secrets: [...secrets].sort((a, b) => a.address.localeCompare(b.address) || order.get(a)! - order.get(b)!),
     exported,
     notOwned: topLevel.length - chosen.length,
