@@ -81,6 +81,17 @@ test('an alias bomb is a problem at the alias that multiplies, not a ReferenceEr
   expect(result.problems[0]).toMatchObject({ code: 'alias_limit', at: { file: expect.stringContaining('bomb.yaml'), line: 6, col: 10 } });
 });
 
+test('an alias without an anchor before it in its document is a problem at the alias, not a ReferenceError', async () => {
+  const dir = tempDir();
+  const text = ['kind: BotUser', 'name: a', 'spec: &bot {active: true}', '---', 'kind: BotUser', 'name: b', 'spec: *bot', ''].join('\n');
+  writeFileSync(join(dir, 'aliases.yaml'), text);
+  const result = await load([dir]);
+  expect(names(result)).toEqual(['a']);
+  expect(result.problems).toHaveLength(1);
+  expect(result.problems[0]).toMatchObject({ code: 'yaml_syntax', at: { file: expect.stringContaining('aliases.yaml'), line: 7, col: 7 } });
+  expect(result.problems[0]!.message).toContain('alias *bot names no anchor');
+});
+
 test('nesting deeper than 64 is a problem at its place, in flow style (before parsing) and block style', async () => {
   const dir = tempDir();
   const depth = 1_000_000;

@@ -14,7 +14,17 @@ import type { SourceLocation } from '../source.js';
 import { documentsWithLongLines, fastDocuments } from './fast-yaml.js';
 import { LineIndex } from './node-positions.js';
 import { findManifestFiles, readManifestFile, STDIN_NAME, STDIN_PATH } from './files.js';
-import { aliasProblem, flowNestingProblem, isAliasLimitError, MAX_ALIAS_COUNT, MAX_NESTING, nestingProblem, valueDepth } from './yaml-limits.js';
+import {
+  aliasProblem,
+  flowNestingProblem,
+  isAliasLimitError,
+  isUnresolvedAliasError,
+  MAX_ALIAS_COUNT,
+  MAX_NESTING,
+  nestingProblem,
+  unresolvedAliasProblem,
+  valueDepth,
+} from './yaml-limits.js';
 
 export type Path = readonly (string | number)[];
 
@@ -213,8 +223,9 @@ function parseWithYaml(file: string, text: string, documents: LoadedDocument[], 
     try {
       value = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
     } catch (error) {
-      if (!isAliasLimitError(error)) throw error;
-      problems.push(aliasProblem(doc, position));
+      if (isAliasLimitError(error)) problems.push(aliasProblem(doc, position));
+      else if (isUnresolvedAliasError(error)) problems.push(unresolvedAliasProblem(doc, position));
+      else throw error;
       return;
     }
     documents.push({ file, index, value, locate: locator(doc, position) });

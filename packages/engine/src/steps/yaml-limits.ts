@@ -125,3 +125,30 @@ export function aliasProblem(doc: Document, position: (offset: number) => Source
 
 /** Whether `toJS` failed because of the alias limit. */
 export const isAliasLimitError = (error: unknown) => error instanceof ReferenceError && /alias count/i.test(error.message);
+
+/** Whether `toJS` failed on an alias whose anchor is not defined before it in the document. */
+export const isUnresolvedAliasError = (error: unknown) => error instanceof ReferenceError && /unresolved alias/i.test(error.message);
+
+/**
+ * The problem of a document with an alias (`*name`) that no earlier anchor of the same document
+ * defines, at that alias. YAML anchors never reach across `---`.
+ */
+export function unresolvedAliasProblem(doc: Document, position: (offset: number) => SourceLocation): Problem {
+  const defined = new Set<string>();
+  let at: { offset: number; source: string } | undefined;
+  visit(doc, {
+    Node(_, node) {
+      if (node.anchor) defined.add(node.anchor);
+    },
+    Alias(_, alias) {
+      if (defined.has(alias.source)) return undefined;
+      at = { offset: alias.range?.[0] ?? 0, source: alias.source };
+      return visit.BREAK;
+    },
+  });
+  return problem(
+    'yaml_syntax',
+    `invalid YAML: alias *${at?.source ?? ''} names no anchor defined before it in this document (anchors do not reach across ---); define &${at?.source ?? 'name'} first, or write the value out`,
+    position(at?.offset ?? 0),
+  );
+}
