@@ -10,6 +10,7 @@ import type { LiveApi } from './ports.js';
 import { check } from './steps/check.js';
 import { environmentDocuments, type EnvironmentInput } from './environments/documents.js';
 import { attributeVariables, interpolate, withoutUnsetEcho } from './steps/interpolate.js';
+import { readRegistry } from './bot-registry/registry.js';
 import { match, type Matching } from './steps/match.js';
 import { observe } from './steps/observe.js';
 import { lockOf, type LockInfo } from './lock/lock.js';
@@ -115,7 +116,7 @@ export async function checkManifests(options: EngineOptions): Promise<ManifestCh
 export async function observeAndMatch(desired: DesiredObject[], api: LiveApi, stack: string): Promise<{ matching: Matching; requests: number; lock?: LockInfo }> {
   const observation = await observe(api);
   const lock = lockOf(stack, observation.lockObjects.bots, observation.lockObjects.policies);
-  return { matching: match(desired, observation.live, stack), requests: observation.requests, ...(lock ? { lock } : {}) };
+  return { matching: match(desired, observation.live, stack, readRegistry(stack, observation.registryObjects)), requests: observation.requests, ...(lock ? { lock } : {}) };
 }
 
 /**
@@ -137,7 +138,7 @@ export async function readAndMatch(
   const read = await readManifests({ ...options, stack });
   if (read.problems.length > 0) throw new ManifestProblems(read.problems);
   const observation = await observing;
-  const matching = match(read.desired, observation.live, stack);
+  const matching = match(read.desired, observation.live, stack, readRegistry(stack, observation.registryObjects));
   if (matching.problems.length > 0) throw new ManifestProblems(sortProblems(matching.problems));
   const lock = lockOf(stack, observation.lockObjects.bots, observation.lockObjects.policies);
   return { read, matching, requests: observation.requests, ...(lock ? { lock } : {}) };

@@ -25,6 +25,7 @@ import { countChanges } from '../render/values.js';
 import { applyPlan } from './apply.js';
 import { MemoryLiveApi } from './memory-api.js';
 import { ApplyRefused } from './model.js';
+import { isRegistryObject } from '../bot-registry/registry.js';
 
 const POLICIES = ['p1', 'p2', 'p3'] as const;
 const CIDRS = ['10.0.1.0/24', '10.0.2.0/24', '10.0.3.0/24'] as const;
@@ -35,7 +36,9 @@ interface Manifests {
   backend: { type: 'tunnel_group'; app: string } | { type: 'http_response'; status: number } | null;
   failover: boolean;
   edge: boolean;
-  bot: { active: boolean } | null;
+  bot: { active: boolean; name: string | null } | null;
+  /** `spec.name` of the bot user `ci` (a rename through the manifest), or its manifest name. */
+  ciName: string | null;
 }
 
 const manifestsArb: fc.Arbitrary<Manifests> = fc
@@ -56,7 +59,8 @@ const manifestsArb: fc.Arbitrary<Manifests> = fc
     backend: fc.option(fc.oneof(fc.record({ type: fc.constant('tunnel_group' as const), app: fc.constantFrom('web', 'api') }), fc.record({ type: fc.constant('http_response' as const), status: fc.constantFrom(503, 404) })), { nil: null }),
     failover: fc.boolean(),
     edge: fc.boolean(),
-    bot: fc.option(fc.record({ active: fc.boolean() }), { nil: null }),
+    bot: fc.option(fc.record({ active: fc.boolean(), name: fc.constantFrom(null, 'Deploy bot', 'deploy-2') }), { nil: null }),
+    ciName: fc.constantFrom(null, 'CI bot', 'ci-renamed', 'ci-renamed'),
   })
   .map(({ policies, restriction, ...rest }) => {
     const names = policies.map((p) => p.name);
@@ -66,7 +70,7 @@ const manifestsArb: fc.Arbitrary<Manifests> = fc
 
 function yaml(m: Manifests): string {
   // One document is always there: a manifest file with none is a problem of its own.
-  const docs: string[] = ['kind: BotUser\nname: ci\nspec: {active: true}\n'];
+  const docs: string[] = [`kind: BotUser\nname: ci\nspec: {active: true${m.ciName ? `, name: ${m.ciName}` : ''}}\n`];
   for (const p of m.policies) {
     const rules = p.rules.map((r) => `    - {cidr: ${r.cidr}, action: ${r.action}}`).join('\n');
     docs.push(`kind: IPPolicy\nname: ${p.name}\n${p.preventDestroy ? 'lifecycle: {prevent_destroy: true}\n' : ''}spec:\n  description: ${p.description}\n  rules:${rules ? `\n${rules}` : ' []'}\n`);
@@ -78,7 +82,7 @@ function yaml(m: Manifests): string {
   if (m.backend && m.edge) {
     docs.push(`kind: HTTPSEdge\nname: api\nspec:\n  hostports: ["api.example.com:443"]\n  routes:\n    - {match_type: path_prefix, match: /, backend: {backend: a}}\n`);
   }
-  if (m.bot) docs.push(`kind: BotUser\nname: deploy\nspec: {active: ${m.bot.active}}\n`);
+  if (m.bot) docs.push(`kind: BotUser\nname: deploy\nspec: {active: ${m.bot.active}${m.bot.name ? `, name: ${m.bot.name}` : ''}}\n`);
   return docs.join('---\n');
 }
 
@@ -89,6 +93,8 @@ const outsideArb = fc.record({
   staleHash: fc.boolean(),
   deleteRule: fc.boolean(),
   unmanagedPolicy: fc.boolean(),
+  /** The bot user registry (bot-registry/registry.ts) and bot users, changed by hand. */
+  bots: fc.constantFrom('none', 'none', 'renameBot', 'deleteBot', 'breakRegistry', 'dropRegistry'),
 });
 
 const scenarioArb = fc.record({
@@ -96,14 +102,25 @@ const scenarioArb = fc.record({
   beforeStack: fc.constantFrom('default', 'default', 'other'),
   outside: outsideArb,
   after: manifestsArb,
+  /** The manifests stay as they were applied (so that plans with no changes are met). */
+  unchangedManifests: fc.integer({ min: 0, max: 9 }).map((n) => n < 2),
   adopt: fc.boolean(),
   prune: fc.boolean(),
   force: fc.boolean(),
 });
 
 /** Returns the id of the policy made by hand, if any. */
-async function changeOutside(api: MemoryLiveApi, outside: Record<'editDescription' | 'dropMarker' | 'staleHash' | 'deleteRule' | 'unmanagedPolicy', boolean>): Promise<string | undefined> {
-  const policies = api.objects('/ip_policies');
+async function changeOutside(
+  api: MemoryLiveApi,
+  outside: Record<'editDescription' | 'dropMarker' | 'staleHash' | 'deleteRule' | 'unmanagedPolicy', boolean> & { bots: string },
+): Promise<string | undefined> {
+  const registry = api.objects('/ip_policies').filter((p) => isRegistryObject('IPPolicy', p));
+  const bots = api.objects('/bot_users');
+  if (outside.bots === 'renameBot' && bots[0]) bots[0].name = 'renamed by hand';
+  if (outside.bots === 'deleteBot' && bots[0]) bots.splice(0, 1);
+  if (outside.bots === 'breakRegistry' && registry[0]) registry[0].metadata = String(registry[0].metadata).slice(0, -5);
+  if (outside.bots === 'dropRegistry' && registry[0]) api.objects('/ip_policies').splice(api.objects('/ip_policies').indexOf(registry[0]), 1);
+  const policies = api.objects('/ip_policies').filter((p) => !isRegistryObject('IPPolicy', p));
   if (outside.editDescription && policies[0]) policies[0].description = 'edited in the console';
   if (outside.dropMarker && policies[1]) policies[1].metadata = parseMarker(policies[1].metadata).user ?? '';
   const rules = api.objects('/ip_policy_rules');
@@ -122,10 +139,11 @@ describe('plan = apply (property)', () => {
   it('over 200 generated scenarios, apply writes exactly what the plan shows', { timeout: 120_000 }, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'gatehouse-plan-apply-'));
     const file = join(dir, 'main.yaml');
-    const stats = { scenarios: 0, noChanges: 0, problems: 0, refused: 0, applied: 0, markerRefreshes: 0, repoints: 0, adoptions: 0, notPruned: 0 };
+    const stats = { scenarios: 0, noChanges: 0, problems: 0, refused: 0, applied: 0, markerRefreshes: 0, repoints: 0, adoptions: 0, notPruned: 0, registryWrites: 0, botRenames: 0 };
     try {
       await fc.assert(
-        fc.asyncProperty(scenarioArb, async ({ before, beforeStack, outside, after, adopt, prune, force }) => {
+        fc.asyncProperty(scenarioArb, async ({ before, beforeStack, outside, after: changed, unchangedManifests, adopt, prune, force }) => {
+          const after = unchangedManifests ? before : changed;
           stats.scenarios += 1;
           const api = new MemoryLiveApi();
           const run = (stack: string, options: { prune: boolean; force: boolean }) =>
@@ -152,6 +170,13 @@ describe('plan = apply (property)', () => {
           const runnable = plan.changes.filter((c) => !c.needsPrune);
           stats.markerRefreshes += runnable.filter((c) => c.cause === 'marker').length;
           stats.repoints += runnable.filter((c) => c.cause === 'repoint').length;
+          stats.registryWrites += runnable.filter((c) => c.cause === 'registry').length;
+          // A rename through spec.name is an update of the same bot user, never a second one.
+          const renames = runnable.filter((c) => c.kind === 'BotUser' && c.fields.some((f) => f.path === 'name'));
+          stats.botRenames += renames.length;
+          // The bot user ci, applied by this stack and recorded by an intact registry, is never made twice.
+          const intact = beforeStack === 'default' && outside.bots !== 'deleteBot' && outside.bots !== 'breakRegistry' && outside.bots !== 'dropRegistry';
+          if (intact) expect(runnable.filter((c) => c.address === 'BotUser/ci' && c.action === 'create')).toEqual([]);
           stats.adoptions += runnable.filter((c) => c.reason?.startsWith('adopted') || c.reason?.startsWith('taken over')).length;
           stats.notPruned += plan.changes.length - runnable.length;
           expect(plan.changes.filter((c) => c.needsPrune).every((c) => c.action === 'delete' && !prune)).toBe(true);
