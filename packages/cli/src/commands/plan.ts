@@ -46,7 +46,8 @@ export default class Plan extends Command {
     format: Flags.string({ description: 'output format', options: [...FORMATS], default: 'text' }),
     out: Flags.string({ description: 'also save the plan as JSON to this file (atomically), for apply --plan' }),
     'detailed-exitcode': Flags.boolean({ description: 'exit 2 when the plan has changes (deletes that need --prune included)', default: false }),
-    prune: Flags.boolean({ description: 'plan deletes as apply --prune runs them (without it they are shown as "would be deleted with --prune")', default: false }),
+    prune: Flags.boolean({ description: 'plan deletes as apply --prune runs them (without it they are shown as "would be deleted with --prune"); only of objects applied from the PATHs given', default: false }),
+    'prune-all': Flags.boolean({ description: 'plan deletes of everything the stack owns that the manifests do not declare, wherever it was applied from (implies --prune)', default: false }),
     ...manifestFlags,
     ...policyFlags,
     ...connectionFlags,
@@ -74,18 +75,20 @@ export default class Plan extends Command {
     const format = flags.format as (typeof FORMATS)[number];
     const reading = readingOptions(flags, (line) => this.logToStderr(line));
     const policies = policyPaths(flags, selection.project);
+    // --prune-all implies --prune (steps/prune-scope.ts).
+    const prune = { prune: flags.prune || flags['prune-all'], pruneAll: flags['prune-all'] };
     if (selection.all) {
       if (format === 'html') this.#fail(new CliError('environment_all_refused', '--format html reports one plan; with --env all, write one report per environment with --env NAME --format html'));
       if (flags.out) this.#fail(new CliError('environment_all_refused', '--out saves one plan for apply --plan; with --env all, save each environment\'s plan with --env NAME --out FILE'));
       const plans: EnvironmentPlan[] = [];
-      for (const run of selection.runs) plans.push({ environment: run.environment!.name, plan: await this.#compute(run, reading, policies, flags.prune) });
+      for (const run of selection.runs) plans.push({ environment: run.environment!.name, plan: await this.#compute(run, reading, policies, prune) });
       const output = format === 'json' ? renderPlansJson(plans) : format === 'markdown' ? renderPlansMarkdown(plans) : renderPlansText(plans, { style: terminalStyle() });
       await new Promise<void>((resolve) => process.stdout.write(output, () => resolve()));
       this.#failOnPolicyErrors(plans.map((p) => p.plan));
       if (flags['detailed-exitcode'] && anyChanges(plans)) this.exit(2);
       return;
     }
-    const plan = await this.#compute(selection.runs[0]!, reading, policies, flags.prune);
+    const plan = await this.#compute(selection.runs[0]!, reading, policies, prune);
     const output =
       format === 'json'
         ? renderJson(plan)
@@ -104,14 +107,14 @@ export default class Plan extends Command {
     if (flags['detailed-exitcode'] && countChanges(plan.summary) > 0) this.exit(2);
   }
 
-  #compute(run: EnvironmentRun, reading: ReturnType<typeof readingOptions>, policies: string[], prune: boolean): Promise<PlanValue> {
+  #compute(run: EnvironmentRun, reading: ReturnType<typeof readingOptions>, policies: string[], prune: { prune: boolean; pruneAll: boolean }): Promise<PlanValue> {
     const environment = run.environment;
     // manifest_paths: where `apply --plan` reads the manifests again (docs/plan-json.md).
     return Promise.resolve()
       .then(() => run.connection())
       .then((flags) =>
         withConnection(flags, async (connection) => ({
-          ...(await computePlan({ paths: run.paths, env: process.env, api: connection.api, stack: connection.stack, environment, policies, prune, ...reading })),
+          ...(await computePlan({ paths: run.paths, env: process.env, api: connection.api, stack: connection.stack, environment, policies, ...prune, ...reading })),
           manifest_paths: run.paths,
           ...(environment ? { environment: environment.name } : {}),
         })),

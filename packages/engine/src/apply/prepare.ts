@@ -37,6 +37,8 @@ export interface PrepareOptions {
   /** A saved plan (`apply --plan FILE`), as `parsePlanJson` read it. */
   saved?: Plan;
   prune?: boolean;
+  /** `--prune-all`: deletes outside the PATHs' scope too (steps/prune-scope.ts); implies `prune`. */
+  pruneAll?: boolean;
   force?: boolean;
   /** As in `EngineOptions`. */
   maxFileSize?: number;
@@ -79,6 +81,10 @@ export interface PreparedApply {
 
 export async function prepareApply(options: PrepareOptions): Promise<PreparedApply> {
   const { api, stack, saved } = options;
+  // A saved plan carries its scope: the fresh plan it is checked against uses the same, and only
+  // the saved plan's changes run, so apply never deletes more than the plan shows.
+  const pruneAll = saved ? saved.prune_scope?.mode === 'all' : options.pruneAll === true;
+  const prune = options.prune === true || options.pruneAll === true;
   const paths = options.paths && options.paths.length > 0 ? options.paths : saved?.manifest_paths ?? ['.'];
   const { read, matching, requests } = await readAndMatch(
     {
@@ -88,11 +94,12 @@ export async function prepareApply(options: PrepareOptions): Promise<PreparedApp
       environment: options.environment,
       ...(options.maxFileSize !== undefined ? { maxFileSize: options.maxFileSize } : {}),
       ...(options.onWarning ? { onWarning: options.onWarning } : {}),
+      pruneAll,
     },
     api,
     stack,
   );
-  const fresh = makePlan({ matching, stack, target: api.target, checksum: read.checksum, requests, prune: options.prune === true });
+  const fresh = makePlan({ matching, stack, target: api.target, checksum: read.checksum, requests, prune });
   fresh.manifest_paths = paths;
   if (options.environment) fresh.environment = options.environment.name;
 
@@ -146,8 +153,8 @@ export async function prepareApply(options: PrepareOptions): Promise<PreparedApp
 
   // Duplicates are deleted without --prune: their address stays declared (steps/duplicates.ts).
   const prunable = (s: Subject) => s.change.action === 'delete' && !s.change.duplicate;
-  const notPruned = options.prune ? [] : chosen.filter(prunable).map((s) => s.change);
-  const subjects = options.prune ? chosen : chosen.filter((s) => !prunable(s));
+  const notPruned = prune ? [] : chosen.filter(prunable).map((s) => s.change);
+  const subjects = prune ? chosen : chosen.filter((s) => !prunable(s));
   refusals.push(...railRefusals({ subjects, matching, stack, force: options.force === true }));
 
   const metadataFor = metadataWriter(matching, stack);

@@ -58,6 +58,7 @@ export function toJsonPlan(plan: Plan): JsonPlan {
     ...(plan.policy_results !== undefined ? { policy_results: plan.policy_results } : {}),
     ...(plan.environment !== undefined ? { environment: plan.environment } : {}),
     ...(plan.lock !== undefined ? { lock: plan.lock } : {}),
+    ...(plan.prune_scope !== undefined ? { prune_scope: plan.prune_scope } : {}),
   };
 }
 

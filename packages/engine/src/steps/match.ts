@@ -18,6 +18,7 @@ import type { DesiredObject } from '../desired.js';
 import type { LiveObject } from '../live.js';
 import { problem, type Problem } from '../problems.js';
 import { findDuplicates, type DuplicateObject } from './duplicates.js';
+import type { PruneScope } from './prune-scope.js';
 
 export interface Matching {
   pairs: { desired: DesiredObject; live: LiveObject }[];
@@ -27,6 +28,8 @@ export interface Matching {
   /** Owned objects that duplicate a kept one (and their children): deleted without --prune (duplicates.ts). */
   duplicates: DuplicateObject[];
   problems: Problem[];
+  /** The prune scope `deletes` were limited to, and the owned objects left outside it (prune-scope.ts). */
+  pruneScope?: PruneScope;
 }
 
 export function match(desired: DesiredObject[], everything: LiveObject[], stack: string): Matching {
