@@ -14,6 +14,7 @@ import { match, type Matching } from './steps/match.js';
 import { observe } from './steps/observe.js';
 import { lockOf, type LockInfo } from './lock/lock.js';
 import { plan } from './steps/plan.js';
+import { targetPlan, targetPatterns } from './steps/targets.js';
 import { resolve } from './steps/resolve.js';
 import { validate } from './steps/validate.js';
 import { deletedSubjects, desiredSubjects, evaluatePolicies, loadPolicies, type PolicyResult } from './policy/index.js';
@@ -144,7 +145,8 @@ export async function readAndMatch(
 }
 
 /** The plan of the manifests against the live API; throws `ManifestProblems` when invalid. */
-export async function computePlan(options: EngineOptions & { api: LiveApi; stack: string; prune?: boolean }): Promise<Plan> {
+export async function computePlan(options: EngineOptions & { api: LiveApi; stack: string; prune?: boolean; targets?: readonly string[] }): Promise<Plan> {
+  const targets = targetPatterns(options.targets, { prune: options.prune === true });
   const policies = await loadPolicies(options.policies ?? []);
   let matched: Awaited<ReturnType<typeof readAndMatch>>;
   try {
@@ -156,7 +158,8 @@ export async function computePlan(options: EngineOptions & { api: LiveApi; stack
   }
   if (policies.problems.length > 0) throw new ManifestProblems(sortProblems(policies.problems));
   const { read, matching, requests, lock } = matched;
-  const computed = plan({ matching, stack: options.stack, target: options.api.target, checksum: read.checksum, requests, prune: options.prune === true });
+  const full = plan({ matching, stack: options.stack, target: options.api.target, checksum: read.checksum, requests, prune: options.prune === true });
+  const computed = targets ? targetPlan(full, matching, targets) : full;
   // Plan does not lock; it says when an apply holds the lock (its plan may be outdated soon).
   const planned = lock ? { ...computed, lock } : computed;
   if (policies.rules.length === 0) return planned;
