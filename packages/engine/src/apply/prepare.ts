@@ -86,7 +86,8 @@ export async function prepareApply(options: PrepareOptions): Promise<PreparedApp
   if (saved && options.targets && options.targets.length > 0) {
     throw new TargetError('target_conflict', '--target cannot be combined with --plan: a saved plan applies exactly the targets it was made with; plan again with --target and --out');
   }
-  const targets = targetPatterns(options.targets ?? saved?.targets?.requested, { prune: options.prune === true });
+  // A saved targeted plan holds no delete, so `--prune` with it prunes nothing (CI recipes pass it always).
+  const targets = targetPatterns(options.targets ?? saved?.targets?.requested, { prune: options.prune === true && !saved });
   const paths = options.paths && options.paths.length > 0 ? options.paths : saved?.manifest_paths ?? ['.'];
   const { read, matching, requests } = await readAndMatch(
     {
