@@ -11,6 +11,7 @@ export const CLI_ERROR_CODES = {
   bad_api_key: 'the API key has white space or control characters inside it',
   bad_duration: '--timeout or --deadline is not a duration such as 30s, 500ms or 2m',
   bad_ca_file: '--ca-file cannot be read or holds no PEM certificate',
+  bad_from_stack: '--from-stack is empty or names the stack being planned',
   bad_rate_limit: 'the client-side rate limit is not of the form 120/60s',
   manifest_problems: 'the manifests have problems (each printed as file:line:col: message)',
   api_failure: 'the API answered with an error or could not be reached',

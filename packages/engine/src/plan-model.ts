@@ -99,6 +99,11 @@ export interface Plan {
   format_version: typeof PLAN_FORMAT_VERSION;
   target: { url: string; embedded: boolean };
   stack: string;
+  /**
+   * `--from-stack`: the stack this plan moves objects from (steps/stacks.ts). Absent without
+   * it; `apply --plan` applies a saved plan with the same one.
+   */
+  from_stack?: string;
   /** RFC 3339 time the live state was read. */
   created_at: string;
   summary: PlanSummary;

@@ -1,7 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { Args, Command, Errors, Flags } from '@oclif/core';
 import {
-  acquireLock,
   checkTargetsMatched,
   LockHeld,
   ApplyRefused,
@@ -34,6 +33,7 @@ import { manifestFlags, readingOptions } from '../manifest-flags.js';
 import { CliError } from '../errors.js';
 import { lockTimeoutFlag } from '../lock-flags.js';
 import { targetFlags, targetsOf, unmatchedWarnings } from '../target-flags.js';
+import { acquireStackLocks, fromStackFlag, fromStackOption } from '../stack-flags.js';
 import { colourEnabled, terminalStyle } from '../output.js';
 
 const FORMATS = ['text', 'json'] as const;
@@ -69,11 +69,13 @@ export default class Apply extends Command {
     ...targetFlags,
     ...manifestFlags,
     ...connectionFlags,
+    ...fromStackFlag,
     ...environmentFlags,
   };
   static override examples = [
     '<%= config.bin %> apply examples/basic',
     '<%= config.bin %> apply manifests/ --yes --prune',
+    '<%= config.bin %> apply manifests/ --stack platform --from-stack default --yes   # rename stack default to platform',
     '<%= config.bin %> plan manifests/ --out plan.json && <%= config.bin %> apply --plan plan.json --yes',
     '<%= config.bin %> apply manifests/ --target HTTPSEdge/api --yes   # an emergency change to one edge (its routes, and what they depend on)',
   ];
@@ -103,10 +105,11 @@ export default class Apply extends Command {
       if (saved) this.#checkTarget(saved, connection);
       // The stack's lock, before live state is read: a plan read before another apply ended
       // would be applied stale (and create what that apply created).
-      const lock = await acquireLock(connection.api, connection.stack, { timeoutMs: flags['lock-timeout'] });
+      const moving = fromStackOption(flags['from-stack'] ?? saved?.from_stack, connection.stack);
+      const lock = await acquireStackLocks(connection.api, connection.stack, moving.fromStack, { timeoutMs: flags['lock-timeout'] });
       if (lock.recovered) this.logToStderr(`note: took over the lock of stack "${sanitize(connection.stack)}" left by ${sanitize(lock.recovered.holder ?? 'a process')}, which no longer runs on this machine`);
       try {
-        return await this.#locked(lock, saved, run, { ...flags, targets }, connection, colour, info, json);
+        return await this.#locked(lock, saved, run, { ...flags, ...moving, targets }, connection, colour, info, json);
       } finally {
         await lock.release().catch((error: unknown) => this.logToStderr(`warning: could not release the lock of stack "${sanitize(connection.stack)}": ${sanitize(String((error as Error).message ?? error))}; run gatehouse unlock --stack ${sanitize(connection.stack)}`));
       }
@@ -121,7 +124,7 @@ export default class Apply extends Command {
     lock: HeldLock,
     saved: Plan | undefined,
     run: { paths: string[]; environment?: EnvironmentInput | undefined },
-    flags: { prune: boolean; force: boolean; yes: boolean; 'show-plan': boolean; parallelism: number; 'max-file-size': number; targets: string[] | undefined },
+    flags: { prune: boolean; force: boolean; yes: boolean; 'show-plan': boolean; parallelism: number; 'max-file-size': number; fromStack?: string | undefined; targets: string[] | undefined },
     connection: Connection,
     colour: boolean,
     info: (text: string) => unknown,
@@ -137,6 +140,7 @@ export default class Apply extends Command {
       prune: flags.prune,
       force: flags.force,
       ...(flags.targets ? { targets: flags.targets } : {}),
+      fromStack: flags.fromStack,
       ...readingOptions(flags, (line) => this.logToStderr(line)),
     });
     // Every target unmatched: nothing to apply for a typo is a failure, not "0 done".

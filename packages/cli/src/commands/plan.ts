@@ -25,6 +25,7 @@ import { manifestFlags, readingOptions } from '../manifest-flags.js';
 import { terminalStyle, writeFileAtomic } from '../output.js';
 import { policyFlags, policyPaths } from '../policy-flags.js';
 import { targetFlags, targetsOf, unmatchedWarnings } from '../target-flags.js';
+import { fromStackFlag, fromStackOption } from '../stack-flags.js';
 
 const FORMATS = ['text', 'json', 'markdown', 'html'] as const;
 
@@ -53,6 +54,7 @@ export default class Plan extends Command {
     ...manifestFlags,
     ...policyFlags,
     ...connectionFlags,
+    ...fromStackFlag,
     ...environmentFlags,
   };
   static override examples = [
@@ -60,6 +62,7 @@ export default class Plan extends Command {
     '<%= config.bin %> plan manifests/ --format markdown --out plan.json --detailed-exitcode',
     '<%= config.bin %> plan --env all --format markdown --detailed-exitcode',
     'GATEHOUSE_API_URL=https://api.example.com GATEHOUSE_API_KEY=... <%= config.bin %> plan manifests/ --stack team-a',
+    '<%= config.bin %> plan manifests/ --stack platform --from-stack default   # what moving the objects to stack platform would change',
     '<%= config.bin %> plan examples/basic --policy examples/policies',
     '<%= config.bin %> plan manifests/ --format html > plan.html   # a report to open in a browser (CI artifact)',
     "<%= config.bin %> plan manifests/ --target HTTPSEdge/api --target 'Backend/*' --out plan.json   # only these, their children and what they depend on",
@@ -83,7 +86,7 @@ export default class Plan extends Command {
       if (format === 'html') this.#fail(new CliError('environment_all_refused', '--format html reports one plan; with --env all, write one report per environment with --env NAME --format html'));
       if (flags.out) this.#fail(new CliError('environment_all_refused', '--out saves one plan for apply --plan; with --env all, save each environment\'s plan with --env NAME --out FILE'));
       const plans: EnvironmentPlan[] = [];
-      for (const run of selection.runs) plans.push({ environment: run.environment!.name, plan: await this.#compute(run, reading, policies, flags.prune, targets) });
+      for (const run of selection.runs) plans.push({ environment: run.environment!.name, plan: await this.#compute(run, reading, policies, flags.prune, flags['from-stack'], targets) });
       this.#checkTargets(plans.map((p) => p.plan), format);
       const output = format === 'json' ? renderPlansJson(plans) : format === 'markdown' ? renderPlansMarkdown(plans) : renderPlansText(plans, { style: terminalStyle() });
       await new Promise<void>((resolve) => process.stdout.write(output, () => resolve()));
@@ -91,7 +94,7 @@ export default class Plan extends Command {
       if (flags['detailed-exitcode'] && anyChanges(plans)) this.exit(2);
       return;
     }
-    const plan = await this.#compute(selection.runs[0]!, reading, policies, flags.prune, targets);
+    const plan = await this.#compute(selection.runs[0]!, reading, policies, flags.prune, flags['from-stack'], targets);
     this.#checkTargets([plan], format);
     const output =
       format === 'json'
@@ -121,14 +124,14 @@ export default class Plan extends Command {
     if (format !== 'text') for (const plan of plans) for (const line of unmatchedWarnings(plan.targets)) this.logToStderr(line);
   }
 
-  #compute(run: EnvironmentRun, reading: ReturnType<typeof readingOptions>, policies: string[], prune: boolean, targets?: string[]): Promise<PlanValue> {
+  #compute(run: EnvironmentRun, reading: ReturnType<typeof readingOptions>, policies: string[], prune: boolean, fromStack: string | undefined, targets?: string[]): Promise<PlanValue> {
     const environment = run.environment;
     // manifest_paths: where `apply --plan` reads the manifests again (docs/plan-json.md).
     return Promise.resolve()
       .then(() => run.connection())
       .then((flags) =>
         withConnection(flags, async (connection) => ({
-          ...(await computePlan({ paths: run.paths, env: process.env, api: connection.api, stack: connection.stack, environment, policies, prune, ...(targets ? { targets } : {}), ...reading })),
+          ...(await computePlan({ paths: run.paths, env: process.env, api: connection.api, stack: connection.stack, environment, policies, prune, ...(targets ? { targets } : {}), ...reading, ...fromStackOption(fromStack, connection.stack) })),
           manifest_paths: run.paths,
           ...(environment ? { environment: environment.name } : {}),
         })),

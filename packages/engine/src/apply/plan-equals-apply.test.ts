@@ -99,6 +99,8 @@ const scenarioArb = fc.record({
   outside: outsideArb,
   after: manifestsArb,
   adopt: fc.boolean(),
+  /** Plan and apply with --from-stack other (steps/stacks.ts): moves, not collisions. */
+  move: fc.boolean(),
   prune: fc.boolean(),
   force: fc.boolean(),
 });
@@ -124,13 +126,14 @@ describe('plan = apply (property)', () => {
   it('over 200 generated scenarios, apply writes exactly what the plan shows', { timeout: 120_000 }, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'gatehouse-plan-apply-'));
     const file = join(dir, 'main.yaml');
-    const stats = { scenarios: 0, noChanges: 0, problems: 0, refused: 0, applied: 0, markerRefreshes: 0, repoints: 0, adoptions: 0, notPruned: 0 };
+    const stats = { scenarios: 0, noChanges: 0, problems: 0, refused: 0, applied: 0, markerRefreshes: 0, repoints: 0, adoptions: 0, moves: 0, notPruned: 0 };
     try {
       await fc.assert(
-        fc.asyncProperty(scenarioArb, async ({ before, beforeStack, outside, after, adopt, prune, force }) => {
+        fc.asyncProperty(scenarioArb, async ({ before, beforeStack, outside, after, adopt, move, prune, force }) => {
           stats.scenarios += 1;
           const api = new MemoryLiveApi();
-          const run = (stack: string, options: { prune: boolean; force: boolean }) =>
+          const moving = move && beforeStack === 'other' ? { fromStack: 'other' } : {};
+          const run = (stack: string, options: { prune: boolean; force: boolean; fromStack?: string }) =>
             applyPlan({ api, stack, paths: [dir], env: {}, delay: async () => {}, ...options });
 
           writeFileSync(file, yaml(before));
@@ -143,24 +146,25 @@ describe('plan = apply (property)', () => {
 
           let plan;
           try {
-            plan = await computePlan({ paths: [dir], env: {}, api, stack: 'default', prune });
+            plan = await computePlan({ paths: [dir], env: {}, api, stack: 'default', prune, ...moving });
           } catch (error) {
             if (!(error instanceof ManifestProblems)) throw error;
             stats.problems += 1;
-            await expect(run('default', { prune, force })).rejects.toBeInstanceOf(ManifestProblems);
+            await expect(run('default', { prune, force, ...moving })).rejects.toBeInstanceOf(ManifestProblems);
             expect(api.log).toEqual([]);
             return;
           }
           const runnable = plan.changes.filter((c) => !c.needsPrune);
           stats.markerRefreshes += runnable.filter((c) => c.cause === 'marker').length;
           stats.repoints += runnable.filter((c) => c.cause === 'repoint').length;
-          stats.adoptions += runnable.filter((c) => c.reason?.startsWith('adopted') || c.reason?.startsWith('taken over')).length;
+          stats.adoptions += runnable.filter((c) => c.reason?.startsWith('adopted') || c.reason?.startsWith('moved from stack')).length;
+          stats.moves += runnable.filter((c) => c.reason?.startsWith('moved from stack')).length;
           stats.notPruned += plan.changes.length - runnable.length;
           expect(plan.changes.filter((c) => c.needsPrune).every((c) => c.action === 'delete' && !prune)).toBe(true);
 
           let result;
           try {
-            result = await run('default', { prune, force });
+            result = await run('default', { prune, force, ...moving });
           } catch (error) {
             if (!(error instanceof ApplyRefused)) throw error;
             stats.refused += 1;
@@ -177,7 +181,7 @@ describe('plan = apply (property)', () => {
           expect(result.steps.every((s) => s.requests >= 1), JSON.stringify(result.steps.filter((s) => s.requests < 1))).toBe(true);
           expect(api.log.length).toBe(result.steps.reduce((n, s) => n + s.requests, 0));
 
-          const next = await computePlan({ paths: [dir], env: {}, api, stack: 'default', prune });
+          const next = await computePlan({ paths: [dir], env: {}, api, stack: 'default', prune, ...moving });
           expect(next.changes.filter((c) => !c.needsPrune).map(key)).toEqual([]);
         }),
         { numRuns: 200, seed: Number(process.env.GATEHOUSE_PROPERTY_SEED ?? 20261123) },

@@ -42,6 +42,8 @@ export interface PrepareOptions {
   force?: boolean;
   /** `--target` addresses (steps/targets.ts): apply only the targeted plan. A saved plan brings its own. */
   targets?: readonly string[];
+  /** `--from-stack` (steps/stacks.ts); with a saved plan, default the plan's own. */
+  fromStack?: string | undefined;
   /** As in `EngineOptions`. */
   maxFileSize?: number;
   onWarning?: (warning: Problem) => void;
@@ -89,6 +91,7 @@ export async function prepareApply(options: PrepareOptions): Promise<PreparedApp
   // A saved targeted plan holds no delete, so `--prune` with it prunes nothing (CI recipes pass it always).
   const targets = targetPatterns(options.targets ?? saved?.targets?.requested, { prune: options.prune === true && !saved });
   const paths = options.paths && options.paths.length > 0 ? options.paths : saved?.manifest_paths ?? ['.'];
+  const fromStack = options.fromStack ?? saved?.from_stack;
   const { read, matching, requests } = await readAndMatch(
     {
       paths,
@@ -97,11 +100,12 @@ export async function prepareApply(options: PrepareOptions): Promise<PreparedApp
       environment: options.environment,
       ...(options.maxFileSize !== undefined ? { maxFileSize: options.maxFileSize } : {}),
       ...(options.onWarning ? { onWarning: options.onWarning } : {}),
+      fromStack,
     },
     api,
     stack,
   );
-  const full = makePlan({ matching, stack, target: api.target, checksum: read.checksum, requests, prune: options.prune === true });
+  const full = makePlan({ matching, stack, fromStack, target: api.target, checksum: read.checksum, requests, prune: options.prune === true });
   const fresh = targets ? targetPlan(full, matching, targets) : full;
   fresh.manifest_paths = paths;
   if (options.environment) fresh.environment = options.environment.name;
@@ -116,6 +120,10 @@ export async function prepareApply(options: PrepareOptions): Promise<PreparedApp
   }
   if (saved && saved.stack !== stack) {
     refusals.push({ code: 'stale_plan_stack', message: `the saved plan is for stack "${saved.stack}", not "${stack}"; pass --stack ${saved.stack} or plan again` });
+  }
+  if (saved && saved.from_stack !== fromStack) {
+    const moving = (s: string | undefined) => (s === undefined ? 'without --from-stack' : `with --from-stack ${s}`);
+    refusals.push({ code: 'stale_plan_stack', message: `the saved plan was made ${moving(saved.from_stack)}, not ${moving(fromStack)}; apply it ${moving(saved.from_stack)}, or plan again` });
   }
 
   const desiredByAddress = new Map(read.desired.map((d) => [d.address, d]));

@@ -21,7 +21,7 @@ export interface TextOptions {
 
 export function renderText(plan: Plan, options: TextOptions = {}): string {
   const style = options.style ?? plainStyle;
-  const lines: string[] = [style.bold(`gatehouse plan for ${describeTarget(plan)}, stack "${sanitize(plan.stack)}"`), ''];
+  const lines: string[] = [style.bold(`gatehouse plan for ${describeTarget(plan)}, stack "${sanitize(plan.stack)}"${plan.from_stack !== undefined ? `, moving objects from stack "${sanitize(plan.from_stack)}"` : ''}`), ''];
   if (plan.lock) lines.push(style.update(`Note: ${sanitize(describeLock(plan.lock))}; an apply is probably running, so this plan may be outdated when it ends.`), '');
   lines.push(...targetText(plan, style));
   if (countChanges(plan.summary) === 0) {
