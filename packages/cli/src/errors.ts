@@ -29,6 +29,9 @@ export const CLI_ERROR_CODES = {
   environment_unknown: '--env names no environment of gatehouse.yaml',
   environment_all_refused: '--env all where one environment is needed (apply, export, render) or with a connection override',
   environment_setting: 'a connection setting of an environment cannot be used (its ${env:NAME} is unset or empty)',
+  target_invalid: 'a --target is not Kind/NAME with a known kind (or is empty, or holds control characters)',
+  target_unmatched: 'every --target matched nothing (no declared object and no live object the stack owns)',
+  target_conflict: '--target was given with --prune, --prune-all or --plan',
 } as const;
 
 export type CliErrorCode = keyof typeof CLI_ERROR_CODES;

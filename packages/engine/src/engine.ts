@@ -15,6 +15,7 @@ import { fromStackWarning } from './steps/stacks.js';
 import { observe } from './steps/observe.js';
 import { lockOf, type LockInfo } from './lock/lock.js';
 import { plan } from './steps/plan.js';
+import { targetPlan, targetPatterns } from './steps/targets.js';
 import { resolve } from './steps/resolve.js';
 import { validate } from './steps/validate.js';
 import { deletedSubjects, desiredSubjects, evaluatePolicies, loadPolicies, type PolicyResult } from './policy/index.js';
@@ -149,7 +150,8 @@ export async function readAndMatch(
 }
 
 /** The plan of the manifests against the live API; throws `ManifestProblems` when invalid. */
-export async function computePlan(options: EngineOptions & { api: LiveApi; stack: string; prune?: boolean }): Promise<Plan> {
+export async function computePlan(options: EngineOptions & { api: LiveApi; stack: string; prune?: boolean; targets?: readonly string[] }): Promise<Plan> {
+  const targets = targetPatterns(options.targets, { prune: options.prune === true });
   const policies = await loadPolicies(options.policies ?? []);
   let matched: Awaited<ReturnType<typeof readAndMatch>>;
   try {
@@ -161,7 +163,8 @@ export async function computePlan(options: EngineOptions & { api: LiveApi; stack
   }
   if (policies.problems.length > 0) throw new ManifestProblems(sortProblems(policies.problems));
   const { read, matching, requests, lock } = matched;
-  const computed = plan({ matching, stack: options.stack, fromStack: options.fromStack, target: options.api.target, checksum: read.checksum, requests, prune: options.prune === true });
+  const full = plan({ matching, stack: options.stack, fromStack: options.fromStack, target: options.api.target, checksum: read.checksum, requests, prune: options.prune === true });
+  const computed = targets ? targetPlan(full, matching, targets) : full;
   // Plan does not lock; it says when an apply holds the lock (its plan may be outdated soon).
   const planned = lock ? { ...computed, lock } : computed;
   if (policies.rules.length === 0) return planned;

@@ -129,4 +129,22 @@ export interface Plan {
   policy_results?: PolicyResult[];
   /** The environment of gatehouse.yaml the plan was computed for (`--env`), if any. */
   environment?: string;
+  /**
+   * Present on a targeted plan (`--target`, steps/targets.ts): only the targets' changes and
+   * what they depend on, never a delete. `apply --plan` applies it with the same targets.
+   */
+  targets?: PlanTargets;
+}
+
+/** The `--target` values of a targeted plan and what they matched (steps/targets.ts). */
+export interface PlanTargets {
+  /** As given, in order, without repeats. */
+  requested: string[];
+  /** Targets that matched no declared object and no live object this stack owns. */
+  unmatched: string[];
+  /**
+   * Targets that matched only owned live objects the manifests no longer declare: deletes,
+   * which a targeted plan never makes. Absent in drift reports (drift lists those objects).
+   */
+  undeclared?: string[];
 }
