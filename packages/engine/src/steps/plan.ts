@@ -32,6 +32,7 @@ import type { Matching } from './match.js';
 import { metadataWriter } from './metadata.js';
 import { order } from './order.js';
 import { pruneScopeNote } from './prune-scope.js';
+import { takeOverReason } from './stacks.js';
 import { canonicalJson, collect } from './walk.js';
 
 export interface PlanInput {
@@ -43,6 +44,8 @@ export interface PlanInput {
   now?: Date;
   /** Whether deletes will run (`--prune`); without it they are shown as needing it. Default false. */
   prune?: boolean;
+  /** `--from-stack` the matching was made with: recorded in the plan (stacks.ts). */
+  fromStack?: string | undefined;
 }
 
 /** A live object's normal form, with the marker stripped from its metadata. */
@@ -128,7 +131,7 @@ export function plan(input: PlanInput): Plan {
     Object.assign(change, { before: b, after: a, ...fieldChanges(b!, a!, d.descriptor.sensitive) });
     if (immutable.length > 0) change.reason = `${immutable.join(', ')} cannot be updated`;
     else if (adopting) {
-      change.reason = o.marker ? `taken over from stack "${o.marker.stack}"` : `adopted into stack "${stack}"`;
+      change.reason = takeOverReason(o, stack);
       if (changed.length === 0) change.cause = 'adopt';
     }
     fingerprints[o.id] = fingerprint(o);
@@ -257,6 +260,7 @@ export function plan(input: PlanInput): Plan {
     format_version: PLAN_FORMAT_VERSION,
     target: input.target,
     stack,
+    ...(input.fromStack !== undefined ? { from_stack: input.fromStack } : {}),
     created_at: (input.now ?? new Date()).toISOString(),
     summary: { create: count('create'), update: count('update'), delete: count('delete'), replace: count('replace'), unchanged, ...(notPruned > 0 ? { not_pruned: notPruned } : {}) },
     changes: order(sorted),
@@ -277,6 +281,7 @@ export function plan(input: PlanInput): Plan {
 /** Why a marker is refreshed, from what differs between the live marker and the one to write. */
 function markerReason(live: Marker | undefined, want: Marker): string {
   const what: string[] = [];
+  if (live?.name !== undefined && live.name !== want.name) what.push(`records the manifest name "${want.name}" (renamed from "${live.name}")`);
   if (live?.path !== want.path) what.push(want.path === undefined ? 'records no manifest path (read from standard input)' : `records the manifest path ${want.path}`);
   if (Boolean(live?.preventDestroy) !== Boolean(want.preventDestroy)) what.push(`records lifecycle.prevent_destroy: ${Boolean(want.preventDestroy)}`);
   if (live?.children !== want.children) what.push('records the children the manifest declares');
