@@ -14,10 +14,25 @@ export const fromStackFlag = {
   }),
 };
 
+/** Characters a stack name may not hold: controls (C0, DEL, C1) and the bidirectional overrides. */
+const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+
+/**
+ * `--stack` (GATEHOUSE_STACK) as given, checked: a set but empty value or one with control
+ * characters is an error, never a fallback (the name is written into every marker and the
+ * lock's bot user name, and printed in every plan).
+ */
+export function checkStackName(stack: string): string {
+  if (stack.trim() === '') throw new CliError('bad_stack', '--stack (or GATEHOUSE_STACK) is set but empty; name the stack, or unset it for "default"');
+  if (UNPRINTABLE.test(stack)) throw new CliError('bad_stack', '--stack (or GATEHOUSE_STACK) holds control characters; use printable characters only');
+  return stack;
+}
+
 /** The engine's `fromStack` for the flag's value; an empty value or the stack itself is an error. */
 export function fromStackOption(value: string | undefined, stack: string): { fromStack?: string } {
   if (value === undefined) return {};
   if (value.trim() === '') throw new CliError('bad_from_stack', '--from-stack is empty; name the stack to move objects from, or leave the flag out');
+  if (UNPRINTABLE.test(value)) throw new CliError('bad_from_stack', '--from-stack holds control characters; name the stack as its objects\' plans print it');
   if (value === stack) throw new CliError('bad_from_stack', `--from-stack names the stack being planned ("${stack}"); name the other stack that owns the objects to move`);
   return { fromStack: value };
 }
