@@ -95,11 +95,15 @@ export class GroupCommit {
     if (this.failure !== undefined) return Promise.reject(this.failure);
     return new Promise<R>((resolve, reject) => {
       this.queue.push({ fn, resolve: resolve as (value: unknown) => void, reject });
-      if (!this.scheduled) {
-        this.scheduled = true;
-        setImmediate(() => this.flush());
-      }
+      this.schedule();
     });
+  }
+
+  /** Flushes the queue in the next turn. */
+  private schedule(): void {
+    if (this.scheduled || this.queue.length === 0) return;
+    this.scheduled = true;
+    setImmediate(() => this.flush());
   }
 
   /** True while a group runs: its functions' writes are committed by the flush. */
@@ -140,6 +144,10 @@ export class GroupCommit {
     const jobs = this.queue;
     if (jobs.length === 0) return;
     this.queue = [];
+    if (this.failure !== undefined) {
+      for (const job of jobs) job.reject(this.failure);
+      return;
+    }
     this.running = true;
     try {
       this.commitGroup(jobs);
@@ -228,5 +236,9 @@ export class GroupCommit {
     const waiters = this.waiters;
     this.waiters = [];
     for (const waiter of waiters) waiter.reject(error);
+    // Writes queued behind the failed fsync are never committed.
+    const queued = this.queue;
+    this.queue = [];
+    for (const job of queued) job.reject(error);
   }
 }
