@@ -111,7 +111,9 @@ export async function checkManifests(options: EngineOptions): Promise<ManifestCh
   const policies = await loadPolicies(options.policies ?? []);
   const { desired, problems } = await readManifests({ ...options, exclude: policies.files });
   const all = sortProblems([...policies.problems, ...problems]);
-  if (policies.problems.length > 0) return { problems: all, policy: [] };
+  // No rule, no subjects: building them locates and copies every object (a large manifest's
+  // peak memory).
+  if (policies.problems.length > 0 || policies.rules.length === 0) return { problems: all, policy: [] };
   return { problems: all, policy: evaluatePolicies(policies.rules, desiredSubjects(desired), { phase: 'validate', ...(options.now ? { now: options.now } : {}) }) };
 }
 
