@@ -110,7 +110,11 @@ export default class Apply extends Command {
       // The stack's lock, before live state is read: a plan read before another apply ended
       // would be applied stale (and create what that apply created).
       const moving = fromStackOption(flags['from-stack'] ?? saved?.from_stack, connection.stack);
-      const lock = await acquireStackLocks(connection.api, connection.stack, moving.fromStack, { timeoutMs: flags['lock-timeout'] });
+      const lock = await acquireStackLocks(connection.api, connection.stack, moving.fromStack, {
+        timeoutMs: flags['lock-timeout'],
+        ...testLease(),
+        onRenewalError: (error) => this.logToStderr(`warning: could not renew the lock of stack "${sanitize(connection.stack)}" (trying again): ${sanitize(error.message)}`),
+      });
       if (lock.recovered) this.logToStderr(`note: took over the lock of stack "${sanitize(connection.stack)}" left by ${sanitize(lock.recovered.holder ?? 'a process')}, which no longer runs on this machine`);
       try {
         return await this.#locked(lock, saved, run, { ...flags, ...moving, targets }, connection, colour, info, json);
@@ -158,7 +162,9 @@ export default class Apply extends Command {
     this.#refuse(prepared);
     for (const subject of prepared.subjects) if (subject.stale) this.logToStderr(`stale: ${sanitize(subject.stale.message)}`);
     if (prepared.subjects.length > 0 && !flags.yes) await this.#confirm(prepared, connection);
-    const outcome = await this.#execute(prepared, connection, flags.parallelism, colour, info);
+    const outcome = await this.#execute(prepared, connection, flags.parallelism, colour, info, lock.lost);
+    // A lost lock stopped the apply as an interrupt does (nothing new started): a failure.
+    if (lock.lost.aborted) throw lockLostError(lock.lost, outcome);
     if (outcome.summary.cancelled > 0) {
       // Requests still in flight would hold the connection open: report and leave now.
       await this.#report(outcome, json);
@@ -174,7 +180,7 @@ export default class Apply extends Command {
     await new Promise<void>((resolve) => process.stdout.write(text, () => resolve()));
   }
 
-  async #execute(prepared: PreparedApply, connection: Connection, parallelism: number, colour: boolean, info: (text: string) => unknown): Promise<ApplyResult> {
+  async #execute(prepared: PreparedApply, connection: Connection, parallelism: number, colour: boolean, info: (text: string) => unknown, lockLost: AbortSignal): Promise<ApplyResult> {
     const progress = new Progress({ write: info }, process.stderr.isTTY ? process.stderr : undefined, prepared.subjects.length, colour);
     const interrupt = new AbortController();
     let signals = 0;
@@ -195,7 +201,8 @@ export default class Apply extends Command {
     process.on('SIGTERM', onSignal);
     try {
       return await executeApply(prepared, connection.api, {
-        signal: interrupt.signal,
+        // Interrupted, or the lock lost: either way no new change starts.
+        signal: AbortSignal.any([interrupt.signal, lockLost]),
         parallelism,
         onStart: () => progress.started(),
         onStep: (step) => progress.finished(step),
@@ -218,7 +225,7 @@ export default class Apply extends Command {
       throw new CliError('not_confirmed', 'not a terminal, so there is no one to confirm; pass --yes to apply without confirmation');
     }
     const n = prepared.subjects.length;
-    const ok = await confirm(`Apply ${n} change${n === 1 ? '' : 's'} to ${connection.target.embedded ? 'the embedded server' : connection.target.url} (stack "${sanitize(connection.stack)}")?`);
+    const ok = await confirm(`Apply ${n} ${prepared.plan.targets ? 'targeted ' : ''}change${n === 1 ? '' : 's'} to ${connection.target.embedded ? 'the embedded server' : connection.target.url} (stack "${sanitize(connection.stack)}")?`);
     if (!ok) throw new CliError('not_confirmed', 'apply cancelled; nothing was written');
   }
 
@@ -260,4 +267,21 @@ export default class Apply extends Command {
     if (await catchAsJson(this, error)) throw new Errors.ExitError(1);
     return super.catch(error);
   }
+}
+
+/** The failure of an apply that lost its lock (`HeldLock.lost`): its reason and what was done. */
+function lockLostError(lost: AbortSignal, outcome: ApplyResult): CliError {
+  const reason = lost.reason instanceof Error ? lost.reason.message : String(lost.reason);
+  const { done, not_started: notStarted, cancelled } = outcome.summary;
+  const counts = `${done} change${done === 1 ? '' : 's'} done, ${notStarted} not started${cancelled > 0 ? `, ${cancelled} in flight with no answer` : ''}`;
+  return new CliError('lock_lost', `${sanitize(reason)} (${counts})`);
+}
+
+/**
+ * GATEHOUSE_TEST_LOCK_LEASE_SECONDS: a short lease, for tests of renewal and staleness only (a
+ * real apply keeps the default hour). Renewals then come every third of it.
+ */
+function testLease(): { leaseSeconds?: number } {
+  const seconds = Number(process.env.GATEHOUSE_TEST_LOCK_LEASE_SECONDS);
+  return Number.isFinite(seconds) && seconds > 0 ? { leaseSeconds: seconds } : {};
 }

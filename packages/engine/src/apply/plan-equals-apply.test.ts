@@ -196,13 +196,13 @@ describe('plan = apply (property)', () => {
 });
 
 /** Targets the generator's objects can have (and one that matches nothing). */
-const TARGETS = ['IPPolicy/p1', 'IPPolicy/p*', 'IPPolicyRule/p2/*', 'IPPolicyRule/p1/10.0.1.0/24', 'Backend/*', 'Backend/fo', 'HTTPSEdge/api', 'HTTPSEdgeRoute/api/*', 'IPRestriction/dashboard', 'BotUser/deploy', 'Backend/nothing-*'] as const;
+const TARGETS = ['IPPolicy/p1', 'Backend/a', 'HTTPSEdgeRoute/api//', 'IPPolicy/p*', 'IPPolicyRule/p2/*', 'IPPolicyRule/p1/10.0.1.0/24', 'Backend/*', 'Backend/fo', 'HTTPSEdge/api', 'HTTPSEdgeRoute/api/*', 'IPRestriction/dashboard', 'BotUser/deploy', 'Backend/nothing-*'] as const;
 
 describe('plan = apply with --target (property)', () => {
   it('over 120 generated scenarios, a targeted apply writes exactly the targeted plan, never deletes, and leaves it empty', { timeout: 120_000 }, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'gatehouse-plan-apply-targets-'));
     const file = join(dir, 'main.yaml');
-    const stats = { scenarios: 0, applied: 0, withChanges: 0, dependencies: 0, unmatched: 0, undeclared: 0 };
+    const stats = { scenarios: 0, applied: 0, withChanges: 0, dependencies: 0, unmatched: 0, undeclared: 0, replaces: 0 };
     try {
       await fc.assert(
         fc.asyncProperty(scenarioArb, fc.subarray([...TARGETS], { minLength: 1, maxLength: 2 }), async ({ before, beforeStack, outside, after }, targets) => {
@@ -223,6 +223,7 @@ describe('plan = apply with --target (property)', () => {
           expect(plan.targets?.requested).toEqual(targets);
           stats.unmatched += plan.targets!.unmatched.length;
           stats.undeclared += plan.targets!.undeclared?.length ?? 0;
+          stats.replaces += plan.changes.filter((c) => c.action === 'replace').length;
           expect(plan.changes.filter((c) => c.action === 'delete')).toEqual([]);
           const patterns = parseTargets(targets);
           // Changes of objects not targeted (not even by a parent) are dependencies of targeted ones.

@@ -13,6 +13,7 @@ import { computePlan } from '../engine.js';
 import { parseMarker } from '../marker.js';
 import { renderJson, parsePlanJson } from '../render/json.js';
 import { renderMarkdown } from '../render/markdown.js';
+import { renderHtml } from '../render/html.js';
 import { renderText } from '../render/text.js';
 import { renderDriftMarkdown, renderDriftText } from '../drift/render.js';
 import { checkTargetsMatched, parseTargets, TargetError } from './targets.js';
@@ -196,6 +197,7 @@ describe('targeted plans', () => {
     expect(text).toContain('Warning: --target IPPolicy/offise matched nothing');
     expect(text).toContain('Warning: --target IPPolicy/old matched only live objects the manifests no longer declare; a targeted plan never deletes');
     expect(renderMarkdown(targeted)).toContain('> **Warning:** --target IPPolicy/offise matched nothing');
+    expect(renderHtml(targeted)).toContain('<strong>Warning:</strong> --target IPPolicy/offise matched nothing');
     expect(parsePlanJson(renderJson(targeted)).targets).toEqual(targeted.targets);
   });
 
@@ -242,5 +244,30 @@ describe('targeted plans', () => {
     const inSync = await detectDrift({ paths: [dir], env: {}, api, stack: 'default', targets: ['ReservedDomain/api'] });
     expect(inSync.drifted).toBe(false);
     expect(inSync.summary.in_sync).toBe(1);
+  });
+
+  it('of a replace: with the changes of what still references it (re-pointed to the new object), applied exactly', async () => {
+    const local = new MemoryLiveApi();
+    const work = mkdtempSync(join(tmpdir(), 'gatehouse-targets-replace-'));
+    const write = (type: string, fallbacks: string) =>
+      writeFileSync(
+        join(work, 'main.yaml'),
+        `kind: Backend\nname: web\nspec: ${type}\n---\nkind: Backend\nname: static\nspec: {type: http_response, status_code: 404}\n---\n` +
+          `kind: Backend\nname: fo\nspec: {type: failover, backends: [${fallbacks}]}\n`,
+      );
+    try {
+      write('{type: http_response, status_code: 200}', 'web');
+      await applyPlan({ api: local, stack: 'default', paths: [work], env: {}, delay: async () => {} });
+      // web's type changes (a replace, made create-first: fo references it); fo changes too.
+      write('{type: tunnel_group, labels: {app: web}}', 'web, static');
+      const targeted = await computePlan({ paths: [work], env: {}, api: local, stack: 'default', targets: ['Backend/web'] });
+      expect(targeted.changes.map((c) => `${c.action} ${c.address}`).sort()).toEqual(['replace Backend/web', 'update Backend/fo']);
+      const result = await applyPlan({ api: local, stack: 'default', paths: [work], env: {}, delay: async () => {}, targets: ['Backend/web'] });
+      expect(result.ok).toBe(true);
+      expect(result.steps.map((s) => `${s.action} ${s.address}`).sort()).toEqual(['replace Backend/web', 'update Backend/fo']);
+      expect((await computePlan({ paths: [work], env: {}, api: local, stack: 'default' })).changes).toEqual([]);
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
   });
 });

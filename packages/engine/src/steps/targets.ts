@@ -14,7 +14,8 @@
  *   rules, an edge's routes with their modules), declared or live.
  * - `targetPlan` keeps, of the full plan, the changes of covered objects and, transitively,
  *   the creates, updates and replaces of what they depend on (a route's new backend), plus the
- *   re-points that a kept create-first replace needs; nothing else. It never keeps a delete:
+ *   changes of the objects that still reference a kept replace (they are re-pointed to the new
+ *   object: apply/graph.ts writes them, so the plan shows them); nothing else. It never keeps a delete:
  *   no prune, no duplicate or interrupted-replace clean-up (a targeted change must not remove
  *   what nobody targeted). A marker refresh of a dependency is left out (nothing waits for it).
  * - It says which targets matched nothing (no declared object and no live object this stack
@@ -35,6 +36,14 @@ import type { LiveObject } from '../live.js';
 import type { Change, Plan, PlanTargets } from '../plan-model.js';
 import { sanitize } from '../render/sanitize.js';
 import type { Matching } from './match.js';
+import { liveNormal } from './plan.js';
+import { collect } from './walk.js';
+
+/** Live ids a live object references (its descriptor's reference patterns). */
+const liveReferences = (o: LiveObject): Set<string> => {
+  const normal = liveNormal(o);
+  return new Set(o.descriptor.refs.flatMap((r) => collect(normal, r.pattern).map((f) => String(f.value))));
+};
 
 export const TARGET_CODES = {
   target_invalid: 'a --target is not Kind/NAME with a known kind (or is empty, or holds control characters)',
@@ -177,15 +186,26 @@ export function targetPlan(plan: Plan, matching: Matching, patterns: readonly Ta
     queue.push(c);
   };
   for (const c of plan.changes) if (writes(c) && scope.covers(c.address)) keep(c);
-  // A create-first replace re-points its referrers (apply/graph.ts): those updates come with it.
-  const repoints = plan.changes.filter((c) => c.cause === 'repoint');
+  // A replace re-points the live objects that reference it (apply/graph.ts writes them with
+  // their other changes): their changes come with it, so the plan shows every write.
+  let referrersById: Map<string, Matching['pairs']> | undefined; // live id -> pairs whose live object references it, built once when needed
+  const referrers = (replaced: Change): Change[] => {
+    if (!referrersById) {
+      referrersById = new Map();
+      for (const p of matching.pairs) for (const id of liveReferences(p.live)) referrersById.set(id, [...(referrersById.get(id) ?? []), p]);
+    }
+    return (replaced.id === null ? [] : (referrersById.get(replaced.id) ?? []))
+      .filter((p) => p.desired.references.includes(replaced.address))
+      .map((p) => byAddress.get(p.desired.address))
+      .filter(writes);
+  };
   while (queue.length > 0) {
     const change = queue.pop()!;
     for (const address of change.dependsOn) {
       const dep = byAddress.get(address);
       if (writes(dep) && dep.cause !== 'marker' && dep.cause !== 'repoint') keep(dep);
     }
-    if (change.action === 'replace') for (const r of repoints) if (r.dependsOn.includes(change.address)) keep(r);
+    if (change.action === 'replace') for (const r of referrers(change)) keep(r);
   }
 
   const changes = plan.changes.filter((c) => kept.has(c.address));
