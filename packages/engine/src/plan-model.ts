@@ -101,6 +101,11 @@ export interface Plan {
   format_version: typeof PLAN_FORMAT_VERSION;
   target: { url: string; embedded: boolean };
   stack: string;
+  /**
+   * `--from-stack`: the stack this plan moves objects from (steps/stacks.ts). Absent without
+   * it; `apply --plan` applies a saved plan with the same one.
+   */
+  from_stack?: string;
   /** RFC 3339 time the live state was read. */
   created_at: string;
   summary: PlanSummary;
@@ -126,4 +131,44 @@ export interface Plan {
   policy_results?: PolicyResult[];
   /** The environment of gatehouse.yaml the plan was computed for (`--env`), if any. */
   environment?: string;
+  /**
+   * Present on a targeted plan (`--target`, steps/targets.ts): only the targets' changes and
+   * what they depend on, never a delete. `apply --plan` applies it with the same targets.
+   */
+  targets?: PlanTargets;
+  /**
+   * The prune scope (steps/prune-scope.ts), present when the plan was made with `--prune-all`
+   * or when owned objects the manifests do not declare lay outside the PATHs read. Absent:
+   * scoped to the PATHs, nothing left outside (or a plan saved before scopes existed).
+   */
+  prune_scope?: PruneScopeSummary;
+}
+
+/** The `--target` values of a targeted plan and what they matched (steps/targets.ts). */
+export interface PlanTargets {
+  /** As given, in order, without repeats. */
+  requested: string[];
+  /** Targets that matched no declared object and no live object this stack owns. */
+  unmatched: string[];
+  /**
+   * Targets that matched only owned live objects the manifests no longer declare: deletes,
+   * which a targeted plan never makes. Absent in drift reports (drift lists those objects).
+   */
+  undeclared?: string[];
+}
+
+/** What a plan's prune scope was and what it left alone. */
+export interface PruneScopeSummary {
+  /** `paths`: deletes only of objects applied from the PATHs read; `all`: `--prune-all`. */
+  mode: 'paths' | 'all';
+  /** The PATHs as the ownership markers record paths (relative to the repository root; directories end with `/`). */
+  paths: string[];
+  /** Owned objects not declared in what was read and outside the scope: not deleted, not listed as changes. */
+  outside: number;
+  /** `outside` per kind. */
+  outside_kinds: Record<string, number>;
+  /** Of `outside`, the objects whose marker records no manifest path (applied before gatehouse recorded it). */
+  outside_without_path: number;
+  /** Standard input was read: its manifests have no file, so they widen no scope. */
+  stdin?: boolean;
 }

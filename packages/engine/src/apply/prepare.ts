@@ -11,7 +11,8 @@
  * 4. Without `--prune`, deletes are set aside (reported as not pruned).
  * 5. Safety rails (`rails.ts`): ownership of deletes, prevent_destroy, the delete threshold.
  * Marker refreshes and re-points are changes of the plan itself (`steps/plan.ts`), so what
- * apply writes is what the plan shows.
+ * apply writes is what the plan shows. With `--target` (or a saved targeted plan) the fresh
+ * plan is the targeted one (`steps/targets.ts`).
  */
 import type { DesiredObject } from '../desired.js';
 import { readAndMatch } from '../engine.js';
@@ -23,6 +24,7 @@ import type { Problem } from '../problems.js';
 import type { Matching } from '../steps/match.js';
 import { metadataWriter } from '../steps/metadata.js';
 import { plan as makePlan } from '../steps/plan.js';
+import { TargetError, targetMatching, targetPatterns, targetPlan } from '../steps/targets.js';
 import type { Refusal } from './model.js';
 import { railRefusals } from './rails.js';
 import { registryWriter, type RegistryWriteEnv } from '../bot-registry/registry.js';
@@ -38,7 +40,13 @@ export interface PrepareOptions {
   /** A saved plan (`apply --plan FILE`), as `parsePlanJson` read it. */
   saved?: Plan;
   prune?: boolean;
+  /** `--prune-all`: deletes outside the PATHs' scope too (steps/prune-scope.ts); implies `prune`. */
+  pruneAll?: boolean;
   force?: boolean;
+  /** `--target` addresses (steps/targets.ts): apply only the targeted plan. A saved plan brings its own. */
+  targets?: readonly string[];
+  /** `--from-stack` (steps/stacks.ts); with a saved plan, default the plan's own. */
+  fromStack?: string | undefined;
   /** As in `EngineOptions`. */
   maxFileSize?: number;
   onWarning?: (warning: Problem) => void;
@@ -85,7 +93,17 @@ export interface PreparedApply {
 
 export async function prepareApply(options: PrepareOptions): Promise<PreparedApply> {
   const { api, stack, saved } = options;
+  // A saved plan carries its scope: the fresh plan it is checked against uses the same, and only
+  // the saved plan's changes run, so apply never deletes more than the plan shows.
+  const pruneAll = saved ? saved.prune_scope?.mode === 'all' : options.pruneAll === true;
+  const prune = options.prune === true || options.pruneAll === true;
+  if (saved && options.targets && options.targets.length > 0) {
+    throw new TargetError('target_conflict', '--target cannot be combined with --plan: a saved plan applies exactly the targets it was made with; plan again with --target and --out');
+  }
+  // A saved targeted plan holds no delete, so `--prune` with it prunes nothing (CI recipes pass it always).
+  const targets = targetPatterns(options.targets ?? saved?.targets?.requested, { prune: prune && !saved });
   const paths = options.paths && options.paths.length > 0 ? options.paths : saved?.manifest_paths ?? ['.'];
+  const fromStack = options.fromStack ?? saved?.from_stack;
   const { read, matching, requests } = await readAndMatch(
     {
       paths,
@@ -94,11 +112,14 @@ export async function prepareApply(options: PrepareOptions): Promise<PreparedApp
       environment: options.environment,
       ...(options.maxFileSize !== undefined ? { maxFileSize: options.maxFileSize } : {}),
       ...(options.onWarning ? { onWarning: options.onWarning } : {}),
+      pruneAll,
+      fromStack,
     },
     api,
     stack,
   );
-  const fresh = makePlan({ matching, stack, target: api.target, checksum: read.checksum, requests, prune: options.prune === true });
+  const full = makePlan({ matching, stack, fromStack, target: api.target, checksum: read.checksum, requests, prune });
+  const fresh = targets ? targetPlan(full, matching, targets) : full;
   fresh.manifest_paths = paths;
   if (options.environment) fresh.environment = options.environment.name;
 
@@ -112,6 +133,10 @@ export async function prepareApply(options: PrepareOptions): Promise<PreparedApp
   }
   if (saved && saved.stack !== stack) {
     refusals.push({ code: 'stale_plan_stack', message: `the saved plan is for stack "${saved.stack}", not "${stack}"; pass --stack ${saved.stack} or plan again` });
+  }
+  if (saved && saved.from_stack !== fromStack) {
+    const moving = (s: string | undefined) => (s === undefined ? 'without --from-stack' : `with --from-stack ${s}`);
+    refusals.push({ code: 'stale_plan_stack', message: `the saved plan was made ${moving(saved.from_stack)}, not ${moving(fromStack)}; apply it ${moving(saved.from_stack)}, or plan again` });
   }
 
   const desiredByAddress = new Map(read.desired.map((d) => [d.address, d]));
@@ -153,11 +178,12 @@ export async function prepareApply(options: PrepareOptions): Promise<PreparedApp
 
   // Duplicates are deleted without --prune: their address stays declared (steps/duplicates.ts).
   const prunable = (s: Subject) => s.change.action === 'delete' && !s.change.duplicate;
-  const notPruned = options.prune ? [] : chosen.filter(prunable).map((s) => s.change);
-  const subjects = options.prune ? chosen : chosen.filter((s) => !prunable(s));
+  const notPruned = prune ? [] : chosen.filter(prunable).map((s) => s.change);
+  const subjects = prune ? chosen : chosen.filter((s) => !prunable(s));
   refusals.push(...railRefusals({ subjects, matching, stack, force: options.force === true }));
 
-  const metadataFor = metadataWriter(matching, stack);
+  // A targeted apply's markers record only the children it makes (steps/targets.ts).
+  const metadataFor = metadataWriter(targets ? targetMatching(matching, fresh) : matching, stack);
 
   const ids = new Map<string, string>();
   for (const [address, live] of pairByAddress) ids.set(address, live.id);

@@ -5,7 +5,9 @@
  * plan of a thousand changes scrolling by in a pipeline; `--show-plan` prints it in full.
  */
 import type { Action, Plan } from '../plan-model.js';
+import { pruneScopeSentence } from './prune-scope.js';
 import { sanitize } from './sanitize.js';
+import { targetText } from './text.js';
 import { plainStyle, type Style } from './style.js';
 import { SYMBOLS, countChanges, describeTarget, summaryLine } from './values.js';
 
@@ -13,7 +15,7 @@ const ORDER: readonly Action[] = ['create', 'update', 'replace', 'delete'];
 
 export function renderKindSummary(plan: Plan, options: { style?: Style } = {}): string {
   const style = options.style ?? plainStyle;
-  const lines = [style.bold(`gatehouse plan for ${describeTarget(plan)}, stack "${sanitize(plan.stack)}"`), ''];
+  const lines = [style.bold(`gatehouse plan for ${describeTarget(plan)}, stack "${sanitize(plan.stack)}"`), '', ...targetText(plan, style)];
   if (countChanges(plan.summary) === 0) {
     lines.push(`No changes. The live objects match the manifests (${plan.summary.unchanged} unchanged).`);
   } else {
@@ -33,6 +35,8 @@ export function renderKindSummary(plan: Plan, options: { style?: Style } = {}): 
     }
     lines.push('', style.bold(`Plan: ${summaryLine(plan.summary)}`), style.dim('(--show-plan prints every change)'));
   }
+  const scope = pruneScopeSentence(plan);
+  if (scope) lines.push(style.dim(sanitize(scope)));
   lines.push(style.dim(`Live state read with ${plan.requests} API request${plan.requests === 1 ? '' : 's'}.`));
   return `${lines.join('\n')}\n`;
 }

@@ -24,7 +24,7 @@ import { KINDS } from '../kinds/index.js';
 import type { KindDescriptor, Spec } from '../kinds/types.js';
 import type { DesiredObject } from '../desired.js';
 import type { LiveObject } from '../live.js';
-import { parseMarker, specHash } from '../marker.js';
+import { parseMarker, specHash, type Marker } from '../marker.js';
 import { PLAN_FORMAT_VERSION, type Change, type Plan, type UnmanagedObject } from '../plan-model.js';
 import type { Target } from '../ports.js';
 import { registryChange } from '../bot-registry/registry.js';
@@ -33,6 +33,8 @@ import { duplicateAddress, duplicateReason } from './duplicates.js';
 import type { Matching } from './match.js';
 import { metadataWriter } from './metadata.js';
 import { order } from './order.js';
+import { pruneScopeNote } from './prune-scope.js';
+import { takeOverReason } from './stacks.js';
 import { canonicalJson, collect } from './walk.js';
 
 export interface PlanInput {
@@ -44,6 +46,8 @@ export interface PlanInput {
   now?: Date;
   /** Whether deletes will run (`--prune`); without it they are shown as needing it. Default false. */
   prune?: boolean;
+  /** `--from-stack` the matching was made with: recorded in the plan (stacks.ts). */
+  fromStack?: string | undefined;
 }
 
 /** A live object's normal form, with the marker stripped from its metadata. */
@@ -129,7 +133,7 @@ export function plan(input: PlanInput): Plan {
     Object.assign(change, { before: b, after: a, ...fieldChanges(b!, a!, d.descriptor.sensitive) });
     if (immutable.length > 0) change.reason = `${immutable.join(', ')} cannot be updated`;
     else if (adopting) {
-      change.reason = o.marker ? `taken over from stack "${o.marker.stack}"` : `adopted into stack "${stack}"`;
+      change.reason = takeOverReason(o, stack);
       if (changed.length === 0) change.cause = 'adopt';
     }
     fingerprints[o.id] = fingerprint(o);
@@ -266,6 +270,7 @@ export function plan(input: PlanInput): Plan {
     format_version: PLAN_FORMAT_VERSION,
     target: input.target,
     stack,
+    ...(input.fromStack !== undefined ? { from_stack: input.fromStack } : {}),
     created_at: (input.now ?? new Date()).toISOString(),
     summary: { create: count('create'), update: count('update'), delete: count('delete'), replace: count('replace'), unchanged, ...(notPruned > 0 ? { not_pruned: notPruned } : {}) },
     changes: order(sorted),
@@ -279,12 +284,15 @@ export function plan(input: PlanInput): Plan {
     fingerprints,
     manifest_checksum: input.checksum,
     requests: input.requests,
+    ...pruneScopeNote(matching),
   };
 }
 
 /** Why a marker is refreshed, from what differs between the live marker and the one to write. */
-function markerReason(live: { hash: string; children?: string; preventDestroy?: boolean } | undefined, want: { hash: string; children?: string; preventDestroy?: boolean }): string {
+function markerReason(live: Marker | undefined, want: Marker): string {
   const what: string[] = [];
+  if (live?.name !== undefined && live.name !== want.name) what.push(`records the manifest name "${want.name}" (renamed from "${live.name}")`);
+  if (live?.path !== want.path) what.push(want.path === undefined ? 'records no manifest path (read from standard input)' : `records the manifest path ${want.path}`);
   if (Boolean(live?.preventDestroy) !== Boolean(want.preventDestroy)) what.push(`records lifecycle.prevent_destroy: ${Boolean(want.preventDestroy)}`);
   if (live?.children !== want.children) what.push('records the children the manifest declares');
   if (live?.hash !== want.hash) what.push('records the hash of the spec as applied');
