@@ -12,6 +12,7 @@ import {
   parsePlanJson,
   PlanFormatError,
   prepareApply,
+  readForApply,
   renderJsonDocument,
   renderKindSummary,
   renderText,
@@ -19,6 +20,7 @@ import {
   type ApplyResult,
   type Plan,
   type PreparedApply,
+  type PrepareOptions,
   WalkError,
 } from '@gatehouse/engine';
 import { canAsk, confirm, PromptCancelled } from '../apply/confirm.js';
@@ -96,12 +98,15 @@ export default class Apply extends Command {
     const connectionFlags = await Promise.resolve().then(() => run.connection()).catch((error: unknown) => this.#fail(error));
     const result = await withConnection(connectionFlags, async (connection) => {
       if (saved) this.#checkTarget(saved, connection);
+      const preparing = this.#prepareOptions(saved, run, flags, connection);
+      // The manifests are files: read while the lock is being taken (prepareApply awaits it).
+      preparing.read = readForApply(preparing);
       // The stack's lock, before live state is read: a plan read before another apply ended
       // would be applied stale (and create what that apply created).
       const lock = await acquireLock(connection.api, connection.stack, { timeoutMs: flags['lock-timeout'] });
       if (lock.recovered) this.logToStderr(`note: took over the lock of stack "${sanitize(connection.stack)}" left by ${sanitize(lock.recovered.holder ?? 'a process')}, which no longer runs on this machine`);
       try {
-        return await this.#locked(lock, saved, run, flags, connection, colour, info, json);
+        return await this.#locked(lock, preparing, flags, connection, colour, info, json);
       } finally {
         await lock.release().catch((error: unknown) => this.logToStderr(`warning: could not release the lock of stack "${sanitize(connection.stack)}": ${sanitize(String((error as Error).message ?? error))}; run gatehouse unlock --stack ${sanitize(connection.stack)}`));
       }
@@ -111,18 +116,14 @@ export default class Apply extends Command {
     if (!result.ok) this.exit(1);
   }
 
-  /** The apply itself, while this process holds the stack's lock. */
-  async #locked(
-    lock: HeldLock,
+  /** What `prepareApply` is given (and `readForApply`, which starts before the lock). */
+  #prepareOptions(
     saved: Plan | undefined,
     run: { paths: string[]; environment?: EnvironmentInput | undefined },
-    flags: { prune: boolean; force: boolean; yes: boolean; 'show-plan': boolean; parallelism: number; 'max-file-size': number },
+    flags: { prune: boolean; force: boolean; 'max-file-size': number },
     connection: Connection,
-    colour: boolean,
-    info: (text: string) => unknown,
-    json: boolean,
-  ): Promise<ApplyResult> {
-    const prepared = await prepareApply({
+  ): PrepareOptions {
+    return {
       api: connection.api,
       stack: connection.stack,
       paths: run.paths,
@@ -132,7 +133,20 @@ export default class Apply extends Command {
       prune: flags.prune,
       force: flags.force,
       ...readingOptions(flags, (line) => this.logToStderr(line)),
-    });
+    };
+  }
+
+  /** The apply itself, while this process holds the stack's lock. */
+  async #locked(
+    lock: HeldLock,
+    preparing: PrepareOptions,
+    flags: { yes: boolean; 'show-plan': boolean; parallelism: number },
+    connection: Connection,
+    colour: boolean,
+    info: (text: string) => unknown,
+    json: boolean,
+  ): Promise<ApplyResult> {
+    const prepared = await prepareApply(preparing);
     // Asked to confirm, a person reads the whole plan first; with --yes nobody does, so a
     // line per kind unless --show-plan.
     const render = flags.yes && !flags['show-plan'] ? renderKindSummary : renderText;
