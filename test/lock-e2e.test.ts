@@ -16,18 +16,31 @@ const KEY = 'lock-e2e-key-0123456789abcdef';
 let server: ServeProcess;
 let client: GatehouseClient;
 let close: (() => Promise<void>) | undefined;
-let repo: string;
+let base: string;
+const repos = new Map<string, string>();
+
+/**
+ * The manifests of one stack: enough objects that two applies overlap (40 policies of 3
+ * rules), named after the stack, since two stacks never declare one name (steps/stacks.ts).
+ */
+function repoOf(stack: string): string {
+  let repo = repos.get(stack);
+  if (repo) return repo;
+  repo = join(base, stack);
+  mkdirSync(repo);
+  const docs = Array.from({ length: 40 }, (_, i) =>
+    [`kind: IPPolicy`, `name: ${stack}-p${i}`, `spec:`, `  description: policy ${i}`, `  rules:`, ...[0, 1, 2].map((j) => `    - {cidr: 10.${i}.${j}.0/24, action: allow}`)].join('\n'),
+  );
+  writeFileSync(join(repo, 'policies.yaml'), `${docs.join('\n---\n')}\n`);
+  repos.set(stack, repo);
+  return repo;
+}
 
 beforeAll(async () => {
   let dir;
   ({ dir, server, client, close } = await serveWithClient(KEY));
-  repo = join(dir.path, 'manifests');
-  mkdirSync(repo);
-  // Enough objects that two applies overlap: 40 policies of 3 rules.
-  const docs = Array.from({ length: 40 }, (_, i) =>
-    [`kind: IPPolicy`, `name: p${i}`, `spec:`, `  description: policy ${i}`, `  rules:`, ...[0, 1, 2].map((j) => `    - {cidr: 10.${i}.${j}.0/24, action: allow}`)].join('\n'),
-  );
-  writeFileSync(join(repo, 'policies.yaml'), `${docs.join('\n---\n')}\n`);
+  base = join(dir.path, 'manifests');
+  mkdirSync(base);
 });
 afterAll(async () => {
   await close?.();
@@ -65,7 +78,7 @@ describe('the per-stack lock', { timeout: 300_000 }, () => {
   it('two applies of one stack at once, three rounds: no duplicate, the loser names the holder', async () => {
     for (const round of [1, 2, 3]) {
       const stack = `race-${round}`;
-      const [a, b] = await Promise.all([cli(stack, 'apply', repo, '--yes'), cli(stack, 'apply', repo, '--yes')]);
+      const [a, b] = await Promise.all([cli(stack, 'apply', repoOf(stack), '--yes'), cli(stack, 'apply', repoOf(stack), '--yes')]);
       const counts = await markerCounts(stack);
       expect(counts.size, `round ${round}`).toBe(40 * 4);
       expect([...counts.values()].filter((n) => n > 1), `round ${round}: duplicates`).toEqual([]);
@@ -86,10 +99,10 @@ describe('the per-stack lock', { timeout: 300_000 }, () => {
     const stack = 'held';
     const release = await holdLock(stack, { holder: 'ci@runner-7 (pid 42)', run_id: 'github:acme/net#991.1', started_at: new Date().toISOString(), lease_seconds: 3600 });
     const [failed, json, plan, drift] = await Promise.all([
-      cli(stack, 'apply', repo, '--yes'),
-      cli(stack, 'apply', repo, '--yes', '--format', 'json'),
-      cli(stack, 'plan', repo),
-      cli(stack, 'drift', repo, '--format', 'json'),
+      cli(stack, 'apply', repoOf(stack), '--yes'),
+      cli(stack, 'apply', repoOf(stack), '--yes', '--format', 'json'),
+      cli(stack, 'plan', repoOf(stack)),
+      cli(stack, 'drift', repoOf(stack), '--format', 'json'),
     ]);
     expect(failed.code).toBe(1);
     expect(failed.stderr).toContain('stack "held" is locked by ci@runner-7 (pid 42) since');
@@ -104,7 +117,7 @@ describe('the per-stack lock', { timeout: 300_000 }, () => {
     expect(await markerCounts(stack)).toEqual(new Map());
 
     // Waiting: the holder lets go after a moment; apply then takes the lock and applies.
-    const waiting = cli(stack, 'apply', repo, '--yes', '--lock-timeout', '2m');
+    const waiting = cli(stack, 'apply', repoOf(stack), '--yes', '--lock-timeout', '2m');
     await new Promise((resolve) => setTimeout(resolve, 4000));
     await release();
     const waited = await waiting;
@@ -115,7 +128,7 @@ describe('the per-stack lock', { timeout: 300_000 }, () => {
   it('reports a lock older than its lease as stale; unlock removes it', async () => {
     const stack = 'stale';
     await holdLock(stack, { holder: 'gone@host (pid 1)', run_id: 'r-1', started_at: new Date(Date.now() - 2 * 3600_000).toISOString(), lease_seconds: 3600 });
-    const plan = await cli(stack, 'plan', repo);
+    const plan = await cli(stack, 'plan', repoOf(stack));
     expect(plan.stdout).toContain('the lock is STALE');
     expect(plan.stdout).toContain('gatehouse unlock --stack stale');
     const refused = await cli(stack, 'unlock');

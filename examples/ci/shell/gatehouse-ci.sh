@@ -8,6 +8,12 @@
 #                           carries from the plan stage (an artifact); refused when stale
 #   gatehouse-ci.sh drift   nightly: exit 2 when live differs from the manifests
 #
+# An emergency change to a few objects: set GATEHOUSE_TARGETS to their addresses, separated by
+# spaces (GATEHOUSE_TARGETS='HTTPSEdge/api Backend/maintenance'; globs such as 'Backend/*' are
+# gatehouse's, never the shell's), and the plan stage saves a targeted plan (those objects,
+# their children and what they depend on; never a delete), which the apply stage applies as
+# it is. Run a full plan once the emergency is over.
+#
 # Needs Node.js 20.19+, GATEHOUSE_API_URL and GATEHOUSE_API_KEY (an explicit target: with CI
 # set, gatehouse never falls back to its embedded server), and every ${env:NAME} secret the
 # manifests reference.
@@ -27,13 +33,20 @@ case "$PREFIX" in
   *) PATH="$PWD/$PREFIX/node_modules/.bin:$PATH" ;;
 esac
 
-case "${1:-}" in
+stage="${1:-}"
+# --target for each address of GATEHOUSE_TARGETS, with pathname expansion off while splitting.
+set -f
+set --
+for target in ${GATEHOUSE_TARGETS:-}; do set -- "$@" --target "$target"; done
+set +f
+
+case "$stage" in
   plan)
     set +e
     gatehouse validate "$MANIFESTS" > gatehouse.log 2>&1
     code=$?
     if [ "$code" -eq 0 ]; then
-      gatehouse plan "$MANIFESTS" --format markdown --out "$PLAN_FILE" --detailed-exitcode > plan.md 2>> gatehouse.log
+      gatehouse plan "$MANIFESTS" "$@" --format markdown --out "$PLAN_FILE" --detailed-exitcode > plan.md 2>> gatehouse.log
       code=$?
     fi
     set -e

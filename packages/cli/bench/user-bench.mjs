@@ -17,10 +17,12 @@
  * - The server rows (GET by id, POST with 10 connections, against bare Fastify routes) are the
  *   server bench's (packages/server/bench/server-bench.mjs), run here.
  * - Peak RSS of a plan of 10,000 objects is read from the process itself (bare/peak-rss.cjs).
+ * - Peak memory of `validate` on a generated 10 MB manifest, less `--version`'s, per byte of
+ *   input (validate-memory.mjs, which also measures 50 MB when run by itself).
  *
  * The in-process benches (plan-bench.mjs, apply-bench.mjs) stay for profiling.
  *
- *   npm run build && npm run bench          (BENCH_ROUNDS=5, BENCH_SKIP=server,rss,...)
+ *   npm run build && npm run bench          (BENCH_ROUNDS=5, BENCH_SKIP=server,rss,memory,...)
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -30,6 +32,7 @@ import { fileURLToPath } from 'node:url';
 import { KINDS } from '@gatehouse/engine';
 import { measureStartup, timeProcess } from './startup-bench.mjs';
 import { benchMetadata, CLI, median, startServe, yamlDoc } from './support.mjs';
+import { measureValidateMemory } from './validate-memory.mjs';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const SKIP = new Set((process.env.BENCH_SKIP ?? '').split(',').filter(Boolean));
@@ -261,6 +264,12 @@ async function rssRow() {
   row('plan(10,000) peak RSS', `${peak.toFixed(0)} MB`, '-', '-', '<= 150 MB', peak <= 150);
 }
 
+async function validateMemoryRow() {
+  const r = await measureValidateMemory(10, 3);
+  const mb = (bytes) => `${(bytes / 1e6).toFixed(0)} MB`;
+  row(`validate of ${(r.inputBytes / 1e6).toFixed(0)} MB: peak RSS - --version's / input size`, mb(r.peakBytes - r.baselineBytes), `${mb(r.inputBytes)} input`, `${r.ratio.toFixed(1)}x`, '< 10x', r.ratio < 10);
+}
+
 console.log(
   `gatehouse user-level bench: ${ROUNDS} rounds, fresh processes, interleaved baselines; ${cpus().length} CPUs (${cpus()[0]?.model ?? 'unknown'}), ` +
     `Node ${process.version}, ${new Date().toISOString().slice(0, 10)}`,
@@ -271,6 +280,7 @@ try {
   if (!SKIP.has('creates')) await applyCreatesRow();
   if (!SKIP.has('updates')) await applyUpdatesRow();
   if (!SKIP.has('rss')) await rssRow();
+  if (!SKIP.has('memory')) await validateMemoryRow();
   if (!SKIP.has('server')) await serverRows();
 } finally {
   for (const server of servers) server.stop();

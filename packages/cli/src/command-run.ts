@@ -5,7 +5,7 @@
  * (apply's refusals, for one) and passes the sentence that says what was not done.
  */
 import type { Command } from '@oclif/core';
-import { LiveApiError, ManifestProblems, sanitize } from '@gatehouse/engine';
+import { LiveApiError, ManifestProblems, sanitize, TargetError } from '@gatehouse/engine';
 import type { Connection } from './connection/connect.js';
 import type { ConnectionFlagValues } from './connection/flags.js';
 import { apiFailureHint } from './connection/api-failure.js';
@@ -46,6 +46,7 @@ export function failCommand(command: Command, error: unknown, notDone: string): 
     const hint = apiFailureHint(error);
     stop(command, `the API failed: ${sanitize(error.message).replace(/\.$/, '')}${hint ? `; ${hint}` : ''}; ${notDone}`, error);
   }
+  if (error instanceof TargetError) return failCommand(command, new CliError(error.code, error.message), notDone);
   if (error instanceof CliError) stop(command, sanitize(error.message, { keepNewlines: true }), error);
   throw error;
 }

@@ -11,6 +11,8 @@ export const CLI_ERROR_CODES = {
   bad_api_key: 'the API key has white space or control characters inside it',
   bad_duration: '--timeout or --deadline is not a duration such as 30s, 500ms or 2m',
   bad_ca_file: '--ca-file cannot be read or holds no PEM certificate',
+  bad_from_stack: '--from-stack is empty, has control characters, or names the stack being planned',
+  bad_stack: '--stack (GATEHOUSE_STACK) is set but empty, or has control characters',
   bad_rate_limit: 'the client-side rate limit is not of the form 120/60s',
   manifest_problems: 'the manifests have problems (each printed as file:line:col: message)',
   api_failure: 'the API answered with an error or could not be reached',
@@ -27,6 +29,9 @@ export const CLI_ERROR_CODES = {
   environment_unknown: '--env names no environment of gatehouse.yaml',
   environment_all_refused: '--env all where one environment is needed (apply, export, render) or with a connection override',
   environment_setting: 'a connection setting of an environment cannot be used (its ${env:NAME} is unset or empty)',
+  target_invalid: 'a --target is not Kind/NAME with a known kind (or is empty, or holds control characters)',
+  target_unmatched: 'every --target matched nothing (no declared object and no live object the stack owns)',
+  target_conflict: '--target was given with --prune, --prune-all or --plan',
 } as const;
 
 export type CliErrorCode = keyof typeof CLI_ERROR_CODES;

@@ -11,9 +11,11 @@ import { check } from './steps/check.js';
 import { environmentDocuments, type EnvironmentInput } from './environments/documents.js';
 import { attributeVariables, interpolate, withoutUnsetEcho } from './steps/interpolate.js';
 import { match, type Matching } from './steps/match.js';
+import { fromStackWarning } from './steps/stacks.js';
 import { observe } from './steps/observe.js';
 import { lockOf, type LockInfo } from './lock/lock.js';
 import { plan } from './steps/plan.js';
+import { targetPlan, targetPatterns } from './steps/targets.js';
 import { resolve } from './steps/resolve.js';
 import { validate } from './steps/validate.js';
 import { deletedSubjects, desiredSubjects, evaluatePolicies, loadPolicies, type PolicyResult } from './policy/index.js';
@@ -51,6 +53,8 @@ export interface EngineOptions {
   unsetEnv?: 'error' | 'warn';
   /** Told of what was passed over on purpose (a skipped directory or file), for `--verbose`. */
   onNote?: (note: string) => void;
+  /** `--from-stack`: the other stack whose objects plan and apply may move into this one (steps/stacks.ts). */
+  fromStack?: string | undefined;
 }
 
 /** What an unset `${env:}` stands for in offline validation: non-empty, like a real secret. */
@@ -107,7 +111,9 @@ export async function checkManifests(options: EngineOptions): Promise<ManifestCh
   const policies = await loadPolicies(options.policies ?? []);
   const { desired, problems } = await readManifests({ ...options, exclude: policies.files });
   const all = sortProblems([...policies.problems, ...problems]);
-  if (policies.problems.length > 0) return { problems: all, policy: [] };
+  // No rule, no subjects: building them locates and copies every object (a large manifest's
+  // peak memory).
+  if (policies.problems.length > 0 || policies.rules.length === 0) return { problems: all, policy: [] };
   return { problems: all, policy: evaluatePolicies(policies.rules, desiredSubjects(desired), { phase: 'validate', ...(options.now ? { now: options.now } : {}) }) };
 }
 
@@ -138,14 +144,17 @@ export async function readAndMatch(
   const read = await (options.read ?? readManifests({ ...options, stack }));
   if (read.problems.length > 0) throw new ManifestProblems(read.problems);
   const observation = await observing;
-  const matching = match(read.desired, observation.live, stack);
+  const matching = match(read.desired, observation.live, stack, { fromStack: options.fromStack });
+  const nothingToMove = fromStackWarning(observation.live, { stack, fromStack: options.fromStack });
+  if (nothingToMove) options.onWarning?.(nothingToMove);
   if (matching.problems.length > 0) throw new ManifestProblems(sortProblems(matching.problems));
   const lock = lockOf(stack, observation.lockObjects.bots, observation.lockObjects.policies);
   return { read, matching, requests: observation.requests, ...(lock ? { lock } : {}) };
 }
 
 /** The plan of the manifests against the live API; throws `ManifestProblems` when invalid. */
-export async function computePlan(options: EngineOptions & { api: LiveApi; stack: string; prune?: boolean }): Promise<Plan> {
+export async function computePlan(options: EngineOptions & { api: LiveApi; stack: string; prune?: boolean; targets?: readonly string[] }): Promise<Plan> {
+  const targets = targetPatterns(options.targets, { prune: options.prune === true });
   const policies = await loadPolicies(options.policies ?? []);
   let matched: Awaited<ReturnType<typeof readAndMatch>>;
   try {
@@ -157,7 +166,8 @@ export async function computePlan(options: EngineOptions & { api: LiveApi; stack
   }
   if (policies.problems.length > 0) throw new ManifestProblems(sortProblems(policies.problems));
   const { read, matching, requests, lock } = matched;
-  const computed = plan({ matching, stack: options.stack, target: options.api.target, checksum: read.checksum, requests, prune: options.prune === true });
+  const full = plan({ matching, stack: options.stack, fromStack: options.fromStack, target: options.api.target, checksum: read.checksum, requests, prune: options.prune === true });
+  const computed = targets ? targetPlan(full, matching, targets) : full;
   // Plan does not lock; it says when an apply holds the lock (its plan may be outdated soon).
   const planned = lock ? { ...computed, lock } : computed;
   if (policies.rules.length === 0) return planned;

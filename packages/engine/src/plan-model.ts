@@ -99,6 +99,11 @@ export interface Plan {
   format_version: typeof PLAN_FORMAT_VERSION;
   target: { url: string; embedded: boolean };
   stack: string;
+  /**
+   * `--from-stack`: the stack this plan moves objects from (steps/stacks.ts). Absent without
+   * it; `apply --plan` applies a saved plan with the same one.
+   */
+  from_stack?: string;
   /** RFC 3339 time the live state was read. */
   created_at: string;
   summary: PlanSummary;
@@ -124,4 +129,22 @@ export interface Plan {
   policy_results?: PolicyResult[];
   /** The environment of gatehouse.yaml the plan was computed for (`--env`), if any. */
   environment?: string;
+  /**
+   * Present on a targeted plan (`--target`, steps/targets.ts): only the targets' changes and
+   * what they depend on, never a delete. `apply --plan` applies it with the same targets.
+   */
+  targets?: PlanTargets;
+}
+
+/** The `--target` values of a targeted plan and what they matched (steps/targets.ts). */
+export interface PlanTargets {
+  /** As given, in order, without repeats. */
+  requested: string[];
+  /** Targets that matched no declared object and no live object this stack owns. */
+  unmatched: string[];
+  /**
+   * Targets that matched only owned live objects the manifests no longer declare: deletes,
+   * which a targeted plan never makes. Absent in drift reports (drift lists those objects).
+   */
+  undeclared?: string[];
 }

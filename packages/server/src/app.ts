@@ -104,7 +104,8 @@ export async function buildApp(options: AppOptions = {}): Promise<GatehouseApp> 
   store.onWrite(() => renderCache.invalidate());
   const audit = new AuditLog(db, urls);
   const apiKeys = new ApiKeys(db, options.apiKeys ?? []);
-  const deliveryLog = new DeliveryLog(db);
+  // Delivery bookkeeping commits with the requests' writes (one fsync, off the event loop).
+  const deliveryLog = new DeliveryLog(db, (fn) => store.write(fn));
   const deliverer =
     options.delivery === false
       ? undefined
@@ -118,8 +119,9 @@ export async function buildApp(options: AppOptions = {}): Promise<GatehouseApp> 
   app.decorate('deliveryLog', deliveryLog);
   app.decorate('deliverer', deliverer);
   app.addHook('onClose', async () => {
-    await store.closeWrites();
+    // The deliverer first: the pass it finishes records its deliveries through the store.
     await deliverer?.stop();
+    await store.closeWrites();
     db.close();
   });
   // Group commit (db/group-commit.ts) answers a write once its commit is durable; a read may

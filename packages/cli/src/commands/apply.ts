@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { Args, Command, Errors, Flags } from '@oclif/core';
 import {
-  acquireLock,
+  checkTargetsMatched,
   LockHeld,
   ApplyRefused,
   type EnvironmentInput,
@@ -34,6 +34,8 @@ import { explicitFlags, selectEnvironments } from '../environments/select.js';
 import { manifestFlags, readingOptions } from '../manifest-flags.js';
 import { CliError } from '../errors.js';
 import { lockTimeoutFlag } from '../lock-flags.js';
+import { targetFlags, targetsOf, unmatchedWarnings } from '../target-flags.js';
+import { acquireStackLocks, fromStackFlag, fromStackOption } from '../stack-flags.js';
 import { colourEnabled, terminalStyle } from '../output.js';
 
 const FORMATS = ['text', 'json'] as const;
@@ -66,19 +68,24 @@ export default class Apply extends Command {
     parallelism: Flags.integer({ description: 'changes running at once', default: 10, min: 1, max: 100 }),
     format: Flags.string({ description: 'output format (json: the result as one JSON document on stdout)', options: [...FORMATS], default: 'text' }),
     'lock-timeout': lockTimeoutFlag,
+    ...targetFlags,
     ...manifestFlags,
     ...connectionFlags,
+    ...fromStackFlag,
     ...environmentFlags,
   };
   static override examples = [
     '<%= config.bin %> apply examples/basic',
     '<%= config.bin %> apply manifests/ --yes --prune',
+    '<%= config.bin %> apply manifests/ --stack platform --from-stack default --yes   # rename stack default to platform',
     '<%= config.bin %> plan manifests/ --out plan.json && <%= config.bin %> apply --plan plan.json --yes',
+    '<%= config.bin %> apply manifests/ --target HTTPSEdge/api --yes   # an emergency change to one edge (its routes, and what they depend on)',
   ];
 
   async run(): Promise<void> {
     const { argv, flags, metadata } = await this.parse(Apply);
     const json = flags.format === 'json';
+    const targets = await Promise.resolve().then(() => targetsOf(flags)).catch((error: unknown) => this.#fail(error));
     const saved = flags.plan ? await this.#readPlan(flags.plan) : undefined;
     const selection = await selectEnvironments({
       // A saved plan's own paths come first (prepareApply), so no project default for them.
@@ -98,12 +105,13 @@ export default class Apply extends Command {
     const connectionFlags = await Promise.resolve().then(() => run.connection()).catch((error: unknown) => this.#fail(error));
     const result = await withConnection(connectionFlags, async (connection) => {
       if (saved) this.#checkTarget(saved, connection);
-      const preparing = this.#prepareOptions(saved, run, flags, connection);
+      const moving = fromStackOption(flags['from-stack'] ?? saved?.from_stack, connection.stack);
+      const preparing = this.#prepareOptions(saved, run, { ...flags, ...moving, targets }, connection);
       // The manifests are files: read while the lock is being taken (prepareApply awaits it).
       preparing.read = readForApply(preparing);
       // The stack's lock, before live state is read: a plan read before another apply ended
       // would be applied stale (and create what that apply created).
-      const lock = await acquireLock(connection.api, connection.stack, { timeoutMs: flags['lock-timeout'] });
+      const lock = await acquireStackLocks(connection.api, connection.stack, moving.fromStack, { timeoutMs: flags['lock-timeout'] });
       if (lock.recovered) this.logToStderr(`note: took over the lock of stack "${sanitize(connection.stack)}" left by ${sanitize(lock.recovered.holder ?? 'a process')}, which no longer runs on this machine`);
       try {
         return await this.#locked(lock, preparing, flags, connection, colour, info, json);
@@ -120,7 +128,7 @@ export default class Apply extends Command {
   #prepareOptions(
     saved: Plan | undefined,
     run: { paths: string[]; environment?: EnvironmentInput | undefined },
-    flags: { prune: boolean; force: boolean; 'max-file-size': number },
+    flags: { prune: boolean; force: boolean; 'max-file-size': number; fromStack?: string | undefined; targets: string[] | undefined },
     connection: Connection,
   ): PrepareOptions {
     return {
@@ -132,6 +140,8 @@ export default class Apply extends Command {
       ...(saved ? { saved } : {}),
       prune: flags.prune,
       force: flags.force,
+      ...(flags.targets ? { targets: flags.targets } : {}),
+      fromStack: flags.fromStack,
       ...readingOptions(flags, (line) => this.logToStderr(line)),
     };
   }
@@ -147,6 +157,9 @@ export default class Apply extends Command {
     json: boolean,
   ): Promise<ApplyResult> {
     const prepared = await prepareApply(preparing);
+    // Every target unmatched: nothing to apply for a typo is a failure, not "0 done".
+    if (!preparing.saved) checkTargetsMatched([prepared.plan.targets]);
+    if (json) for (const line of unmatchedWarnings(prepared.plan.targets)) this.logToStderr(line);
     // Asked to confirm, a person reads the whole plan first; with --yes nobody does, so a
     // line per kind unless --show-plan.
     const render = flags.yes && !flags['show-plan'] ? renderKindSummary : renderText;

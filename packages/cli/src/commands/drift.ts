@@ -1,5 +1,6 @@
 import { Args, Command, Errors, Flags } from '@oclif/core';
 import {
+  checkTargetsMatched,
   detectDrift,
   renderDriftHtml,
   renderDriftJson,
@@ -19,6 +20,7 @@ import { explicitFlags, selectEnvironments, type EnvironmentRun } from '../envir
 import { manifestFlags, readingOptions } from '../manifest-flags.js';
 import { terminalStyle } from '../output.js';
 import { CliError } from '../errors.js';
+import { targetFlags, targetsOf, unmatchedWarnings } from '../target-flags.js';
 
 const FORMATS = ['text', 'json', 'markdown', 'html'] as const;
 
@@ -38,6 +40,7 @@ export default class Drift extends Command {
   static override args = { path: Args.string({ description: 'manifest file or directory (repeatable; default: the current directory)' }) };
   static override flags = {
     format: Flags.string({ description: 'output format', options: [...FORMATS], default: 'text' }),
+    ...targetFlags,
     ...manifestFlags,
     ...connectionFlags,
     ...environmentFlags,
@@ -45,10 +48,12 @@ export default class Drift extends Command {
   static override examples = [
     '<%= config.bin %> drift manifests/',
     '<%= config.bin %> drift manifests/ --format json > drift.json || notify-on-exit-2',
+    "<%= config.bin %> drift manifests/ --target 'HTTPSEdge/*'   # only the HTTPS edges (and their routes): exit 2 for them alone",
   ];
 
   async run(): Promise<void> {
     const { argv, flags, metadata } = await this.parse(Drift);
+    const targets = await Promise.resolve().then(() => targetsOf(flags)).catch((error: unknown) => failCommand(this, error, 'drift was not checked'));
     const selection = await selectEnvironments({
       argv: argv as string[],
       flags,
@@ -62,12 +67,14 @@ export default class Drift extends Command {
     if (selection.all) {
       if (format === 'html') failCommand(this, new CliError('environment_all_refused', '--format html reports one environment; with --env all, write one report per environment with --env NAME --format html'), 'drift was not checked');
       const reports: EnvironmentDrift[] = [];
-      for (const run of selection.runs) reports.push({ environment: run.environment!.name, report: await this.#detect(run, reading) });
+      for (const run of selection.runs) reports.push({ environment: run.environment!.name, report: await this.#detect(run, reading, targets) });
+      this.#checkTargets(reports.map((r) => r.report), format);
       process.stdout.write(format === 'json' ? renderDriftsJson(reports) : format === 'markdown' ? renderDriftsMarkdown(reports) : renderDriftsText(reports, { style: terminalStyle() }));
       if (reports.some((r) => r.report.drifted)) this.exit(2);
       return;
     }
-    const report = await this.#detect(selection.runs[0]!, reading);
+    const report = await this.#detect(selection.runs[0]!, reading, targets);
+    this.#checkTargets([report], format);
     process.stdout.write(
       format === 'json'
         ? renderDriftJson(report)
@@ -80,13 +87,23 @@ export default class Drift extends Command {
     if (report.drifted) this.exit(2);
   }
 
-  #detect(run: EnvironmentRun, reading: ReturnType<typeof readingOptions>): Promise<DriftReport> {
+  /** Every target unmatched fails (nothing printed); some unmatched are said on stderr too when stdout is a document. */
+  #checkTargets(reports: readonly DriftReport[], format: string): void {
+    try {
+      checkTargetsMatched(reports.map((r) => r.targets));
+    } catch (error) {
+      failCommand(this, error, 'drift was not checked');
+    }
+    if (format !== 'text') for (const report of reports) for (const line of unmatchedWarnings(report.targets)) this.logToStderr(line);
+  }
+
+  #detect(run: EnvironmentRun, reading: ReturnType<typeof readingOptions>, targets?: string[]): Promise<DriftReport> {
     const environment = run.environment;
     return Promise.resolve()
       .then(() => run.connection())
       .then((flags) =>
         withConnection(flags, (connection) =>
-          detectDrift({ paths: run.paths, env: process.env, api: connection.api, stack: connection.stack, environment, ...reading }),
+          detectDrift({ paths: run.paths, env: process.env, api: connection.api, stack: connection.stack, environment, ...(targets ? { targets } : {}), ...reading }),
         ),
       )
       .catch((error: unknown) => failCommand(this, error, environment ? `drift of environment ${environment.name} was not checked` : 'drift was not checked'));

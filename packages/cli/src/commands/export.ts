@@ -46,6 +46,7 @@ export default class Export extends Command {
     for (const [i, file] of result.files.entries()) lines.push(`  ${written[i]}  (${file.documents} ${file.kind} manifest${file.documents === 1 ? '' : 's'})`);
     for (const path of removed) lines.push(`  removed ${path} (written by an earlier export; no such objects now)`);
     if (result.notOwned > 0) lines.push(`${result.notOwned} object${result.notOwned === 1 ? '' : 's'} not owned by stack "${connection.stack}" left out; --all exports them for adoption.`);
+    for (const other of result.otherStacks) lines.push(`Objects of stack "${other}" were exported with adopt: <id>; applying them moves them into stack "${connection.stack}" and needs --from-stack ${other} (one stack per apply).`);
     for (const s of result.skipped) lines.push(`Skipped ${s.kind} ${s.id}: ${s.reason}.`);
     if (result.secrets.length > 0) {
       lines.push('', `Secrets were replaced by placeholders; set these variables before planning (${result.secrets.length}):`);

@@ -1,6 +1,7 @@
 import { Args, Command, Errors, Flags } from '@oclif/core';
 import {
   anyChanges,
+  checkTargetsMatched,
   computePlan,
   policyErrors,
   renderHtml,
@@ -23,6 +24,8 @@ import { CliError } from '../errors.js';
 import { manifestFlags, readingOptions } from '../manifest-flags.js';
 import { terminalStyle, writeFileAtomic } from '../output.js';
 import { policyFlags, policyPaths } from '../policy-flags.js';
+import { targetFlags, targetsOf, unmatchedWarnings } from '../target-flags.js';
+import { fromStackFlag, fromStackOption } from '../stack-flags.js';
 
 const FORMATS = ['text', 'json', 'markdown', 'html'] as const;
 
@@ -47,9 +50,11 @@ export default class Plan extends Command {
     out: Flags.string({ description: 'also save the plan as JSON to this file (atomically), for apply --plan' }),
     'detailed-exitcode': Flags.boolean({ description: 'exit 2 when the plan has changes (deletes that need --prune included)', default: false }),
     prune: Flags.boolean({ description: 'plan deletes as apply --prune runs them (without it they are shown as "would be deleted with --prune")', default: false }),
+    ...targetFlags,
     ...manifestFlags,
     ...policyFlags,
     ...connectionFlags,
+    ...fromStackFlag,
     ...environmentFlags,
   };
   static override examples = [
@@ -57,12 +62,15 @@ export default class Plan extends Command {
     '<%= config.bin %> plan manifests/ --format markdown --out plan.json --detailed-exitcode',
     '<%= config.bin %> plan --env all --format markdown --detailed-exitcode',
     'GATEHOUSE_API_URL=https://api.example.com GATEHOUSE_API_KEY=... <%= config.bin %> plan manifests/ --stack team-a',
+    '<%= config.bin %> plan manifests/ --stack platform --from-stack default   # what moving the objects to stack platform would change',
     '<%= config.bin %> plan examples/basic --policy examples/policies',
     '<%= config.bin %> plan manifests/ --format html > plan.html   # a report to open in a browser (CI artifact)',
+    "<%= config.bin %> plan manifests/ --target HTTPSEdge/api --target 'Backend/*' --out plan.json   # only these, their children and what they depend on",
   ];
 
   async run(): Promise<void> {
     const { argv, flags, metadata } = await this.parse(Plan);
+    const targets = await Promise.resolve().then(() => targetsOf(flags)).catch((error: unknown) => this.#fail(error));
     const selection = await selectEnvironments({
       argv: argv as string[],
       flags,
@@ -78,14 +86,16 @@ export default class Plan extends Command {
       if (format === 'html') this.#fail(new CliError('environment_all_refused', '--format html reports one plan; with --env all, write one report per environment with --env NAME --format html'));
       if (flags.out) this.#fail(new CliError('environment_all_refused', '--out saves one plan for apply --plan; with --env all, save each environment\'s plan with --env NAME --out FILE'));
       const plans: EnvironmentPlan[] = [];
-      for (const run of selection.runs) plans.push({ environment: run.environment!.name, plan: await this.#compute(run, reading, policies, flags.prune) });
+      for (const run of selection.runs) plans.push({ environment: run.environment!.name, plan: await this.#compute(run, reading, policies, flags.prune, flags['from-stack'], targets) });
+      this.#checkTargets(plans.map((p) => p.plan), format);
       const output = format === 'json' ? renderPlansJson(plans) : format === 'markdown' ? renderPlansMarkdown(plans) : renderPlansText(plans, { style: terminalStyle() });
       await new Promise<void>((resolve) => process.stdout.write(output, () => resolve()));
       this.#failOnPolicyErrors(plans.map((p) => p.plan));
       if (flags['detailed-exitcode'] && anyChanges(plans)) this.exit(2);
       return;
     }
-    const plan = await this.#compute(selection.runs[0]!, reading, policies, flags.prune);
+    const plan = await this.#compute(selection.runs[0]!, reading, policies, flags.prune, flags['from-stack'], targets);
+    this.#checkTargets([plan], format);
     const output =
       format === 'json'
         ? renderJson(plan)
@@ -104,14 +114,24 @@ export default class Plan extends Command {
     if (flags['detailed-exitcode'] && countChanges(plan.summary) > 0) this.exit(2);
   }
 
-  #compute(run: EnvironmentRun, reading: ReturnType<typeof readingOptions>, policies: string[], prune: boolean): Promise<PlanValue> {
+  /** Every target unmatched fails (nothing printed); some unmatched are said on stderr too when stdout is a document. */
+  #checkTargets(plans: readonly PlanValue[], format: string): void {
+    try {
+      checkTargetsMatched(plans.map((p) => p.targets));
+    } catch (error) {
+      this.#fail(error);
+    }
+    if (format !== 'text') for (const plan of plans) for (const line of unmatchedWarnings(plan.targets)) this.logToStderr(line);
+  }
+
+  #compute(run: EnvironmentRun, reading: ReturnType<typeof readingOptions>, policies: string[], prune: boolean, fromStack: string | undefined, targets?: string[]): Promise<PlanValue> {
     const environment = run.environment;
     // manifest_paths: where `apply --plan` reads the manifests again (docs/plan-json.md).
     return Promise.resolve()
       .then(() => run.connection())
       .then((flags) =>
         withConnection(flags, async (connection) => ({
-          ...(await computePlan({ paths: run.paths, env: process.env, api: connection.api, stack: connection.stack, environment, policies, prune, ...reading })),
+          ...(await computePlan({ paths: run.paths, env: process.env, api: connection.api, stack: connection.stack, environment, policies, prune, ...(targets ? { targets } : {}), ...reading, ...fromStackOption(fromStack, connection.stack) })),
           manifest_paths: run.paths,
           ...(environment ? { environment: environment.name } : {}),
         })),

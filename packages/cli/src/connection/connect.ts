@@ -19,6 +19,7 @@ import type { ConnectionFlagValues } from './flags.js';
 import { checkApiKey, checkApiUrl, sourceOf } from './check.js';
 import { chooseTarget } from './target.js';
 import { openTransport } from './transport.js';
+import { checkStackName } from '../stack-flags.js';
 
 export interface Connection {
   client: GatehouseClient;
@@ -38,6 +39,7 @@ export interface ConnectOptions {
 }
 
 export async function connect(flags: ConnectionFlagValues, options: ConnectOptions = {}): Promise<Connection> {
+  checkStackName(flags.stack);
   const choice = chooseTarget({ apiUrl: flags['api-url'], apiKey: flags['api-key'], embedded: flags.embedded }, options.env ?? process.env);
   const rateLimit = readRateLimit(flags['rate-limit']);
   const clientOptions = {

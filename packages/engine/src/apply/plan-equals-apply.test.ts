@@ -25,6 +25,8 @@ import { countChanges } from '../render/values.js';
 import { applyPlan } from './apply.js';
 import { MemoryLiveApi } from './memory-api.js';
 import { ApplyRefused } from './model.js';
+import { parseTargets } from '../steps/targets.js';
+import { detectDrift } from '../drift/detect.js';
 
 const POLICIES = ['p1', 'p2', 'p3'] as const;
 const CIDRS = ['10.0.1.0/24', '10.0.2.0/24', '10.0.3.0/24'] as const;
@@ -97,6 +99,8 @@ const scenarioArb = fc.record({
   outside: outsideArb,
   after: manifestsArb,
   adopt: fc.boolean(),
+  /** Plan and apply with --from-stack other (steps/stacks.ts): moves, not collisions. */
+  move: fc.boolean(),
   prune: fc.boolean(),
   force: fc.boolean(),
 });
@@ -122,13 +126,14 @@ describe('plan = apply (property)', () => {
   it('over 200 generated scenarios, apply writes exactly what the plan shows', { timeout: 120_000 }, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'gatehouse-plan-apply-'));
     const file = join(dir, 'main.yaml');
-    const stats = { scenarios: 0, noChanges: 0, problems: 0, refused: 0, applied: 0, markerRefreshes: 0, repoints: 0, adoptions: 0, notPruned: 0 };
+    const stats = { scenarios: 0, noChanges: 0, problems: 0, refused: 0, applied: 0, markerRefreshes: 0, repoints: 0, adoptions: 0, moves: 0, notPruned: 0 };
     try {
       await fc.assert(
-        fc.asyncProperty(scenarioArb, async ({ before, beforeStack, outside, after, adopt, prune, force }) => {
+        fc.asyncProperty(scenarioArb, async ({ before, beforeStack, outside, after, adopt, move, prune, force }) => {
           stats.scenarios += 1;
           const api = new MemoryLiveApi();
-          const run = (stack: string, options: { prune: boolean; force: boolean }) =>
+          const moving = move && beforeStack === 'other' ? { fromStack: 'other' } : {};
+          const run = (stack: string, options: { prune: boolean; force: boolean; fromStack?: string }) =>
             applyPlan({ api, stack, paths: [dir], env: {}, delay: async () => {}, ...options });
 
           writeFileSync(file, yaml(before));
@@ -141,24 +146,25 @@ describe('plan = apply (property)', () => {
 
           let plan;
           try {
-            plan = await computePlan({ paths: [dir], env: {}, api, stack: 'default', prune });
+            plan = await computePlan({ paths: [dir], env: {}, api, stack: 'default', prune, ...moving });
           } catch (error) {
             if (!(error instanceof ManifestProblems)) throw error;
             stats.problems += 1;
-            await expect(run('default', { prune, force })).rejects.toBeInstanceOf(ManifestProblems);
+            await expect(run('default', { prune, force, ...moving })).rejects.toBeInstanceOf(ManifestProblems);
             expect(api.log).toEqual([]);
             return;
           }
           const runnable = plan.changes.filter((c) => !c.needsPrune);
           stats.markerRefreshes += runnable.filter((c) => c.cause === 'marker').length;
           stats.repoints += runnable.filter((c) => c.cause === 'repoint').length;
-          stats.adoptions += runnable.filter((c) => c.reason?.startsWith('adopted') || c.reason?.startsWith('taken over')).length;
+          stats.adoptions += runnable.filter((c) => c.reason?.startsWith('adopted') || c.reason?.startsWith('moved from stack')).length;
+          stats.moves += runnable.filter((c) => c.reason?.startsWith('moved from stack')).length;
           stats.notPruned += plan.changes.length - runnable.length;
           expect(plan.changes.filter((c) => c.needsPrune).every((c) => c.action === 'delete' && !prune)).toBe(true);
 
           let result;
           try {
-            result = await run('default', { prune, force });
+            result = await run('default', { prune, force, ...moving });
           } catch (error) {
             if (!(error instanceof ApplyRefused)) throw error;
             stats.refused += 1;
@@ -175,7 +181,7 @@ describe('plan = apply (property)', () => {
           expect(result.steps.every((s) => s.requests >= 1), JSON.stringify(result.steps.filter((s) => s.requests < 1))).toBe(true);
           expect(api.log.length).toBe(result.steps.reduce((n, s) => n + s.requests, 0));
 
-          const next = await computePlan({ paths: [dir], env: {}, api, stack: 'default', prune });
+          const next = await computePlan({ paths: [dir], env: {}, api, stack: 'default', prune, ...moving });
           expect(next.changes.filter((c) => !c.needsPrune).map(key)).toEqual([]);
         }),
         { numRuns: 200, seed: Number(process.env.GATEHOUSE_PROPERTY_SEED ?? 20261123) },
@@ -185,6 +191,69 @@ describe('plan = apply (property)', () => {
     }
     // The generator reaches every kind of outcome (a property that never meets them proves little).
     expect(stats.scenarios).toBeGreaterThanOrEqual(200);
+    for (const [name, count] of Object.entries(stats)) expect(count, `${name}: ${JSON.stringify(stats)}`).toBeGreaterThan(0);
+  });
+});
+
+/** Targets the generator's objects can have (and one that matches nothing). */
+const TARGETS = ['IPPolicy/p1', 'Backend/a', 'HTTPSEdgeRoute/api//', 'IPPolicy/p*', 'IPPolicyRule/p2/*', 'IPPolicyRule/p1/10.0.1.0/24', 'Backend/*', 'Backend/fo', 'HTTPSEdge/api', 'HTTPSEdgeRoute/api/*', 'IPRestriction/dashboard', 'BotUser/deploy', 'Backend/nothing-*'] as const;
+
+describe('plan = apply with --target (property)', () => {
+  it('over 120 generated scenarios, a targeted apply writes exactly the targeted plan, never deletes, and leaves it empty', { timeout: 120_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gatehouse-plan-apply-targets-'));
+    const file = join(dir, 'main.yaml');
+    const stats = { scenarios: 0, applied: 0, withChanges: 0, dependencies: 0, unmatched: 0, undeclared: 0, replaces: 0 };
+    try {
+      await fc.assert(
+        fc.asyncProperty(scenarioArb, fc.subarray([...TARGETS], { minLength: 1, maxLength: 2 }), async ({ before, beforeStack, outside, after }, targets) => {
+          stats.scenarios += 1;
+          const api = new MemoryLiveApi();
+          writeFileSync(file, yaml(before));
+          await applyPlan({ api, stack: beforeStack, paths: [dir], env: {}, delay: async () => {}, prune: true, force: true });
+          await changeOutside(api, outside);
+          writeFileSync(file, yaml(after));
+          api.log.length = 0;
+          let plan;
+          try {
+            plan = await computePlan({ paths: [dir], env: {}, api, stack: 'default', targets });
+          } catch (error) {
+            if (!(error instanceof ManifestProblems)) throw error;
+            return;
+          }
+          expect(plan.targets?.requested).toEqual(targets);
+          stats.unmatched += plan.targets!.unmatched.length;
+          stats.undeclared += plan.targets!.undeclared?.length ?? 0;
+          stats.replaces += plan.changes.filter((c) => c.action === 'replace').length;
+          expect(plan.changes.filter((c) => c.action === 'delete')).toEqual([]);
+          const patterns = parseTargets(targets);
+          // Changes of objects not targeted (not even by a parent) are dependencies of targeted ones.
+          if (plan.changes.some((c) => !c.kind.endsWith('Rule') && !c.kind.endsWith('Route') && !patterns.some((p) => p.matches(c.address)))) stats.dependencies += 1;
+          let result;
+          try {
+            result = await applyPlan({ api, stack: 'default', paths: [dir], env: {}, delay: async () => {}, targets });
+          } catch (error) {
+            if (!(error instanceof ApplyRefused)) throw error;
+            expect(api.log).toEqual([]);
+            return;
+          }
+          stats.applied += 1;
+          if (plan.changes.length > 0) stats.withChanges += 1;
+          expect(result.ok, JSON.stringify(result.steps.filter((s) => s.status !== 'done'))).toBe(true);
+          expect(result.steps.map(key).sort()).toEqual(plan.changes.map(key).sort());
+          const next = await computePlan({ paths: [dir], env: {}, api, stack: 'default', targets });
+          expect(next.changes.map(key)).toEqual([]);
+          // Markers claim nothing about what was not targeted: a child left uncreated is
+          // "missing", never "deleted outside gatehouse" (a parent's children evidence).
+          if (!outside.deleteRule) {
+            const drift = await detectDrift({ paths: [dir], env: {}, api, stack: 'default' });
+            expect(drift.objects.filter((o) => o.drift === 'deleted_outside').map((o) => o.address)).toEqual([]);
+          }
+        }),
+        { numRuns: 120, seed: Number(process.env.GATEHOUSE_PROPERTY_SEED ?? 20261123) },
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
     for (const [name, count] of Object.entries(stats)) expect(count, `${name}: ${JSON.stringify(stats)}`).toBeGreaterThan(0);
   });
 });

@@ -11,7 +11,8 @@
  * 4. Without `--prune`, deletes are set aside (reported as not pruned).
  * 5. Safety rails (`rails.ts`): ownership of deletes, prevent_destroy, the delete threshold.
  * Marker refreshes and re-points are changes of the plan itself (`steps/plan.ts`), so what
- * apply writes is what the plan shows.
+ * apply writes is what the plan shows. With `--target` (or a saved targeted plan) the fresh
+ * plan is the targeted one (`steps/targets.ts`).
  */
 import type { DesiredObject } from '../desired.js';
 import { readAndMatch, readManifests, type Desired } from '../engine.js';
@@ -23,6 +24,7 @@ import type { Problem } from '../problems.js';
 import type { Matching } from '../steps/match.js';
 import { metadataWriter } from '../steps/metadata.js';
 import { plan as makePlan } from '../steps/plan.js';
+import { TargetError, targetMatching, targetPatterns, targetPlan } from '../steps/targets.js';
 import type { Refusal } from './model.js';
 import { railRefusals } from './rails.js';
 
@@ -38,6 +40,10 @@ export interface PrepareOptions {
   saved?: Plan;
   prune?: boolean;
   force?: boolean;
+  /** `--target` addresses (steps/targets.ts): apply only the targeted plan. A saved plan brings its own. */
+  targets?: readonly string[];
+  /** `--from-stack` (steps/stacks.ts); with a saved plan, default the plan's own. */
+  fromStack?: string | undefined;
   /** As in `EngineOptions`. */
   maxFileSize?: number;
   onWarning?: (warning: Problem) => void;
@@ -104,7 +110,13 @@ export function readForApply(options: PrepareOptions): Promise<Desired> {
 
 export async function prepareApply(options: PrepareOptions): Promise<PreparedApply> {
   const { api, stack, saved } = options;
+  if (saved && options.targets && options.targets.length > 0) {
+    throw new TargetError('target_conflict', '--target cannot be combined with --plan: a saved plan applies exactly the targets it was made with; plan again with --target and --out');
+  }
+  // A saved targeted plan holds no delete, so `--prune` with it prunes nothing (CI recipes pass it always).
+  const targets = targetPatterns(options.targets ?? saved?.targets?.requested, { prune: options.prune === true && !saved });
   const paths = manifestPaths(options);
+  const fromStack = options.fromStack ?? saved?.from_stack;
   const { read, matching, requests } = await readAndMatch(
     {
       paths,
@@ -113,12 +125,14 @@ export async function prepareApply(options: PrepareOptions): Promise<PreparedApp
       environment: options.environment,
       ...(options.maxFileSize !== undefined ? { maxFileSize: options.maxFileSize } : {}),
       ...(options.onWarning ? { onWarning: options.onWarning } : {}),
+      fromStack,
       ...(options.read ? { read: options.read } : {}),
     },
     api,
     stack,
   );
-  const fresh = makePlan({ matching, stack, target: api.target, checksum: read.checksum, requests, prune: options.prune === true });
+  const full = makePlan({ matching, stack, fromStack, target: api.target, checksum: read.checksum, requests, prune: options.prune === true });
+  const fresh = targets ? targetPlan(full, matching, targets) : full;
   fresh.manifest_paths = paths;
   if (options.environment) fresh.environment = options.environment.name;
 
@@ -132,6 +146,10 @@ export async function prepareApply(options: PrepareOptions): Promise<PreparedApp
   }
   if (saved && saved.stack !== stack) {
     refusals.push({ code: 'stale_plan_stack', message: `the saved plan is for stack "${saved.stack}", not "${stack}"; pass --stack ${saved.stack} or plan again` });
+  }
+  if (saved && saved.from_stack !== fromStack) {
+    const moving = (s: string | undefined) => (s === undefined ? 'without --from-stack' : `with --from-stack ${s}`);
+    refusals.push({ code: 'stale_plan_stack', message: `the saved plan was made ${moving(saved.from_stack)}, not ${moving(fromStack)}; apply it ${moving(saved.from_stack)}, or plan again` });
   }
 
   const desiredByAddress = new Map(read.desired.map((d) => [d.address, d]));
@@ -176,7 +194,8 @@ export async function prepareApply(options: PrepareOptions): Promise<PreparedApp
   const subjects = options.prune ? chosen : chosen.filter((s) => !prunable(s));
   refusals.push(...railRefusals({ subjects, matching, stack, force: options.force === true }));
 
-  const metadataFor = metadataWriter(matching, stack);
+  // A targeted apply's markers record only the children it makes (steps/targets.ts).
+  const metadataFor = metadataWriter(targets ? targetMatching(matching, fresh) : matching, stack);
 
   const ids = new Map<string, string>();
   for (const [address, live] of pairByAddress) ids.set(address, live.id);

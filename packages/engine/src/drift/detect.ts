@@ -22,6 +22,7 @@ import type { Change, FieldChange } from '../plan-model.js';
 import type { LiveApi, Target } from '../ports.js';
 import type { Matching } from '../steps/match.js';
 import { desiredHash, plan } from '../steps/plan.js';
+import { targetDrift, targetPatterns } from '../steps/targets.js';
 import { childrenHash, liveHash, referenceTokens } from './evidence.js';
 import { DRIFT_FORMAT_VERSION, DRIFT_KINDS, type DriftField, type DriftKind, type DriftReport, type DriftedObject } from './model.js';
 
@@ -161,9 +162,13 @@ function toDrifted(change: Change, verdict: Verdict): DriftedObject {
 }
 
 /** Drift of the manifests against the live API; throws `ManifestProblems` when they are invalid. */
-export async function detectDrift(options: EngineOptions & { api: LiveApi; stack: string; now?: Date }): Promise<DriftReport> {
+export async function detectDrift(options: EngineOptions & { api: LiveApi; stack: string; now?: Date; targets?: readonly string[] }): Promise<DriftReport> {
+  const targets = targetPatterns(options.targets);
   const { read, matching, requests, lock } = await readAndMatch(options, options.api, options.stack);
-  const report = classifyDrift({ matching, desired: read.desired, stack: options.stack, target: options.api.target, requests, ...(options.now ? { now: options.now } : {}) });
+  const input = { matching, desired: read.desired, stack: options.stack, target: options.api.target, requests, ...(options.now ? { now: options.now } : {}) };
+  const full = classifyDrift(input);
+  // Only the targeted objects (steps/targets.ts): exit 2 for them alone.
+  const report = targets ? targetDrift(full, matching, plan({ ...input, checksum: '' }), targets) : full;
   // Drift does not lock; a held lock means an apply is running and may explain the drift.
   return lock ? { ...report, lock } : report;
 }

@@ -4,7 +4,7 @@
  * pipelines read it, so fields are only ever added, never renamed or removed, within a version.
  * It never holds a secret: sensitive values are `SENSITIVE` / `SENSITIVE_CHANGED` markers.
  */
-import type { Action, UnmanagedObject } from '../plan-model.js';
+import type { Action, PlanTargets, UnmanagedObject } from '../plan-model.js';
 import type { LockInfo } from '../lock/lock.js';
 import type { SourceLocation } from '../source.js';
 
@@ -70,4 +70,6 @@ export interface DriftReport {
   unmanaged: UnmanagedObject[];
   /** API requests spent reading live state. */
   requests: number;
+  /** Present when `drift --target` limited the report to some objects (their children included). */
+  targets?: Pick<PlanTargets, 'requested' | 'unmatched'>;
 }

@@ -10,7 +10,8 @@ import { MARKDOWN_MAX_LENGTH, markdownLineDiff } from '../render/markdown.js';
 import { diffStat, isLongValueChange, longValueDiff } from '../render/line-diff.js';
 import { describeLock } from '../lock/lock.js';
 import { sanitize } from '../render/sanitize.js';
-import { textLineDiff } from '../render/text.js';
+import { targetText, textLineDiff } from '../render/text.js';
+import { targetLines } from '../render/targets.js';
 import { describeTarget, formatValue, renderJsonDocument } from '../render/values.js';
 import type { DriftKind, DriftReport, DriftedObject, DriftField } from './model.js';
 import { DRIFT_KINDS } from './model.js';
@@ -47,6 +48,7 @@ export function renderDriftText(report: DriftReport, options: { style?: Style } 
   const style = options.style ?? plainStyle;
   const lines = [style.bold(`gatehouse drift for ${describeTarget(report)}, stack "${sanitize(report.stack)}"`), ''];
   if (report.lock) lines.push(style.update(`Note: ${sanitize(describeLock(report.lock))}; an apply is probably running and may explain what differs.`), '');
+  lines.push(...targetText(report, style, 'drift report'));
   if (!report.drifted) lines.push(`No drift. The live objects match the manifests (${report.summary.in_sync} in sync).`, '');
   for (const kind of DRIFT_KINDS) {
     const objects = report.objects.filter((o) => o.drift === kind);
@@ -102,6 +104,8 @@ export function renderDriftMarkdown(report: DriftReport, options: { maxLength?: 
   const where = report.target.embedded ? ` (embedded reference server, \`.gatehouse/server.db\`)` : '';
   const lines = [`### gatehouse drift: ${report.drifted ? 'drift found' : 'no drift'}${where}`, '', `Target \`${cell(describeTarget(report))}\`, stack \`${cell(report.stack)}\`, checked ${report.checked_at}.`, ''];
   if (report.lock) lines.push(`> **Locked:** ${cell(describeLock(report.lock))}; an apply is probably running and may explain what differs.`, '');
+  const targeted = targetLines(report.targets, 'drift report');
+  if (targeted) for (const line of [targeted.warning, ...targeted.notes]) lines.push(`> **Warning:** ${cell(line).replace(/([*_[\]~])/g, '\\$1')}`, '');
   lines.push('| Drift | Objects |', '| --- | ---: |');
   for (const kind of [...DRIFT_KINDS, 'unmanaged' as const]) lines.push(`| ${DRIFT_TITLES[kind]} | ${report.summary[kind]} |`);
   lines.push(`| in sync | ${report.summary.in_sync} |`, '');

@@ -92,8 +92,14 @@ describe('exportLive', () => {
     tcp.metadata = String(tcp.metadata).replace('"stack":"default"', '"stack":"team-b"');
     const without = await exportLive({ api: new FakeLiveApi(live), stack: 'default' });
     expect(without.files.map((f) => f.kind)).not.toContain('TCPEdge');
-    const { result } = await exported(live, true);
+    const result = await exportLive({ api: new FakeLiveApi(live), stack: 'default', all: true });
     expect(docs(result, 'TCPEdge')).toEqual([expect.objectContaining({ name: 'ssh', adopt: 'edgtcp_1' })]);
+    expect(result.otherStacks).toEqual(['team-b']);
+    // Taking it over moves it between stacks: only with --from-stack (steps/stacks.ts).
+    const dir = written(result);
+    await expect(computePlan({ paths: [dir], env: envOf(result), api: new FakeLiveApi(live), stack: 'default' })).rejects.toThrow(/owned by stack "team-b"; taking it over needs --from-stack team-b/);
+    const plan = await computePlan({ paths: [dir], env: envOf(result), api: new FakeLiveApi(live), stack: 'default', fromStack: 'team-b' });
+    expect(plan.changes.find((c) => c.address === 'TCPEdge/ssh')).toMatchObject({ action: 'update', reason: 'moved from stack "team-b"' });
   });
 
   test('references by name, or {id} for objects not exported', async () => {
@@ -189,12 +195,14 @@ describe('every scenario of the golden plan tests', () => {
         return;
       }
       const dir = written(result);
-      const plan = await computePlan({ paths: [dir], env, api: new FakeLiveApi(live), stack });
+      // Objects of another stack move with --from-stack (the fixtures have one other stack at most).
+      expect(result.otherStacks.length).toBeLessThanOrEqual(1);
+      const plan = await computePlan({ paths: [dir], env, api: new FakeLiveApi(live), stack, ...(result.otherStacks[0] ? { fromStack: result.otherStacks[0] } : {}) });
       for (const change of plan.changes) {
         expect(change.action, change.address).toBe('update');
         expect(change.fields, change.address).toEqual([]);
         // Marker refreshes: the fixtures' markers carry made-up hashes, which apply rewrites.
-        expect(change.reason, change.address).toMatch(change.cause === 'marker' ? /^ownership marker refresh: / : /adopted|taken over/);
+        expect(change.reason, change.address).toMatch(change.cause === 'marker' ? /^ownership marker refresh: / : /adopted|moved from stack/);
       }
     });
   }

@@ -39,6 +39,11 @@ export interface ExportResult {
   exported: number;
   /** Top-level objects left out because this stack does not own them (`all` exports them). */
   notOwned: number;
+  /**
+   * Other stacks whose objects `all` exported (with `adopt: <id>`), sorted: applying them moves
+   * them, which needs `--from-stack <stack>`, one stack per apply (steps/stacks.ts).
+   */
+  otherStacks: string[];
   /** Objects that cannot be written as a manifest, with the reason. */
   skipped: { kind: string; id: string; reason: string }[];
   requests: number;
@@ -113,6 +118,7 @@ export async function exportLive(options: ExportOptions): Promise<ExportResult> 
     secrets: [...secrets].sort((a, b) => a.address.localeCompare(b.address) || order.get(a)! - order.get(b)!),
     exported,
     notOwned: topLevel.length - chosen.length,
+    otherStacks: [...new Set(withNormal.flatMap(({ live: o }) => (o.marker && !owned(o) ? [o.marker.stack] : [])))].sort(),
     skipped,
     requests,
   };

@@ -11,6 +11,7 @@ import { dependencyGraph } from './html-graph.js';
 import { filters, html, page } from './html-page.js';
 import { diffMarker, diffStat, isLongValueChange, longValueDiff, type LongValueChange } from './line-diff.js';
 import { policyCounts } from './policy.js';
+import { targetLines } from './targets.js';
 import { SYMBOLS, countChanges, describeTarget, flatten, formatValue, summaryLine } from './values.js';
 
 const ACTIONS = ['create', 'update', 'replace', 'delete'] as const;
@@ -29,6 +30,7 @@ export function renderHtml(plan: Plan): string {
   const body = [
     `<h1>gatehouse plan</h1>`,
     `<p class="meta">Target <code>${html(describeTarget(plan))}</code>, stack <code>${html(plan.stack)}</code>, live state read ${html(plan.created_at)} with ${plan.requests} API request${plan.requests === 1 ? '' : 's'}.</p>`,
+    ...targetParagraphs(plan),
     `<div class="cards" id="summary">${cards.join('')}</div>`,
     `<p><strong>Plan:</strong> ${html(summaryLine(plan.summary))}</p>`,
     policySection(plan.policy_results),
@@ -42,6 +44,12 @@ export function renderHtml(plan: Plan): string {
     unmanagedSection(plan),
   ];
   return page(`gatehouse plan: ${summaryLine(plan.summary)}`, body.join('\n'));
+}
+
+/** A targeted plan's warning and notes (render/targets.ts), one paragraph each. */
+function targetParagraphs(plan: Plan): string[] {
+  const said = targetLines(plan.targets, 'plan');
+  return said ? [said.warning, ...said.notes].map((line) => `<p class="targets"><strong>Warning:</strong> ${html(line)}</p>`) : [];
 }
 
 function changeSection(change: Change, i: number, index: ReadonlyMap<string, number>): string {

@@ -31,6 +31,7 @@ export function toJsonPlan(plan: Plan): JsonPlan {
     format_version: plan.format_version,
     target: plan.target,
     stack: plan.stack,
+    ...(plan.from_stack !== undefined ? { from_stack: plan.from_stack } : {}),
     created_at: plan.created_at,
     summary: plan.summary,
     changes: plan.changes.map((c) => ({
@@ -58,6 +59,7 @@ export function toJsonPlan(plan: Plan): JsonPlan {
     ...(plan.policy_results !== undefined ? { policy_results: plan.policy_results } : {}),
     ...(plan.environment !== undefined ? { environment: plan.environment } : {}),
     ...(plan.lock !== undefined ? { lock: plan.lock } : {}),
+    ...(plan.targets !== undefined ? { targets: plan.targets } : {}),
   };
 }
 
@@ -92,6 +94,10 @@ export function parsePlanJson(text: string): Plan {
     if (data[key] === undefined) throw new PlanFormatError(`the plan has no '${key}'`);
   }
   if (!Array.isArray(data.changes)) throw new PlanFormatError("'changes' must be an array");
+  if (data.targets !== undefined && !(Array.isArray(data.targets?.requested) && data.targets.requested.every((t) => typeof t === 'string'))) {
+    throw new PlanFormatError("'targets.requested' must be an array of strings");
+  }
+  if (data.from_stack !== undefined && typeof data.from_stack !== 'string') throw new PlanFormatError("'from_stack' must be a string");
   const { changes, notice: _notice, ...rest } = data as JsonPlan & { notice?: unknown };
   return {
     ...rest,

@@ -6,6 +6,7 @@
  */
 import type { Action, Plan } from '../plan-model.js';
 import { sanitize } from './sanitize.js';
+import { targetText } from './text.js';
 import { plainStyle, type Style } from './style.js';
 import { SYMBOLS, countChanges, describeTarget, summaryLine } from './values.js';
 
@@ -13,7 +14,7 @@ const ORDER: readonly Action[] = ['create', 'update', 'replace', 'delete'];
 
 export function renderKindSummary(plan: Plan, options: { style?: Style } = {}): string {
   const style = options.style ?? plainStyle;
-  const lines = [style.bold(`gatehouse plan for ${describeTarget(plan)}, stack "${sanitize(plan.stack)}"`), ''];
+  const lines = [style.bold(`gatehouse plan for ${describeTarget(plan)}, stack "${sanitize(plan.stack)}"`), '', ...targetText(plan, style)];
   if (countChanges(plan.summary) === 0) {
     lines.push(`No changes. The live objects match the manifests (${plan.summary.unchanged} unchanged).`);
   } else {

@@ -11,6 +11,7 @@ import { diffMarker, isLongValueChange, longValueDiff, type DiffLine } from './l
 import { policyMarkdown } from './policy.js';
 import { describeLock } from '../lock/lock.js';
 import { sanitize } from './sanitize.js';
+import { targetLines } from './targets.js';
 import { formatField } from './text.js';
 import { SYMBOLS, countChanges, describeTarget, flatten, formatValue, summaryLine } from './values.js';
 
@@ -29,7 +30,7 @@ const LABELS = { create: 'create', update: 'update', replace: 'replace', delete:
 export function renderMarkdown(plan: Plan, options: MarkdownOptions = {}): string {
   const maxLength = options.maxLength ?? MARKDOWN_MAX_LENGTH;
   const head = [
-    `### gatehouse plan for ${code(describeTarget(plan))}, stack ${code(plan.stack)}`,
+    `### gatehouse plan for ${code(describeTarget(plan))}, stack ${code(plan.stack)}${plan.from_stack !== undefined ? `, moving objects from stack ${code(plan.from_stack)}` : ''}`,
     '',
     '| Action | Count |',
     '|:--|--:|',
@@ -41,7 +42,7 @@ export function renderMarkdown(plan: Plan, options: MarkdownOptions = {}): strin
     `| unchanged | ${plan.summary.unchanged} |`,
     '',
   ].join('\n');
-  const lockNote = plan.lock ? `> **Locked:** ${escape(describeLock(plan.lock))}; an apply is probably running, so this plan may be outdated when it ends.\n\n` : '';
+  const lockNote = (plan.lock ? `> **Locked:** ${escape(describeLock(plan.lock))}; an apply is probably running, so this plan may be outdated when it ends.\n\n` : '') + targetMarkdown(plan);
   // Policy results come first, where a reviewer looks, and are never cut with the changes.
   const noChanges = lockNote + policyMarkdown(plan.policy_results, Math.floor(maxLength / 4)) + (countChanges(plan.summary) === 0 ? '**No changes.** The live objects match the manifests.\n\n' : '');
   const tail = [
@@ -68,6 +69,15 @@ export function renderMarkdown(plan: Plan, options: MarkdownOptions = {}): strin
     note = `> **${cut.length} of ${sections.length} changes not shown** (${kinds}) to keep this comment under ${maxLength.toLocaleString('en-US')} characters. Run \`gatehouse plan\` for the full plan.\n\n`;
   }
   return `${head}\n${noChanges}${body}${note}${tail}\n`;
+}
+
+/** The targeted plan's warning and notes as a quote (render/targets.ts). */
+function targetMarkdown(plan: Plan): string {
+  const said = targetLines(plan.targets, 'plan');
+  if (!said) return '';
+  // Targets are globs: their `*`, `_`, `[` must not turn into emphasis or links.
+  const text = (line: string) => escape(line).replace(/([\\`*_[\]~|])/g, '\\$1');
+  return [`> **Warning:** ${text(said.warning)}`, ...said.notes.map((note) => `>\n> **Warning:** ${text(note)}`)].join('\n') + '\n\n';
 }
 
 function section(change: Change): string {

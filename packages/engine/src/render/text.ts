@@ -11,6 +11,7 @@ import { diffMarker, diffStat, isLongValueChange, longValueDiff, type DiffLine }
 import { policyTextLines } from './policy.js';
 import { describeLock } from '../lock/lock.js';
 import { sanitize } from './sanitize.js';
+import { targetLines } from './targets.js';
 import { plainStyle, type Style } from './style.js';
 import { SYMBOLS, countChanges, describeTarget, flatten, formatValue, summaryLine } from './values.js';
 
@@ -20,8 +21,9 @@ export interface TextOptions {
 
 export function renderText(plan: Plan, options: TextOptions = {}): string {
   const style = options.style ?? plainStyle;
-  const lines: string[] = [style.bold(`gatehouse plan for ${describeTarget(plan)}, stack "${sanitize(plan.stack)}"`), ''];
+  const lines: string[] = [style.bold(`gatehouse plan for ${describeTarget(plan)}, stack "${sanitize(plan.stack)}"${plan.from_stack !== undefined ? `, moving objects from stack "${sanitize(plan.from_stack)}"` : ''}`), ''];
   if (plan.lock) lines.push(style.update(`Note: ${sanitize(describeLock(plan.lock))}; an apply is probably running, so this plan may be outdated when it ends.`), '');
+  lines.push(...targetText(plan, style));
   if (countChanges(plan.summary) === 0) {
     lines.push(`No changes. The live objects match the manifests (${plan.summary.unchanged} unchanged).`);
   } else {
@@ -38,6 +40,13 @@ export function renderText(plan: Plan, options: TextOptions = {}): string {
   if (countChanges(plan.summary) > 0) lines.push(style.bold(`Plan: ${summaryLine(plan.summary)}`));
   lines.push(style.dim(`Live state read with ${plan.requests} API request${plan.requests === 1 ? '' : 's'}.`));
   return `${lines.join('\n')}\n`;
+}
+
+/** The warning that a plan is targeted, and its notes (render/targets.ts), each followed by a blank line. */
+export function targetText(plan: Pick<Plan, 'targets'>, style: Style, what: 'plan' | 'drift report' = 'plan'): string[] {
+  const said = targetLines(plan.targets, what);
+  if (!said) return [];
+  return [style.update(`Warning: ${said.warning}`), ...said.notes.map((note) => style.update(`Warning: ${note}`)), ''];
 }
 
 function renderChange(change: Change, style: Style): string[] {

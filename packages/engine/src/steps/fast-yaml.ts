@@ -88,7 +88,9 @@ export function fastDocuments(text: string): { values: unknown[]; nodes: NodePos
   if (DIFFERENT.some((pattern) => pattern.test(text)) || hasLongLine(text)) return undefined;
   const nodes = new NodePositions();
   try {
-    return { values: jsyaml.loadAll(text, undefined, { schema: SCHEMA, listener: nodes.listener }), nodes };
+    const values = jsyaml.loadAll(text, undefined, { schema: SCHEMA, listener: nodes.listener });
+    nodes.trim();
+    return { values, nodes };
   } catch {
     return undefined;
   }

@@ -120,7 +120,7 @@ async function walk(dir: string, ancestors: Set<string>, files: string[], found:
  * The file's text, or the problem that keeps it from being read: larger than `maxFileSize`
  * (checked before reading), unreadable, or not UTF-8 (at the first bad byte).
  */
-export async function readManifestFile(file: string, display: string, maxFileSize = DEFAULT_MAX_FILE_SIZE): Promise<{ text: string } | { problem: Problem }> {
+export async function readManifestFile(file: string, display: string, maxFileSize = DEFAULT_MAX_FILE_SIZE): Promise<ManifestText | { problem: Problem }> {
   try {
     if (file === STDIN_PATH) return checkText(await readStdin(maxFileSize, display), display, maxFileSize);
     const { size } = await stat(file);
@@ -139,8 +139,17 @@ export async function readManifestFile(file: string, display: string, maxFileSiz
   }
 }
 
+/**
+ * A manifest file's content: its text, and its bytes for the checksum (hashing the bytes as read
+ * gives the digest of the text's UTF-8 without encoding a second copy of a large file).
+ */
+export interface ManifestText {
+  text: string;
+  bytes: Uint8Array;
+}
+
 /** The bytes as text, unless they are too many (stdin's size is known only once read) or not UTF-8. */
-function checkText(bytes: Buffer, display: string, maxFileSize: number): { text: string } | { problem: Problem } {
+function checkText(bytes: Buffer, display: string, maxFileSize: number): ManifestText | { problem: Problem } {
   if (bytes.length > maxFileSize) {
     return {
       problem: problem('file_too_large', `${display} is over the manifest size limit of ${formatBytes(maxFileSize)}; split it or raise --max-file-size`, { file: display, line: 1, col: 1 }),
@@ -150,7 +159,7 @@ function checkText(bytes: Buffer, display: string, maxFileSize: number): { text:
     const at = invalidUtf8Position(bytes, display);
     return { problem: problem('not_utf8', `invalid UTF-8 (byte 0x${bytes[at.offset]!.toString(16).padStart(2, '0')}); save the file as UTF-8`, at.location) };
   }
-  return { text: bytes.toString('utf8') };
+  return { text: bytes.toString('utf8'), bytes };
 }
 
 /** Standard input to its end, stopping one byte past `limit` (the caller refuses that). */

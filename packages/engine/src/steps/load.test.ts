@@ -1,6 +1,7 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { join, relative } from 'node:path';
 import { expect, test } from 'vitest';
 import { load } from './load.js';
 
@@ -25,6 +26,19 @@ test('the checksum changes with any manifest byte', async () => {
   expect((await load([dir])).checksum).toBe(first);
   writeFileSync(join(dir, 'a.yaml'), 'kind: BotUser\nname: a\nspec: {active: true}\n');
   expect((await load([dir])).checksum).not.toBe(first);
+});
+
+test('the checksum is sha256 over each read file\'s display name, NUL, text, NUL (saved plans of earlier versions still match); skipped files do not count', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'gatehouse-load-'));
+  const a = '\ufeffkind: BotUser\nname: a\nspec: {}\n# café ☃\n';
+  const b = 'kind: BotUser\nname: b\nspec: {}\n';
+  writeFileSync(join(dir, 'a.yaml'), a);
+  writeFileSync(join(dir, 'b.yml'), b);
+  writeFileSync(join(dir, 'ci.yaml'), 'jobs: {}\n');
+  const names = [join(dir, 'a.yaml'), join(dir, 'b.yml')].map((f) => relative(process.cwd(), f));
+  const display = names.map((n, i) => (n && !n.startsWith('..') ? n : [join(dir, 'a.yaml'), join(dir, 'b.yml')][i]!));
+  const expected = createHash('sha256').update(`${display[0]}\0${a}\0${display[1]}\0${b}\0`).digest('hex');
+  expect((await load([dir])).checksum).toBe(expected);
 });
 
 test('a missing path and a path without manifests are problems', async () => {

@@ -13,7 +13,7 @@ import { onFirstUse } from '../on-first-use.js';
 import { problem, type Problem } from '../problems.js';
 import type { SourceLocation } from '../source.js';
 import { documentsWithLongLines, fastDocuments } from './fast-yaml.js';
-import { LineIndex } from './node-positions.js';
+import { LineIndex, type NodePositions } from './node-positions.js';
 import { findManifestFiles, readManifestFile, STDIN_NAME, STDIN_PATH } from './files.js';
 import {
   aliasProblem,
@@ -63,6 +63,7 @@ export interface LoadOptions {
 }
 
 const KNOWN_KINDS = new Set<string>(MANIFEST_KINDS);
+const EMPTY = new Uint8Array(0);
 
 /**
  * Whether a file found by searching a directory is meant for gatehouse: one of its documents
@@ -92,7 +93,7 @@ export async function load(paths: string[], options: LoadOptions = {}): Promise<
   if (files.length === 0 && problems.length === 0) {
     problems.push(problem('no_manifests', `no *.yaml or *.yml file under ${paths.join(', ') || '(no path)'}; give a manifest file or a directory holding some`));
   }
-  const hash = createHash('sha256');
+  let hash = createHash('sha256');
   const documents: LoadedDocument[] = [];
   const notes = [...found.notes];
   for (const file of [...files].sort()) {
@@ -102,15 +103,22 @@ export async function load(paths: string[], options: LoadOptions = {}): Promise<
       problems.push(read.problem);
       continue;
     }
+    // The checksum with this file, taken before parsing so that its bytes are not kept while
+    // it is parsed; the same digest as hashing `${name}\0${text}\0` (the text is these bytes
+    // decoded), without a concatenated copy of the file and its UTF-8 encoding.
+    const withFile = hash.copy().update(`${name}\0`).update(read.bytes).update('\0');
+    const { text } = read;
+    read.bytes = EMPTY;
     const fileDocuments: LoadedDocument[] = [];
     const fileProblems: Problem[] = [];
-    parseFile(name, read.text, fileDocuments, fileProblems);
+    parseFile(name, text, fileDocuments, fileProblems);
     if (found.searched.has(file) && fileProblems.length === 0 && fileDocuments.length > 0 && !claimsManifests(fileDocuments)) {
       notes.push(`skipped ${name}: no document has a gatehouse kind (name the file to check it anyway)`);
       continue;
     }
-    hash.update(`${name}\0${read.text}\0`);
-    documents.push(...fileDocuments);
+    hash = withFile;
+    // A loop, not push(...): a file of many documents would exceed the arguments' limit.
+    for (const doc of fileDocuments) documents.push(doc);
     problems.push(...fileProblems);
   }
   if (files.length > 0 && documents.length === 0 && problems.length === 0 && notes.length > found.notes.length) {
@@ -146,11 +154,8 @@ export function parseFile(file: string, text: string, documents: LoadedDocument[
     const found: LoadedDocument[] = [];
     const issues: Problem[] = [];
     parseDocuments(file, piece.text, found, issues);
-    const shift = (at: SourceLocation): SourceLocation => ({ ...at, line: at.line + piece.line - 1 });
-    for (const issue of issues) problems.push(issue.at ? { ...issue, at: shift(issue.at) } : issue);
-    for (const doc of found) {
-      documents.push({ ...doc, index: index + doc.index, locate: (path, options) => shift(doc.locate(path, options)) });
-    }
+    for (const issue of issues) problems.push(issue.at ? { ...issue, at: shiftLines(issue.at, piece.line - 1) } : issue);
+    for (const doc of found) documents.push({ ...doc, index: index + doc.index, locate: shiftedLocator(doc.locate, piece.line - 1) });
     // Every piece from a `---` is one document; the text before the first only if it holds one.
     if (piece.text.startsWith('---') || found.length > 0 || issues.length > 0) index++;
   }
@@ -175,12 +180,27 @@ function parseDocuments(file: string, text: string, documents: LoadedDocument[],
   const bom = text.charCodeAt(0) === 0xfeff ? 1 : 0;
   values.forEach((value, index) => {
     if (value === null || value === undefined) return;
-    const locate: Locate = (path, options) => ({ file, ...lines.position(bom + nodes.offset(index, path, options?.key)) });
-    documents.push({ file, index, value, locate });
+    documents.push({ file, index, value, locate: fastLocator(file, lines, nodes, bom, index) });
   });
 }
 
 type Locate = LoadedDocument['locate'];
+
+// The locators are made by functions of their own: a closure keeps every variable its
+// function's closures capture, so one made beside a closure over the text would keep the
+// whole file in memory for as long as its document lives.
+
+/** Positions of document `index` of a file read by the fast reader. */
+function fastLocator(file: string, lines: LineIndex, nodes: NodePositions, bom: number, index: number): Locate {
+  return (path, options) => ({ file, ...lines.position(bom + nodes.offset(index, path, options?.key)) });
+}
+
+/** `locate` of a piece of a file, moved down by the `lines` before the piece. */
+function shiftedLocator(locate: Locate, lines: number): Locate {
+  return (path, options) => shiftLines(locate(path, options), lines);
+}
+
+const shiftLines = (at: SourceLocation, lines: number): SourceLocation => ({ ...at, line: at.line + lines });
 
 /** The position of `offset` in `text`, counted directly (for problems found before parsing). */
 function positionOf(file: string, text: string, offset: number): SourceLocation {

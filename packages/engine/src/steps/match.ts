@@ -11,6 +11,8 @@
  *    restriction by type, but only when this stack owns it (a rename).
  * A desired object whose natural or unique key (type, hostport) is held by a live object this
  * stack does not own is a problem: the manifest must adopt it explicitly.
+ * Objects of other stacks are taken over only with `--from-stack`, and a create that would
+ * duplicate one is a problem (stacks.ts).
  * Unpaired live objects this stack owns are to be deleted; children of those too. All other
  * unpaired live objects are unmanaged: listed, never touched. Bot users are never deleted.
  */
@@ -18,6 +20,7 @@ import type { DesiredObject } from '../desired.js';
 import type { LiveObject } from '../live.js';
 import { problem, type Problem } from '../problems.js';
 import { findDuplicates, type DuplicateObject } from './duplicates.js';
+import { holderHint, stackRules, type StackScope } from './stacks.js';
 
 export interface Matching {
   pairs: { desired: DesiredObject; live: LiveObject }[];
@@ -29,8 +32,10 @@ export interface Matching {
   problems: Problem[];
 }
 
-export function match(desired: DesiredObject[], everything: LiveObject[], stack: string): Matching {
+/** `options.fromStack`: `--from-stack`, the other stack whose objects this plan may move (stacks.ts). */
+export function match(desired: DesiredObject[], everything: LiveObject[], stack: string, options: Omit<StackScope, 'stack'> = {}): Matching {
   const problems: Problem[] = [];
+  const scope: StackScope = { stack, fromStack: options.fromStack };
   // Duplicates are set aside first: only the kept object of each group takes part in matching.
   const duplicates = findDuplicates(everything, stack, desired);
   const duplicateOf = new Map(duplicates.map((d) => [d.live.id, d]));
@@ -73,6 +78,7 @@ export function match(desired: DesiredObject[], everything: LiveObject[], stack:
       else if (target.descriptor.kind !== ref.kind) problems.push(problem('reference_id_wrong_kind', `${ref.id} is a ${target.descriptor.title}, but a ${ref.kind} is expected here; fix the id`, ref.locate()));
     }
   }
+  const stacks = stackRules(live, scope);
   const free = (o: LiveObject | undefined) => (o && !claimed.has(o) ? o : undefined);
   const byKey = (kind: string, parentId: string, key: string) =>
     byNaturalKey.get(kind)?.get(`${parentId}\0${key}`)?.find((o) => !claimed.has(o));
@@ -88,6 +94,8 @@ export function match(desired: DesiredObject[], everything: LiveObject[], stack:
         continue;
       }
       if (target) {
+        const refused = stacks.takeOver(d, target, ['adopt']);
+        if (refused) problems.push(refused);
         claim(d, target);
         continue;
       }
@@ -95,10 +103,14 @@ export function match(desired: DesiredObject[], everything: LiveObject[], stack:
     if (d.parent) {
       const parentLive = liveOf.get(d.parent);
       const found = parentLive && byKey(kind, parentLive.id, d.descriptor.naturalKey!(d.normal));
-      if (found) claim(d, found);
+      if (found) {
+        const refused = stacks.takeOver(d, found, d.specPath);
+        if (refused) problems.push(refused);
+        claim(d, found);
+      }
       continue;
     }
-    const marked = free(byMarker.get(kind)?.get(d.markerName));
+    const marked = free(byMarker.get(kind)?.get(d.markerName)) ?? free(stacks.moveCandidate(d));
     if (marked) {
       claim(d, marked);
       continue;
@@ -125,15 +137,18 @@ export function match(desired: DesiredObject[], everything: LiveObject[], stack:
     for (const k of o.descriptor.uniqueKeys(o.descriptor.fromLive(o.raw, o.collection))) holders.set(k.key, o);
   }
   const creates = desired.filter((d) => !liveOf.has(d.address));
+  const reported = new Set<DesiredObject>();
   for (const d of creates) {
     for (const claimKey of d.descriptor.uniqueKeys?.(d.normal) ?? []) {
       const holder = holders.get(claimKey.key);
       if (holder) {
-        const whose = holder.marker ? `owned by stack "${holder.marker.stack}"` : 'not managed by gatehouse';
-        problems.push(problem('adoption_required', `${claimKey.key} is held by the live ${holder.descriptor.title} ${holder.id}, ${whose}; add "adopt: ${holder.id}" to this manifest to manage it, or change the manifest`, d.doc.locate([...d.specPath, ...claimKey.path])));
+        const { whose, how } = holderHint(holder, scope);
+        problems.push(problem('adoption_required', `${claimKey.key} is held by the live ${holder.descriptor.title} ${holder.id}, ${whose}; ${how}, or change the manifest`, d.doc.locate([...d.specPath, ...claimKey.path])));
+        reported.add(d);
       }
     }
   }
+  problems.push(...stacks.collisions(creates, (o) => claimed.has(o), reported));
 
   const deletes: LiveObject[] = [];
   const unmanaged: LiveObject[] = [];

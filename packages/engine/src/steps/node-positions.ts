@@ -32,7 +32,7 @@ export class NodePositions {
   /** 1 when a `:` follows the node: it is the key of a pair. */
   #keyed = new Uint8Array(256);
   /** Each node's value, to tell maps from sequences and to read keys. */
-  readonly #value: unknown[] = [];
+  #value: unknown[] = [];
   /** Root node of each document, in document order (empty documents too, as js-yaml counts). */
   readonly #roots: number[] = [];
   readonly #open: number[] = [];
@@ -58,6 +58,17 @@ export class NodePositions {
     this.#value[node] = state.result;
     if (input.charCodeAt(skipBlanks(input, state.position)) === COLON) this.#keyed[node] = 1;
   };
+
+  /**
+   * Gives back what the arrays hold beyond the recorded nodes (they grow by doubling), once
+   * the parse is done: the positions of a large file are kept as long as its documents.
+   */
+  trim(): void {
+    this.#start = this.#start.slice(0, this.#count);
+    this.#last = this.#last.slice(0, this.#count);
+    this.#keyed = this.#keyed.slice(0, this.#count);
+    this.#value = this.#value.slice();
+  }
 
   #grow(): void {
     const size = this.#start.length * 2;
@@ -164,15 +175,18 @@ function skipSpace(text: string, at: number): number {
 }
 
 /**
- * Line and column of offsets in one text, from a table of line starts built at the first
- * question (a scan for line ends, not a parse), then a binary search per offset.
+ * Line and column of offsets in one text, from a table of line starts (a scan for line ends,
+ * not a parse), then a binary search per offset. The table is built at once and the text is
+ * not kept: a document's positions must not hold its whole file in memory.
  */
 export class LineIndex {
-  #starts: number[] | undefined;
-  constructor(private readonly text: string) {}
+  readonly #starts: Int32Array;
+  constructor(text: string) {
+    this.#starts = lineStarts(text);
+  }
 
   position(offset: number): { line: number; col: number } {
-    const starts = (this.#starts ??= lineStarts(this.text));
+    const starts = this.#starts;
     let low = 0;
     let high = starts.length - 1;
     while (low < high) {
@@ -184,8 +198,11 @@ export class LineIndex {
   }
 }
 
-function lineStarts(text: string): number[] {
-  const starts = [0];
-  for (let newline = text.indexOf('\n'); newline >= 0; newline = text.indexOf('\n', newline + 1)) starts.push(newline + 1);
+function lineStarts(text: string): Int32Array {
+  let lines = 1;
+  for (let newline = text.indexOf('\n'); newline >= 0; newline = text.indexOf('\n', newline + 1)) lines++;
+  const starts = new Int32Array(lines);
+  let line = 1;
+  for (let newline = text.indexOf('\n'); newline >= 0; newline = text.indexOf('\n', newline + 1)) starts[line++] = newline + 1;
   return starts;
 }

@@ -31,6 +31,7 @@ import { duplicateAddress, duplicateReason } from './duplicates.js';
 import type { Matching } from './match.js';
 import { metadataWriter } from './metadata.js';
 import { order } from './order.js';
+import { takeOverReason } from './stacks.js';
 import { canonicalJson, collect } from './walk.js';
 
 export interface PlanInput {
@@ -42,6 +43,8 @@ export interface PlanInput {
   now?: Date;
   /** Whether deletes will run (`--prune`); without it they are shown as needing it. Default false. */
   prune?: boolean;
+  /** `--from-stack` the matching was made with: recorded in the plan (stacks.ts). */
+  fromStack?: string | undefined;
 }
 
 /** A live object's normal form, with the marker stripped from its metadata. */
@@ -127,7 +130,7 @@ export function plan(input: PlanInput): Plan {
     Object.assign(change, { before: b, after: a, ...fieldChanges(b!, a!, d.descriptor.sensitive) });
     if (immutable.length > 0) change.reason = `${immutable.join(', ')} cannot be updated`;
     else if (adopting) {
-      change.reason = o.marker ? `taken over from stack "${o.marker.stack}"` : `adopted into stack "${stack}"`;
+      change.reason = takeOverReason(o, stack);
       if (changed.length === 0) change.cause = 'adopt';
     }
     fingerprints[o.id] = fingerprint(o);
@@ -256,6 +259,7 @@ export function plan(input: PlanInput): Plan {
     format_version: PLAN_FORMAT_VERSION,
     target: input.target,
     stack,
+    ...(input.fromStack !== undefined ? { from_stack: input.fromStack } : {}),
     created_at: (input.now ?? new Date()).toISOString(),
     summary: { create: count('create'), update: count('update'), delete: count('delete'), replace: count('replace'), unchanged, ...(notPruned > 0 ? { not_pruned: notPruned } : {}) },
     changes: order(sorted),
@@ -273,8 +277,9 @@ export function plan(input: PlanInput): Plan {
 }
 
 /** Why a marker is refreshed, from what differs between the live marker and the one to write. */
-function markerReason(live: { hash: string; children?: string; preventDestroy?: boolean } | undefined, want: { hash: string; children?: string; preventDestroy?: boolean }): string {
+function markerReason(live: { name?: string; hash: string; children?: string; preventDestroy?: boolean } | undefined, want: { name?: string; hash: string; children?: string; preventDestroy?: boolean }): string {
   const what: string[] = [];
+  if (live?.name !== undefined && live.name !== want.name) what.push(`records the manifest name "${want.name}" (renamed from "${live.name}")`);
   if (Boolean(live?.preventDestroy) !== Boolean(want.preventDestroy)) what.push(`records lifecycle.prevent_destroy: ${Boolean(want.preventDestroy)}`);
   if (live?.children !== want.children) what.push('records the children the manifest declares');
   if (live?.hash !== want.hash) what.push('records the hash of the spec as applied');

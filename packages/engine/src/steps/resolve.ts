@@ -72,7 +72,7 @@ export function resolve(documents: ValidDocument[], declaredElsewhere: string[] 
     doc: ValidDocument,
     spec: Spec,
     specPath: SpecPath,
-    identity: { address: string; name: string; markerName: string; parent?: string },
+    identity: Identity,
   ) => {
     const found: string[] = [];
     // Most objects (every IP policy rule) reference nothing: no list of ids for them.
@@ -87,7 +87,7 @@ export function resolve(documents: ValidDocument[], declaredElsewhere: string[] 
     const object = new ResolvedObject(identity, descriptor, descriptor.fromManifest(resolved as Spec, doc.value.name), doc, specPath);
     if (doc.value.lifecycle?.prevent_destroy === true) object.preventDestroy = true;
     if (ids && ids.length > 0) object.idRefs = ids;
-    object.references = identity.parent ? (found.length === 0 ? [identity.parent] : [...new Set([identity.parent, ...found])]) : found.length > 1 ? [...new Set(found)] : found;
+    object.references = identity.parent ? (found.length === 0 ? (identity.parentOnly ?? [identity.parent]) : [...new Set([identity.parent, ...found])]) : found.length > 1 ? [...new Set(found)] : found;
     if (specPath === SPEC && doc.value.adopt !== undefined) object.adopt = doc.value.adopt;
     desired.push(object);
     return object;
@@ -99,19 +99,21 @@ export function resolve(documents: ValidDocument[], declaredElsewhere: string[] 
     const own = { ...doc.value.spec };
     for (const child of children) delete own[child.child!.field];
     const name = doc.value.name;
-    const parent = build(descriptor, doc, own, SPEC, { address: `${descriptor.kind}/${name}`, name, markerName: name });
+    const parent = build(descriptor, doc, own, SPEC, { address: `${descriptor.kind}/${name}`, name });
+    // The references of a child that references only its parent (every IP policy rule): one
+    // array for all of them, frozen (references are replaced, never changed in place).
+    const parentOnly = Object.freeze([parent.address]) as string[];
     for (const child of children) {
       const items = (doc.value.spec[child.child!.field] as Spec[] | undefined) ?? [];
       items.forEach((item, i) => {
         // A child that failed its schema (the document goes on partially) is left out.
         if (doc.partial?.excluded.has(`${child.child!.field}/${i}`)) return;
         // The natural key needs the normal form; build first, then name it.
-        const object = build(child, doc, item, { field: child.child!.field, index: i }, { address: '', name: '', markerName: '', parent: parent.address });
+        const object = build(child, doc, item, { field: child.child!.field, index: i }, { address: '', name: '', parent: parent.address, parentOnly });
         const key = child.naturalKey!(object.normal);
         // join, not a template: one flat string instead of a chain of concatenations per part
         // (which is what a many-rule manifest otherwise keeps per rule).
         object.address = [child.kind, name, key].join('/');
-        object.markerName = [name, key].join('/');
         object.nameFrom(name);
       });
     }
@@ -138,6 +140,15 @@ function addRequirements(desired: DesiredObject[]): void {
 }
 
 
+/** What `build` is told of an object's identity; a child's address is set once its key is known. */
+interface Identity {
+  address: string;
+  name: string;
+  parent?: string;
+  /** `[parent]`, shared by the children that reference nothing else. */
+  parentOnly?: string[];
+}
+
 /** Where an object's spec is in its document: the document's spec, or one child of a list. */
 type SpecPath = typeof SPEC | { field: string; index: number };
 const SPEC = Object.freeze(['spec'] as const);
@@ -150,7 +161,6 @@ const pathOf = (at: SpecPath): (string | number)[] => (at === SPEC ? ['spec'] : 
  */
 class ResolvedObject implements DesiredObject {
   address: string;
-  markerName: string;
   declare parent?: string;
   declare adopt?: string;
   declare idRefs?: { id: string; kind: string; locate(): SourceLocation }[];
@@ -160,10 +170,12 @@ class ResolvedObject implements DesiredObject {
   /** The name; for a child until first read, its parent document's name (see `nameFrom`). */
   #name: string;
   #labelled = true;
-  #at: SpecPath;
+  /** Where the spec is: the document's own (`#field` undefined), or item `#index` of list `#field`. */
+  #field: string | undefined;
+  #index = 0;
 
   constructor(
-    identity: { address: string; name: string; markerName: string; parent?: string },
+    identity: Identity,
     readonly descriptor: KindDescriptor,
     readonly normal: Spec,
     readonly doc: ValidDocument,
@@ -171,8 +183,10 @@ class ResolvedObject implements DesiredObject {
   ) {
     this.address = identity.address;
     this.#name = identity.name;
-    this.markerName = identity.markerName;
-    this.#at = at;
+    if (at !== SPEC) {
+      this.#field = (at as { field: string }).field;
+      this.#index = (at as { index: number }).index;
+    }
     if (identity.parent !== undefined) this.parent = identity.parent;
   }
 
@@ -198,13 +212,18 @@ class ResolvedObject implements DesiredObject {
     this.#labelled = true;
   }
 
+  /** The address without its kind (`office`, `office/10.0.0.0/8`), computed when read: no second string per object. */
+  get markerName(): string {
+    return this.address.slice(this.descriptor.kind.length + 1);
+  }
+
   /** `['spec']` or `['spec', field, index]`: a fresh array at each read (kept compact instead). */
   get specPath(): (string | number)[] {
-    return pathOf(this.#at);
+    return this.#field === undefined ? ['spec'] : ['spec', this.#field, this.#index];
   }
 
   get source(): SourceLocation {
-    return (this.#source ??= this.doc.locate(this.#at === SPEC ? [] : this.specPath));
+    return (this.#source ??= this.doc.locate(this.#field === undefined ? [] : this.specPath));
   }
 
   set source(value: SourceLocation) {

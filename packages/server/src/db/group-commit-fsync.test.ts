@@ -52,4 +52,17 @@ describe('GroupCommit when an fsync fails', () => {
     await expect(group.run(insert('later'))).rejects.toMatchObject({ code: 'EIO' });
     await expect(group.durable(0)).rejects.toMatchObject({ code: 'EIO' });
   });
+
+  it('rejects a write queued behind the failing fsync without committing it', async () => {
+    const group = new GroupCommit(db);
+    const insert = (v: string) => () => db.prepare('INSERT INTO t (v) VALUES (?)').run(v);
+    failNext.on = true;
+    const first = group.run(insert('a'));
+    // Let the group commit (its fsync is now running), then queue one more write.
+    await new Promise((resolve) => setImmediate(resolve));
+    const queued = group.run(insert('queued'));
+    await expect(first).rejects.toMatchObject({ code: 'EIO' });
+    await expect(queued).rejects.toMatchObject({ code: 'EIO' });
+    expect(db.prepare('SELECT v FROM t').pluck().all()).toEqual(['a']);
+  });
 });

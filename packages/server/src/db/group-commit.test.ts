@@ -1,8 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startHarness, type Harness } from '../testing/harness.js';
 import { openDatabase, type Db } from './database.js';
 import { GroupCommit } from './group-commit.js';
@@ -124,6 +124,43 @@ describe('GroupCommit', () => {
     await expect(queued).resolves.toBe(1);
     await expect(group.run(insert('late'))).rejects.toThrow(/closed/);
     expect(values()).toEqual(['queued']);
+  });
+});
+
+describe('WAL checkpoints (db/checkpointer.ts)', () => {
+  it('are not made inside a COMMIT but by a worker every few groups, and the WAL starts over', async () => {
+    const checkpointed = new GroupCommit(db, undefined, { checkpointEvery: 5 });
+    expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(0);
+    // The WAL header's checkpoint sequence number grows each time the WAL starts over.
+    const walRestarts = () => readFileSync(join(dir, 'server.db-wal')).readUInt32BE(12);
+    for (let i = 0; i < 5; i++) await checkpointed.run(insert(`v${i}`));
+    const restartsBefore = walRestarts();
+    await vi.waitFor(() => expect(checkpointed.checkpointer!.stats.checkpoints).toBe(1));
+    const last = checkpointed.checkpointer!.stats.last!;
+    expect(last.busy).toBe(0);
+    expect(last.checkpointed).toBe(last.log);
+    // Everything is in the database file: the next commit writes the WAL from its start.
+    await checkpointed.run(insert('v5'));
+    expect(walRestarts()).toBe(restartsBefore + 1);
+    await checkpointed.close();
+    const reopened = new Database(join(dir, 'server.db'), { readonly: true });
+    try {
+      expect(values(reopened)).toEqual(['v0', 'v1', 'v2', 'v3', 'v4', 'v5']);
+    } finally {
+      reopened.close();
+    }
+  });
+
+  it('falls back to the automatic checkpoint when the worker fails', async () => {
+    const checkpointed = new GroupCommit(db, undefined, { checkpointEvery: 2 });
+    await checkpointed.run(insert('before'));
+    // The worker starts at the second group and cannot open the database: its directory is gone.
+    rmSync(dir, { recursive: true, force: true });
+    await checkpointed.run(insert('still committed'));
+    await vi.waitFor(() => expect(checkpointed.checkpointer!.lastError).toBeDefined());
+    expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(1000);
+    expect(values()).toEqual(['before', 'still committed']);
+    await checkpointed.close();
   });
 });
 

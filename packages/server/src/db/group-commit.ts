@@ -28,12 +28,17 @@
  * that error and nothing more is acknowledged (as databases do: the kernel may have dropped
  * the pages, so a retry could falsely succeed). An in-memory database has nothing to sync.
  *
+ * Checkpoints. For a database file, the connection does not checkpoint the WAL inside a
+ * COMMIT (two fsyncs on the event loop); a worker thread does, every few dozen groups
+ * (db/checkpointer.ts, which says why that is as durable).
+ *
  * `afterCommit` runs once per committed group (the render cache is cleared once per commit
  * rather than once per row written).
  */
 import { closeSync, fsync, openSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Statement } from 'better-sqlite3';
+import { Checkpointer } from './checkpointer.js';
 import type { Db } from './database.js';
 
 interface Job {
@@ -65,14 +70,18 @@ export class GroupCommit {
   private syncing = false;
   private failure: unknown;
   private waiters: Waiter[] = [];
+  /** Runs WAL checkpoints off the event loop; none for an in-memory database. */
+  readonly checkpointer: Checkpointer | undefined;
   /** Groups committed, fsyncs done and functions run so far (for tests and the bench). */
   readonly stats = { commits: 0, syncs: 0, writes: 0 };
 
   constructor(
     private readonly db: Db,
     private readonly afterCommit: () => void = () => {},
+    options: { checkpointEvery?: number } = {},
   ) {
     this.walPath = db.memory ? undefined : `${resolve(db.name)}-wal`;
+    this.checkpointer = db.memory ? undefined : new Checkpointer(db, options.checkpointEvery);
     this.sql = {
       begin: db.prepare('BEGIN IMMEDIATE'),
       commit: db.prepare('COMMIT'),
@@ -95,11 +104,15 @@ export class GroupCommit {
     if (this.failure !== undefined) return Promise.reject(this.failure);
     return new Promise<R>((resolve, reject) => {
       this.queue.push({ fn, resolve: resolve as (value: unknown) => void, reject });
-      if (!this.scheduled) {
-        this.scheduled = true;
-        setImmediate(() => this.flush());
-      }
+      this.schedule();
     });
+  }
+
+  /** Flushes the queue in the next turn. */
+  private schedule(): void {
+    if (this.scheduled || this.queue.length === 0) return;
+    this.scheduled = true;
+    setImmediate(() => this.flush());
   }
 
   /** True while a group runs: its functions' writes are committed by the flush. */
@@ -130,6 +143,7 @@ export class GroupCommit {
     this.flush();
     this.closed = true;
     await this.durable()?.catch(() => {});
+    await this.checkpointer?.close();
     if (this.walFd !== undefined) closeSync(this.walFd);
     this.walFd = undefined;
   }
@@ -140,6 +154,10 @@ export class GroupCommit {
     const jobs = this.queue;
     if (jobs.length === 0) return;
     this.queue = [];
+    if (this.failure !== undefined) {
+      for (const job of jobs) job.reject(this.failure);
+      return;
+    }
     this.running = true;
     try {
       this.commitGroup(jobs);
@@ -179,6 +197,7 @@ export class GroupCommit {
     this.stats.commits++;
     this.stats.writes += jobs.length;
     this.afterCommit();
+    this.checkpointer?.committed();
     const settle = () =>
       jobs.forEach((job, i) => {
         const outcome = outcomes[i]!;
@@ -228,5 +247,9 @@ export class GroupCommit {
     const waiters = this.waiters;
     this.waiters = [];
     for (const waiter of waiters) waiter.reject(error);
+    // Writes queued behind the failed fsync are never committed.
+    const queued = this.queue;
+    this.queue = [];
+    for (const job of queued) job.reject(error);
   }
 }

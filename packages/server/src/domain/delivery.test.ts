@@ -1,6 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AppOptions } from '../app.js';
 import { startHarness, type Harness } from '../testing/harness.js';
@@ -170,6 +171,28 @@ describe('event delivery', () => {
     expect(lines.map((l) => l.event.object.description)).toEqual(['one', 'two']);
     expect(lines[0].attempt).toBeGreaterThan(1);
     expect((await deliveries(second)).pending).toBe(0);
+  });
+
+  it('records its deliveries through the group commit (no fsync of its own), durable before the pass ends', async () => {
+    const db = join(dir, 'grouped.db');
+    const h = await harness({ db });
+    const d = await destination(h, 'a');
+    await subscription(h, ['ip_policy_created.v0'], [d]);
+    await h.app.deliverer!.flush();
+    const before = h.app.services.store.writeStats();
+    await Promise.all([h.call('POST', '/ip_policies', {}), h.call('POST', '/ip_policies', {})]);
+    await h.app.deliverer!.flush();
+    const after = h.app.services.store.writeStats();
+    // Two requests and two settlements, each a write of a group commit.
+    expect(after.writes - before.writes).toBe(4);
+    expect(h.app.services.store.durable()).toBeUndefined();
+    const other = new Database(db, { readonly: true });
+    try {
+      const rows = other.prepare("SELECT outcome FROM event_deliveries WHERE destination_id = ?").pluck().all(d);
+      expect(rows).toEqual(['delivered', 'delivered']);
+    } finally {
+      other.close();
+    }
   });
 
   it('keeps the admin route behind the API key and rejects unknown parameters', async () => {

@@ -6,7 +6,10 @@
  * - after commit: the outbox row is written by the recording transaction, and the deliverer
  *   only sees committed rows; it is woken after each response and polls as a safety net;
  * - at least once: a row is settled only after its delivery, in one transaction with the log
- *   record; a crash in between delivers it again after restart (the outbox survives);
+ *   record; a crash in between delivers it again after restart (the outbox survives). The
+ *   settling transactions go through the server's group commit: they share the request
+ *   writes' commits and fsync, which runs off the event loop; a pass waits until its
+ *   settlements are durable before the next pass reads the outbox;
  * - in order per destination: rows are taken oldest first, and a destination whose oldest
  *   row failed or waits for its retry holds back its later rows;
  * - exactly as recorded: the event envelope is passed on as the stored text, never rebuilt.
@@ -112,28 +115,44 @@ export class Deliverer {
   }
 
   private async pass(): Promise<number> {
+    // Most writes have no subscriber: a cheap look first (the deliverer wakes after each one).
+    if (!this.log.hasPending()) return 0;
     const now = Date.now();
     const held = new Set<string>();
     let settled = 0;
+    const settlements: Promise<void>[] = [];
     const rows = this.log.pending(this.batch);
-    for (const row of rows) {
-      if (this.stopped) break;
-      if (held.has(row.destinationId)) continue;
-      if (row.nextAttemptAt !== null && Date.parse(row.nextAttemptAt) > now) {
-        held.add(row.destinationId);
-        continue;
+    try {
+      for (const row of rows) {
+        if (this.stopped) break;
+        if (held.has(row.destinationId)) continue;
+        if (row.nextAttemptAt !== null && Date.parse(row.nextAttemptAt) > now) {
+          held.add(row.destinationId);
+          continue;
+        }
+        if (await this.deliver(row, settlements)) settled++;
+        else held.add(row.destinationId);
       }
-      if (await this.deliver(row)) settled++;
-      else held.add(row.destinationId);
+    } catch (error) {
+      await Promise.allSettled(settlements);
+      throw error;
+    }
+    // The next pass must not read a row as pending that this one settled. A settlement that
+    // failed (its commit or fsync) leaves its row pending: it is delivered again.
+    for (const outcome of await Promise.allSettled(settlements)) {
+      if (outcome.status === 'rejected') throw outcome.reason;
     }
     if (rows.length === this.batch && settled > 0) this.wake();
     return settled;
   }
 
-  /** Delivers one row and logs the attempt; false when it failed and will be retried. */
-  private async deliver(row: PendingDelivery): Promise<boolean> {
+  /**
+   * Delivers one row and queues the record of the attempt (into `settlements`); false when
+   * it failed and will be retried.
+   */
+  private async deliver(row: PendingDelivery, settlements: Promise<void>[]): Promise<boolean> {
     if (!this.destinationExists(row.destinationId)) {
-      this.log.settle(row, 'dropped', 'the event destination was deleted before delivery');
+      settlements.push(this.log.settle(row, 'dropped', 'the event destination was deleted before delivery'));
       return true;
     }
     try {
@@ -141,14 +160,14 @@ export class Deliverer {
     } catch (error) {
       const delay = Math.min(this.backoffMs * 2 ** row.attempts, this.maxBackoffMs);
       const detail = `sink write failed: ${(error as Error).message}`;
-      this.log.settle(row, 'failed', detail, new Date(Date.now() + delay).toISOString());
+      settlements.push(this.log.settle(row, 'failed', detail, new Date(Date.now() + delay).toISOString()));
       this.logger.warn(
         { event_id: row.eventId, destination_id: row.destinationId, attempt: row.attempts + 1, retry_in_ms: delay },
         detail,
       );
       return false;
     }
-    this.log.settle(row, 'delivered', null);
+    settlements.push(this.log.settle(row, 'delivered', null));
     return true;
   }
 }

@@ -70,7 +70,7 @@ export function registerEventSubscriptionSources(app: FastifyInstance): void {
     async (request, reply) => {
       const ctx = ctxOf(request);
       const source = request.body as EventSubscriptionSourceInput;
-      const rendered = ctx.store.transaction(() => {
+      const rendered = await ctx.store.write(() => {
         const subscription = load(request);
         save(ctx, subscription, [...subscription.data.sources, source]);
         return renderSource(subscriptionUri(subscription.id), source);
@@ -92,7 +92,7 @@ export function registerEventSubscriptionSources(app: FastifyInstance): void {
     { schema: { params: EventSubscriptionSourceParams, body: EventSubscriptionSourceUpdate, response: { 200: EventSubscriptionSource } } },
     async (request) => {
       const ctx = ctxOf(request);
-      return ctx.store.transaction(() => {
+      return ctx.store.write(() => {
         const subscription = load(request);
         const index = sourceOf(subscription, (request.params as { type: string }).type);
         const source = { ...subscription.data.sources[index]!, ...(request.body as EventSubscriptionSourceUpdate) };
@@ -104,7 +104,7 @@ export function registerEventSubscriptionSources(app: FastifyInstance): void {
 
   app.delete(`${BASE}/:type`, { schema: { params: EventSubscriptionSourceParams } }, async (request, reply) => {
     const ctx = ctxOf(request);
-    ctx.store.transaction(() => {
+    await ctx.store.write(() => {
       const subscription = load(request);
       const index = sourceOf(subscription, (request.params as { type: string }).type);
       if (subscription.data.sources.length === 1) {
