@@ -3,7 +3,7 @@
  * it returns, per change and in summary. The CLI prints these; `--format json` prints the
  * result as it is (snake_case keys, like the plan's JSON).
  */
-import type { Action } from '../plan-model.js';
+import type { Action, PlanTargets } from '../plan-model.js';
 
 /** The central table of apply's refusal and step-failure codes: code -> what it means. */
 export const APPLY_CODES = {
@@ -88,6 +88,8 @@ export interface ApplyResult {
   not_pruned: { address: string; kind: string; name: string; id: string | null }[];
   summary: ApplySummary;
   duration_ms: number;
+  /** The targets of a targeted apply (`--target`, or a saved targeted plan); absent otherwise. */
+  targets?: PlanTargets;
 }
 
 
