@@ -6,7 +6,7 @@
  */
 import type { Action, Plan } from '../plan-model.js';
 import { sanitize } from './sanitize.js';
-import { targetText } from './text.js';
+import { heldDuplicateText, targetText } from './text.js';
 import { plainStyle, type Style } from './style.js';
 import { SYMBOLS, countChanges, describeTarget, summaryLine } from './values.js';
 
@@ -34,6 +34,8 @@ export function renderKindSummary(plan: Plan, options: { style?: Style } = {}): 
     }
     lines.push('', style.bold(`Plan: ${summaryLine(plan.summary)}`), style.dim('(--show-plan prints every change)'));
   }
+  const held = heldDuplicateText(plan, style);
+  if (held.length > 0) lines.push('', ...held.slice(0, -1));
   lines.push(style.dim(`Live state read with ${plan.requests} API request${plan.requests === 1 ? '' : 's'}.`));
   return `${lines.join('\n')}\n`;
 }
