@@ -220,7 +220,7 @@ export default class Apply extends Command {
       throw new CliError('not_confirmed', 'not a terminal, so there is no one to confirm; pass --yes to apply without confirmation');
     }
     const n = prepared.subjects.length;
-    const ok = await confirm(`Apply ${n} change${n === 1 ? '' : 's'} to ${connection.target.embedded ? 'the embedded server' : connection.target.url} (stack "${sanitize(connection.stack)}")?`);
+    const ok = await confirm(`Apply ${n} ${prepared.plan.targets ? 'targeted ' : ''}change${n === 1 ? '' : 's'} to ${connection.target.embedded ? 'the embedded server' : connection.target.url} (stack "${sanitize(connection.stack)}")?`);
     if (!ok) throw new CliError('not_confirmed', 'apply cancelled; nothing was written');
   }
 

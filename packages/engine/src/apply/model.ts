@@ -4,7 +4,7 @@
  * result as it is (snake_case keys, like the plan's JSON).
  */
 import type { HeldDuplicate } from '../steps/duplicate-holds.js';
-import type { Action } from '../plan-model.js';
+import type { Action, PlanTargets } from '../plan-model.js';
 
 /** The central table of apply's refusal and step-failure codes: code -> what it means. */
 export const APPLY_CODES = {
@@ -91,6 +91,8 @@ export interface ApplyResult {
   duration_ms: number;
   /** Duplicates left in place: objects gatehouse does not change reference them (steps/duplicate-holds.ts). */
   held_duplicates?: HeldDuplicate[];
+  /** The targets of a targeted apply (`--target`, or a saved targeted plan); absent otherwise. */
+  targets?: PlanTargets;
 }
 
 

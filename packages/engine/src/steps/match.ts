@@ -139,9 +139,11 @@ export function match(desired: DesiredObject[], everything: LiveObject[], stack:
   const creates = desired.filter((d) => !liveOf.has(d.address));
   const reported = new Set<DesiredObject>();
   for (const d of creates) {
+    const named = new Set<LiveObject>(); // one problem per holder (an edge's several hostports)
     for (const claimKey of d.descriptor.uniqueKeys?.(d.normal) ?? []) {
       const holder = holders.get(claimKey.key);
-      if (holder) {
+      if (holder && !named.has(holder)) {
+        named.add(holder);
         const { whose, how } = holderHint(holder, scope);
         problems.push(problem('adoption_required', `${claimKey.key} is held by the live ${holder.descriptor.title} ${holder.id}, ${whose}; ${how}, or change the manifest`, d.doc.locate([...d.specPath, ...claimKey.path])));
         reported.add(d);

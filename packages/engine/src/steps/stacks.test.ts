@@ -90,6 +90,14 @@ describe('collisions', () => {
     expect(count(api)).toBe(objects);
   });
 
+  it('an edge with several hostports another stack holds is one problem, not one per hostport', async () => {
+    const api = new MemoryLiveApi();
+    const dir = manifests(SET.replace('hostports: ["api.example.com:443"]', 'hostports: ["api.example.com:443", "www.example.com:443"]'));
+    await run(api, dir, 'default');
+    const problems = await problemsOf(plan(api, dir, 'platform'));
+    expect(problems.filter((p) => p.message.includes('HTTPS edge'))).toHaveLength(1);
+  });
+
   it('adopt: of another stack\'s object needs --from-stack; its children are not reported again', async () => {
     const api = new MemoryLiveApi();
     const dir = manifests(SET);
