@@ -140,6 +140,12 @@ export interface Plan {
    * what they depend on, never a delete. `apply --plan` applies it with the same targets.
    */
   targets?: PlanTargets;
+  /**
+   * The prune scope (steps/prune-scope.ts), present when the plan was made with `--prune-all`
+   * or when owned objects the manifests do not declare lay outside the PATHs read. Absent:
+   * scoped to the PATHs, nothing left outside (or a plan saved before scopes existed).
+   */
+  prune_scope?: PruneScopeSummary;
 }
 
 /** The `--target` values of a targeted plan and what they matched (steps/targets.ts). */
@@ -153,4 +159,20 @@ export interface PlanTargets {
    * which a targeted plan never makes. Absent in drift reports (drift lists those objects).
    */
   undeclared?: string[];
+}
+
+/** What a plan's prune scope was and what it left alone. */
+export interface PruneScopeSummary {
+  /** `paths`: deletes only of objects applied from the PATHs read; `all`: `--prune-all`. */
+  mode: 'paths' | 'all';
+  /** The PATHs as the ownership markers record paths (relative to the repository root; directories end with `/`). */
+  paths: string[];
+  /** Owned objects not declared in what was read and outside the scope: not deleted, not listed as changes. */
+  outside: number;
+  /** `outside` per kind. */
+  outside_kinds: Record<string, number>;
+  /** Of `outside`, the objects whose marker records no manifest path (applied before gatehouse recorded it). */
+  outside_without_path: number;
+  /** Standard input was read: its manifests have no file, so they widen no scope. */
+  stdin?: boolean;
 }

@@ -48,7 +48,9 @@ export default class Apply extends Command {
     'Changes run concurrently (--parallelism, default 10) as soon as what they depend on is done: parents before children for ' +
     'creates and updates, children first for deletes. A create whose answer was lost is looked up before it is tried again, so ' +
     'retries never make duplicates; the dependents of a failed change are skipped, and running apply again finishes the job.\n\n' +
-    'Deletes happen only with --prune and only of objects this stack owns. Refused before anything is written: a delete or ' +
+    'Deletes happen only with --prune and only of objects this stack owns that were applied from the PATHs given (the ownership ' +
+    'marker records the manifest file; a file PATH scopes to that file, a directory PATH to everything under it); --prune-all ' +
+    'deletes everything the stack owns that the manifests do not declare. Refused before anything is written: a delete or ' +
     'replace of an object with lifecycle.prevent_destroy; deleting or replacing more than 30% of the stack\'s top-level objects, or of one kind (when it ' +
     'owns more than 10) without --force; a saved plan whose manifests changed. A change of a saved plan whose live object changed ' +
     'since is refused as stale (nothing of it is written; its dependents are skipped).\n\n' +
@@ -61,7 +63,8 @@ export default class Apply extends Command {
     plan: Flags.string({ description: 'apply this saved plan (from plan --out) instead of a fresh one' }),
     yes: Flags.boolean({ char: 'y', description: 'apply without asking for confirmation (prints a summary line per kind instead of the full plan)', default: false }),
     'show-plan': Flags.boolean({ description: 'print the full plan even with --yes', default: false }),
-    prune: Flags.boolean({ description: 'delete owned objects that the manifests no longer declare', default: false }),
+    prune: Flags.boolean({ description: 'delete owned objects that the manifests no longer declare, of those applied from the PATHs given', default: false }),
+    'prune-all': Flags.boolean({ description: 'delete everything the stack owns that the manifests do not declare, wherever it was applied from (implies --prune)', default: false }),
     force: Flags.boolean({ description: 'allow deleting or replacing more than 30% of the stack\'s top-level objects, or of one kind', default: false }),
     parallelism: Flags.integer({ description: 'changes running at once', default: 10, min: 1, max: 100 }),
     format: Flags.string({ description: 'output format (json: the result as one JSON document on stdout)', options: [...FORMATS], default: 'text' }),
@@ -75,6 +78,7 @@ export default class Apply extends Command {
   static override examples = [
     '<%= config.bin %> apply examples/basic',
     '<%= config.bin %> apply manifests/ --yes --prune',
+    '<%= config.bin %> apply manifests/ip-policies.yaml --yes --prune   # deletes only what that file no longer declares',
     '<%= config.bin %> apply manifests/ --stack platform --from-stack default --yes   # rename stack default to platform',
     '<%= config.bin %> plan manifests/ --out plan.json && <%= config.bin %> apply --plan plan.json --yes',
     '<%= config.bin %> apply manifests/ --target HTTPSEdge/api --yes   # an emergency change to one edge (its routes, and what they depend on)',
@@ -128,7 +132,7 @@ export default class Apply extends Command {
     lock: HeldLock,
     saved: Plan | undefined,
     run: { paths: string[]; environment?: EnvironmentInput | undefined },
-    flags: { prune: boolean; force: boolean; yes: boolean; 'show-plan': boolean; parallelism: number; 'max-file-size': number; fromStack?: string | undefined; targets: string[] | undefined },
+    flags: { prune: boolean; 'prune-all': boolean; force: boolean; yes: boolean; 'show-plan': boolean; parallelism: number; 'max-file-size': number; fromStack?: string | undefined; targets: string[] | undefined },
     connection: Connection,
     colour: boolean,
     info: (text: string) => unknown,
@@ -141,7 +145,8 @@ export default class Apply extends Command {
       env: process.env,
       environment: run.environment,
       ...(saved ? { saved } : {}),
-      prune: flags.prune,
+      prune: flags.prune || flags['prune-all'],
+      pruneAll: flags['prune-all'],
       force: flags.force,
       ...(flags.targets ? { targets: flags.targets } : {}),
       fromStack: flags.fromStack,

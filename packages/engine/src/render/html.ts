@@ -12,6 +12,7 @@ import { dependencyGraph } from './html-graph.js';
 import { filters, html, page } from './html-page.js';
 import { diffMarker, diffStat, isLongValueChange, longValueDiff, type LongValueChange } from './line-diff.js';
 import { policyCounts } from './policy.js';
+import { pruneScopeSentence } from './prune-scope.js';
 import { targetLines } from './targets.js';
 import { SYMBOLS, countChanges, describeTarget, flatten, formatValue, summaryLine } from './values.js';
 
@@ -35,6 +36,7 @@ export function renderHtml(plan: Plan): string {
     ...heldDuplicateSentences(plan).map((sentence) => `<p class="targets"><strong>Warning:</strong> ${html(sentence)}</p>`),
     `<div class="cards" id="summary">${cards.join('')}</div>`,
     `<p><strong>Plan:</strong> ${html(summaryLine(plan.summary))}</p>`,
+    pruneScopeSentence(plan) ? `<p class="muted" id="prune-scope">${html(pruneScopeSentence(plan))}</p>` : '',
     policySection(plan.policy_results),
     `<h2>Changes</h2>`,
     countChanges(plan.summary) === 0

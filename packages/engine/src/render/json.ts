@@ -61,6 +61,7 @@ export function toJsonPlan(plan: Plan): JsonPlan {
     ...(plan.environment !== undefined ? { environment: plan.environment } : {}),
     ...(plan.lock !== undefined ? { lock: plan.lock } : {}),
     ...(plan.targets !== undefined ? { targets: plan.targets } : {}),
+    ...(plan.prune_scope !== undefined ? { prune_scope: plan.prune_scope } : {}),
   };
 }
 

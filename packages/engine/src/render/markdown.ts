@@ -10,6 +10,7 @@ import type { Change, Plan } from '../plan-model.js';
 import { diffMarker, isLongValueChange, longValueDiff, type DiffLine } from './line-diff.js';
 import { policyMarkdown } from './policy.js';
 import { heldDuplicateSentences } from './held-duplicates.js';
+import { pruneScopeSentence } from './prune-scope.js';
 import { describeLock } from '../lock/lock.js';
 import { sanitize } from './sanitize.js';
 import { targetLines } from './targets.js';
@@ -51,6 +52,7 @@ export function renderMarkdown(plan: Plan, options: MarkdownOptions = {}): strin
   const noChanges = lockNote + policyMarkdown(plan.policy_results, Math.floor(maxLength / 4)) + (countChanges(plan.summary) === 0 ? '**No changes.** The live objects match the manifests.\n\n' : '');
   const tail = [
     plan.unmanaged.length > 0 ? `${plan.unmanaged.length} unmanaged object(s) left untouched.` : '',
+    pruneScopeSentence(plan) ? `> ${escape(pruneScopeSentence(plan))}` : '',
     `**Plan:** ${summaryLine(plan.summary)} Live state read with ${plan.requests} API requests.`,
   ]
     .filter((line) => line !== '')

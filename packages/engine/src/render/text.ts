@@ -9,6 +9,7 @@ import type { Change, FieldChange, Plan } from '../plan-model.js';
 import { SENSITIVE_CHANGED } from '../plan-model.js';
 import { diffMarker, diffStat, isLongValueChange, longValueDiff, type DiffLine } from './line-diff.js';
 import { policyTextLines } from './policy.js';
+import { pruneScopeSentence } from './prune-scope.js';
 import { describeLock } from '../lock/lock.js';
 import { sanitize } from './sanitize.js';
 import { targetLines } from './targets.js';
@@ -37,6 +38,8 @@ export function renderText(plan: Plan, options: TextOptions = {}): string {
     for (const object of plan.unmanaged) lines.push(style.dim(sanitize(`    ${object.kind} ${object.id}${object.label ? `  ${object.label}` : ''}`)));
     lines.push('');
   }
+  const scope = pruneScopeSentence(plan);
+  if (scope) lines.push(style.dim(sanitize(scope)), '');
   if (plan.policy_results && plan.policy_results.length > 0 && lines.at(-1) !== '') lines.push('');
   lines.push(...policyTextLines(plan.policy_results, style));
   if (countChanges(plan.summary) > 0) lines.push(style.bold(`Plan: ${summaryLine(plan.summary)}`));

@@ -20,6 +20,7 @@ import type { DesiredObject } from '../desired.js';
 import type { LiveObject } from '../live.js';
 import { problem, type Problem } from '../problems.js';
 import { findDuplicates, type DuplicateObject } from './duplicates.js';
+import type { PruneScope } from './prune-scope.js';
 import { holderHint, stackRules, type StackScope } from './stacks.js';
 
 export interface Matching {
@@ -30,6 +31,8 @@ export interface Matching {
   /** Owned objects that duplicate a kept one (and their children): deleted without --prune (duplicates.ts). */
   duplicates: DuplicateObject[];
   problems: Problem[];
+  /** The prune scope `deletes` were limited to, and the owned objects left outside it (prune-scope.ts). */
+  pruneScope?: PruneScope;
 }
 
 /** `options.fromStack`: `--from-stack`, the other stack whose objects this plan may move (stacks.ts). */

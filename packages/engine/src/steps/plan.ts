@@ -23,7 +23,7 @@ import { KINDS } from '../kinds/index.js';
 import type { KindDescriptor, Spec } from '../kinds/types.js';
 import type { DesiredObject } from '../desired.js';
 import type { LiveObject } from '../live.js';
-import { parseMarker, specHash } from '../marker.js';
+import { parseMarker, specHash, type Marker } from '../marker.js';
 import { PLAN_FORMAT_VERSION, type Change, type Plan, type UnmanagedObject } from '../plan-model.js';
 import type { Target } from '../ports.js';
 import { canonical, changedFields, fieldChanges, ignoreServerChosen, mask } from './diff.js';
@@ -32,6 +32,7 @@ import { holdDuplicates } from './duplicate-holds.js';
 import type { Matching } from './match.js';
 import { metadataWriter } from './metadata.js';
 import { order } from './order.js';
+import { pruneScopeNote } from './prune-scope.js';
 import { takeOverReason } from './stacks.js';
 import { canonicalJson, collect } from './walk.js';
 
@@ -278,13 +279,15 @@ export function plan(input: PlanInput): Plan {
     fingerprints,
     manifest_checksum: input.checksum,
     requests: input.requests,
+    ...pruneScopeNote(matching),
   };
 }
 
 /** Why a marker is refreshed, from what differs between the live marker and the one to write. */
-function markerReason(live: { name?: string; hash: string; children?: string; preventDestroy?: boolean } | undefined, want: { name?: string; hash: string; children?: string; preventDestroy?: boolean }): string {
+function markerReason(live: Marker | undefined, want: Marker): string {
   const what: string[] = [];
   if (live?.name !== undefined && live.name !== want.name) what.push(`records the manifest name "${want.name}" (renamed from "${live.name}")`);
+  if (live?.path !== want.path) what.push(want.path === undefined ? 'records no manifest path (read from standard input)' : `records the manifest path ${want.path}`);
   if (Boolean(live?.preventDestroy) !== Boolean(want.preventDestroy)) what.push(`records lifecycle.prevent_destroy: ${Boolean(want.preventDestroy)}`);
   if (live?.children !== want.children) what.push('records the children the manifest declares');
   if (live?.hash !== want.hash) what.push('records the hash of the spec as applied');
