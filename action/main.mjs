@@ -33,22 +33,24 @@ export function splitPaths(text) {
 /**
  * The gatehouse command lines of one Action command. Plan runs validate first, so that a
  * manifest mistake is reported as such; apply applies the saved plan and nothing else (its
- * manifests are the plan's own), with --prune only when asked.
+ * manifests and targets are the plan's own), with --prune only when asked. `targets` (plan,
+ * drift) become one --target each.
  */
-export function gatehouseArgs(command, { paths = [], env = '', planFile = 'gatehouse-plan.json', prune = false } = {}) {
+export function gatehouseArgs(command, { paths = [], env = '', planFile = 'gatehouse-plan.json', prune = false, targets = [] } = {}) {
   const envArgs = env ? ['--env', env] : [];
+  const targetArgs = targets.flatMap((target) => ['--target', target]);
   switch (command) {
     case 'validate':
       return [['validate', ...paths, ...envArgs]];
     case 'plan':
       return [
         ['validate', ...paths, ...envArgs],
-        ['plan', ...paths, '--format', 'markdown', '--out', planFile, '--detailed-exitcode', ...envArgs],
+        ['plan', ...paths, '--format', 'markdown', '--out', planFile, '--detailed-exitcode', ...targetArgs, ...envArgs],
       ];
     case 'apply':
       return [['apply', '--plan', planFile, '--yes', ...(prune ? ['--prune'] : []), ...envArgs]];
     case 'drift':
-      return [['drift', ...paths, '--format', 'markdown', ...envArgs]];
+      return [['drift', ...paths, '--format', 'markdown', ...targetArgs, ...envArgs]];
     default:
       throw new Error(`command must be one of ${COMMANDS.join(', ')}, not '${command}'`);
   }
@@ -179,7 +181,7 @@ async function stepRun() {
   const runUrl = process.env.GITHUB_RUN_ID
     ? `${process.env.GITHUB_SERVER_URL}/${process.env.GITHUB_REPOSITORY}/actions/runs/${process.env.GITHUB_RUN_ID}`
     : undefined;
-  const steps = gatehouseArgs(command, { paths: splitPaths(input('path', '.')), env, planFile, prune: input('prune') === 'true' });
+  const steps = gatehouseArgs(command, { paths: splitPaths(input('path', '.')), env, planFile, prune: input('prune') === 'true', targets: splitPaths(input('targets')) });
   let last;
   for (const args of steps) {
     last = await runGatehouse(args);

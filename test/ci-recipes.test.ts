@@ -185,10 +185,15 @@ describe('the GitHub Action', () => {
 
   it('runs only commands and flags the CLI has, for every command', () => {
     for (const command of action.COMMANDS as string[]) {
-      const lines = action.gatehouseArgs(command, { paths: ['manifests'], env: 'prod', planFile: 'p.json', prune: true }) as string[][];
+      const lines = action.gatehouseArgs(command, { paths: ['manifests'], env: 'prod', planFile: 'p.json', prune: true, targets: ['HTTPSEdge/api', 'Backend/*'] }) as string[][];
       for (const [name, ...args] of lines) expect(flagProblems({ command: name!, args, where: `action ${command}` }, flags)).toEqual([]);
     }
     expect(() => action.gatehouseArgs('destroy')).toThrow(/validate, plan, apply, drift/);
+    // Targets reach plan and drift as one --target each; apply takes the saved plan's own.
+    const [, plan] = action.gatehouseArgs('plan', { paths: ['m'], targets: ['HTTPSEdge/api', 'Backend/*'] }) as string[][];
+    expect(plan).toEqual(expect.arrayContaining(['--target', 'HTTPSEdge/api']));
+    expect(plan!.filter((a) => a === '--target')).toHaveLength(2);
+    expect(action.gatehouseArgs('apply', { planFile: 'p.json', targets: ['HTTPSEdge/api'] })).toEqual([['apply', '--plan', 'p.json', '--yes']]);
   });
 
   it('applies the saved plan it uploads, and only that', () => {

@@ -69,9 +69,19 @@ describe('gatehouse export', () => {
     for (const secret of Object.values(SECRET_BY_PATH)) expect(Object.values(listed)).toContain(secret);
     for (const variable of Object.keys(listed)) expect(text).toContain(`\${env:${variable}}`);
 
-    const plan = await runCli(['plan', out, '--detailed-exitcode'], { env: env(listed) });
-    expect(plan.stdout + plan.stderr).toContain('No changes.');
-    expect(plan.code).toBe(0);
+    // The exported files are new files: each object's marker is refreshed to record the file it
+    // is now applied from (the prune scope), and nothing else differs.
+    const plan = await runCli(['plan', out, '--format', 'json'], { env: env(listed) });
+    expect(plan.code, plan.stderr).toBe(0);
+    const changes = JSON.parse(plan.stdout).changes as { cause?: string; reason?: string; fields: unknown[] }[];
+    expect(changes.length).toBeGreaterThan(0);
+    for (const change of changes) {
+      expect(change).toMatchObject({ cause: 'marker', fields: [], reason: expect.stringMatching(/^ownership marker refresh: records the manifest path \S+\.yaml$/) });
+    }
+    expect((await runCli(['apply', out, '--yes'], { env: env(listed) })).code).toBe(0);
+    const again = await runCli(['plan', out, '--detailed-exitcode'], { env: env(listed) });
+    expect(again.stdout + again.stderr).toContain('No changes.');
+    expect(again.code).toBe(0);
   });
 
   it('writes references by name and leaves server defaults out', async () => {
@@ -114,7 +124,7 @@ describe('gatehouse export', () => {
     const plan = await runCli(['plan', out, '--format', 'json'], { env: env(variables(result.stdout)) });
     expect(plan.code, plan.stderr).toBe(0);
     const json = JSON.parse(plan.stdout);
-    expect(json.changes.map((c: { address: string; action: string; fields: unknown[] }) => [c.address, c.action, c.fields])).toEqual([
+    expect(json.changes.filter((c: { cause?: string }) => c.cause !== 'marker').map((c: { address: string; action: string; fields: unknown[] }) => [c.address, c.action, c.fields])).toEqual([
       ['IPPolicy/made-by-hand', 'update', []],
     ]);
     const applied = await runCli(['apply', out, '--yes'], { env: env(variables(result.stdout)) });

@@ -156,7 +156,9 @@ describe('apply --target and drift --target', () => {
     expect(JSON.parse(readFileSync(file, 'utf8')).targets.requested).toEqual(['HTTPSEdgeRoute/api//v1']);
     const applied = await gatehouse(['apply', '--plan', file, '--yes', '--format', 'json']);
     expect(applied.code, applied.stderr).toBe(0);
-    const steps = (JSON.parse(applied.stdout) as { steps: { action: string; address: string; status: string }[] }).steps;
+    const document = JSON.parse(applied.stdout) as { steps: { action: string; address: string; status: string }[]; targets: { requested: string[] } };
+    expect(document.targets.requested).toEqual(['HTTPSEdgeRoute/api//v1']);
+    const steps = document.steps;
     expect(steps.map((s) => `${s.action} ${s.address} ${s.status}`).sort()).toEqual(['create Backend/maintenance done', 'create HTTPSEdgeRoute/api//v1 done', 'update HTTPSEdge/api done']);
     expect((await planJson(['--target', 'HTTPSEdgeRoute/api//v1'])).result.code).toBe(0);
     const rest = await planJson(['--prune']);
@@ -184,6 +186,7 @@ describe('apply --target and drift --target', () => {
     const result = await gatehouse(['apply', manifests, '--target', 'IPPolicy/office', '--yes']);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain('Targeted plan (--target IPPolicy/office)');
+    expect(result.stdout).toContain('Targeted apply (--target IPPolicy/office): nothing else was applied');
     expect((await planJson(['--target', 'IPPolicy/office'])).result.code).toBe(0);
   });
 });

@@ -23,6 +23,7 @@ export const CLI_ERROR_CODES = {
   apply_refused: 'apply refused before writing anything (stale manifests, prevent_destroy, delete threshold)',
   server_not_installed: 'serve or the embedded default needs @gatehouse/server, an optional dependency that is not installed',
   locked: 'another apply holds the stack\'s lock (apply --lock-timeout waits for it; gatehouse unlock removes a stale one)',
+  lock_lost: 'apply lost the stack\'s lock while it ran (gatehouse unlock, or a takeover): it started no write after that',
   not_confirmed: 'apply was not confirmed (no terminal and no --yes, or an answer other than yes)',
   project_file: 'gatehouse.yaml (or --config FILE) is missing where --env needs it, or cannot be read',
   environment_required: 'gatehouse.yaml defines environments and the command was given none (--env NAME or GATEHOUSE_ENV)',

@@ -54,6 +54,8 @@ export async function acquireStackLocks(api: LiveApi, stack: string, fromStack: 
   }
   return {
     ...own,
+    // Losing either lock stops the apply.
+    lost: AbortSignal.any([own.lost, other.lost]),
     async release() {
       const results = await Promise.allSettled([other.release(), own.release()]);
       const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');

@@ -23,6 +23,8 @@ export interface DesiredObject {
   idRefs?: { id: string; kind: string; locate(): SourceLocation }[];
   /** Addresses of desired objects this one references (its parent included). */
   references: string[];
+  /** The manifest file as the ownership marker records it (steps/manifest-paths.ts); none from standard input. */
+  manifestPath?: string;
   doc: LoadedDocument;
   /** Where the object's spec sits in its document (`['spec']`, `['spec', 'rules', 2]`). */
   specPath: (string | number)[];

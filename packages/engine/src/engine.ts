@@ -15,6 +15,8 @@ import { fromStackWarning } from './steps/stacks.js';
 import { observe } from './steps/observe.js';
 import { lockOf, type LockInfo } from './lock/lock.js';
 import { plan } from './steps/plan.js';
+import { manifestPaths, recordedPath, type ManifestPaths } from './steps/manifest-paths.js';
+import { limitPrune } from './steps/prune-scope.js';
 import { targetPlan, targetPatterns } from './steps/targets.js';
 import { resolve } from './steps/resolve.js';
 import { validate } from './steps/validate.js';
@@ -64,6 +66,8 @@ export interface Desired {
   desired: DesiredObject[];
   problems: Problem[];
   checksum: string;
+  /** Where the manifests sit: the root their recorded paths are relative to, and the PATHs (prune scope). */
+  where?: ManifestPaths;
 }
 
 /** Steps 1-3: load, validate, resolve (and the service's rules). No network. */
@@ -84,6 +88,12 @@ export async function readManifests(options: EngineOptions & { exclude?: readonl
   for (const warning of interpolated.unsetEnv) options.onWarning?.(warning);
   const validated = validate(interpolated.documents);
   const resolved = resolve(validated.valid, validated.declared);
+  // The manifest path each object's marker records (the prune scope), before check counts its bytes.
+  const where = manifestPaths([...options.paths, ...(options.environment?.overlays ?? [])]);
+  for (const d of resolved.desired) {
+    const path = recordedPath(where, d.doc.file);
+    if (path !== undefined) d.manifestPath = path;
+  }
   const later = attributeVariables([...validated.problems, ...resolved.problems, ...check(resolved.desired, stack)], interpolated.variableUses, vars);
   const problems = [...loaded.problems, ...interpolated.problems, ...later];
   // Documents that failed their schema were checked in their valid parts only: never planned.
@@ -91,7 +101,7 @@ export async function readManifests(options: EngineOptions & { exclude?: readonl
   // An unset variable's stand-in may itself fail a check there (a pattern): not reported.
   const unsetAt = new Set(interpolated.unsetEnv);
   const reported = withoutUnsetEcho([...interpolated.unsetEnv, ...problems]).filter((p) => !unsetAt.has(p));
-  return { desired, problems: sortProblems(reported), checksum: loaded.checksum };
+  return { desired, problems: sortProblems(reported), checksum: loaded.checksum, where };
 }
 
 /** Every problem of the manifests, all together; `[]` when they are valid. */
@@ -133,7 +143,7 @@ export async function observeAndMatch(desired: DesiredObject[], api: LiveApi, st
  * thrown; so it is for matching problems.
  */
 export async function readAndMatch(
-  options: EngineOptions & { exclude?: readonly string[] },
+  options: EngineOptions & { exclude?: readonly string[]; pruneAll?: boolean },
   api: LiveApi,
   stack: string,
 ): Promise<{ read: Desired; matching: Matching; requests: number; lock?: LockInfo }> {
@@ -143,7 +153,9 @@ export async function readAndMatch(
   const read = await readManifests({ ...options, stack });
   if (read.problems.length > 0) throw new ManifestProblems(read.problems);
   const observation = await observing;
-  const matching = match(read.desired, observation.live, stack, { fromStack: options.fromStack });
+  // Deletes only within what was read, unless --prune-all (steps/prune-scope.ts).
+  const matched = match(read.desired, observation.live, stack, { fromStack: options.fromStack });
+  const matching = limitPrune(matched, read.where ?? manifestPaths(options.paths), read.desired, options.pruneAll === true);
   const nothingToMove = fromStackWarning(observation.live, { stack, fromStack: options.fromStack });
   if (nothingToMove) options.onWarning?.(nothingToMove);
   if (matching.problems.length > 0) throw new ManifestProblems(sortProblems(matching.problems));
@@ -152,8 +164,9 @@ export async function readAndMatch(
 }
 
 /** The plan of the manifests against the live API; throws `ManifestProblems` when invalid. */
-export async function computePlan(options: EngineOptions & { api: LiveApi; stack: string; prune?: boolean; targets?: readonly string[] }): Promise<Plan> {
-  const targets = targetPatterns(options.targets, { prune: options.prune === true });
+export async function computePlan(options: EngineOptions & { api: LiveApi; stack: string; prune?: boolean; pruneAll?: boolean; targets?: readonly string[] }): Promise<Plan> {
+  const prune = options.prune === true || options.pruneAll === true;
+  const targets = targetPatterns(options.targets, { prune });
   const policies = await loadPolicies(options.policies ?? []);
   let matched: Awaited<ReturnType<typeof readAndMatch>>;
   try {
@@ -165,7 +178,7 @@ export async function computePlan(options: EngineOptions & { api: LiveApi; stack
   }
   if (policies.problems.length > 0) throw new ManifestProblems(sortProblems(policies.problems));
   const { read, matching, requests, lock } = matched;
-  const full = plan({ matching, stack: options.stack, fromStack: options.fromStack, target: options.api.target, checksum: read.checksum, requests, prune: options.prune === true });
+  const full = plan({ matching, stack: options.stack, fromStack: options.fromStack, target: options.api.target, checksum: read.checksum, requests, prune });
   const computed = targets ? targetPlan(full, matching, targets) : full;
   // Plan does not lock; it says when an apply holds the lock (its plan may be outdated soon).
   const planned = lock ? { ...computed, lock } : computed;

@@ -21,6 +21,10 @@
  * - `prevent_destroy: true` (optional) records the manifest's `lifecycle.prevent_destroy` as
  *   last applied, so that apply still refuses to delete the object after its manifest was
  *   removed. Absent means false; markers written without it parse as before.
+ * - `path` (optional) is the manifest file the object was applied from, relative to the
+ *   repository root, with forward slashes (`manifests/ip-policies.yaml`): what `--prune`
+ *   decides its scope by (steps/prune-scope.ts). Markers written without it (before it was
+ *   recorded, or from standard input) parse as before; the byte limit counts it.
  */
 import { createHash } from 'node:crypto';
 import { METADATA_MAX_BYTES } from '@gatehouse/schemas/runtime';
@@ -35,12 +39,15 @@ export interface Marker {
   children?: string;
   /** `lifecycle.prevent_destroy` as last applied; absent means false. */
   preventDestroy?: boolean;
+  /** Manifest path the object was applied from, relative to the repository root (prune scope). */
+  path?: string;
 }
 
 export function formatMarker(marker: Marker): string {
   const children = marker.children !== undefined ? { children: marker.children } : {};
   const keep = marker.preventDestroy === true ? { prevent_destroy: true } : {};
-  return MARKER_PREFIX + JSON.stringify({ stack: marker.stack, name: marker.name, hash: marker.hash, ...children, ...keep });
+  const path = marker.path !== undefined ? { path: marker.path } : {};
+  return MARKER_PREFIX + JSON.stringify({ stack: marker.stack, name: marker.name, hash: marker.hash, ...path, ...children, ...keep });
 }
 
 export function composeMetadata(user: string | undefined, marker: Marker): string {
@@ -63,6 +70,7 @@ export function parseMarker(metadata: unknown): { user: string | undefined; mark
     const marker: Marker = { stack: parsed.stack, name: parsed.name, hash: typeof parsed.hash === 'string' ? parsed.hash : '' };
     if (typeof parsed.children === 'string') marker.children = parsed.children;
     if ((parsed as { prevent_destroy?: unknown }).prevent_destroy === true) marker.preventDestroy = true;
+    if (typeof parsed.path === 'string' && parsed.path !== '') marker.path = parsed.path;
     return { user: cut < 0 ? undefined : metadata.slice(0, cut), marker };
   } catch {
     return { user: metadata };
@@ -72,8 +80,11 @@ export function parseMarker(metadata: unknown): { user: string | undefined; mark
 export const specHash = (maskedNormal: unknown): string =>
   createHash('sha256').update(canonicalJson(maskedNormal)).digest('hex').slice(0, 16);
 
-/** Bytes left for the user's metadata once the marker of `name` in `stack` is added. */
-export function metadataRoom(stack: string, name: string): number {
-  const line = formatMarker({ stack, name, hash: '0'.repeat(16) });
+/**
+ * Bytes left for the user's metadata once the marker of `name` in `stack` is added, with the
+ * manifest `path` it records (prune scope). Negative when the marker alone does not fit.
+ */
+export function metadataRoom(stack: string, name: string, path?: string): number {
+  const line = formatMarker({ stack, name, hash: '0'.repeat(16), ...(path !== undefined ? { path } : {}) });
   return METADATA_MAX_BYTES - Buffer.byteLength(line, 'utf8') - 1;
 }

@@ -5,6 +5,7 @@
  * not a payload. Apply recomputes the desired objects from the manifests (whose checksum the
  * plan records) and refuses changes whose live object no longer has the recorded fingerprint.
  */
+import type { HeldDuplicate } from './steps/duplicate-holds.js';
 import type { PolicyResult } from './policy/model.js';
 import type { LockInfo } from './lock/lock.js';
 import type { SourceLocation } from './source.js';
@@ -109,6 +110,11 @@ export interface Plan {
   summary: PlanSummary;
   /** In an order that respects `dependsOn` (parents first for creates, children first for deletes). */
   changes: Change[];
+  /**
+   * Duplicates that are not deleted because an object of another stack, or one gatehouse does
+   * not manage, references them (steps/duplicate-holds.ts): what references each, what to do.
+   */
+  held_duplicates?: HeldDuplicate[];
   unmanaged: UnmanagedObject[];
   /** Fingerprint of each live object a change affects, as read: id -> sha256 of its content. */
   fingerprints: Record<string, string>;
@@ -134,6 +140,12 @@ export interface Plan {
    * what they depend on, never a delete. `apply --plan` applies it with the same targets.
    */
   targets?: PlanTargets;
+  /**
+   * The prune scope (steps/prune-scope.ts), present when the plan was made with `--prune-all`
+   * or when owned objects the manifests do not declare lay outside the PATHs read. Absent:
+   * scoped to the PATHs, nothing left outside (or a plan saved before scopes existed).
+   */
+  prune_scope?: PruneScopeSummary;
 }
 
 /** The `--target` values of a targeted plan and what they matched (steps/targets.ts). */
@@ -147,4 +159,20 @@ export interface PlanTargets {
    * which a targeted plan never makes. Absent in drift reports (drift lists those objects).
    */
   undeclared?: string[];
+}
+
+/** What a plan's prune scope was and what it left alone. */
+export interface PruneScopeSummary {
+  /** `paths`: deletes only of objects applied from the PATHs read; `all`: `--prune-all`. */
+  mode: 'paths' | 'all';
+  /** The PATHs as the ownership markers record paths (relative to the repository root; directories end with `/`). */
+  paths: string[];
+  /** Owned objects not declared in what was read and outside the scope: not deleted, not listed as changes. */
+  outside: number;
+  /** `outside` per kind. */
+  outside_kinds: Record<string, number>;
+  /** Of `outside`, the objects whose marker records no manifest path (applied before gatehouse recorded it). */
+  outside_without_path: number;
+  /** Standard input was read: its manifests have no file, so they widen no scope. */
+  stdin?: boolean;
 }

@@ -48,7 +48,9 @@ export default class Apply extends Command {
     'Changes run concurrently (--parallelism, default 10) as soon as what they depend on is done: parents before children for ' +
     'creates and updates, children first for deletes. A create whose answer was lost is looked up before it is tried again, so ' +
     'retries never make duplicates; the dependents of a failed change are skipped, and running apply again finishes the job.\n\n' +
-    'Deletes happen only with --prune and only of objects this stack owns. Refused before anything is written: a delete or ' +
+    'Deletes happen only with --prune and only of objects this stack owns that were applied from the PATHs given (the ownership ' +
+    'marker records the manifest file; a file PATH scopes to that file, a directory PATH to everything under it); --prune-all ' +
+    'deletes everything the stack owns that the manifests do not declare. Refused before anything is written: a delete or ' +
     'replace of an object with lifecycle.prevent_destroy; deleting or replacing more than 30% of the stack\'s top-level objects, or of one kind (when it ' +
     'owns more than 10) without --force; a saved plan whose manifests changed. A change of a saved plan whose live object changed ' +
     'since is refused as stale (nothing of it is written; its dependents are skipped).\n\n' +
@@ -61,7 +63,8 @@ export default class Apply extends Command {
     plan: Flags.string({ description: 'apply this saved plan (from plan --out) instead of a fresh one' }),
     yes: Flags.boolean({ char: 'y', description: 'apply without asking for confirmation (prints a summary line per kind instead of the full plan)', default: false }),
     'show-plan': Flags.boolean({ description: 'print the full plan even with --yes', default: false }),
-    prune: Flags.boolean({ description: 'delete owned objects that the manifests no longer declare', default: false }),
+    prune: Flags.boolean({ description: 'delete owned objects that the manifests no longer declare, of those applied from the PATHs given', default: false }),
+    'prune-all': Flags.boolean({ description: 'delete everything the stack owns that the manifests do not declare, wherever it was applied from (implies --prune)', default: false }),
     force: Flags.boolean({ description: 'allow deleting or replacing more than 30% of the stack\'s top-level objects, or of one kind', default: false }),
     parallelism: Flags.integer({ description: 'changes running at once', default: 10, min: 1, max: 100 }),
     format: Flags.string({ description: 'output format (json: the result as one JSON document on stdout)', options: [...FORMATS], default: 'text' }),
@@ -75,6 +78,7 @@ export default class Apply extends Command {
   static override examples = [
     '<%= config.bin %> apply examples/basic',
     '<%= config.bin %> apply manifests/ --yes --prune',
+    '<%= config.bin %> apply manifests/ip-policies.yaml --yes --prune   # deletes only what that file no longer declares',
     '<%= config.bin %> apply manifests/ --stack platform --from-stack default --yes   # rename stack default to platform',
     '<%= config.bin %> plan manifests/ --out plan.json && <%= config.bin %> apply --plan plan.json --yes',
     '<%= config.bin %> apply manifests/ --target HTTPSEdge/api --yes   # an emergency change to one edge (its routes, and what they depend on)',
@@ -106,7 +110,11 @@ export default class Apply extends Command {
       // The stack's lock, before live state is read: a plan read before another apply ended
       // would be applied stale (and create what that apply created).
       const moving = fromStackOption(flags['from-stack'] ?? saved?.from_stack, connection.stack);
-      const lock = await acquireStackLocks(connection.api, connection.stack, moving.fromStack, { timeoutMs: flags['lock-timeout'] });
+      const lock = await acquireStackLocks(connection.api, connection.stack, moving.fromStack, {
+        timeoutMs: flags['lock-timeout'],
+        ...testLease(),
+        onRenewalError: (error) => this.logToStderr(`warning: could not renew the lock of stack "${sanitize(connection.stack)}" (trying again): ${sanitize(error.message)}`),
+      });
       if (lock.recovered) this.logToStderr(`note: took over the lock of stack "${sanitize(connection.stack)}" left by ${sanitize(lock.recovered.holder ?? 'a process')}, which no longer runs on this machine`);
       try {
         return await this.#locked(lock, saved, run, { ...flags, ...moving, targets }, connection, colour, info, json);
@@ -124,7 +132,7 @@ export default class Apply extends Command {
     lock: HeldLock,
     saved: Plan | undefined,
     run: { paths: string[]; environment?: EnvironmentInput | undefined },
-    flags: { prune: boolean; force: boolean; yes: boolean; 'show-plan': boolean; parallelism: number; 'max-file-size': number; fromStack?: string | undefined; targets: string[] | undefined },
+    flags: { prune: boolean; 'prune-all': boolean; force: boolean; yes: boolean; 'show-plan': boolean; parallelism: number; 'max-file-size': number; fromStack?: string | undefined; targets: string[] | undefined },
     connection: Connection,
     colour: boolean,
     info: (text: string) => unknown,
@@ -137,7 +145,8 @@ export default class Apply extends Command {
       env: process.env,
       environment: run.environment,
       ...(saved ? { saved } : {}),
-      prune: flags.prune,
+      prune: flags.prune || flags['prune-all'],
+      pruneAll: flags['prune-all'],
       force: flags.force,
       ...(flags.targets ? { targets: flags.targets } : {}),
       fromStack: flags.fromStack,
@@ -153,7 +162,9 @@ export default class Apply extends Command {
     this.#refuse(prepared);
     for (const subject of prepared.subjects) if (subject.stale) this.logToStderr(`stale: ${sanitize(subject.stale.message)}`);
     if (prepared.subjects.length > 0 && !flags.yes) await this.#confirm(prepared, connection);
-    const outcome = await this.#execute(prepared, connection, flags.parallelism, colour, info);
+    const outcome = await this.#execute(prepared, connection, flags.parallelism, colour, info, lock.lost);
+    // A lost lock stopped the apply as an interrupt does (nothing new started): a failure.
+    if (lock.lost.aborted) throw lockLostError(lock.lost, outcome);
     if (outcome.summary.cancelled > 0) {
       // Requests still in flight would hold the connection open: report and leave now.
       await this.#report(outcome, json);
@@ -169,7 +180,7 @@ export default class Apply extends Command {
     await new Promise<void>((resolve) => process.stdout.write(text, () => resolve()));
   }
 
-  async #execute(prepared: PreparedApply, connection: Connection, parallelism: number, colour: boolean, info: (text: string) => unknown): Promise<ApplyResult> {
+  async #execute(prepared: PreparedApply, connection: Connection, parallelism: number, colour: boolean, info: (text: string) => unknown, lockLost: AbortSignal): Promise<ApplyResult> {
     const progress = new Progress({ write: info }, process.stderr.isTTY ? process.stderr : undefined, prepared.subjects.length, colour);
     const interrupt = new AbortController();
     let signals = 0;
@@ -190,7 +201,8 @@ export default class Apply extends Command {
     process.on('SIGTERM', onSignal);
     try {
       return await executeApply(prepared, connection.api, {
-        signal: interrupt.signal,
+        // Interrupted, or the lock lost: either way no new change starts.
+        signal: AbortSignal.any([interrupt.signal, lockLost]),
         parallelism,
         onStart: () => progress.started(),
         onStep: (step) => progress.finished(step),
@@ -213,7 +225,7 @@ export default class Apply extends Command {
       throw new CliError('not_confirmed', 'not a terminal, so there is no one to confirm; pass --yes to apply without confirmation');
     }
     const n = prepared.subjects.length;
-    const ok = await confirm(`Apply ${n} change${n === 1 ? '' : 's'} to ${connection.target.embedded ? 'the embedded server' : connection.target.url} (stack "${sanitize(connection.stack)}")?`);
+    const ok = await confirm(`Apply ${n} ${prepared.plan.targets ? 'targeted ' : ''}change${n === 1 ? '' : 's'} to ${connection.target.embedded ? 'the embedded server' : connection.target.url} (stack "${sanitize(connection.stack)}")?`);
     if (!ok) throw new CliError('not_confirmed', 'apply cancelled; nothing was written');
   }
 
@@ -255,4 +267,21 @@ export default class Apply extends Command {
     if (await catchAsJson(this, error)) throw new Errors.ExitError(1);
     return super.catch(error);
   }
+}
+
+/** The failure of an apply that lost its lock (`HeldLock.lost`): its reason and what was done. */
+function lockLostError(lost: AbortSignal, outcome: ApplyResult): CliError {
+  const reason = lost.reason instanceof Error ? lost.reason.message : String(lost.reason);
+  const { done, not_started: notStarted, cancelled } = outcome.summary;
+  const counts = `${done} change${done === 1 ? '' : 's'} done, ${notStarted} not started${cancelled > 0 ? `, ${cancelled} in flight with no answer` : ''}`;
+  return new CliError('lock_lost', `${sanitize(reason)} (${counts})`);
+}
+
+/**
+ * GATEHOUSE_TEST_LOCK_LEASE_SECONDS: a short lease, for tests of renewal and staleness only (a
+ * real apply keeps the default hour). Renewals then come every third of it.
+ */
+function testLease(): { leaseSeconds?: number } {
+  const seconds = Number(process.env.GATEHOUSE_TEST_LOCK_LEASE_SECONDS);
+  return Number.isFinite(seconds) && seconds > 0 ? { leaseSeconds: seconds } : {};
 }

@@ -49,7 +49,8 @@ export default class Plan extends Command {
     format: Flags.string({ description: 'output format', options: [...FORMATS], default: 'text' }),
     out: Flags.string({ description: 'also save the plan as JSON to this file (atomically), for apply --plan' }),
     'detailed-exitcode': Flags.boolean({ description: 'exit 2 when the plan has changes (deletes that need --prune included)', default: false }),
-    prune: Flags.boolean({ description: 'plan deletes as apply --prune runs them (without it they are shown as "would be deleted with --prune")', default: false }),
+    prune: Flags.boolean({ description: 'plan deletes as apply --prune runs them (without it they are shown as "would be deleted with --prune"); only of objects applied from the PATHs given', default: false }),
+    'prune-all': Flags.boolean({ description: 'plan deletes of everything the stack owns that the manifests do not declare, wherever it was applied from (implies --prune)', default: false }),
     ...targetFlags,
     ...manifestFlags,
     ...policyFlags,
@@ -82,11 +83,13 @@ export default class Plan extends Command {
     const format = flags.format as (typeof FORMATS)[number];
     const reading = readingOptions(flags, (line) => this.logToStderr(line));
     const policies = policyPaths(flags, selection.project);
+    // --prune-all implies --prune (steps/prune-scope.ts).
+    const prune = { prune: flags.prune || flags['prune-all'], pruneAll: flags['prune-all'] };
     if (selection.all) {
       if (format === 'html') this.#fail(new CliError('environment_all_refused', '--format html reports one plan; with --env all, write one report per environment with --env NAME --format html'));
       if (flags.out) this.#fail(new CliError('environment_all_refused', '--out saves one plan for apply --plan; with --env all, save each environment\'s plan with --env NAME --out FILE'));
       const plans: EnvironmentPlan[] = [];
-      for (const run of selection.runs) plans.push({ environment: run.environment!.name, plan: await this.#compute(run, reading, policies, flags.prune, flags['from-stack'], targets) });
+      for (const run of selection.runs) plans.push({ environment: run.environment!.name, plan: await this.#compute(run, reading, policies, prune, flags['from-stack'], targets) });
       this.#checkTargets(plans.map((p) => p.plan), format);
       const output = format === 'json' ? renderPlansJson(plans) : format === 'markdown' ? renderPlansMarkdown(plans) : renderPlansText(plans, { style: terminalStyle() });
       await new Promise<void>((resolve) => process.stdout.write(output, () => resolve()));
@@ -94,7 +97,7 @@ export default class Plan extends Command {
       if (flags['detailed-exitcode'] && anyChanges(plans)) this.exit(2);
       return;
     }
-    const plan = await this.#compute(selection.runs[0]!, reading, policies, flags.prune, flags['from-stack'], targets);
+    const plan = await this.#compute(selection.runs[0]!, reading, policies, prune, flags['from-stack'], targets);
     this.#checkTargets([plan], format);
     const output =
       format === 'json'
@@ -124,14 +127,14 @@ export default class Plan extends Command {
     if (format !== 'text') for (const plan of plans) for (const line of unmatchedWarnings(plan.targets)) this.logToStderr(line);
   }
 
-  #compute(run: EnvironmentRun, reading: ReturnType<typeof readingOptions>, policies: string[], prune: boolean, fromStack: string | undefined, targets?: string[]): Promise<PlanValue> {
+  #compute(run: EnvironmentRun, reading: ReturnType<typeof readingOptions>, policies: string[], prune: { prune: boolean; pruneAll: boolean }, fromStack: string | undefined, targets?: string[]): Promise<PlanValue> {
     const environment = run.environment;
     // manifest_paths: where `apply --plan` reads the manifests again (docs/plan-json.md).
     return Promise.resolve()
       .then(() => run.connection())
       .then((flags) =>
         withConnection(flags, async (connection) => ({
-          ...(await computePlan({ paths: run.paths, env: process.env, api: connection.api, stack: connection.stack, environment, policies, prune, ...(targets ? { targets } : {}), ...reading, ...fromStackOption(fromStack, connection.stack) })),
+          ...(await computePlan({ paths: run.paths, env: process.env, api: connection.api, stack: connection.stack, environment, policies, ...prune, ...(targets ? { targets } : {}), ...reading, ...fromStackOption(fromStack, connection.stack) })),
           manifest_paths: run.paths,
           ...(environment ? { environment: environment.name } : {}),
         })),

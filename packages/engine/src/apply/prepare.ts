@@ -39,6 +39,8 @@ export interface PrepareOptions {
   /** A saved plan (`apply --plan FILE`), as `parsePlanJson` read it. */
   saved?: Plan;
   prune?: boolean;
+  /** `--prune-all`: deletes outside the PATHs' scope too (steps/prune-scope.ts); implies `prune`. */
+  pruneAll?: boolean;
   force?: boolean;
   /** `--target` addresses (steps/targets.ts): apply only the targeted plan. A saved plan brings its own. */
   targets?: readonly string[];
@@ -85,11 +87,15 @@ export interface PreparedApply {
 
 export async function prepareApply(options: PrepareOptions): Promise<PreparedApply> {
   const { api, stack, saved } = options;
+  // A saved plan carries its scope: the fresh plan it is checked against uses the same, and only
+  // the saved plan's changes run, so apply never deletes more than the plan shows.
+  const pruneAll = saved ? saved.prune_scope?.mode === 'all' : options.pruneAll === true;
+  const prune = options.prune === true || options.pruneAll === true;
   if (saved && options.targets && options.targets.length > 0) {
     throw new TargetError('target_conflict', '--target cannot be combined with --plan: a saved plan applies exactly the targets it was made with; plan again with --target and --out');
   }
   // A saved targeted plan holds no delete, so `--prune` with it prunes nothing (CI recipes pass it always).
-  const targets = targetPatterns(options.targets ?? saved?.targets?.requested, { prune: options.prune === true && !saved });
+  const targets = targetPatterns(options.targets ?? saved?.targets?.requested, { prune: prune && !saved });
   const paths = options.paths && options.paths.length > 0 ? options.paths : saved?.manifest_paths ?? ['.'];
   const fromStack = options.fromStack ?? saved?.from_stack;
   const { read, matching, requests } = await readAndMatch(
@@ -100,12 +106,13 @@ export async function prepareApply(options: PrepareOptions): Promise<PreparedApp
       environment: options.environment,
       ...(options.maxFileSize !== undefined ? { maxFileSize: options.maxFileSize } : {}),
       ...(options.onWarning ? { onWarning: options.onWarning } : {}),
+      pruneAll,
       fromStack,
     },
     api,
     stack,
   );
-  const full = makePlan({ matching, stack, fromStack, target: api.target, checksum: read.checksum, requests, prune: options.prune === true });
+  const full = makePlan({ matching, stack, fromStack, target: api.target, checksum: read.checksum, requests, prune });
   const fresh = targets ? targetPlan(full, matching, targets) : full;
   fresh.manifest_paths = paths;
   if (options.environment) fresh.environment = options.environment.name;
@@ -164,8 +171,8 @@ export async function prepareApply(options: PrepareOptions): Promise<PreparedApp
 
   // Duplicates are deleted without --prune: their address stays declared (steps/duplicates.ts).
   const prunable = (s: Subject) => s.change.action === 'delete' && !s.change.duplicate;
-  const notPruned = options.prune ? [] : chosen.filter(prunable).map((s) => s.change);
-  const subjects = options.prune ? chosen : chosen.filter((s) => !prunable(s));
+  const notPruned = prune ? [] : chosen.filter(prunable).map((s) => s.change);
+  const subjects = prune ? chosen : chosen.filter((s) => !prunable(s));
   refusals.push(...railRefusals({ subjects, matching, stack, force: options.force === true }));
 
   // A targeted apply's markers record only the children it makes (steps/targets.ts).

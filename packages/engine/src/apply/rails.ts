@@ -56,7 +56,8 @@ export function railRefusals({ subjects, matching, stack, force }: RailInput): R
   }
 
   // Top-level objects only: an IP policy's rules or an edge's routes do not dilute the share.
-  const ownedTop = [...matching.pairs.map((p) => p.live), ...matching.deletes].filter((o) => o.marker?.stack === stack && !o.descriptor.child);
+  // What the stack owns outside the prune scope counts too (steps/prune-scope.ts).
+  const ownedTop = [...matching.pairs.map((p) => p.live), ...matching.deletes, ...(matching.pruneScope?.outside ?? [])].filter((o) => o.marker?.stack === stack && !o.descriptor.child);
   const destructiveTop = running.filter((s) => ((s.change.action === 'delete' && !s.change.duplicate) || s.change.action === 'replace') && !(s.live ?? s.desired)?.descriptor.child);
   const owned = ownedTop.length;
   const destructive = destructiveTop.length;

@@ -109,14 +109,32 @@ describe('detectDrift', () => {
   });
 
   test('a declared object never applied is missing; an owned one removed from the manifests is a manifest change', async () => {
-    const live = await appliedLive();
-    const dir = editedManifests('access.yaml', 'kind: BotUser\nname: deploy-bot\nspec: {active: true}', 'kind: BotUser\nname: deploy-bot\nspec: {active: true}\n---\nkind: IPPolicy\nname: new\nspec: {description: new}');
+    // Applied from the copy: the markers record the copy's paths (prune scope).
+    const dir = manifestsCopy();
+    dirs.push(dir);
+    const live = await appliedLive(dir);
+    writeFileSync(join(dir, 'access.yaml'), readFileSync(join(dir, 'access.yaml'), 'utf8').replace('kind: BotUser\nname: deploy-bot\nspec: {active: true}', 'kind: BotUser\nname: deploy-bot\nspec: {active: true}\n---\nkind: IPPolicy\nname: new\nspec: {description: new}'));
     writeFileSync(join(dir, 'edges.yaml'), readFileSync(join(dir, 'edges.yaml'), 'utf8').replace(/---\nkind: TCPEdge[^]*$/, ''));
     const report = await drift(live, [dir]);
     expect(report.objects.map((o) => [o.address, o.drift, o.action])).toEqual([
       ['IPPolicy/new', 'missing', 'create'],
       ['TCPEdge/ssh', 'changed_in_manifests', 'delete'],
     ]);
+  });
+
+  test('given one manifest file, owned objects applied from the other files are not drift (prune scope)', async () => {
+    const dir = manifestsCopy();
+    dirs.push(dir);
+    const live = await appliedLive(dir);
+    const whole = await drift(live, [dir]);
+    expect(whole.drifted).toBe(false);
+    const subset = await drift(live, [join(dir, 'access.yaml')]);
+    expect(subset.objects).toEqual([]);
+    expect(subset.drifted).toBe(false);
+    // Removed from that file, an object is still a manifest change.
+    writeFileSync(join(dir, 'access.yaml'), readFileSync(join(dir, 'access.yaml'), 'utf8').replace(/---\nkind: IPRestriction[^]*?(?=---|$)/, ''));
+    const removed = await drift(live, [join(dir, 'access.yaml')]);
+    expect(removed.objects.map((o) => [o.address, o.drift])).toEqual([['IPRestriction/dashboard', 'changed_in_manifests']]);
   });
 
   test('a secret changed outside: named, cause unknown, value never printed', async () => {

@@ -3,7 +3,8 @@
  *
  * - `markerFor` is what apply records on an object it writes (through `CallContext.metadata`):
  *   the stack, the name, the hash of the desired normal form as applied (`desiredHash`) and,
- *   for parents, the hash of the set of children the manifest declared (`childrenHash`).
+ *   the manifest path (prune scope), for parents the hash of the set of children the manifest
+ *   declared (`childrenHash`).
  * - `liveHash` is the same hash over the live object, so "live still matches what was applied"
  *   is `liveHash(live) === marker.hash`, and "the manifests changed since" is
  *   `desiredHash(desired) !== marker.hash`.
@@ -33,6 +34,7 @@ export const declaredChildKeys = (address: string, desired: readonly DesiredObje
  */
 export function markerFor(d: DesiredObject, desired: readonly DesiredObject[], tokens: Map<string, string>, stack: string): Marker {
   const marker: Marker = { stack, name: d.markerName, hash: desiredHash(d, tokens) };
+  if (d.manifestPath !== undefined) marker.path = d.manifestPath;
   if (childrenOf(d.descriptor.kind).length > 0) marker.children = childrenHash(declaredChildKeys(d.address, desired));
   return marker;
 }

@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { MemoryLiveApi } from '../apply/memory-api.js';
 import { LiveApiError } from '../ports.js';
-import { acquireLock, currentProcess, holderIsDead, isLockObject, lockName, readLock, type ProcessIdentity } from './lock.js';
+import { acquireLock, breakLock, currentProcess, holderIsDead, isLockObject, lockName, LockLost, lockOf, readLock, type ProcessIdentity } from './lock.js';
 
 const here: ProcessIdentity = { boot_id: 'boot-1', pid_ns: 'pid:[4026531836]', pid: process.pid };
 /** A pid that ran and has exited (its number is free unless reused at once). */
@@ -90,5 +90,96 @@ describe('acquireLock when answers are lost or two callers claim one lock', () =
     await expect(acquireLock(api, STACK, { ...options, runId: 'run-a' })).rejects.toThrow(/locked by other@there/);
     expect(records(api).map((r) => JSON.parse(String(r.metadata).slice('gatehouse-lock:v1 '.length)).run_id)).toEqual(['run-b']);
     expect(api.objects('/bot_users')).toHaveLength(1);
+  });
+});
+
+describe('renewal: the holder renews its record; staleness counts from the latest renewal', () => {
+  const STACK = 'web';
+  const options = { process: null, holder: 'me@here', sleep: async () => undefined } as const;
+  const recordOf = (api: MemoryLiveApi) => JSON.parse(String(api.objects('/ip_policies').find((p) => isLockObject('IPPolicy', p))!.metadata).slice('gatehouse-lock:v1 '.length));
+  /** Resolves at the `n`th write of `method` (a renewal is a PATCH), after it was carried out. */
+  const nth = (api: MemoryLiveApi, method: string, n: number) =>
+    new Promise<void>((resolve) => {
+      let seen = 0;
+      api.intercept = (request) => {
+        if (request.method === method && ++seen === n) setImmediate(resolve);
+        return undefined;
+      };
+    });
+
+  it('writes renewed_at every renewEveryMs; a lock renewed within its lease is not stale however old its start', async () => {
+    const api = new MemoryLiveApi();
+    let clock = Date.parse('2026-01-01T00:00:00Z');
+    const renewed = nth(api, 'PATCH', 2);
+    const held = await acquireLock(api, STACK, { ...options, runId: 'run-a', leaseSeconds: 60, renewEveryMs: 5, now: () => new Date((clock += 30_000)) });
+    await renewed;
+    const record = recordOf(api);
+    expect(record).toMatchObject({ run_id: 'run-a', lease_seconds: 60, renewed_at: expect.any(String) });
+    expect(Date.parse(record.renewed_at)).toBeGreaterThan(Date.parse(record.started_at));
+    // Two minutes after its start (twice its lease) but 30 s after its renewal: held, not stale.
+    const atRenewal = Date.parse(record.renewed_at);
+    expect(await readLock(api, STACK, new Date(atRenewal + 30_000))).toMatchObject({ stale: false, renewed_at: record.renewed_at, since: record.started_at });
+    expect(await readLock(api, STACK, new Date(atRenewal + 61_000))).toMatchObject({ stale: true });
+    await held.release();
+    expect(await readLock(api, STACK)).toBeUndefined();
+  });
+
+  it('reads records of older versions (no renewed_at): staleness from the start', () => {
+    const bots = [{ id: 'bot_1', name: lockName(STACK), created_at: '2026-01-01T00:00:00Z' }];
+    const record = { stack: STACK, holder: 'old@host (pid 1)', run_id: 'r', started_at: '2026-01-01T00:00:00Z', lease_seconds: 3600, bot_user_id: 'bot_1' };
+    const policies = [{ id: 'ipp_1', metadata: `gatehouse-lock:v1 ${JSON.stringify(record)}` }];
+    expect(lockOf(STACK, bots, policies, new Date('2026-01-01T00:59:00Z'))).toMatchObject({ stale: false, holder: 'old@host (pid 1)' });
+    expect(lockOf(STACK, bots, policies, new Date('2026-01-01T01:01:00Z'))).toMatchObject({ stale: true });
+    expect(lockOf(STACK, bots, policies, new Date('2026-01-01T01:01:00Z'))!.renewed_at).toBeUndefined();
+  });
+
+  it('a renewal that fails (5xx) is reported and tried again; the lock is not lost', async () => {
+    const api = new MemoryLiveApi();
+    const errors: string[] = [];
+    let failures = 0;
+    let patches = 0;
+    const twoMore = new Promise<void>((resolve) => {
+      api.intercept = (request) => {
+        if (request.method !== 'PATCH') return undefined;
+        patches += 1;
+        if (failures < 2) {
+          failures += 1;
+          throw new LiveApiError('service unavailable', 503, 'unavailable', true);
+        }
+        if (patches === 3) setImmediate(resolve);
+        return undefined;
+      };
+    });
+    const held = await acquireLock(api, STACK, { ...options, runId: 'run-a', renewEveryMs: 2, onRenewalError: (e) => errors.push(e.message) });
+    await twoMore;
+    expect(errors).toEqual(['service unavailable', 'service unavailable']);
+    expect(held.lost.aborted).toBe(false);
+    expect(recordOf(api).renewed_at).toEqual(expect.any(String));
+    await held.release();
+  });
+
+  it('a holder whose lock was removed (unlock) and taken by another learns it at its next renewal, and its release leaves the new lock alone', async () => {
+    const api = new MemoryLiveApi();
+    const first = await acquireLock(api, STACK, { ...options, runId: 'run-a', renewEveryMs: 2 });
+    const lost = new Promise<unknown>((resolve) => first.lost.addEventListener('abort', () => resolve(first.lost.reason), { once: true }));
+    await breakLock(api, STACK);
+    const second = await acquireLock(api, STACK, { ...options, holder: 'other@there', runId: 'run-b', renewEveryMs: 60_000 });
+    const reason = await lost;
+    expect(reason).toBeInstanceOf(LockLost);
+    expect((reason as Error).message).toMatch(/lost the lock of stack "web" while applying: its bot user gatehouse-lock\.web \(\S+\) was removed; nothing more was written/);
+    await first.release();
+    expect(await readLock(api, STACK)).toMatchObject({ run_id: 'run-b', holder: 'other@there' });
+    expect(second.lost.aborted).toBe(false);
+    await second.release();
+  });
+
+  it('a holder whose record alone was removed has lost the lock too', async () => {
+    const api = new MemoryLiveApi();
+    const held = await acquireLock(api, STACK, { ...options, runId: 'run-a', renewEveryMs: 2 });
+    const lost = new Promise<unknown>((resolve) => held.lost.addEventListener('abort', () => resolve(held.lost.reason), { once: true }));
+    await api.remove(`/ip_policies/${held.recordId}`);
+    expect(String((await lost as Error).message)).toMatch(/its record \(IP policy \S+\) was removed/);
+    await held.release();
+    expect(api.objects('/bot_users')).toEqual([]);
   });
 });

@@ -11,9 +11,12 @@
  * apply; when two records claim one bot user, the earliest wins and the other withdraws, so
  * exactly one caller holds the lock. Release deletes the bot user, then the record.
  *
- * A lock older than its lease (`lease_seconds`, default one hour, from `started_at`) is reported
- * as stale: nothing renews it, so an apply that runs longer than its lease is shown as stale to
- * others, and a stale lock is only ever removed by a person (`gatehouse unlock --stack NAME`).
+ * The holder renews its record while it runs (every third of the lease: `renewed_at`, see
+ * `renewal`), so a lock whose latest renewal (or start, in records without one) is older than
+ * its lease (`lease_seconds`, default one hour) is reported as stale: its holder stopped
+ * renewing it (it died, hangs, or lost the API). A stale lock is only ever removed by a person
+ * (`gatehouse unlock --stack NAME`). A holder that finds its lock gone when it renews (removed
+ * by unlock, or taken over) has lost it: `HeldLock.lost` aborts, and apply starts no new write.
  * The one exception is a holder whose death is certain: the record names its boot, pid
  * namespace and pid, and an apply on that same boot and namespace that finds no such process
  * (the holder was SIGKILLed or OOM-killed) removes the lock and takes it (`holderIsDead`).
@@ -35,11 +38,16 @@ export interface LockInfo {
   bot_user_id: string;
   /** RFC 3339: the record's start, else the bot user's `created_at`, else unknown (''). */
   since: string;
+  /** RFC 3339: the holder's latest renewal of the record, when it renewed it. */
+  renewed_at?: string;
   /** `user@host (pid N)`, absent when the record is missing. */
   holder?: string;
   run_id?: string;
   lease_seconds?: number;
-  /** True when `since` is older than the lease (or than the default lease without a record). */
+  /**
+   * True when the latest renewal (else `since`) is older than the lease (or than the default
+   * lease without a record).
+   */
   stale: boolean;
   /** Id of the record's IP policy, when there is one. */
   record_id?: string;
@@ -52,6 +60,8 @@ interface LockRecord {
   holder: string;
   run_id: string;
   started_at: string;
+  /** The holder's latest renewal (absent before the first, and in records of older versions). */
+  renewed_at?: string;
   lease_seconds: number;
   bot_user_id: string;
   /**
@@ -126,8 +136,12 @@ export function lockOf(stack: string, bots: readonly ApiObject[], policies: read
   const record = policies.map((p) => ({ id: String(p.id), record: parseRecord(p.metadata) })).findLast((r) => r.record?.stack === stack && r.record.bot_user_id === bot.id);
   const since = record?.record?.started_at ?? (typeof bot.created_at === 'string' ? bot.created_at : '');
   const lease = record?.record?.lease_seconds ?? DEFAULT_LEASE_SECONDS;
-  const started = Date.parse(since);
-  const info: LockInfo = { stack, bot_user_id: String(bot.id), since, stale: Number.isFinite(started) && now.getTime() - started > lease * 1000 };
+  const renewed = record?.record?.renewed_at;
+  // Staleness counts from the latest sign of life: the renewal, else the start.
+  const renewedAt = renewed ? Date.parse(renewed) : Number.NaN;
+  const latest = Number.isFinite(renewedAt) ? Math.max(renewedAt, Date.parse(since) || 0) : Date.parse(since);
+  const info: LockInfo = { stack, bot_user_id: String(bot.id), since, stale: Number.isFinite(latest) && now.getTime() - latest > lease * 1000 };
+  if (renewed) info.renewed_at = renewed;
   if (record?.record) {
     Object.assign(info, { holder: record.record.holder, run_id: record.record.run_id, lease_seconds: record.record.lease_seconds, record_id: record.id });
     if (record.record.process) info.process = record.record.process;
@@ -150,8 +164,11 @@ export function describeLock(lock: LockInfo): string {
   const who = lock.holder ? `by ${lock.holder}` : 'by an unknown holder (no lock record)';
   const run = lock.run_id ? `, run ${lock.run_id}` : '';
   const since = lock.since ? ` since ${lock.since}` : '';
-  const stale = lock.stale ? `; the lock is STALE (older than its lease of ${lock.lease_seconds ?? DEFAULT_LEASE_SECONDS} s): if no apply is running, remove it with gatehouse unlock --stack ${lock.stack}` : '';
-  return `stack "${lock.stack}" is locked ${who}${since}${run}${stale}`;
+  const renewed = lock.renewed_at ? ` (renewed ${lock.renewed_at})` : '';
+  const stale = lock.stale
+    ? `; the lock is STALE (not renewed for longer than its lease of ${lock.lease_seconds ?? DEFAULT_LEASE_SECONDS} s: its holder stopped): if no apply is running, remove it with gatehouse unlock --stack ${lock.stack}`
+    : '';
+  return `stack "${lock.stack}" is locked ${who}${since}${renewed}${run}${stale}`;
 }
 
 /** Thrown by `acquireLock` when the lock stays held for the whole timeout. */
@@ -177,6 +194,10 @@ export interface AcquireOptions {
   sleep?: (ms: number) => Promise<void>;
   /** This process as recorded in the lock (default `currentProcess()`; null: record none). */
   process?: ProcessIdentity | null;
+  /** Between two renewals of the held lock, in milliseconds (default a third of the lease). */
+  renewEveryMs?: number;
+  /** Told of a renewal that failed (the API did not answer, 5xx): renewing goes on. */
+  onRenewalError?: (error: Error) => void;
 }
 
 /** A lock this process holds; `release` removes it (idempotent). */
@@ -187,7 +208,25 @@ export interface HeldLock {
   recordId?: string;
   /** The lock of a dead holder that was removed before this one was taken, if any. */
   recovered?: LockInfo;
+  /**
+   * Aborted, with a `LockLost` as its reason, when a renewal finds the lock gone (its bot user
+   * or its record removed: `gatehouse unlock`, or another apply took it over). Whoever holds
+   * the lock must then start no new write.
+   */
+  lost: AbortSignal;
+  /** Stops renewing and removes the lock (idempotent). */
   release(): Promise<void>;
+}
+
+/** Why a held lock was lost (the reason of `HeldLock.lost`). */
+export class LockLost extends Error {
+  constructor(stack: string, why: string) {
+    super(
+      `lost the lock of stack "${stack}" while applying: ${why}; nothing more was written. ` +
+        `Someone ran gatehouse unlock, or took the lock over, while this apply ran: check that no other apply of this stack runs (gatehouse plan shows the lock), then run apply again`,
+    );
+    this.name = 'LockLost';
+  }
 }
 
 const isNameTaken = (error: unknown) => error instanceof LiveApiError && error.status === 400 && error.code === 'duplicate_name';
@@ -261,13 +300,17 @@ export async function acquireLock(api: LiveApi, stack: string, options: AcquireO
       continue;
     }
     let released = false;
+    const lost = new AbortController();
+    let renewing: Renewal | undefined;
     const held: HeldLock = {
       stack,
       runId,
       botUserId: String(bot.id),
       ...(recovered ? { recovered } : {}),
+      lost: lost.signal,
       release: async () => {
         if (released) return;
+        await renewing?.stop();
         await release(api, held);
         released = true;
       },
@@ -307,8 +350,70 @@ export async function acquireLock(api: LiveApi, stack: string, options: AcquireO
     // Records of earlier lock bot users (a release or a withdrawal cut short) claim nothing any
     // more; the holder clears them, best effort, so they do not pile up.
     await removeRecords(api, stack, (r) => r.bot_user_id !== held.botUserId).catch(() => undefined);
+    renewing = renewal(api, held, record, {
+      everyMs: options.renewEveryMs ?? (record.lease_seconds * 1000) / 3,
+      now,
+      onError: options.onRenewalError ?? (() => undefined),
+      onLost: (why) => lost.abort(new LockLost(stack, why)),
+    });
     return held;
   }
+}
+
+interface Renewal {
+  /** Stops renewing; resolves once a renewal in flight has ended. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Renews the held lock's record every `everyMs` (`renewed_at`, one PATCH), after checking that
+ * its bot user still exists (one GET): a lock whose bot user or record is gone is lost
+ * (`onLost`, once; renewing stops). A renewal that fails otherwise (no answer, 5xx) is told to
+ * `onError` and tried again at the next turn: the lock is not lost for a network blip, and if the
+ * API stays unreachable for the whole lease, others see the lock as stale. The timer does not
+ * keep the process alive.
+ */
+function renewal(
+  api: LiveApi,
+  held: HeldLock,
+  record: LockRecord,
+  options: { everyMs: number; now: () => Date; onError: (error: Error) => void; onLost: (why: string) => void },
+): Renewal {
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let inFlight: Promise<void> = Promise.resolve();
+  const renew = async () => {
+    try {
+      if (!(await api.get(`/bot_users/${held.botUserId}`))) return lose(`its bot user ${lockName(held.stack)} (${held.botUserId}) was removed`);
+      if (stopped) return;
+      await api.update(`/ip_policies/${held.recordId}`, { metadata: `${LOCK_RECORD_PREFIX}${JSON.stringify({ ...record, renewed_at: options.now().toISOString() })}` });
+    } catch (error) {
+      if (stopped) return;
+      if (error instanceof LiveApiError && error.status === 404) return lose(`its record (IP policy ${held.recordId}) was removed`);
+      options.onError(error instanceof Error ? error : new Error(String(error)));
+    }
+    schedule();
+  };
+  const lose = (why: string) => {
+    if (stopped) return;
+    stopped = true;
+    options.onLost(why);
+  };
+  const schedule = () => {
+    if (stopped) return;
+    timer = setTimeout(() => {
+      inFlight = renew();
+    }, Math.max(1, options.everyMs));
+    timer.unref();
+  };
+  schedule();
+  return {
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await inFlight;
+    },
+  };
 }
 
 /** A failure after which the write may still have been made: anything but a definite 4xx answer. */

@@ -176,8 +176,9 @@ describe('evaluating policies', () => {
 
   it('plan: a rule on `change` judges deletes as they are live', async () => {
     const { SCENARIO, ENV, appliedLive, manifestsCopy } = await import('../drift/fixture.test-data.js');
-    const live = await appliedLive();
     const dir = manifestsCopy();
+    // Applied from the copy: the markers record its paths (the prune scope).
+    const live = await appliedLive(dir);
     const access = readFileSync(join(dir, 'access.yaml'), 'utf8');
     const restriction = /kind: IPRestriction\nname: dashboard\n[^]*?---\n/.exec(access)![0];
     writeFileSync(join(dir, 'access.yaml'), access.replace(restriction, ''));

@@ -5,8 +5,9 @@
  * plan of a thousand changes scrolling by in a pipeline; `--show-plan` prints it in full.
  */
 import type { Action, Plan } from '../plan-model.js';
+import { pruneScopeSentence } from './prune-scope.js';
 import { sanitize } from './sanitize.js';
-import { targetText } from './text.js';
+import { heldDuplicateText, targetText } from './text.js';
 import { plainStyle, type Style } from './style.js';
 import { SYMBOLS, countChanges, describeTarget, summaryLine } from './values.js';
 
@@ -34,6 +35,10 @@ export function renderKindSummary(plan: Plan, options: { style?: Style } = {}): 
     }
     lines.push('', style.bold(`Plan: ${summaryLine(plan.summary)}`), style.dim('(--show-plan prints every change)'));
   }
+  const scope = pruneScopeSentence(plan);
+  if (scope) lines.push(style.dim(sanitize(scope)));
+  const held = heldDuplicateText(plan, style);
+  if (held.length > 0) lines.push('', ...held.slice(0, -1));
   lines.push(style.dim(`Live state read with ${plan.requests} API request${plan.requests === 1 ? '' : 's'}.`));
   return `${lines.join('\n')}\n`;
 }

@@ -9,9 +9,11 @@ import type { Change, FieldChange, Plan } from '../plan-model.js';
 import { SENSITIVE_CHANGED } from '../plan-model.js';
 import { diffMarker, diffStat, isLongValueChange, longValueDiff, type DiffLine } from './line-diff.js';
 import { policyTextLines } from './policy.js';
+import { pruneScopeSentence } from './prune-scope.js';
 import { describeLock } from '../lock/lock.js';
 import { sanitize } from './sanitize.js';
 import { targetLines } from './targets.js';
+import { heldDuplicateSentences } from './held-duplicates.js';
 import { plainStyle, type Style } from './style.js';
 import { SYMBOLS, countChanges, describeTarget, flatten, formatValue, summaryLine } from './values.js';
 
@@ -29,17 +31,25 @@ export function renderText(plan: Plan, options: TextOptions = {}): string {
   } else {
     for (const change of plan.changes) lines.push(...renderChange(change, style), '');
   }
+  lines.push(...heldDuplicateText(plan, style));
   if (plan.unmanaged.length > 0) {
     if (lines.at(-1) !== '') lines.push('');
     lines.push(style.dim(`Unmanaged objects (not declared, not owned by stack "${sanitize(plan.stack)}"; never touched):`));
     for (const object of plan.unmanaged) lines.push(style.dim(sanitize(`    ${object.kind} ${object.id}${object.label ? `  ${object.label}` : ''}`)));
     lines.push('');
   }
+  const scope = pruneScopeSentence(plan);
+  if (scope) lines.push(style.dim(sanitize(scope)), '');
   if (plan.policy_results && plan.policy_results.length > 0 && lines.at(-1) !== '') lines.push('');
   lines.push(...policyTextLines(plan.policy_results, style));
   if (countChanges(plan.summary) > 0) lines.push(style.bold(`Plan: ${summaryLine(plan.summary)}`));
   lines.push(style.dim(`Live state read with ${plan.requests} API request${plan.requests === 1 ? '' : 's'}.`));
   return `${lines.join('\n')}\n`;
+}
+
+/** Duplicates that are not deleted (render/held-duplicates.ts), each a warning followed by a blank line. */
+export function heldDuplicateText(plan: Pick<Plan, 'held_duplicates'>, style: Style): string[] {
+  return heldDuplicateSentences(plan).flatMap((sentence) => [style.update(`Warning: ${sanitize(sentence)}`), '']);
 }
 
 /** The warning that a plan is targeted, and its notes (render/targets.ts), each followed by a blank line. */

@@ -28,10 +28,13 @@ export function check(desired: DesiredObject[], stack: string): Problem[] {
       problems.push(problem('invalid_value', `bot user names starting with "${LOCK_BOT_PREFIX}" are reserved for the lock of a stack (gatehouse unlock); choose another name`, object.source));
     }
     const metadata = object.normal.metadata;
-    if (object.descriptor.metadata && typeof metadata === 'string') {
-      const room = metadataRoom(stack, object.markerName);
-      const bytes = Buffer.byteLength(metadata, 'utf8');
-      if (bytes > room) {
+    if (object.descriptor.metadata && (typeof metadata === 'string' || metadata === undefined)) {
+      // The marker records the manifest's path too (prune scope): a long path takes room.
+      const room = metadataRoom(stack, object.markerName, object.manifestPath);
+      const bytes = typeof metadata === 'string' ? Buffer.byteLength(metadata, 'utf8') : 0;
+      if (room < 0) {
+        problems.push(problem('metadata_too_long', `gatehouse's ownership marker for stack "${stack}" with this manifest's path (${object.manifestPath?.length ?? 0} characters) would not fit in the 4096 bytes of metadata; move the manifest to a shorter path`, object.source));
+      } else if (bytes > room) {
         problems.push(problem('metadata_too_long', `metadata is ${bytes} bytes; with gatehouse's ownership marker for stack "${stack}" it may be at most ${room} bytes (4096 in all); shorten it`, at(object)(['metadata'])));
       }
     }

@@ -20,6 +20,7 @@ import type { DesiredObject } from '../desired.js';
 import type { LiveObject } from '../live.js';
 import { problem, type Problem } from '../problems.js';
 import { findDuplicates, type DuplicateObject } from './duplicates.js';
+import type { PruneScope } from './prune-scope.js';
 import { holderHint, stackRules, type StackScope } from './stacks.js';
 
 export interface Matching {
@@ -30,6 +31,8 @@ export interface Matching {
   /** Owned objects that duplicate a kept one (and their children): deleted without --prune (duplicates.ts). */
   duplicates: DuplicateObject[];
   problems: Problem[];
+  /** The prune scope `deletes` were limited to, and the owned objects left outside it (prune-scope.ts). */
+  pruneScope?: PruneScope;
 }
 
 /** `options.fromStack`: `--from-stack`, the other stack whose objects this plan may move (stacks.ts). */
@@ -139,9 +142,11 @@ export function match(desired: DesiredObject[], everything: LiveObject[], stack:
   const creates = desired.filter((d) => !liveOf.has(d.address));
   const reported = new Set<DesiredObject>();
   for (const d of creates) {
+    const named = new Set<LiveObject>(); // one problem per holder (an edge's several hostports)
     for (const claimKey of d.descriptor.uniqueKeys?.(d.normal) ?? []) {
       const holder = holders.get(claimKey.key);
-      if (holder) {
+      if (holder && !named.has(holder)) {
+        named.add(holder);
         const { whose, how } = holderHint(holder, scope);
         problems.push(problem('adoption_required', `${claimKey.key} is held by the live ${holder.descriptor.title} ${holder.id}, ${whose}; ${how}, or change the manifest`, d.doc.locate([...d.specPath, ...claimKey.path])));
         reported.add(d);

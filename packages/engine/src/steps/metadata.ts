@@ -16,8 +16,10 @@ export type MetadataFor = (d: DesiredObject) => string | undefined;
 
 /**
  * `metadataFor(d)`: undefined for kinds without metadata. The marker records the spec hash,
- * for parents the hash of their declared children, and `prevent_destroy` when the manifest
- * says so (left out rather than exceeding the 4096-byte limit).
+ * for parents the hash of their declared children, `prevent_destroy` when the manifest says
+ * so (left out rather than exceeding the 4096-byte limit), and the manifest path the object is
+ * applied from (prune-scope.ts). An object read from standard input has no path: its marker
+ * keeps the path the live marker records, if any (where its manifest file last was).
  */
 export function metadataWriter(matching: Matching, stack: string): MetadataFor {
   const tokens = referenceTokens(matching);
@@ -29,13 +31,24 @@ export function metadataWriter(matching: Matching, stack: string): MetadataFor {
     if (keys) keys.push(key);
     else childKeys.set(d.parent, [key]);
   }
+  const livePaths = new Map<string, string>(); // desired address -> path its live marker records
+  for (const { desired, live } of matching.pairs) if (live.marker?.stack === stack && live.marker.path !== undefined) livePaths.set(desired.address, live.marker.path);
   return (d) => {
     if (!d.descriptor.metadata) return undefined;
     const marker: Marker = { stack, name: d.markerName, hash: desiredHash(d, tokens) };
+    const path = d.manifestPath ?? livePaths.get(d.address);
+    if (path !== undefined) marker.path = path;
     if (childrenOf(d.descriptor.kind).length > 0) marker.children = childrenHash(childKeys.get(d.address) ?? []);
     if (d.preventDestroy) marker.preventDestroy = true;
     const user = d.normal.metadata as string | undefined;
     const full = composeMetadata(user, marker);
-    return Buffer.byteLength(full, 'utf8') <= METADATA_MAX_BYTES ? full : composeMetadata(user, { ...marker, preventDestroy: false });
+    if (Buffer.byteLength(full, 'utf8') <= METADATA_MAX_BYTES) return full;
+    // A path kept from the live marker was not counted by validate: it goes first.
+    if (d.manifestPath === undefined && marker.path !== undefined) {
+      const { path: _kept, ...withoutPath } = marker;
+      const shorter = composeMetadata(user, withoutPath);
+      if (Buffer.byteLength(shorter, 'utf8') <= METADATA_MAX_BYTES) return shorter;
+    }
+    return composeMetadata(user, { ...marker, preventDestroy: false });
   };
 }

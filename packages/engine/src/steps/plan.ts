@@ -23,14 +23,16 @@ import { KINDS } from '../kinds/index.js';
 import type { KindDescriptor, Spec } from '../kinds/types.js';
 import type { DesiredObject } from '../desired.js';
 import type { LiveObject } from '../live.js';
-import { parseMarker, specHash } from '../marker.js';
+import { parseMarker, specHash, type Marker } from '../marker.js';
 import { PLAN_FORMAT_VERSION, type Change, type Plan, type UnmanagedObject } from '../plan-model.js';
 import type { Target } from '../ports.js';
 import { canonical, changedFields, fieldChanges, ignoreServerChosen, mask } from './diff.js';
 import { duplicateAddress, duplicateReason } from './duplicates.js';
+import { holdDuplicates } from './duplicate-holds.js';
 import type { Matching } from './match.js';
 import { metadataWriter } from './metadata.js';
 import { order } from './order.js';
+import { pruneScopeNote } from './prune-scope.js';
 import { takeOverReason } from './stacks.js';
 import { canonicalJson, collect } from './walk.js';
 
@@ -71,7 +73,10 @@ const referenced = (descriptor: KindDescriptor, normal: Spec): string[] =>
   descriptor.refs.flatMap((r) => collect(normal, r.pattern).map((f) => String(f.value)));
 
 export function plan(input: PlanInput): Plan {
-  const { matching, stack } = input;
+  const { stack } = input;
+  // Duplicates that an object this run does not change references are not deleted (duplicate-holds.ts).
+  const holds = holdDuplicates(input.matching, stack, input.prune === true);
+  const matching = holds.ids.size === 0 ? input.matching : { ...input.matching, duplicates: input.matching.duplicates.filter((d) => !holds.ids.has(d.live.id)) };
   const tokens = new Map<string, string>();
   for (const { desired, live } of matching.pairs) tokens.set(live.id, desired.address);
   /**
@@ -270,16 +275,19 @@ export function plan(input: PlanInput): Plan {
         label: o.marker ? `${o.marker.name} (stack ${o.marker.stack})` : o.descriptor.label(liveNormal(o)),
       }),
     ),
+    ...(holds.held.length > 0 ? { held_duplicates: holds.held } : {}),
     fingerprints,
     manifest_checksum: input.checksum,
     requests: input.requests,
+    ...pruneScopeNote(matching),
   };
 }
 
 /** Why a marker is refreshed, from what differs between the live marker and the one to write. */
-function markerReason(live: { name?: string; hash: string; children?: string; preventDestroy?: boolean } | undefined, want: { name?: string; hash: string; children?: string; preventDestroy?: boolean }): string {
+function markerReason(live: Marker | undefined, want: Marker): string {
   const what: string[] = [];
   if (live?.name !== undefined && live.name !== want.name) what.push(`records the manifest name "${want.name}" (renamed from "${live.name}")`);
+  if (live?.path !== want.path) what.push(want.path === undefined ? 'records no manifest path (read from standard input)' : `records the manifest path ${want.path}`);
   if (Boolean(live?.preventDestroy) !== Boolean(want.preventDestroy)) what.push(`records lifecycle.prevent_destroy: ${Boolean(want.preventDestroy)}`);
   if (live?.children !== want.children) what.push('records the children the manifest declares');
   if (live?.hash !== want.hash) what.push('records the hash of the spec as applied');

@@ -16,6 +16,7 @@ import { renderMarkdown } from '../render/markdown.js';
 import { renderHtml } from '../render/html.js';
 import { renderText } from '../render/text.js';
 import { renderDriftMarkdown, renderDriftText } from '../drift/render.js';
+import { renderDriftHtml } from '../drift/html.js';
 import { checkTargetsMatched, parseTargets, TargetError } from './targets.js';
 
 const matches = (target: string, address: string) => parseTargets([target])[0]!.matches(address);
@@ -241,6 +242,7 @@ describe('targeted plans', () => {
     expect(one.targets).toEqual({ requested: ['Backend/web', 'IPPolicy/nope'], unmatched: ['IPPolicy/nope'] });
     expect(renderDriftText(one)).toContain('Warning: Targeted drift report (--target Backend/web, IPPolicy/nope)');
     expect(renderDriftMarkdown(one)).toContain('> **Warning:** --target IPPolicy/nope matched nothing');
+    expect(renderDriftHtml(one)).toContain('<strong>Warning:</strong> --target IPPolicy/nope matched nothing');
     const inSync = await detectDrift({ paths: [dir], env: {}, api, stack: 'default', targets: ['ReservedDomain/api'] });
     expect(inSync.drifted).toBe(false);
     expect(inSync.summary.in_sync).toBe(1);

@@ -188,11 +188,17 @@ export function targetPlan(plan: Plan, matching: Matching, patterns: readonly Ta
   for (const c of plan.changes) if (writes(c) && scope.covers(c.address)) keep(c);
   // A replace re-points the live objects that reference it (apply/graph.ts writes them with
   // their other changes): their changes come with it, so the plan shows every write.
-  const referrers = (replaced: Change): Change[] =>
-    matching.pairs
-      .filter((p) => p.desired.references.includes(replaced.address) && replaced.id !== null && liveReferences(p.live).has(replaced.id))
+  let referrersById: Map<string, Matching['pairs']> | undefined; // live id -> pairs whose live object references it, built once when needed
+  const referrers = (replaced: Change): Change[] => {
+    if (!referrersById) {
+      referrersById = new Map();
+      for (const p of matching.pairs) for (const id of liveReferences(p.live)) referrersById.set(id, [...(referrersById.get(id) ?? []), p]);
+    }
+    return (replaced.id === null ? [] : (referrersById.get(replaced.id) ?? []))
+      .filter((p) => p.desired.references.includes(replaced.address))
       .map((p) => byAddress.get(p.desired.address))
       .filter(writes);
+  };
   while (queue.length > 0) {
     const change = queue.pop()!;
     for (const address of change.dependsOn) {

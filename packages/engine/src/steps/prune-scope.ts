@@ -1,0 +1,82 @@
+/**
+ * Prune scope (issue 8, point 2): which owned objects that the manifests no longer declare a
+ * plan may delete. Reading a subset of the manifests must never destroy what the others
+ * declare (`apply manifests/ip-policies.yaml --prune` deleted every edge and backend), and
+ * gatehouse keeps no state file: so the ownership marker records the manifest path each object
+ * was applied from (`manifest-paths.ts`), and the scope is decided from it and the PATHs read.
+ *
+ * An owned object that the manifests do not declare is in scope (its delete is planned) when:
+ * 1. `--prune-all`: always: everything the stack owns that the manifests do not declare;
+ * 2. its marker records a path within one of the PATHs: that file for a file PATH, anything
+ *    under it for a directory PATH (environment overlay paths count as PATHs). A user who passes
+ *    the whole manifest directory prunes exactly as before;
+ * 3. its marker records no path (applied before paths were recorded, or from standard input):
+ *    only when a manifest found under a directory PATH declares an object of its kind. A file
+ *    PATH alone, or standard input alone, never prunes such an object;
+ * 4. children (rules, routes) follow their parent: in scope under a parent the manifests
+ *    declare (its manifest was read and lists its children), and with a parent being deleted;
+ *    out with a parent left outside; by their own marker otherwise.
+ * Everything else is left alone (`outside`), never shown as a delete: the plan says how many
+ * there are and that `--prune-all` considers them. Duplicates (`duplicates.ts`) are not
+ * pruning and are not scoped. The destruction rail still counts `outside` as owned.
+ */
+import type { DesiredObject } from '../desired.js';
+import type { LiveObject } from '../live.js';
+import type { ManifestPaths } from './manifest-paths.js';
+import { withinEntry } from './manifest-paths.js';
+import type { Matching } from './match.js';
+import type { PruneScopeSummary } from '../plan-model.js';
+
+export interface PruneScope {
+  /** `--prune-all`: the scope is everything the stack owns. */
+  all: boolean;
+  /** The PATHs as the markers record paths (directories end with `/`, the root is `./`). */
+  paths: string[];
+  /** Standard input was read: its objects record no path and widen no scope. */
+  stdin: boolean;
+  /** Owned objects the manifests do not declare, outside the scope: never deleted by this plan. */
+  outside: LiveObject[];
+}
+
+/** The matching with its deletes limited to the scope (the rest moved to `pruneScope.outside`). */
+export function limitPrune(matching: Matching, where: ManifestPaths, desired: readonly DesiredObject[], all: boolean): Matching {
+  const paths = where.entries.map((e) => (e.directory ? (e.path === '' ? './' : `${e.path}/`) : e.path));
+  const scope: PruneScope = { all, paths, stdin: where.stdin, outside: [] };
+  if (all || matching.deletes.length === 0) return { ...matching, pruneScope: scope };
+
+  const inPaths = (recorded: string) => where.entries.some((e) => withinEntry(e, recorded));
+  const kindsUnderDirectories = new Set<string>();
+  for (const d of desired) {
+    if (!d.parent && d.manifestPath !== undefined && where.entries.some((e) => e.directory && withinEntry(e, d.manifestPath!))) kindsUnderDirectories.add(d.descriptor.kind);
+  }
+  const declared = new Set(matching.pairs.map((p) => p.live.id));
+  const deleting = new Set(matching.deletes.map((o) => o.id));
+  const kept = new Set<string>(); // ids of deletes in scope
+  const ownScope = (o: LiveObject) => (o.marker?.path !== undefined ? inPaths(o.marker.path) : kindsUnderDirectories.has(o.descriptor.kind));
+  // match lists parents before their children, so a parent's verdict is known first.
+  for (const o of matching.deletes) {
+    const parent = o.parentId;
+    const inScope = parent !== undefined && declared.has(parent) ? true : parent !== undefined && deleting.has(parent) ? kept.has(parent) : ownScope(o);
+    if (inScope) kept.add(o.id);
+    else scope.outside.push(o);
+  }
+  return { ...matching, deletes: matching.deletes.filter((o) => kept.has(o.id)), pruneScope: scope };
+}
+
+/** The plan's `prune_scope` (plan-model.ts): present with `--prune-all` or when something was left outside. */
+export function pruneScopeNote(matching: Matching): { prune_scope?: PruneScopeSummary } {
+  const scope = matching.pruneScope;
+  if (!scope || (!scope.all && scope.outside.length === 0)) return {};
+  const kinds: Record<string, number> = {};
+  for (const o of scope.outside) kinds[o.descriptor.kind] = (kinds[o.descriptor.kind] ?? 0) + 1;
+  return {
+    prune_scope: {
+      mode: scope.all ? 'all' : 'paths',
+      paths: scope.paths,
+      outside: scope.outside.length,
+      outside_kinds: kinds,
+      outside_without_path: scope.outside.filter((o) => o.marker?.path === undefined).length,
+      ...(scope.stdin ? { stdin: true } : {}),
+    },
+  };
+}
