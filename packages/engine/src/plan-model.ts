@@ -5,6 +5,7 @@
  * not a payload. Apply recomputes the desired objects from the manifests (whose checksum the
  * plan records) and refuses changes whose live object no longer has the recorded fingerprint.
  */
+import type { HeldDuplicate } from './steps/duplicate-holds.js';
 import type { PolicyResult } from './policy/model.js';
 import type { LockInfo } from './lock/lock.js';
 import type { SourceLocation } from './source.js';
@@ -111,6 +112,11 @@ export interface Plan {
   summary: PlanSummary;
   /** In an order that respects `dependsOn` (parents first for creates, children first for deletes). */
   changes: Change[];
+  /**
+   * Duplicates that are not deleted because an object of another stack, or one gatehouse does
+   * not manage, references them (steps/duplicate-holds.ts): what references each, what to do.
+   */
+  held_duplicates?: HeldDuplicate[];
   unmanaged: UnmanagedObject[];
   /** Fingerprint of each live object a change affects, as read: id -> sha256 of its content. */
   fingerprints: Record<string, string>;

@@ -39,6 +39,7 @@ export function formatSummary(result: ApplyResult): string[] {
   if (summary.not_pruned > 0) {
     lines.push(`${summary.not_pruned} delete${summary.not_pruned === 1 ? ' was' : 's were'} not done (pass --prune to delete): ${result.not_pruned.map((d) => sanitize(d.address)).join(', ')}`);
   }
+  for (const held of result.held_duplicates ?? []) lines.push(`Duplicate not deleted: ${sanitize(held.message)}.`);
   if (summary.already_done > 0) lines.push(`${summary.already_done} change${summary.already_done === 1 ? '' : 's'} of the saved plan ${summary.already_done === 1 ? 'was' : 'were'} already done (the object matches the planned result); skipped.`);
   if (result.targets) lines.push(`Targeted apply (--target ${result.targets.requested.map((t) => sanitize(t)).join(', ')}): nothing else was applied; run gatehouse plan to see what else differs from the manifests.`);
   if (summary.not_in_plan > 0) lines.push(`${summary.not_in_plan} change${summary.not_in_plan === 1 ? '' : 's'} found now that the saved plan did not list ${summary.not_in_plan === 1 ? 'was' : 'were'} left alone; plan again to review them.`);

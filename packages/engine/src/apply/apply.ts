@@ -110,6 +110,7 @@ export async function executeApply(prepared: PreparedApply, api: LiveApi, option
     not_pruned: notPruned,
     summary: summarize(results, notPruned.length, prepared.notInPlan.length, prepared.alreadyDone.length),
     duration_ms: Math.round(performance.now() - began),
+    ...(prepared.plan.held_duplicates ? { held_duplicates: prepared.plan.held_duplicates } : {}),
     ...(prepared.plan.targets ? { targets: prepared.plan.targets } : {}),
   };
 }

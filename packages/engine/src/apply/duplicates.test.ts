@@ -11,6 +11,9 @@ import { computePlan } from '../engine.js';
 import { detectDrift } from '../drift/detect.js';
 import type { ApiObject } from '../ports.js';
 import { applyPlan } from './apply.js';
+import { composeMetadata } from '../marker.js';
+import { renderJson, renderKindSummary, renderMarkdown, renderText } from '../render/index.js';
+import { renderDriftText } from '../drift/index.js';
 import { MemoryLiveApi } from './memory-api.js';
 
 const dirs: string[] = [];
@@ -125,6 +128,62 @@ describe('duplicates', () => {
     expect(result.summary.not_pruned).toBe(0);
     expect(api.objects('/backends/tunnel_group')).toEqual([]);
     expect(api.objects('/backends/failover')[0]!.backends).toEqual([replacement!.id]);
+    expect((await plan(api, dir)).changes).toEqual([]);
+  });
+
+  it('a duplicate that another stack\'s or an unmanaged object references is not deleted: plan, apply and drift say what references it and what to do', async () => {
+    const api = new MemoryLiveApi();
+    const dir = manifests(MANIFESTS);
+    expect((await apply(api, dir)).ok).toBe(true);
+    const [office] = api.objects('/ip_policies');
+    const [rule] = api.objects('/ip_policy_rules');
+    const [web] = api.objects('/backends/tunnel_group');
+    const officeCopy = copy(api, '/ip_policies', office!, 'ipp_900');
+    copy(api, '/ip_policy_rules', rule!, 'ipr_901', { ip_policy: { id: 'ipp_900' } });
+    const webCopy = copy(api, '/backends/tunnel_group', web!, 'bkdtg_902');
+    // This stack's restriction uses the copy (re-pointed as before); another stack's restriction
+    // and a failover backend nobody manages use the copies too.
+    api.objects('/ip_restrictions')[0]!.ip_policies = [{ id: officeCopy.id }];
+    api.collections.get('/ip_restrictions')!.push({ id: 'ipx_950', type: 'api', enforced: false, ip_policies: [{ id: officeCopy.id }], metadata: composeMetadata(undefined, { stack: 'payments', name: 'api', hash: '0'.repeat(16) }) });
+    api.collections.get('/backends/failover')!.push({ id: 'bkdfo_951', backends: [webCopy.id], description: 'made by hand' });
+
+    const shown = await plan(api, dir);
+    // Neither copy, nor the copy's rule, is deleted; this stack's restriction is still re-pointed.
+    expect(shown.changes.filter((c) => c.action === 'delete')).toEqual([]);
+    expect(shown.changes.find((c) => c.address === 'IPRestriction/dashboard')!.action).toBe('update');
+    expect(shown.held_duplicates).toEqual([
+      expect.objectContaining({ address: 'Backend/web#bkdtg_902', id: 'bkdtg_902', keep: web!.id, referenced_by: [{ kind: 'Backend', id: 'bkdfo_951', owner: 'not managed by gatehouse' }] }),
+      expect.objectContaining({ address: 'IPPolicy/office#ipp_900', id: 'ipp_900', keep: office!.id, referenced_by: [{ kind: 'IPRestriction', id: 'ipx_950', owner: 'stack "payments"' }] }),
+    ]);
+    const sentence = `IPPolicy ipp_900 duplicates ${office!.id} (same stack and address), but is not deleted: IPRestriction ipx_950 (stack "payments") references it, and gatehouse does not change it here. Re-point it to ${office!.id}, then run apply again: it deletes the duplicate then`;
+    expect(shown.held_duplicates![1]!.message).toBe(sentence);
+    for (const rendered of [renderText(shown), renderKindSummary(shown), renderMarkdown(shown)]) {
+      expect(rendered).toContain('Duplicate not deleted: IPPolicy ipp_900 duplicates');
+      expect(rendered).toContain('Backend bkdfo_951 (not managed by gatehouse)');
+    }
+    expect(JSON.parse(renderJson(shown)).held_duplicates).toHaveLength(2);
+    const drift = await detectDrift({ api, stack: 'default', paths: [dir], env: {} });
+    expect(drift.summary.duplicate).toBe(2);
+    expect(drift.objects.find((o) => o.id === 'ipp_900')).toMatchObject({ drift: 'duplicate', message: sentence });
+    expect(renderDriftText(drift)).toContain('IPRestriction ipx_950 (stack "payments") references it');
+
+    // Apply changes this stack's objects and leaves the copies (and what uses them) alone.
+    const result = await apply(api, dir, true);
+    expect(result.ok).toBe(true);
+    expect(api.objects('/ip_policies').map((o) => o.id)).toEqual([office!.id, 'ipp_900']);
+    expect(api.objects('/ip_policy_rules').map((o) => o.id)).toEqual([rule!.id, 'ipr_901']);
+    expect(api.objects('/backends/tunnel_group').map((o) => o.id)).toEqual([web!.id, 'bkdtg_902']);
+    expect(api.objects('/ip_restrictions')[0]!.ip_policies).toEqual([{ id: office!.id }]);
+    expect(api.log.filter((r) => r.path.includes('ipx_950') || r.path.includes('bkdfo_951'))).toEqual([]);
+
+    // Once they are re-pointed (by their owners), the next apply deletes the copies.
+    api.objects('/ip_restrictions').find((r) => r.id === 'ipx_950')!.ip_policies = [{ id: office!.id }];
+    api.objects('/backends/failover').find((b) => b.id === 'bkdfo_951')!.backends = [web!.id];
+    expect((await plan(api, dir)).held_duplicates).toBeUndefined();
+    expect((await apply(api, dir)).ok).toBe(true);
+    expect(api.objects('/ip_policies').map((o) => o.id)).toEqual([office!.id]);
+    expect(api.objects('/ip_policy_rules').map((o) => o.id)).toEqual([rule!.id]);
+    expect(api.objects('/backends/tunnel_group').map((o) => o.id)).toEqual([web!.id]);
     expect((await plan(api, dir)).changes).toEqual([]);
   });
 });

@@ -3,6 +3,7 @@
  * it returns, per change and in summary. The CLI prints these; `--format json` prints the
  * result as it is (snake_case keys, like the plan's JSON).
  */
+import type { HeldDuplicate } from '../steps/duplicate-holds.js';
 import type { Action, PlanTargets } from '../plan-model.js';
 
 /** The central table of apply's refusal and step-failure codes: code -> what it means. */
@@ -88,6 +89,8 @@ export interface ApplyResult {
   not_pruned: { address: string; kind: string; name: string; id: string | null }[];
   summary: ApplySummary;
   duration_ms: number;
+  /** Duplicates left in place: objects gatehouse does not change reference them (steps/duplicate-holds.ts). */
+  held_duplicates?: HeldDuplicate[];
   /** The targets of a targeted apply (`--target`, or a saved targeted plan); absent otherwise. */
   targets?: PlanTargets;
 }

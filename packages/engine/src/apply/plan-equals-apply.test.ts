@@ -2,7 +2,8 @@
  * Plan = apply, as a property (issue 8, part 4), over generated scenarios in-process against
  * the in-memory API: a live state left by an earlier apply (possibly of another stack), then
  * changed outside gatehouse; manifests that differ from it in any way the generator knows;
- * `--prune` on or off. For each:
+ * `--prune` on or off, or `--prune-all`; the manifests' file moved or not, planned by their
+ * directory or by the file alone (the prune scope: markers record the manifest path). For each:
  *
  * - the changes apply runs are exactly the plan's changes (address and action), minus the
  *   deletes the plan marks as needing `--prune`; every write apply makes belongs to one of
@@ -113,10 +114,16 @@ const scenarioArb = fc.record({
   force: fc.boolean(),
 });
 
+/**
+ * The prune scope (steps/prune-scope.ts): `--prune-all`; the manifests' file moved; planned by
+ * the file alone; a marker written before paths were recorded (outside gatehouse's second apply).
+ */
+const scopeArb = fc.record({ pruneAll: fc.integer({ min: 0, max: 9 }).map((n) => n < 2), moved: fc.boolean(), byFile: fc.boolean(), dropPath: fc.boolean() });
+
 /** Returns the id of the policy made by hand, if any. */
 async function changeOutside(
   api: MemoryLiveApi,
-  outside: Record<'editDescription' | 'dropMarker' | 'staleHash' | 'deleteRule' | 'unmanagedPolicy', boolean> & { bots: string },
+  outside: Record<'editDescription' | 'dropMarker' | 'staleHash' | 'deleteRule' | 'unmanagedPolicy', boolean> & { bots: string; dropPath?: boolean },
 ): Promise<string | undefined> {
   const registry = api.objects('/ip_policies').filter((p) => isRegistryObject('IPPolicy', p));
   const bots = api.objects('/bot_users');
@@ -133,6 +140,12 @@ async function changeOutside(
     if (marker) rules[0].metadata = composeMetadata(user, { ...marker, hash: '0000000000000000' });
   }
   if (outside.deleteRule && rules[1]) rules.splice(1, 1);
+  const last = policies.at(-1);
+  const lastMarker = last && parseMarker(last.metadata);
+  if (outside.dropPath && last && lastMarker?.marker) {
+    const { path: _recorded, ...old } = lastMarker.marker;
+    last.metadata = composeMetadata(lastMarker.user, old);
+  }
   if (outside.unmanagedPolicy) return String((await api.create('/ip_policies', { description: 'made by hand' })).id);
   return undefined;
 }
@@ -142,21 +155,28 @@ const key = (c: { address: string; action: string }) => `${c.action} ${c.address
 describe('plan = apply (property)', () => {
   it('over 200 generated scenarios, apply writes exactly what the plan shows', { timeout: 120_000 }, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'gatehouse-plan-apply-'));
-    const file = join(dir, 'main.yaml');
-    const stats = { scenarios: 0, noChanges: 0, problems: 0, refused: 0, applied: 0, markerRefreshes: 0, repoints: 0, adoptions: 0, moves: 0, notPruned: 0, registryWrites: 0, botRenames: 0 };
+    const stats = { scenarios: 0, noChanges: 0, problems: 0, refused: 0, applied: 0, markerRefreshes: 0, repoints: 0, adoptions: 0, moves: 0, notPruned: 0, pathRefreshes: 0, outOfScope: 0, registryWrites: 0, botRenames: 0 };
     try {
       await fc.assert(
-        fc.asyncProperty(scenarioArb, async ({ before, beforeStack, outside, after: changed, unchangedManifests, adopt, move, prune, force }) => {
+        fc.asyncProperty(scenarioArb, scopeArb, async ({ before, beforeStack, outside, after: changed, unchangedManifests, adopt, move, prune: pruneFlag, force }, scope) => {
           const after = unchangedManifests ? before : changed;
           stats.scenarios += 1;
           const api = new MemoryLiveApi();
           const moving = move && beforeStack === 'other' ? { fromStack: 'other' } : {};
-          const run = (stack: string, options: { prune: boolean; force: boolean; fromStack?: string }) =>
-            applyPlan({ api, stack, paths: [dir], env: {}, delay: async () => {}, ...options });
+          let file = join(dir, 'main.yaml');
+          rmSync(join(dir, 'moved.yaml'), { force: true });
+          const paths = () => [scope.byFile ? file : dir];
+          const prune = { prune: pruneFlag, pruneAll: scope.pruneAll };
+          const run = (stack: string, options: { prune: boolean; pruneAll?: boolean; force: boolean; fromStack?: string }) =>
+            applyPlan({ api, stack, paths: paths(), env: {}, delay: async () => {}, ...options });
 
           writeFileSync(file, yaml(before));
           await run(beforeStack, { prune: true, force: true });
-          const byHand = await changeOutside(api, outside);
+          if (scope.moved) {
+            rmSync(file);
+            file = join(dir, 'moved.yaml');
+          }
+          const byHand = await changeOutside(api, { ...outside, dropPath: scope.dropPath });
           // Adopting the policy made by hand, under a manifest name of its own.
           const adoption = adopt && byHand ? `---\nkind: IPPolicy\nname: legacy\nadopt: ${byHand}\nspec: {description: legacy}\n` : '';
           writeFileSync(file, yaml(after) + adoption);
@@ -164,11 +184,11 @@ describe('plan = apply (property)', () => {
 
           let plan;
           try {
-            plan = await computePlan({ paths: [dir], env: {}, api, stack: 'default', prune, ...moving });
+            plan = await computePlan({ paths: paths(), env: {}, api, stack: 'default', ...prune, ...moving });
           } catch (error) {
             if (!(error instanceof ManifestProblems)) throw error;
             stats.problems += 1;
-            await expect(run('default', { prune, force, ...moving })).rejects.toBeInstanceOf(ManifestProblems);
+            await expect(run('default', { ...prune, force, ...moving })).rejects.toBeInstanceOf(ManifestProblems);
             expect(api.log).toEqual([]);
             return;
           }
@@ -185,11 +205,13 @@ describe('plan = apply (property)', () => {
           stats.adoptions += runnable.filter((c) => c.reason?.startsWith('adopted') || c.reason?.startsWith('moved from stack')).length;
           stats.moves += runnable.filter((c) => c.reason?.startsWith('moved from stack')).length;
           stats.notPruned += plan.changes.length - runnable.length;
-          expect(plan.changes.filter((c) => c.needsPrune).every((c) => c.action === 'delete' && !prune)).toBe(true);
+          stats.pathRefreshes += runnable.filter((c) => c.reason?.includes('records the manifest path')).length;
+          stats.outOfScope += plan.prune_scope?.outside ?? 0;
+          expect(plan.changes.filter((c) => c.needsPrune).every((c) => c.action === 'delete' && !prune.prune && !prune.pruneAll)).toBe(true);
 
           let result;
           try {
-            result = await run('default', { prune, force, ...moving });
+            result = await run('default', { ...prune, force, ...moving });
           } catch (error) {
             if (!(error instanceof ApplyRefused)) throw error;
             stats.refused += 1;
@@ -206,7 +228,7 @@ describe('plan = apply (property)', () => {
           expect(result.steps.every((s) => s.requests >= 1), JSON.stringify(result.steps.filter((s) => s.requests < 1))).toBe(true);
           expect(api.log.length).toBe(result.steps.reduce((n, s) => n + s.requests, 0));
 
-          const next = await computePlan({ paths: [dir], env: {}, api, stack: 'default', prune, ...moving });
+          const next = await computePlan({ paths: paths(), env: {}, api, stack: 'default', ...prune, ...moving });
           expect(next.changes.filter((c) => !c.needsPrune).map(key)).toEqual([]);
         }),
         { numRuns: 200, seed: Number(process.env.GATEHOUSE_PROPERTY_SEED ?? 20261123) },

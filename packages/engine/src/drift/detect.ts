@@ -77,6 +77,10 @@ export function classifyDrift(input: DriftInput): DriftReport {
     }
     objects.push(toDrifted(change, verdict));
   }
+  // A duplicate that objects gatehouse does not change reference: drift until they are re-pointed.
+  for (const held of planned.held_duplicates ?? []) {
+    objects.push({ address: held.address, kind: held.kind, name: held.address.slice(held.kind.length + 1), id: held.id, drift: 'duplicate', action: 'delete', message: held.message, fields: [] });
+  }
   const rank = (o: DriftedObject) => DRIFT_KINDS.indexOf(o.drift);
   objects.sort((a, b) => rank(a) - rank(b));
 

@@ -4,6 +4,7 @@
  * fields (a long or multi-line value as a line diff), what it waits for, where it is declared,
  * and the dependency graph as SVG. Secrets arrive masked, as in every format.
  */
+import { heldDuplicateSentences } from './held-duplicates.js';
 import type { Change, Plan } from '../plan-model.js';
 import type { PolicyResult } from '../policy/model.js';
 import { formatLocation } from '../source.js';
@@ -32,6 +33,7 @@ export function renderHtml(plan: Plan): string {
     `<h1>gatehouse plan</h1>`,
     `<p class="meta">Target <code>${html(describeTarget(plan))}</code>, stack <code>${html(plan.stack)}</code>, live state read ${html(plan.created_at)} with ${plan.requests} API request${plan.requests === 1 ? '' : 's'}.</p>`,
     ...targetParagraphs(plan),
+    ...heldDuplicateSentences(plan).map((sentence) => `<p class="targets"><strong>Warning:</strong> ${html(sentence)}</p>`),
     `<div class="cards" id="summary">${cards.join('')}</div>`,
     `<p><strong>Plan:</strong> ${html(summaryLine(plan.summary))}</p>`,
     pruneScopeSentence(plan) ? `<p class="muted" id="prune-scope">${html(pruneScopeSentence(plan))}</p>` : '',

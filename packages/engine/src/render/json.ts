@@ -51,6 +51,7 @@ export function toJsonPlan(plan: Plan): JsonPlan {
       ...(c.needsPrune ? { needs_prune: true } : {}),
       ...(c.duplicate !== undefined ? { duplicate: c.duplicate } : {}),
     })),
+    ...(plan.held_duplicates !== undefined ? { held_duplicates: plan.held_duplicates } : {}),
     unmanaged: plan.unmanaged,
     fingerprints: plan.fingerprints,
     manifest_checksum: plan.manifest_checksum,

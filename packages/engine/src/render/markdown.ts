@@ -9,6 +9,7 @@
 import type { Change, Plan } from '../plan-model.js';
 import { diffMarker, isLongValueChange, longValueDiff, type DiffLine } from './line-diff.js';
 import { policyMarkdown } from './policy.js';
+import { heldDuplicateSentences } from './held-duplicates.js';
 import { pruneScopeSentence } from './prune-scope.js';
 import { describeLock } from '../lock/lock.js';
 import { sanitize } from './sanitize.js';
@@ -43,7 +44,10 @@ export function renderMarkdown(plan: Plan, options: MarkdownOptions = {}): strin
     `| unchanged | ${plan.summary.unchanged} |`,
     '',
   ].join('\n');
-  const lockNote = (plan.lock ? `> **Locked:** ${escape(describeLock(plan.lock))}; an apply is probably running, so this plan may be outdated when it ends.\n\n` : '') + targetMarkdown(plan);
+  const lockNote =
+    (plan.lock ? `> **Locked:** ${escape(describeLock(plan.lock))}; an apply is probably running, so this plan may be outdated when it ends.\n\n` : '') +
+    targetMarkdown(plan) +
+    heldDuplicateSentences(plan).map((sentence) => `> **Warning:** ${escape(sentence)}\n\n`).join('');
   // Policy results come first, where a reviewer looks, and are never cut with the changes.
   const noChanges = lockNote + policyMarkdown(plan.policy_results, Math.floor(maxLength / 4)) + (countChanges(plan.summary) === 0 ? '**No changes.** The live objects match the manifests.\n\n' : '');
   const tail = [

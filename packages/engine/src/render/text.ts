@@ -13,6 +13,7 @@ import { pruneScopeSentence } from './prune-scope.js';
 import { describeLock } from '../lock/lock.js';
 import { sanitize } from './sanitize.js';
 import { targetLines } from './targets.js';
+import { heldDuplicateSentences } from './held-duplicates.js';
 import { plainStyle, type Style } from './style.js';
 import { SYMBOLS, countChanges, describeTarget, flatten, formatValue, summaryLine } from './values.js';
 
@@ -30,6 +31,7 @@ export function renderText(plan: Plan, options: TextOptions = {}): string {
   } else {
     for (const change of plan.changes) lines.push(...renderChange(change, style), '');
   }
+  lines.push(...heldDuplicateText(plan, style));
   if (plan.unmanaged.length > 0) {
     if (lines.at(-1) !== '') lines.push('');
     lines.push(style.dim(`Unmanaged objects (not declared, not owned by stack "${sanitize(plan.stack)}"; never touched):`));
@@ -43,6 +45,11 @@ export function renderText(plan: Plan, options: TextOptions = {}): string {
   if (countChanges(plan.summary) > 0) lines.push(style.bold(`Plan: ${summaryLine(plan.summary)}`));
   lines.push(style.dim(`Live state read with ${plan.requests} API request${plan.requests === 1 ? '' : 's'}.`));
   return `${lines.join('\n')}\n`;
+}
+
+/** Duplicates that are not deleted (render/held-duplicates.ts), each a warning followed by a blank line. */
+export function heldDuplicateText(plan: Pick<Plan, 'held_duplicates'>, style: Style): string[] {
+  return heldDuplicateSentences(plan).flatMap((sentence) => [style.update(`Warning: ${sanitize(sentence)}`), '']);
 }
 
 /** The warning that a plan is targeted, and its notes (render/targets.ts), each followed by a blank line. */

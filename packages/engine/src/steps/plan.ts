@@ -30,6 +30,7 @@ import type { Target } from '../ports.js';
 import { registryChange } from '../bot-registry/registry.js';
 import { canonical, changedFields, fieldChanges, ignoreServerChosen, mask } from './diff.js';
 import { duplicateAddress, duplicateReason } from './duplicates.js';
+import { holdDuplicates } from './duplicate-holds.js';
 import type { Matching } from './match.js';
 import { metadataWriter } from './metadata.js';
 import { order } from './order.js';
@@ -74,7 +75,10 @@ const referenced = (descriptor: KindDescriptor, normal: Spec): string[] =>
   descriptor.refs.flatMap((r) => collect(normal, r.pattern).map((f) => String(f.value)));
 
 export function plan(input: PlanInput): Plan {
-  const { matching, stack } = input;
+  const { stack } = input;
+  // Duplicates that an object this run does not change references are not deleted (duplicate-holds.ts).
+  const holds = holdDuplicates(input.matching, stack, input.prune === true);
+  const matching = holds.ids.size === 0 ? input.matching : { ...input.matching, duplicates: input.matching.duplicates.filter((d) => !holds.ids.has(d.live.id)) };
   const tokens = new Map<string, string>();
   for (const { desired, live } of matching.pairs) tokens.set(live.id, desired.address);
   /**
@@ -281,6 +285,7 @@ export function plan(input: PlanInput): Plan {
         label: o.marker ? `${o.marker.name} (stack ${o.marker.stack})` : o.descriptor.label(liveNormal(o)),
       }),
     ),
+    ...(holds.held.length > 0 ? { held_duplicates: holds.held } : {}),
     fingerprints,
     manifest_checksum: input.checksum,
     requests: input.requests,

@@ -11,6 +11,7 @@ import { applyPlan } from '../apply/apply.js';
 import { MemoryLiveApi } from '../apply/memory-api.js';
 import { computePlan } from '../engine.js';
 import { parseMarker } from '../marker.js';
+import { LiveApiError } from '../ports.js';
 import { ManifestProblems, type Problem } from '../problems.js';
 
 const dirs: string[] = [];
@@ -163,6 +164,28 @@ describe('moving objects between stacks', () => {
     // (The restriction's reference is now written as an id: its recorded hash is refreshed.)
     expect(old.changes.map((c) => [c.address, c.cause])).toEqual([['IPRestriction/dashboard', 'marker']]);
     expect(old.unmanaged).toContainEqual({ kind: 'IPPolicy', id: policy.id, label: 'office (stack platform)' });
+  });
+
+  it('a move cut short is finished by the same command; until then the children left behind ask for --from-stack', async () => {
+    const api = new MemoryLiveApi();
+    const dir = manifests(SET);
+    await run(api, dir, 'default');
+    api.intercept = (request) => {
+      if (request.path.startsWith('/ip_policy_rules/')) throw new LiveApiError('400 refused', 400, 'invalid', false);
+      return undefined;
+    };
+    expect((await run(api, dir, 'platform', 'default')).ok).toBe(false);
+    api.intercept = undefined;
+    expect(stackOf(api, '/ip_policies')).toEqual(['platform']);
+    expect(stackOf(api, '/ip_policy_rules')).toEqual(['default', 'default']);
+    const problems = await problemsOf(plan(api, dir, 'platform'));
+    expect(problems.map((p) => [p.code, p.at?.line])).toEqual([
+      ['owned_by_other_stack', 6],
+      ['owned_by_other_stack', 7],
+    ]);
+    expect((await run(api, dir, 'platform', 'default')).ok).toBe(true);
+    expect(stackOf(api, '/ip_policy_rules')).toEqual(['platform', 'platform']);
+    expect((await plan(api, dir, 'platform')).changes).toEqual([]);
   });
 
   it('renames a whole stack with --from-stack alone; both stacks replan as expected', async () => {

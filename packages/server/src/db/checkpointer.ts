@@ -5,8 +5,16 @@
  * pages, i.e. on the event loop, two fsyncs long, every few dozen group commits under load
  * (the latency spikes of the POST bench). Here the server's connection has
  * `wal_autocheckpoint = 0` and a worker thread, with a connection of its own to the same
- * file, runs `PRAGMA wal_checkpoint(PASSIVE)` after every `every` group commits, while the
- * event loop goes on. A PASSIVE checkpoint never waits for, nor blocks, the writer or readers.
+ * file, runs `PRAGMA wal_checkpoint(PASSIVE)` every `every` group commits while the event
+ * loop goes on parsing, reading and answering.
+ *
+ * Two passes. The WAL starts over only when a write begins while every frame is in the
+ * database file; under steady load a group commits during any checkpoint, so a checkpoint
+ * that runs alongside the writes never lets it start over, and the WAL would grow without
+ * bound. So the first pass copies the bulk alongside the writes; then the group commit holds
+ * its next flush (`holding`; the requests arriving meanwhile are parsed and validated and
+ * queue up) while a second pass copies the few frames committed during the first; then the
+ * next group writes the WAL from its start. Reads are never held.
  *
  * Why durability is unchanged: the checkpointing connection (synchronous = FULL) fsyncs the
  * WAL before it copies frames and fsyncs the database file before it records how far it got,
@@ -58,6 +66,10 @@ export interface CheckpointResult {
 export class Checkpointer {
   private worker: Worker | undefined;
   private running = false;
+  /** The second pass runs: the group commit must not commit until it ends. */
+  private held = false;
+  /** Called when a hold ends (the group commit flushes what queued meanwhile). */
+  onRelease: () => void = () => {};
   private closed = false;
   private failed = false;
   private commitsSince = 0;
@@ -72,6 +84,11 @@ export class Checkpointer {
     private readonly every: number = CHECKPOINT_EVERY,
   ) {
     db.pragma('wal_autocheckpoint = 0');
+  }
+
+  /** True while the group commit must hold its commits (the second pass runs). */
+  get holding(): boolean {
+    return this.held;
   }
 
   /** Called after each group commit: asks for a checkpoint every `every` of them. */
@@ -107,6 +124,12 @@ export class Checkpointer {
     const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { driver, path: resolve(this.db.name) } });
     worker.unref();
     worker.on('message', (result: CheckpointResult) => {
+      if (!this.held && !this.closed && result.busy === 0) {
+        // First pass done: hold the writes and copy what they added meanwhile.
+        this.held = true;
+        worker.postMessage('checkpoint');
+        return;
+      }
       this.stats.checkpoints++;
       this.stats.last = result;
       this.done();
@@ -117,7 +140,10 @@ export class Checkpointer {
 
   private done(): void {
     this.running = false;
+    const wasHeld = this.held;
+    this.held = false;
     for (const resolveIdle of this.idle.splice(0)) resolveIdle();
+    if (wasHeld) this.onRelease();
   }
 
   /** The worker failed: SQLite's automatic checkpoint takes over again (on the event loop). */

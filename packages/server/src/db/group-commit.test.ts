@@ -151,6 +151,28 @@ describe('WAL checkpoints (db/checkpointer.ts)', () => {
     }
   });
 
+  it('lets the WAL start over under steady concurrent writes (a short hold of the flush)', async () => {
+    const checkpointed = new GroupCommit(db, undefined, { checkpointEvery: 5 });
+    const walRestarts = () => readFileSync(join(dir, 'server.db-wal')).readUInt32BE(12);
+    await checkpointed.run(insert('first'));
+    const restartsBefore = walRestarts();
+    let stop = false;
+    let written = 0;
+    const writer = async (n: number) => {
+      for (let i = 0; !stop; i++) {
+        await checkpointed.run(insert(`w${n}-${i}`));
+        written++;
+      }
+    };
+    const writers = Array.from({ length: 4 }, (_, n) => writer(n));
+    await vi.waitFor(() => expect(checkpointed.checkpointer!.stats.checkpoints).toBeGreaterThanOrEqual(3), { timeout: 20_000 });
+    stop = true;
+    await Promise.all(writers);
+    expect(walRestarts()).toBeGreaterThanOrEqual(restartsBefore + 2);
+    expect(values()).toHaveLength(written + 1);
+    await checkpointed.close();
+  });
+
   it('falls back to the automatic checkpoint when the worker fails', async () => {
     const checkpointed = new GroupCommit(db, undefined, { checkpointEvery: 2 });
     await checkpointed.run(insert('before'));

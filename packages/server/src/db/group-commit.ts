@@ -29,7 +29,8 @@
  * the pages, so a retry could falsely succeed). An in-memory database has nothing to sync.
  *
  * Checkpoints. For a database file, the connection does not checkpoint the WAL inside a
- * COMMIT (two fsyncs on the event loop); a worker thread does, every few dozen groups
+ * COMMIT (two fsyncs on the event loop); a worker thread does, every few dozen groups, and
+ * holds the flush of the queue during its short second pass so that the WAL can start over
  * (db/checkpointer.ts, which says why that is as durable).
  *
  * `afterCommit` runs once per committed group (the render cache is cleared once per commit
@@ -82,6 +83,7 @@ export class GroupCommit {
   ) {
     this.walPath = db.memory ? undefined : `${resolve(db.name)}-wal`;
     this.checkpointer = db.memory ? undefined : new Checkpointer(db, options.checkpointEvery);
+    if (this.checkpointer) this.checkpointer.onRelease = () => this.schedule();
     this.sql = {
       begin: db.prepare('BEGIN IMMEDIATE'),
       commit: db.prepare('COMMIT'),
@@ -108,9 +110,9 @@ export class GroupCommit {
     });
   }
 
-  /** Flushes the queue in the next turn. */
+  /** Flushes the queue in the next turn (or when a checkpoint's hold ends). */
   private schedule(): void {
-    if (this.scheduled || this.queue.length === 0) return;
+    if (this.scheduled || this.queue.length === 0 || this.checkpointer?.holding) return;
     this.scheduled = true;
     setImmediate(() => this.flush());
   }
@@ -140,10 +142,11 @@ export class GroupCommit {
    * (before the database closes).
    */
   async close(): Promise<void> {
-    this.flush();
     this.closed = true;
-    await this.durable()?.catch(() => {});
+    // A checkpoint's hold ends first; nothing is committed during it.
     await this.checkpointer?.close();
+    this.flush();
+    await this.durable()?.catch(() => {});
     if (this.walFd !== undefined) closeSync(this.walFd);
     this.walFd = undefined;
   }
@@ -152,7 +155,7 @@ export class GroupCommit {
   flush(): void {
     this.scheduled = false;
     const jobs = this.queue;
-    if (jobs.length === 0) return;
+    if (jobs.length === 0 || this.checkpointer?.holding) return;
     this.queue = [];
     if (this.failure !== undefined) {
       for (const job of jobs) job.reject(this.failure);

@@ -1,0 +1,25 @@
+import { writeFileSync } from 'node:fs';
+const { generateManifests } = await import('/work/wt/j15/packages/cli/bench/validate-memory.mjs');
+const file = process.argv[2] ?? '/tmp/j15-10.yaml';
+const E = '/work/wt/j15/packages/engine/dist/';
+const { load } = await import(E + 'steps/load.js');
+const { interpolate } = await import(E + 'steps/interpolate.js');
+const { validate } = await import(E + 'steps/validate.js');
+const { resolve } = await import(E + 'steps/resolve.js');
+const { check } = await import(E + 'steps/check.js');
+const mb = (b) => (b / 1e6).toFixed(0);
+let peak = 0;
+
+const at = (label) => {  const m = process.memoryUsage(); console.log(label.padEnd(14), 'rss', mb(m.rss), 'heap', mb(m.heapUsed), 'ext', mb(m.external), 'maxRSS', mb(process.resourceUsage().maxRSS * 1024)); };
+at('start');
+const loaded = await load([file], { maxFileSize: 1e9 });
+at('load');
+const inter = interpolate(loaded.documents, process.env, {});
+at('interpolate');
+const v = validate(inter.documents);
+at('validate');
+const r = resolve(v.valid, v.declared);
+at('resolve');
+const c = check(r.desired, 'default');
+at('check');
+console.log(loaded.documents.length, r.desired.length, c.length);
