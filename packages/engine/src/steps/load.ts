@@ -174,13 +174,12 @@ function parseDocuments(file: string, text: string, documents: LoadedDocument[],
     return;
   }
   // Every position comes from what the one parse recorded (node-positions.ts): the file is
-  // never composed with `yaml`. js-yaml drops a leading byte order mark, `yaml` counts it.
+  // never composed with `yaml`.
   const { values, nodes } = fast;
   const lines = new LineIndex(text);
-  const bom = text.charCodeAt(0) === 0xfeff ? 1 : 0;
   values.forEach((value, index) => {
     if (value === null || value === undefined) return;
-    documents.push({ file, index, value, locate: fastLocator(file, lines, nodes, bom, index) });
+    documents.push({ file, index, value, locate: fastLocator(file, lines, nodes, index) });
   });
 }
 
@@ -191,8 +190,8 @@ type Locate = LoadedDocument['locate'];
 // whole file in memory for as long as its document lives.
 
 /** Positions of document `index` of a file read by the fast reader. */
-function fastLocator(file: string, lines: LineIndex, nodes: NodePositions, bom: number, index: number): Locate {
-  return (path, options) => ({ file, ...lines.position(bom + nodes.offset(index, path, options?.key)) });
+function fastLocator(file: string, lines: LineIndex, nodes: NodePositions, index: number): Locate {
+  return (path, options) => ({ file, ...lines.position(nodes.offset(index, path, options?.key)) });
 }
 
 /** `locate` of a piece of a file, moved down by the `lines` before the piece. */

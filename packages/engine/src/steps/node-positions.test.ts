@@ -36,6 +36,10 @@ const CORPUS = [
   'plain: multi\n  line\nquoted: "multi\n  line"\nafter: 1\n',
   'spec:\n  routes:\n    -\n      match: /\n    - # comment\n      match: /a\n',
   '\ufeffkind: BotUser\nname: bom\nspec: {active: true}\n',
+  // Read document by document: positions of the later documents after a byte order mark.
+  '\ufeff# first\nkind: BotUser\nname: bom\n---\nkind: Backend\nname: b\nspec:\n  labels: {a: b}\n---\n---\n  x: [1, 2]\n',
+  // An end marker: read as one piece.
+  'a: 1\n...\n---\nb:\n  c: 2\n',
   'a: 1\r\nb:\r\n  c: 2\r\n',
   'a: {x: 1,\n  y: [2,\n    3]}\n',
 ];
