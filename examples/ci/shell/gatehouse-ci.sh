@@ -61,6 +61,10 @@ case "$stage" in
       echo "no saved plan at $PLAN_FILE: carry it from the plan stage (never recompute it here)" >&2
       exit 1
     fi
+    # --prune runs the deletes the reviewed plan shows, and no other: the plan of "$MANIFESTS"
+    # (the whole manifest directory) lists the owned objects applied from under it that the
+    # manifests no longer declare; objects applied from elsewhere are outside its scope and only
+    # counted (README "Prune scope"). Give MANIFESTS one file and nothing else is ever deleted.
     gatehouse apply --plan "$PLAN_FILE" --yes --prune
     ;;
   drift)

@@ -5,26 +5,11 @@
  *
  *   node bare/list.mjs URL KEY /ip_policies:ip_policies /bot_users:bot_users ...
  */
-import { Agent, request } from 'undici';
+import { Agent } from 'undici';
+import { listAll } from './listing.mjs';
 
 const [url, key, ...collections] = process.argv.slice(2);
 const dispatcher = new Agent({ connections: 10 });
-const headers = { authorization: `Bearer ${key}`, 'service-version': '2' };
-let requests = 0;
-
-async function list(path, listKey) {
-  const items = [];
-  for (let next = `${url}${path}?limit=100`; next; ) {
-    requests++;
-    const res = await request(next, { headers, dispatcher });
-    if (res.statusCode !== 200) throw new Error(`${next}: ${res.statusCode}`);
-    const page = await res.body.json();
-    items.push(...page[listKey]);
-    next = page.next_page_uri;
-  }
-  return items;
-}
-
-await Promise.all(collections.map((c) => list(...c.split(':'))));
+const requests = await listAll(url, key, collections, dispatcher);
 await dispatcher.close();
 console.log(JSON.stringify({ requests }));

@@ -12,6 +12,7 @@ import {
   parsePlanJson,
   PlanFormatError,
   prepareApply,
+  readForApply,
   renderJsonDocument,
   renderKindSummary,
   renderText,
@@ -19,6 +20,7 @@ import {
   type ApplyResult,
   type Plan,
   type PreparedApply,
+  type PrepareOptions,
   WalkError,
 } from '@gatehouse/engine';
 import { canAsk, confirm, PromptCancelled } from '../apply/confirm.js';
@@ -110,6 +112,9 @@ export default class Apply extends Command {
       // The stack's lock, before live state is read: a plan read before another apply ended
       // would be applied stale (and create what that apply created).
       const moving = fromStackOption(flags['from-stack'] ?? saved?.from_stack, connection.stack);
+      const preparing = this.#prepareOptions(saved, run, { ...flags, ...moving, targets }, connection);
+      // The manifests are files: read while the lock is being taken (prepareApply awaits it).
+      preparing.read = readForApply(preparing);
       const lock = await acquireStackLocks(connection.api, connection.stack, moving.fromStack, {
         timeoutMs: flags['lock-timeout'],
         ...testLease(),
@@ -117,7 +122,7 @@ export default class Apply extends Command {
       });
       if (lock.recovered) this.logToStderr(`note: took over the lock of stack "${sanitize(connection.stack)}" left by ${sanitize(lock.recovered.holder ?? 'a process')}, which no longer runs on this machine`);
       try {
-        return await this.#locked(lock, saved, run, { ...flags, ...moving, targets }, connection, colour, info, json);
+        return await this.#locked(lock, preparing, flags, connection, colour, info, json);
       } finally {
         await lock.release().catch((error: unknown) => this.logToStderr(`warning: could not release the lock of stack "${sanitize(connection.stack)}": ${sanitize(String((error as Error).message ?? error))}; run gatehouse unlock --stack ${sanitize(connection.stack)}`));
       }
@@ -127,18 +132,14 @@ export default class Apply extends Command {
     if (!result.ok) this.exit(1);
   }
 
-  /** The apply itself, while this process holds the stack's lock. */
-  async #locked(
-    lock: HeldLock,
+  /** What `prepareApply` is given (and `readForApply`, which starts before the lock). */
+  #prepareOptions(
     saved: Plan | undefined,
     run: { paths: string[]; environment?: EnvironmentInput | undefined },
-    flags: { prune: boolean; 'prune-all': boolean; force: boolean; yes: boolean; 'show-plan': boolean; parallelism: number; 'max-file-size': number; fromStack?: string | undefined; targets: string[] | undefined },
+    flags: { prune: boolean; 'prune-all': boolean; force: boolean; 'max-file-size': number; fromStack?: string | undefined; targets: string[] | undefined },
     connection: Connection,
-    colour: boolean,
-    info: (text: string) => unknown,
-    json: boolean,
-  ): Promise<ApplyResult> {
-    const prepared = await prepareApply({
+  ): PrepareOptions {
+    return {
       api: connection.api,
       stack: connection.stack,
       paths: run.paths,
@@ -151,9 +152,22 @@ export default class Apply extends Command {
       ...(flags.targets ? { targets: flags.targets } : {}),
       fromStack: flags.fromStack,
       ...readingOptions(flags, (line) => this.logToStderr(line)),
-    });
+    };
+  }
+
+  /** The apply itself, while this process holds the stack's lock. */
+  async #locked(
+    lock: HeldLock,
+    preparing: PrepareOptions,
+    flags: { yes: boolean; 'show-plan': boolean; parallelism: number },
+    connection: Connection,
+    colour: boolean,
+    info: (text: string) => unknown,
+    json: boolean,
+  ): Promise<ApplyResult> {
+    const prepared = await prepareApply(preparing);
     // Every target unmatched: nothing to apply for a typo is a failure, not "0 done".
-    if (!saved) checkTargetsMatched([prepared.plan.targets]);
+    if (!preparing.saved) checkTargetsMatched([prepared.plan.targets]);
     if (json) for (const line of unmatchedWarnings(prepared.plan.targets)) this.logToStderr(line);
     // Asked to confirm, a person reads the whole plan first; with --yes nobody does, so a
     // line per kind unless --show-plan.

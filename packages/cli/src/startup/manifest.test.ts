@@ -1,8 +1,8 @@
-import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildFingerprint } from './manifest.js';
+import { buildFingerprint, ensureManifest, filesFingerprint, MANIFEST_FILE } from './manifest.js';
 
 describe('buildFingerprint', () => {
   const roots: string[] = [];
@@ -40,5 +40,24 @@ describe('buildFingerprint', () => {
     expect(added).not.toBe(edited);
     writeFileSync(join(root, 'package.json'), '{"name":"x","version":"1.0.1"}\n');
     expect(buildFingerprint(root)).not.toBe(added);
+  });
+
+  it('records the files as stat sees them, and checks the content again only when they change', async () => {
+    const root = packageRoot();
+    const files = filesFingerprint(root);
+    expect(filesFingerprint(root)).toBe(files);
+    // The same content written again (a rebuild, an install): new identities, same build.
+    const build = buildFingerprint(root);
+    writeFileSync(join(root, 'dist', 'commands', 'plan.js'), 'export default 1;\n');
+    utimesSync(join(root, 'dist', 'commands', 'plan.js'), new Date('1985-10-26T08:15:00Z'), new Date('1985-10-26T08:15:00Z'));
+    expect(filesFingerprint(root)).not.toBe(files);
+    expect(buildFingerprint(root)).toBe(build);
+    // A manifest of this content made elsewhere: kept (oclif is not loaded), the identities recorded.
+    const manifest = join(root, MANIFEST_FILE);
+    writeFileSync(manifest, JSON.stringify({ version: '1.0.0', commands: { plan: { id: 'plan' } }, gatehouseBuild: build, gatehouseFiles: files }));
+    expect(await ensureManifest(root)).toBe(false);
+    const kept = JSON.parse(readFileSync(manifest, 'utf8'));
+    expect(kept).toEqual({ version: '1.0.0', commands: { plan: { id: 'plan' } }, gatehouseBuild: build, gatehouseFiles: filesFingerprint(root) });
+    expect(await ensureManifest(root)).toBe(false);
   });
 });

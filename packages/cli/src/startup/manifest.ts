@@ -7,44 +7,91 @@
  * `pattern` strategy over `dist/commands`), it imports just the command being run. A manifest
  * that no longer matches the build would show stale help, so it records a fingerprint of
  * `dist` (a digest of every built file's path and content) and package.json; `ensureManifest`
- * compares it on every start (a few dozen small reads) and writes a new manifest when it
- * differs, loading every command once. Content, not mtimes: npm pack and install rewrite
- * mtimes, and an installed copy (often read-only) must match the manifest it ships with. Written atomically, so concurrent starts never see half a file. Nothing here
- * imports oclif unless the manifest has to be rebuilt.
+ * compares it on every start and writes a new manifest when it differs, loading every command
+ * once. Content, not mtimes: npm pack and install rewrite mtimes, and an installed copy (often
+ * read-only) must match the manifest it ships with. Reading and hashing every file costs some
+ * 20-40 ms of every start, so the manifest also records the files' identities as the stat call
+ * sees them (`filesFingerprint`: inode, size, mtime and ctime, which a rewrite always changes);
+ * while they are the same, the content is not read. When they differ (an install, a copy) and
+ * the content still matches, the new identities are recorded when the directory is writable.
+ * Written atomically, so concurrent starts never see half a file. Nothing here imports oclif
+ * unless the manifest has to be rebuilt.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export const MANIFEST_FILE = 'oclif.manifest.json';
 
-/** SHA-256 over the relative path and content of every built file and of package.json. */
-export function buildFingerprint(root: string): string {
-  const hash = createHash('sha256');
-  const add = (relative: string) => {
-    hash.update(`${relative}\0`);
-    hash.update(readFileSync(join(root, relative)));
-    hash.update('\0');
-  };
+/** The relative paths the fingerprints cover: every built `.js` file, then package.json. */
+function fingerprintedFiles(root: string): string[] {
+  const files: string[] = [];
   const visit = (relativeDir: string) => {
     const entries = readdirSync(join(root, relativeDir), { withFileTypes: true });
     for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
       const relative = `${relativeDir}/${entry.name}`;
       if (entry.isDirectory()) visit(relative);
-      else if (entry.name.endsWith('.js')) add(relative);
+      else if (entry.name.endsWith('.js')) files.push(relative);
     }
   };
   visit('dist');
-  add('package.json');
+  files.push('package.json');
+  return files;
+}
+
+/** SHA-256 over the relative path and content of every built file and of package.json. */
+export function buildFingerprint(root: string, files = fingerprintedFiles(root)): string {
+  const hash = createHash('sha256');
+  for (const relative of files) {
+    hash.update(`${relative}\0`);
+    hash.update(readFileSync(join(root, relative)));
+    hash.update('\0');
+  }
   return `sha256:${hash.digest('hex')}`;
 }
 
-function recordedFingerprint(root: string): string | undefined {
+/**
+ * The same files as the stat call sees them (path, inode, size, mtime, ctime): equal only while
+ * no file was written, replaced, added or removed. No content is read.
+ */
+export function filesFingerprint(root: string, files = fingerprintedFiles(root)): string {
+  return files
+    .map((relative) => {
+      const { ino, size, mtimeMs, ctimeMs } = statSync(join(root, relative));
+      return `${relative}:${ino}:${size}:${mtimeMs}:${ctimeMs}`;
+    })
+    .join('|');
+}
+
+interface Recorded {
+  manifest: Record<string, unknown>;
+  build?: string;
+  files?: string;
+}
+
+function recorded(root: string): Recorded | undefined {
   try {
-    const manifest = JSON.parse(readFileSync(join(root, MANIFEST_FILE), 'utf8')) as { gatehouseBuild?: unknown };
-    return typeof manifest.gatehouseBuild === 'string' ? manifest.gatehouseBuild : undefined;
+    const manifest = JSON.parse(readFileSync(join(root, MANIFEST_FILE), 'utf8')) as Record<string, unknown>;
+    return {
+      manifest,
+      ...(typeof manifest.gatehouseBuild === 'string' ? { build: manifest.gatehouseBuild } : {}),
+      ...(typeof manifest.gatehouseFiles === 'string' ? { files: manifest.gatehouseFiles } : {}),
+    };
   } catch {
     return undefined;
+  }
+}
+
+/** Writes the manifest atomically; false when the directory cannot be written. */
+function writeManifest(path: string, manifest: Record<string, unknown>): boolean {
+  const temp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
+  try {
+    writeFileSync(temp, `${JSON.stringify(manifest, null, 2)}\n`);
+    renameSync(temp, path);
+    return true;
+  } catch {
+    rmSync(temp, { force: true });
+    return false;
   }
 }
 
@@ -54,30 +101,31 @@ function recordedFingerprint(root: string): string | undefined {
  * ships its manifest) is left as it is: oclif then reads the commands itself.
  */
 export async function ensureManifest(root: string): Promise<boolean> {
-  let fingerprint: string;
+  const path = join(root, MANIFEST_FILE);
+  let files: string[];
+  let identities: string;
   try {
-    fingerprint = buildFingerprint(root);
+    files = fingerprintedFiles(root);
+    identities = filesFingerprint(root, files);
   } catch {
     return false;
   }
-  if (recordedFingerprint(root) === fingerprint) return false;
+  const before = recorded(root);
+  if (before?.files === identities && before.build !== undefined) return false;
+  const fingerprint = buildFingerprint(root, files);
+  if (before && before.build === fingerprint) {
+    // Same content, files rewritten (an install, a copy): remember them, if this directory allows.
+    writeManifest(path, { ...before.manifest, gatehouseFiles: identities });
+    return false;
+  }
   const { Plugin } = await import('@oclif/core');
   const plugin = new Plugin({ root, isRoot: true, ignoreManifest: true, errorOnManifestCreate: true });
   await plugin.load();
-  const manifest = { ...plugin.manifest, gatehouseBuild: fingerprint };
-  const path = join(root, MANIFEST_FILE);
-  const temp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
+  if (writeManifest(path, { ...plugin.manifest, gatehouseBuild: fingerprint, gatehouseFiles: identities })) return true;
   try {
-    writeFileSync(temp, `${JSON.stringify(manifest, null, 2)}\n`);
-    renameSync(temp, path);
+    rmSync(path, { force: true });
   } catch {
-    rmSync(temp, { force: true });
-    try {
-      rmSync(path, { force: true });
-    } catch {
-      // Read-only: oclif will use what is there.
-    }
-    return false;
+    // Read-only: oclif will use what is there.
   }
-  return true;
+  return false;
 }

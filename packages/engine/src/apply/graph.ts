@@ -142,6 +142,11 @@ export function buildParts(subjects: Subject[], matching: Matching): Part[] {
       }
       if (part.kind === 'create' && change.action === 'replace' && !createFirst.has(change.address)) deps.add(`${change.address}#delete`);
     }
+    // A bookkeeping write (the bot user registry) waits for the changes the plan says it follows.
+    if (part.subject.bookkeeping) for (const address of change.dependsOn) {
+      const dep = final.get(address);
+      if (dep) deps.add(dep);
+    }
     if (part.kind === 'delete' && live) {
       for (const o of childrenOf(live.id)) {
         const del = deleteOf.get(o.id);

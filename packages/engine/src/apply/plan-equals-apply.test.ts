@@ -2,7 +2,8 @@
  * Plan = apply, as a property (issue 8, part 4), over generated scenarios in-process against
  * the in-memory API: a live state left by an earlier apply (possibly of another stack), then
  * changed outside gatehouse; manifests that differ from it in any way the generator knows;
- * `--prune` on or off. For each:
+ * `--prune` on or off, or `--prune-all`; the manifests' file moved or not, planned by their
+ * directory or by the file alone (the prune scope: markers record the manifest path). For each:
  *
  * - the changes apply runs are exactly the plan's changes (address and action), minus the
  *   deletes the plan marks as needing `--prune`; every write apply makes belongs to one of
@@ -25,6 +26,7 @@ import { countChanges } from '../render/values.js';
 import { applyPlan } from './apply.js';
 import { MemoryLiveApi } from './memory-api.js';
 import { ApplyRefused } from './model.js';
+import { isRegistryObject } from '../bot-registry/registry.js';
 import { parseTargets } from '../steps/targets.js';
 import { detectDrift } from '../drift/detect.js';
 
@@ -37,7 +39,9 @@ interface Manifests {
   backend: { type: 'tunnel_group'; app: string } | { type: 'http_response'; status: number } | null;
   failover: boolean;
   edge: boolean;
-  bot: { active: boolean } | null;
+  bot: { active: boolean; name: string | null } | null;
+  /** `spec.name` of the bot user `ci` (a rename through the manifest), or its manifest name. */
+  ciName: string | null;
 }
 
 const manifestsArb: fc.Arbitrary<Manifests> = fc
@@ -58,7 +62,8 @@ const manifestsArb: fc.Arbitrary<Manifests> = fc
     backend: fc.option(fc.oneof(fc.record({ type: fc.constant('tunnel_group' as const), app: fc.constantFrom('web', 'api') }), fc.record({ type: fc.constant('http_response' as const), status: fc.constantFrom(503, 404) })), { nil: null }),
     failover: fc.boolean(),
     edge: fc.boolean(),
-    bot: fc.option(fc.record({ active: fc.boolean() }), { nil: null }),
+    bot: fc.option(fc.record({ active: fc.boolean(), name: fc.constantFrom(null, 'Deploy bot', 'deploy-2') }), { nil: null }),
+    ciName: fc.constantFrom(null, 'CI bot', 'ci-renamed', 'ci-renamed'),
   })
   .map(({ policies, restriction, ...rest }) => {
     const names = policies.map((p) => p.name);
@@ -68,7 +73,7 @@ const manifestsArb: fc.Arbitrary<Manifests> = fc
 
 function yaml(m: Manifests): string {
   // One document is always there: a manifest file with none is a problem of its own.
-  const docs: string[] = ['kind: BotUser\nname: ci\nspec: {active: true}\n'];
+  const docs: string[] = [`kind: BotUser\nname: ci\nspec: {active: true${m.ciName ? `, name: ${m.ciName}` : ''}}\n`];
   for (const p of m.policies) {
     const rules = p.rules.map((r) => `    - {cidr: ${r.cidr}, action: ${r.action}}`).join('\n');
     docs.push(`kind: IPPolicy\nname: ${p.name}\n${p.preventDestroy ? 'lifecycle: {prevent_destroy: true}\n' : ''}spec:\n  description: ${p.description}\n  rules:${rules ? `\n${rules}` : ' []'}\n`);
@@ -80,7 +85,7 @@ function yaml(m: Manifests): string {
   if (m.backend && m.edge) {
     docs.push(`kind: HTTPSEdge\nname: api\nspec:\n  hostports: ["api.example.com:443"]\n  routes:\n    - {match_type: path_prefix, match: /, backend: {backend: a}}\n`);
   }
-  if (m.bot) docs.push(`kind: BotUser\nname: deploy\nspec: {active: ${m.bot.active}}\n`);
+  if (m.bot) docs.push(`kind: BotUser\nname: deploy\nspec: {active: ${m.bot.active}${m.bot.name ? `, name: ${m.bot.name}` : ''}}\n`);
   return docs.join('---\n');
 }
 
@@ -91,6 +96,8 @@ const outsideArb = fc.record({
   staleHash: fc.boolean(),
   deleteRule: fc.boolean(),
   unmanagedPolicy: fc.boolean(),
+  /** The bot user registry (bot-registry/registry.ts) and bot users, changed by hand. */
+  bots: fc.constantFrom('none', 'none', 'renameBot', 'deleteBot', 'breakRegistry', 'dropRegistry'),
 });
 
 const scenarioArb = fc.record({
@@ -98,6 +105,8 @@ const scenarioArb = fc.record({
   beforeStack: fc.constantFrom('default', 'default', 'other'),
   outside: outsideArb,
   after: manifestsArb,
+  /** The manifests stay as they were applied (so that plans with no changes are met). */
+  unchangedManifests: fc.integer({ min: 0, max: 9 }).map((n) => n < 2),
   adopt: fc.boolean(),
   /** Plan and apply with --from-stack other (steps/stacks.ts): moves, not collisions. */
   move: fc.boolean(),
@@ -105,9 +114,24 @@ const scenarioArb = fc.record({
   force: fc.boolean(),
 });
 
+/**
+ * The prune scope (steps/prune-scope.ts): `--prune-all`; the manifests' file moved; planned by
+ * the file alone; a marker written before paths were recorded (outside gatehouse's second apply).
+ */
+const scopeArb = fc.record({ pruneAll: fc.integer({ min: 0, max: 9 }).map((n) => n < 2), moved: fc.boolean(), byFile: fc.boolean(), dropPath: fc.boolean() });
+
 /** Returns the id of the policy made by hand, if any. */
-async function changeOutside(api: MemoryLiveApi, outside: Record<'editDescription' | 'dropMarker' | 'staleHash' | 'deleteRule' | 'unmanagedPolicy', boolean>): Promise<string | undefined> {
-  const policies = api.objects('/ip_policies');
+async function changeOutside(
+  api: MemoryLiveApi,
+  outside: Record<'editDescription' | 'dropMarker' | 'staleHash' | 'deleteRule' | 'unmanagedPolicy', boolean> & { bots: string; dropPath?: boolean },
+): Promise<string | undefined> {
+  const registry = api.objects('/ip_policies').filter((p) => isRegistryObject('IPPolicy', p));
+  const bots = api.objects('/bot_users');
+  if (outside.bots === 'renameBot' && bots[0]) bots[0].name = 'renamed by hand';
+  if (outside.bots === 'deleteBot' && bots[0]) bots.splice(0, 1);
+  if (outside.bots === 'breakRegistry' && registry[0]) registry[0].metadata = String(registry[0].metadata).slice(0, -5);
+  if (outside.bots === 'dropRegistry' && registry[0]) api.objects('/ip_policies').splice(api.objects('/ip_policies').indexOf(registry[0]), 1);
+  const policies = api.objects('/ip_policies').filter((p) => !isRegistryObject('IPPolicy', p));
   if (outside.editDescription && policies[0]) policies[0].description = 'edited in the console';
   if (outside.dropMarker && policies[1]) policies[1].metadata = parseMarker(policies[1].metadata).user ?? '';
   const rules = api.objects('/ip_policy_rules');
@@ -116,6 +140,12 @@ async function changeOutside(api: MemoryLiveApi, outside: Record<'editDescriptio
     if (marker) rules[0].metadata = composeMetadata(user, { ...marker, hash: '0000000000000000' });
   }
   if (outside.deleteRule && rules[1]) rules.splice(1, 1);
+  const last = policies.at(-1);
+  const lastMarker = last && parseMarker(last.metadata);
+  if (outside.dropPath && last && lastMarker?.marker) {
+    const { path: _recorded, ...old } = lastMarker.marker;
+    last.metadata = composeMetadata(lastMarker.user, old);
+  }
   if (outside.unmanagedPolicy) return String((await api.create('/ip_policies', { description: 'made by hand' })).id);
   return undefined;
 }
@@ -125,20 +155,28 @@ const key = (c: { address: string; action: string }) => `${c.action} ${c.address
 describe('plan = apply (property)', () => {
   it('over 200 generated scenarios, apply writes exactly what the plan shows', { timeout: 120_000 }, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'gatehouse-plan-apply-'));
-    const file = join(dir, 'main.yaml');
-    const stats = { scenarios: 0, noChanges: 0, problems: 0, refused: 0, applied: 0, markerRefreshes: 0, repoints: 0, adoptions: 0, moves: 0, notPruned: 0 };
+    const stats = { scenarios: 0, noChanges: 0, problems: 0, refused: 0, applied: 0, markerRefreshes: 0, repoints: 0, adoptions: 0, moves: 0, notPruned: 0, pathRefreshes: 0, outOfScope: 0, registryWrites: 0, botRenames: 0 };
     try {
       await fc.assert(
-        fc.asyncProperty(scenarioArb, async ({ before, beforeStack, outside, after, adopt, move, prune, force }) => {
+        fc.asyncProperty(scenarioArb, scopeArb, async ({ before, beforeStack, outside, after: changed, unchangedManifests, adopt, move, prune: pruneFlag, force }, scope) => {
+          const after = unchangedManifests ? before : changed;
           stats.scenarios += 1;
           const api = new MemoryLiveApi();
           const moving = move && beforeStack === 'other' ? { fromStack: 'other' } : {};
-          const run = (stack: string, options: { prune: boolean; force: boolean; fromStack?: string }) =>
-            applyPlan({ api, stack, paths: [dir], env: {}, delay: async () => {}, ...options });
+          let file = join(dir, 'main.yaml');
+          rmSync(join(dir, 'moved.yaml'), { force: true });
+          const paths = () => [scope.byFile ? file : dir];
+          const prune = { prune: pruneFlag, pruneAll: scope.pruneAll };
+          const run = (stack: string, options: { prune: boolean; pruneAll?: boolean; force: boolean; fromStack?: string }) =>
+            applyPlan({ api, stack, paths: paths(), env: {}, delay: async () => {}, ...options });
 
           writeFileSync(file, yaml(before));
           await run(beforeStack, { prune: true, force: true });
-          const byHand = await changeOutside(api, outside);
+          if (scope.moved) {
+            rmSync(file);
+            file = join(dir, 'moved.yaml');
+          }
+          const byHand = await changeOutside(api, { ...outside, dropPath: scope.dropPath });
           // Adopting the policy made by hand, under a manifest name of its own.
           const adoption = adopt && byHand ? `---\nkind: IPPolicy\nname: legacy\nadopt: ${byHand}\nspec: {description: legacy}\n` : '';
           writeFileSync(file, yaml(after) + adoption);
@@ -146,25 +184,34 @@ describe('plan = apply (property)', () => {
 
           let plan;
           try {
-            plan = await computePlan({ paths: [dir], env: {}, api, stack: 'default', prune, ...moving });
+            plan = await computePlan({ paths: paths(), env: {}, api, stack: 'default', ...prune, ...moving });
           } catch (error) {
             if (!(error instanceof ManifestProblems)) throw error;
             stats.problems += 1;
-            await expect(run('default', { prune, force, ...moving })).rejects.toBeInstanceOf(ManifestProblems);
+            await expect(run('default', { ...prune, force, ...moving })).rejects.toBeInstanceOf(ManifestProblems);
             expect(api.log).toEqual([]);
             return;
           }
           const runnable = plan.changes.filter((c) => !c.needsPrune);
           stats.markerRefreshes += runnable.filter((c) => c.cause === 'marker').length;
           stats.repoints += runnable.filter((c) => c.cause === 'repoint').length;
+          stats.registryWrites += runnable.filter((c) => c.cause === 'registry').length;
+          // A rename through spec.name is an update of the same bot user, never a second one.
+          const renames = runnable.filter((c) => c.kind === 'BotUser' && c.fields.some((f) => f.path === 'name'));
+          stats.botRenames += renames.length;
+          // The bot user ci, applied by this stack and recorded by an intact registry, is never made twice.
+          const intact = beforeStack === 'default' && outside.bots !== 'deleteBot' && outside.bots !== 'breakRegistry' && outside.bots !== 'dropRegistry';
+          if (intact) expect(runnable.filter((c) => c.address === 'BotUser/ci' && c.action === 'create')).toEqual([]);
           stats.adoptions += runnable.filter((c) => c.reason?.startsWith('adopted') || c.reason?.startsWith('moved from stack')).length;
           stats.moves += runnable.filter((c) => c.reason?.startsWith('moved from stack')).length;
           stats.notPruned += plan.changes.length - runnable.length;
-          expect(plan.changes.filter((c) => c.needsPrune).every((c) => c.action === 'delete' && !prune)).toBe(true);
+          stats.pathRefreshes += runnable.filter((c) => c.reason?.includes('records the manifest path')).length;
+          stats.outOfScope += plan.prune_scope?.outside ?? 0;
+          expect(plan.changes.filter((c) => c.needsPrune).every((c) => c.action === 'delete' && !prune.prune && !prune.pruneAll)).toBe(true);
 
           let result;
           try {
-            result = await run('default', { prune, force, ...moving });
+            result = await run('default', { ...prune, force, ...moving });
           } catch (error) {
             if (!(error instanceof ApplyRefused)) throw error;
             stats.refused += 1;
@@ -181,7 +228,7 @@ describe('plan = apply (property)', () => {
           expect(result.steps.every((s) => s.requests >= 1), JSON.stringify(result.steps.filter((s) => s.requests < 1))).toBe(true);
           expect(api.log.length).toBe(result.steps.reduce((n, s) => n + s.requests, 0));
 
-          const next = await computePlan({ paths: [dir], env: {}, api, stack: 'default', prune, ...moving });
+          const next = await computePlan({ paths: paths(), env: {}, api, stack: 'default', ...prune, ...moving });
           expect(next.changes.filter((c) => !c.needsPrune).map(key)).toEqual([]);
         }),
         { numRuns: 200, seed: Number(process.env.GATEHOUSE_PROPERTY_SEED ?? 20261123) },
@@ -244,7 +291,8 @@ describe('plan = apply with --target (property)', () => {
           expect(next.changes.map(key)).toEqual([]);
           // Markers claim nothing about what was not targeted: a child left uncreated is
           // "missing", never "deleted outside gatehouse" (a parent's children evidence).
-          if (!outside.deleteRule) {
+          // (A bot user deleted by hand that the registry records is rightly deleted outside.)
+          if (!outside.deleteRule && outside.bots !== 'deleteBot') {
             const drift = await detectDrift({ paths: [dir], env: {}, api, stack: 'default' });
             expect(drift.objects.filter((o) => o.drift === 'deleted_outside').map((o) => o.address)).toEqual([]);
           }

@@ -15,7 +15,7 @@
  * plan is the targeted one (`steps/targets.ts`).
  */
 import type { DesiredObject } from '../desired.js';
-import { readAndMatch } from '../engine.js';
+import { readAndMatch, readManifests, type Desired } from '../engine.js';
 import type { EnvironmentInput } from '../environments/documents.js';
 import type { LiveObject } from '../live.js';
 import type { Change, Plan } from '../plan-model.js';
@@ -27,6 +27,7 @@ import { plan as makePlan } from '../steps/plan.js';
 import { TargetError, targetMatching, targetPatterns, targetPlan } from '../steps/targets.js';
 import type { Refusal } from './model.js';
 import { railRefusals } from './rails.js';
+import { registryWriter, type RegistryWriteEnv } from '../bot-registry/registry.js';
 
 export interface PrepareOptions {
   api: LiveApi;
@@ -49,6 +50,8 @@ export interface PrepareOptions {
   /** As in `EngineOptions`. */
   maxFileSize?: number;
   onWarning?: (warning: Problem) => void;
+  /** The reading of these manifests, already under way (`readForApply`); read here when absent. */
+  read?: Promise<Desired>;
 }
 
 /** One change as apply runs it, with the objects behind it. */
@@ -60,6 +63,11 @@ export interface Subject {
   stale?: Refusal;
   /** A metadata-only write of the ownership marker (no change the plan shows). */
   markerOnly?: boolean;
+  /**
+   * A write that belongs to no kind descriptor (the bot user registry): it runs after the
+   * changes its `change.dependsOn` names, and does its own requests.
+   */
+  bookkeeping?: (env: RegistryWriteEnv) => Promise<{ id: string | null; requests: number }>;
 }
 
 export interface PreparedApply {
@@ -85,6 +93,29 @@ export interface PreparedApply {
   matching: Matching;
 }
 
+/** The manifest paths apply reads: the given ones, else a saved plan's, else the current directory. */
+const pathsToRead = (options: Pick<PrepareOptions, 'paths' | 'saved'>): string[] =>
+  options.paths && options.paths.length > 0 ? options.paths : options.saved?.manifest_paths ?? ['.'];
+
+/**
+ * Starts reading the manifests exactly as `prepareApply(options)` would (files only: no
+ * request), to be passed to it as `options.read`. Apply starts it before it takes the stack's
+ * lock, so that parsing overlaps the lock's round trips instead of following them; the lock
+ * still comes before any live state is read. A failure surfaces where `prepareApply` awaits it.
+ */
+export function readForApply(options: PrepareOptions): Promise<Desired> {
+  const reading = readManifests({
+    paths: pathsToRead(options),
+    env: options.env ?? process.env,
+    stack: options.stack,
+    environment: options.environment,
+    ...(options.maxFileSize !== undefined ? { maxFileSize: options.maxFileSize } : {}),
+    ...(options.onWarning ? { onWarning: options.onWarning } : {}),
+  });
+  reading.catch(() => {});
+  return reading;
+}
+
 export async function prepareApply(options: PrepareOptions): Promise<PreparedApply> {
   const { api, stack, saved } = options;
   // A saved plan carries its scope: the fresh plan it is checked against uses the same, and only
@@ -96,7 +127,7 @@ export async function prepareApply(options: PrepareOptions): Promise<PreparedApp
   }
   // A saved targeted plan holds no delete, so `--prune` with it prunes nothing (CI recipes pass it always).
   const targets = targetPatterns(options.targets ?? saved?.targets?.requested, { prune: prune && !saved });
-  const paths = options.paths && options.paths.length > 0 ? options.paths : saved?.manifest_paths ?? ['.'];
+  const paths = pathsToRead(options);
   const fromStack = options.fromStack ?? saved?.from_stack;
   const { read, matching, requests } = await readAndMatch(
     {
@@ -108,6 +139,7 @@ export async function prepareApply(options: PrepareOptions): Promise<PreparedApp
       ...(options.onWarning ? { onWarning: options.onWarning } : {}),
       pruneAll,
       fromStack,
+      ...(options.read ? { read: options.read } : {}),
     },
     api,
     stack,
@@ -144,6 +176,7 @@ export async function prepareApply(options: PrepareOptions): Promise<PreparedApp
       ...(desired && change.action !== 'delete' ? { desired } : {}),
       ...(live ? { live } : {}),
       ...(change.cause === 'marker' ? { markerOnly: true } : {}),
+      ...(change.cause === 'registry' ? { bookkeeping: registryWriter(matching, stack) } : {}),
     };
   };
 

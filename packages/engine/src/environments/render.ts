@@ -5,12 +5,15 @@
  * in the file they came from (a merged object in its base file, a new object in its overlay
  * file), in their order.
  */
-import { stringify } from 'yaml';
+import { onFirstUse } from '../on-first-use.js';
 import type { Problem } from '../problems.js';
 import { sortProblems } from '../problems.js';
 import { interpolate } from '../steps/interpolate.js';
 import type { LoadOptions } from '../steps/load.js';
 import { environmentDocuments, type EnvironmentInput } from './documents.js';
+
+/** `yaml`, loaded when the first environment is rendered (every command imports the engine). */
+const yaml = onFirstUse<typeof import('yaml')>('yaml');
 
 export interface RenderedFile {
   /** The source file, as the user would name it. */
@@ -32,7 +35,7 @@ export async function renderEnvironment(
   const files = [...byFile].map(([file, values]) => ({
     file,
     documents: values.length,
-    text: `# gatehouse render --env ${options.environment.name} (from ${file})\n${values.map((v) => stringify(v, { lineWidth: 0 })).join('---\n')}`,
+    text: `# gatehouse render --env ${options.environment.name} (from ${file})\n${values.map((v) => yaml().stringify(v, { lineWidth: 0 })).join('---\n')}`,
   }));
   return { files, problems: sortProblems([...loaded.problems, ...interpolated.problems]) };
 }

@@ -183,3 +183,24 @@ describe('renewal: the holder renews its record; staleness counts from the lates
     expect(api.objects('/bot_users')).toEqual([]);
   });
 });
+
+describe('acquireLock requests', () => {
+  it('takes a free lock with two writes and one listing of the IP policies, which also clears records of earlier lock bot users', async () => {
+    const api = new MemoryLiveApi();
+    // A record left by a release cut short: it claims a bot user that no longer exists.
+    await api.create('/ip_policies', { metadata: `gatehouse-lock:v1 ${JSON.stringify({ stack: 'web', holder: 'old@there', run_id: 'run-old', started_at: new Date().toISOString(), lease_seconds: 3600, bot_user_id: 'bot_gone' })}` });
+    await api.create('/ip_policies', { description: 'a user policy' });
+    const listed: string[] = [];
+    const list = api.list.bind(api);
+    api.list = (path: string) => {
+      listed.push(path);
+      return list(path);
+    };
+    const writes = api.log.length;
+    const held = await acquireLock(api, 'web', { process: null, holder: 'me@here', renewEveryMs: 3_600_000 });
+    expect(listed).toEqual(['/ip_policies']);
+    expect(api.log.slice(writes).map((r) => `${r.method} ${r.path}`)).toEqual(['POST /bot_users', 'POST /ip_policies', 'DELETE /ip_policies/ipp_1']);
+    expect(api.objects('/ip_policies').map((p) => p.description)).toEqual(['a user policy', 'gatehouse lock of stack "web"']);
+    await held.release();
+  });
+});

@@ -339,7 +339,9 @@ export async function acquireLock(api: LiveApi, stack: string, options: AcquireO
     // Two records claim one bot user when two callers claimed it without a record (one of them
     // perhaps its creator). The earliest record wins: whoever wrote later sees the earlier one
     // when it reads back its own, withdraws its record (never the bot user) and waits.
-    const claims = await recordsClaiming(api, stack, held.botUserId);
+    // One listing serves both this check and the clearing below (each is ceil(policies/100) requests).
+    const records = await lockRecords(api, stack);
+    const claims = records.filter(({ record }) => record.bot_user_id === held.botUserId).map(({ id }) => id);
     if (claims.length > 0 && claims[claims.length - 1] !== held.recordId) {
       await api.remove(`/ip_policies/${held.recordId}`).catch(ignoreMissing);
       const waited = now().getTime() - start;
@@ -349,7 +351,7 @@ export async function acquireLock(api: LiveApi, stack: string, options: AcquireO
     }
     // Records of earlier lock bot users (a release or a withdrawal cut short) claim nothing any
     // more; the holder clears them, best effort, so they do not pile up.
-    await removeRecords(api, stack, (r) => r.bot_user_id !== held.botUserId).catch(() => undefined);
+    await removeListed(api, records, (r) => r.bot_user_id !== held.botUserId).catch(() => undefined);
     renewing = renewal(api, held, record, {
       everyMs: options.renewEveryMs ?? (record.lease_seconds * 1000) / 3,
       now,
@@ -433,8 +435,12 @@ async function lockRecords(api: LiveApi, stack: string): Promise<{ id: string; r
 }
 
 /** Removes the lock records of `stack` that `select` picks. */
-async function removeRecords(api: LiveApi, stack: string, select: (record: LockRecord) => boolean): Promise<void> {
-  for (const { id, record } of await lockRecords(api, stack)) {
+const removeRecords = async (api: LiveApi, stack: string, select: (record: LockRecord) => boolean): Promise<void> =>
+  removeListed(api, await lockRecords(api, stack), select);
+
+/** Removes the records of a listing already made that `select` picks (one already gone is fine). */
+async function removeListed(api: LiveApi, records: readonly { id: string; record: LockRecord }[], select: (record: LockRecord) => boolean): Promise<void> {
+  for (const { id, record } of records) {
     if (select(record)) await api.remove(`/ip_policies/${id}`).catch(ignoreMissing);
   }
 }
@@ -442,10 +448,6 @@ async function removeRecords(api: LiveApi, stack: string, select: (record: LockR
 /** Removes the lock records of `stack` written by run `runId`. */
 const withdrawRecordsOf = (api: LiveApi, stack: string, runId: string) => removeRecords(api, stack, (r) => r.run_id === runId);
 
-/** Ids of the lock records of `stack` that claim bot user `botUserId`, newest first (list order). */
-async function recordsClaiming(api: LiveApi, stack: string, botUserId: string): Promise<string[]> {
-  return (await lockRecords(api, stack)).filter(({ record }) => record.bot_user_id === botUserId).map(({ id }) => id);
-}
 
 /**
  * The bot user first, then the record: a bot user without its record would be claimable (see

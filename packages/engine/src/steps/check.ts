@@ -28,7 +28,10 @@ export function check(desired: DesiredObject[], stack: string): Problem[] {
       problems.push(problem('invalid_value', `bot user names starting with "${LOCK_BOT_PREFIX}" are reserved for the lock of a stack (gatehouse unlock); choose another name`, object.source));
     }
     const metadata = object.normal.metadata;
-    if (object.descriptor.metadata && (typeof metadata === 'string' || metadata === undefined)) {
+    // Without user metadata only a marker that cannot fit matters: possible only for a name and
+    // path thousands of bytes long (each character is at most 6 bytes of JSON), so most skip it.
+    const markerMayNotFit = () => (object.markerName.length + (object.manifestPath?.length ?? 0) + stack.length) * 6 + 200 > 4096;
+    if (object.descriptor.metadata && (typeof metadata === 'string' || (metadata === undefined && markerMayNotFit()))) {
       // The marker records the manifest's path too (prune scope): a long path takes room.
       const room = metadataRoom(stack, object.markerName, object.manifestPath);
       const bytes = typeof metadata === 'string' ? Buffer.byteLength(metadata, 'utf8') : 0;
@@ -40,17 +43,20 @@ export function check(desired: DesiredObject[], stack: string): Problem[] {
     }
   }
 
-  // Siblings with one natural key, and unique keys claimed twice.
-  const siblings = new Map<string, DesiredObject>();
+  // Siblings with one natural key, and unique keys claimed twice. Per parent, so that no key
+  // string is built per child (a manifest may hold a hundred thousand rules).
+  const siblings = new Map<string, Map<string, DesiredObject>>();
   const claims = new Map<string, DesiredObject>();
   for (const object of desired) {
     const { descriptor } = object;
     if (descriptor.child && object.parent) {
-      const key = `${object.parent}\0${descriptor.naturalKey!(object.normal)}`;
-      const first = siblings.get(key);
+      const key = descriptor.naturalKey!(object.normal);
+      let ofParent = siblings.get(object.parent);
+      if (!ofParent) siblings.set(object.parent, (ofParent = new Map()));
+      const first = ofParent.get(key);
       if (first) {
         problems.push(problem(descriptor.child.duplicate, `${object.name} is declared twice in ${object.parent} (first at line ${first.source.line}); its match must be unique there, remove or change one`, object.source));
-      } else siblings.set(key, object);
+      } else ofParent.set(key, object);
     }
     for (const claim of descriptor.uniqueKeys?.(object.normal) ?? []) {
       const key = claim.key; // hostports are shared by HTTPS and TCP edges
@@ -70,7 +76,10 @@ export function check(desired: DesiredObject[], stack: string): Problem[] {
  * reported at the reference that closes it.
  */
 function cycles(desired: DesiredObject[]): Problem[] {
-  const byAddress = new Map(desired.map((o) => [o.address, o]));
+  // An object that references nothing but its parent is in no cycle: only the others are walked
+  // (and indexed: most objects, every IP policy rule, are not).
+  const referencesOthers = (o: DesiredObject) => o.references.some((r) => r !== o.parent);
+  const byAddress = new Map(desired.filter(referencesOthers).map((o) => [o.address, o]));
   const state = new Map<string, 'open' | 'done'>();
   const problems: Problem[] = [];
   const stack: string[] = [];
@@ -87,11 +96,8 @@ function cycles(desired: DesiredObject[]): Problem[] {
     stack.pop();
     state.set(address, 'done');
   };
-  // An object that references nothing but its parent is in no cycle: starting a walk from it
-  // finds nothing (most objects; walks still pass through it when it is referenced).
-  const referencesOthers = (o: DesiredObject) => o.references.some((r) => r !== o.parent);
-  for (const object of desired) {
-    if (!state.has(object.address) && referencesOthers(byAddress.get(object.address)!)) visit(object.address);
+  for (const object of byAddress.values()) {
+    if (!state.has(object.address)) visit(object.address);
   }
   return problems;
 }

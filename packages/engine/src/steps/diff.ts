@@ -7,10 +7,13 @@
  * on both sides), set-valued lists are sorted, and fields the server chooses are ignored
  * when the manifest leaves them out. Secrets are masked before anything leaves this module.
  */
-import fastJsonPatch from 'fast-json-patch';
 import type { KindDescriptor, Pattern, Spec } from '../kinds/types.js';
 import { SENSITIVE, SENSITIVE_CHANGED, type FieldChange, type PatchOperation } from '../plan-model.js';
+import { onFirstUse } from '../on-first-use.js';
 import { canonicalJson, collect, isMap, rewrite, without } from './walk.js';
+
+/** fast-json-patch, loaded when the first change is diffed (a plan of no changes needs none). */
+const jsonPatch = onFirstUse<typeof import('fast-json-patch')>('fast-json-patch');
 
 /** References and sets in canonical form: `tokens` maps live ids to addresses. */
 export function canonical(descriptor: KindDescriptor, normal: Spec, tokens: Map<string, string>): Spec {
@@ -104,7 +107,7 @@ const pointerToDotted = (pointer: string) =>
 
 const valueAt = (root: unknown, pointer: string): unknown => {
   try {
-    return fastJsonPatch.getValueByPointer(root, pointer);
+    return jsonPatch().getValueByPointer(root, pointer);
   } catch {
     return undefined;
   }
@@ -112,7 +115,7 @@ const valueAt = (root: unknown, pointer: string): unknown => {
 
 /** RFC 6902 patch and field-level changes between two masked normal forms. */
 export function fieldChanges(before: Spec, after: Spec, sensitive: Pattern[]): { patch: PatchOperation[]; fields: FieldChange[] } {
-  const ops = fastJsonPatch.compare(before, after) as (PatchOperation & { op: string })[];
+  const ops = jsonPatch().compare(before, after) as (PatchOperation & { op: string })[];
   const patch = ops.filter((op): op is PatchOperation => op.op === 'add' || op.op === 'remove' || op.op === 'replace');
   const fields = patch.map((op) => {
     const path = pointerToDotted(op.path);

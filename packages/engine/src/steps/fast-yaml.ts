@@ -81,19 +81,47 @@ export function documentsWithLongLines(text: string): { text: string; line: numb
 
 /**
  * The file's documents as `yaml`'s `toJS` would give them, one entry per document (empty
- * documents as `null`), with where each of their nodes was written, recorded during this one
- * parse; `undefined` when the file must be read with `yaml`.
+ * documents as `null`), with where each of their nodes was written (offsets in `text`),
+ * recorded during this one parse; `undefined` when the file must be read with `yaml`.
+ *
+ * js-yaml reads the file document by document (cut at each `---` line, as
+ * `documentsWithLongLines` cuts): it works on a copy of its input, and a copy of one document at
+ * a time, dropped once read, costs far less than a copy of a large file kept for the whole parse.
  */
 export function fastDocuments(text: string): { values: unknown[]; nodes: NodePositions } | undefined {
   if (DIFFERENT.some((pattern) => pattern.test(text)) || hasLongLine(text)) return undefined;
   const nodes = new NodePositions();
+  const values: unknown[] = [];
   try {
-    const values = jsyaml.loadAll(text, undefined, { schema: SCHEMA, listener: nodes.listener });
-    nodes.trim();
-    return { values, nodes };
+    for (const [start, end] of documentRanges(text)) {
+      // js-yaml drops the byte order mark that starts the file: its offsets are one less there.
+      nodes.base = start === 0 && text.charCodeAt(0) === 0xfeff ? 1 : start;
+      const piece = start === 0 && end === text.length ? text : text.slice(start, end);
+      for (const value of jsyaml.loadAll(piece, undefined, { schema: SCHEMA, listener: nodes.listener })) values.push(value);
+    }
   } catch {
     return undefined;
   }
+  nodes.trim();
+  return { values, nodes };
+}
+
+/**
+ * `[start, end)` of each document of `text`: from one `---` line to the next (the first from
+ * the start). The whole text when it has `...` end markers (a document may then end before the
+ * next `---`); directives never reach here (`DIFFERENT`).
+ */
+function documentRanges(text: string): [number, number][] {
+  if (/^\.\.\.(?=[ \t\r\n]|$)/m.test(text)) return [[0, text.length]];
+  const ranges: [number, number][] = [];
+  let start = 0;
+  for (const match of text.matchAll(DOCUMENT_START)) {
+    if (match.index === 0) continue;
+    ranges.push([start, match.index]);
+    start = match.index;
+  }
+  ranges.push([start, text.length]);
+  return ranges;
 }
 
 /** A line over 1024 characters (`yaml` refuses implicit keys that long); a loop, ~4x a regex. */

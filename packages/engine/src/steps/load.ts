@@ -8,7 +8,8 @@
 import { createHash } from 'node:crypto';
 import { relative } from 'node:path';
 import { MANIFEST_KINDS } from '@gatehouse/schemas/runtime';
-import { LineCounter, isMap, isPair, isScalar, isSeq, parseAllDocuments, type Document, type Node } from 'yaml';
+import type { Document, Node } from 'yaml';
+import { onFirstUse } from '../on-first-use.js';
 import { problem, type Problem } from '../problems.js';
 import type { SourceLocation } from '../source.js';
 import { documentsWithLongLines, fastDocuments } from './fast-yaml.js';
@@ -25,6 +26,9 @@ import {
   unresolvedAliasProblem,
   valueDepth,
 } from './yaml-limits.js';
+
+/** The `yaml` package: the reference parser, for the files `fastDocuments` cannot read exactly. */
+const yaml = onFirstUse<typeof import('yaml')>('yaml');
 
 export type Path = readonly (string | number)[];
 
@@ -170,13 +174,12 @@ function parseDocuments(file: string, text: string, documents: LoadedDocument[],
     return;
   }
   // Every position comes from what the one parse recorded (node-positions.ts): the file is
-  // never composed with `yaml`. js-yaml drops a leading byte order mark, `yaml` counts it.
+  // never composed with `yaml`.
   const { values, nodes } = fast;
   const lines = new LineIndex(text);
-  const bom = text.charCodeAt(0) === 0xfeff ? 1 : 0;
   values.forEach((value, index) => {
     if (value === null || value === undefined) return;
-    documents.push({ file, index, value, locate: fastLocator(file, lines, nodes, bom, index) });
+    documents.push({ file, index, value, locate: fastLocator(file, lines, nodes, index) });
   });
 }
 
@@ -187,8 +190,8 @@ type Locate = LoadedDocument['locate'];
 // whole file in memory for as long as its document lives.
 
 /** Positions of document `index` of a file read by the fast reader. */
-function fastLocator(file: string, lines: LineIndex, nodes: NodePositions, bom: number, index: number): Locate {
-  return (path, options) => ({ file, ...lines.position(bom + nodes.offset(index, path, options?.key)) });
+function fastLocator(file: string, lines: LineIndex, nodes: NodePositions, index: number): Locate {
+  return (path, options) => ({ file, ...lines.position(nodes.offset(index, path, options?.key)) });
 }
 
 /** `locate` of a piece of a file, moved down by the `lines` before the piece. */
@@ -211,6 +214,7 @@ function positionOf(file: string, text: string, offset: number): SourceLocation 
 
 /** Every document of a file as `yaml` composes them, and how to turn an offset into a position. */
 function compose(file: string, text: string): { docs: Document[]; position: (offset: number) => SourceLocation } {
+  const { LineCounter, parseAllDocuments } = yaml();
   const lineCounter = new LineCounter();
   const docs = parseAllDocuments(text, { lineCounter, uniqueKeys: true, prettyErrors: false });
   const position = (offset: number): SourceLocation => {
@@ -220,7 +224,7 @@ function compose(file: string, text: string): { docs: Document[]; position: (off
   return { docs: Array.isArray(docs) ? docs : [], position };
 }
 
-const isEmpty = (doc: Document) => doc.contents === null || (isScalar(doc.contents) && doc.contents.value === null);
+const isEmpty = (doc: Document) => doc.contents === null || (yaml().isScalar(doc.contents) && doc.contents.value === null);
 
 function parseWithYaml(file: string, text: string, documents: LoadedDocument[], problems: Problem[]): void {
   const { docs, position } = compose(file, text);
@@ -253,6 +257,7 @@ function parseWithYaml(file: string, text: string, documents: LoadedDocument[], 
 }
 
 function locator(doc: Document, position: (offset: number) => SourceLocation) {
+  const { isMap, isPair, isScalar, isSeq } = yaml();
   return (path: Path, options: { key?: boolean } = {}): SourceLocation => {
     let node: unknown = doc.contents;
     let at: number = (doc.contents as Node).range?.[0] ?? 0;

@@ -4,21 +4,19 @@
  * never parse the file again.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import * as yaml from 'yaml';
 import { afterEach, expect, test, vi } from 'vitest';
 
 // Count every composition by `yaml`: the fast path must make none, at load or when locating.
-const composed = vi.hoisted(() => ({ count: 0 }));
-vi.mock('yaml', async (importOriginal) => {
-  const actual = await importOriginal<typeof import('yaml')>();
-  return {
-    ...actual,
-    parseAllDocuments: (...args: Parameters<typeof actual.parseAllDocuments>) => {
-      composed.count++;
-      return actual.parseAllDocuments(...args);
-    },
-  };
+// load.ts requires `yaml` when it first needs it (on-first-use.ts): the count wraps that module.
+const composed = { count: 0 };
+const required = createRequire(import.meta.url)('yaml') as typeof import('yaml');
+const compose = required.parseAllDocuments;
+vi.spyOn(required, 'parseAllDocuments').mockImplementation((...args: Parameters<typeof compose>) => {
+  composed.count++;
+  return compose(...args);
 });
 
 const { parseFile } = await import('./load.js');
@@ -38,6 +36,10 @@ const CORPUS = [
   'plain: multi\n  line\nquoted: "multi\n  line"\nafter: 1\n',
   'spec:\n  routes:\n    -\n      match: /\n    - # comment\n      match: /a\n',
   '\ufeffkind: BotUser\nname: bom\nspec: {active: true}\n',
+  // Read document by document: positions of the later documents after a byte order mark.
+  '\ufeff# first\nkind: BotUser\nname: bom\n---\nkind: Backend\nname: b\nspec:\n  labels: {a: b}\n---\n---\n  x: [1, 2]\n',
+  // An end marker: read as one piece.
+  'a: 1\n...\n---\nb:\n  c: 2\n',
   'a: 1\r\nb:\r\n  c: 2\r\n',
   'a: {x: 1,\n  y: [2,\n    3]}\n',
 ];

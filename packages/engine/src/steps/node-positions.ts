@@ -16,6 +16,7 @@
 interface ParserState {
   position: number;
   kind: string | null;
+  /** The node's value; the listener may replace it on `close` (the parser reads it after). */
   result: unknown;
   input: string;
 }
@@ -25,7 +26,12 @@ export type NodePath = readonly (string | number)[];
 export class NodePositions {
   /** How many nodes were recorded; the arrays below are filled up to it (grown by doubling). */
   #count = 0;
-  /** Offset of each node's first character (js-yaml's input, which lost a leading BOM). */
+  /**
+   * Where the input js-yaml is reading now starts in the file's text: files are read document by
+   * document (fast-yaml.ts), and js-yaml drops a leading byte order mark. Offsets are the file's.
+   */
+  base = 0;
+  /** Offset in the file's text of each node's first character. */
   #start = new Int32Array(256);
   /** Index of each node's last descendant (itself for a leaf): its children follow it. */
   #last = new Int32Array(256);
@@ -43,7 +49,7 @@ export class NodePositions {
       const node = this.#count++;
       if (node === this.#start.length) this.#grow();
       if (this.#open.length === 0) this.#roots.push(node);
-      this.#start[node] = state.position;
+      this.#start[node] = this.base + state.position;
       this.#value.push(undefined);
       this.#open.push(node);
       return;
@@ -52,9 +58,10 @@ export class NodePositions {
     const { input } = state;
     // Opened before any blank, comment or line end that precedes the content; an empty node
     // (`key:` and nothing) is where `yaml` puts its empty scalar: after the blanks on its line.
-    const start = this.#start[node]!;
-    this.#start[node] = state.kind === null ? skipBlanks(input, start) : skipSpace(input, start);
+    const start = this.#start[node]! - this.base;
+    this.#start[node] = this.base + (state.kind === null ? skipBlanks(input, start) : skipSpace(input, start));
     this.#last[node] = this.#count - 1;
+    if (typeof state.result === 'string' && state.result.length >= SLICE_MIN) state.result = ownCopy(state.result);
     this.#value[node] = state.result;
     if (input.charCodeAt(skipBlanks(input, state.position)) === COLON) this.#keyed[node] = 1;
   };
@@ -154,6 +161,17 @@ export class NodePositions {
 }
 
 const COLON = 0x3a;
+
+/**
+ * A string of this length or more cut out of another is a slice in V8: a view that keeps the
+ * whole text it was cut from alive. js-yaml cuts every scalar out of its own copy of the file,
+ * so one long value kept (a description) would keep that copy (the size of the file) for as long
+ * as the documents live; such values are copied out, and the parser reads the copy (the
+ * listener runs before the parser takes `result`).
+ */
+const SLICE_MIN = 13;
+/** A string of its own (flat, not a slice of another). */
+const ownCopy = (text: string): string => JSON.parse(JSON.stringify(text)) as string;
 
 /** Past spaces and tabs. */
 function skipBlanks(text: string, at: number): number {

@@ -8,9 +8,13 @@
  * - aliases that expand past the `yaml` package's `maxAliasCount` of 100 ("billion laughs"),
  *   reported at the first alias of an anchor that itself holds aliases (`aliasProblem`).
  */
-import { isCollection, isMap, isPair, isSeq, visit, type Document, type Node } from 'yaml';
+import type { Document, Node } from 'yaml';
+import { onFirstUse } from '../on-first-use.js';
 import { problem, type Problem } from '../problems.js';
 import type { SourceLocation } from '../source.js';
+
+/** Only the checks of documents composed by `yaml` use it, and they follow its own import. */
+const yaml = onFirstUse<typeof import('yaml')>('yaml');
 
 export const MAX_NESTING = 64;
 export const MAX_ALIAS_COUNT = 100;
@@ -61,6 +65,7 @@ function endOfQuoted(text: string, start: number): number {
 
 /** The first node nested deeper than `MAX_NESTING` collections in a composed document. */
 export function nestingProblem(doc: Document, position: (offset: number) => SourceLocation): Problem | undefined {
+  const { isCollection, isPair } = yaml();
   const stack: [unknown, number][] = [[doc.contents, 1]];
   while (stack.length > 0) {
     const [node, depth] = stack.pop()!;
@@ -93,6 +98,7 @@ export function valueDepth(value: unknown): number {
  * that holds aliases itself (where the expansion multiplies), or at its first alias.
  */
 export function aliasProblem(doc: Document, position: (offset: number) => SourceLocation): Problem {
+  const { isMap, isSeq, visit } = yaml();
   const anchorsWithAliases = new Set<string>();
   visit(doc, {
     Node(_, node) {
@@ -134,6 +140,7 @@ export const isUnresolvedAliasError = (error: unknown) => error instanceof Refer
  * defines, at that alias. YAML anchors never reach across `---`.
  */
 export function unresolvedAliasProblem(doc: Document, position: (offset: number) => SourceLocation): Problem {
+  const { visit } = yaml();
   const defined = new Set<string>();
   let at: { offset: number; source: string } | undefined;
   visit(doc, {

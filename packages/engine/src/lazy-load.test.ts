@@ -1,0 +1,50 @@
+/**
+ * Every command imports the engine, so what importing it loads is start-up time of every plan
+ * and apply: the libraries only some runs need are loaded on first use (on-first-use.ts,
+ * policy/environment.ts). Run in a fresh process on the BUILT package, since what matters is
+ * what a real start-up loads (`npm test` builds first). ES modules are seen through a loader
+ * hook, CommonJS ones through `require.cache`.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { expect, it } from 'vitest';
+
+const built = fileURLToPath(new URL('../dist/index.js', import.meta.url));
+const LAZY = ['/yaml/', '/diff/', '/fast-json-patch/', '/@marcbachmann/cel-js/'];
+
+const HOOKS = `data:text/javascript,${encodeURIComponent(`
+  import { writeSync } from 'node:fs';
+  const lazy = ${JSON.stringify(LAZY)};
+  export async function load(url, context, next) {
+    if (lazy.some((l) => url.includes('/node_modules' + l))) writeSync(1, 'loaded ' + url + '\\n');
+    return next(url, context);
+  }`)}`;
+const REGISTER = `data:text/javascript,${encodeURIComponent(`import { register } from 'node:module'; register(${JSON.stringify(HOOKS)});`)}`;
+
+it('importing the engine and reading plain manifests loads no yaml, diff, fast-json-patch or CEL; a file with an alias loads yaml', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'gatehouse-lazy-'));
+  try {
+    writeFileSync(join(dir, 'plain.yaml'), 'kind: BotUser\nname: ci\nspec: {active: true}\n');
+    writeFileSync(join(dir, 'alias.yml'), 'kind: BotUser\nname: &n other\nspec: {active: true}\n---\nkind: BotUser\nname: third\nspec: {active: true}\n');
+    const script = `
+      import { writeSync } from 'node:fs';
+      import { createRequire } from 'node:module';
+      const require = createRequire(${JSON.stringify(built)});
+      const lazy = ${JSON.stringify(LAZY)};
+      const cjs = () => Object.keys(require.cache).filter((p) => lazy.some((l) => p.includes('/node_modules' + l))).length;
+      const engine = await import(${JSON.stringify(built)});
+      const plain = await engine.readManifests({ paths: [${JSON.stringify(join(dir, 'plain.yaml'))}], env: {} });
+      writeSync(1, 'plain documents=' + plain.desired.length + ' problems=' + plain.problems.length + ' cjs=' + cjs() + '\\n');
+      await engine.readManifests({ paths: [${JSON.stringify(join(dir, 'alias.yml'))}], env: {} });
+      writeSync(1, 'alias cjs=' + cjs() + '\\n');`;
+    const out = execFileSync(process.execPath, ['--import', REGISTER, '--input-type=module', '-e', script], { encoding: 'utf8' });
+    const lines = out.trim().split('\n');
+    expect(lines[0], out).toBe('plain documents=1 problems=0 cjs=0');
+    expect(lines.at(-1), 'the reference parser is loaded for the file that needs it').toMatch(/^alias cjs=[1-9]/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
