@@ -1,7 +1,8 @@
 /**
  * Duplicates and interrupted replaces against a real `gatehouse serve` (issue 15): a copy made
  * by hand (same stack marker as an applied object, with references pointing at the copy) is
- * resolved by a plain `apply --yes`; an apply SIGKILLed between the create and the delete of a
+ * resolved by a plain `apply --yes`; a copy that an unmanaged object references is left in place
+ * and reported until that object is re-pointed; an apply SIGKILLed between the create and the delete of a
  * replace is finished by a plain rerun. In both, the plan that follows is empty.
  *
  * The kill is deterministic: a small HTTP proxy between the CLI and the server holds the first
@@ -107,6 +108,41 @@ describe('duplicates and interrupted replaces', { timeout: 120_000 }, () => {
     expect((await client.ipRestrictions.get(restriction.id)).ip_policies.map((p) => p.id)).toEqual([original.id]);
     expect((await client.backends.failover.get(fo.id)).backends).toEqual([maint.id]);
 
+    await expectEmptyPlan(stack, repo);
+  });
+
+  it('a copy that an object gatehouse does not manage references is not deleted: plan, apply and drift say what to re-point', async () => {
+    const stack = 'held';
+    const repo = manifests('held', { 'all.yaml': 'kind: Backend\nname: held-maint\nspec:\n  type: http_response\n  status_code: 503\n  body: down' });
+    const first = await cli(stack, 'apply', repo, '--yes');
+    expect(first.code, first.stderr).toBe(0);
+    const maint = (await collect(client.backends.httpResponse.list())).find((b) => markerOf(b)?.stack === stack)!;
+    const copy = await client.backends.httpResponse.create({ description: maint.description, metadata: maint.metadata, status_code: maint.status_code, body: maint.body, headers: maint.headers } as never);
+    // Made by hand, no marker: gatehouse never changes it.
+    const theirs = await client.backends.failover.create({ description: 'made by hand', backends: [copy.id] } as never);
+
+    const plan = await cli(stack, 'plan', repo, '--format', 'json');
+    expect(plan.code, plan.stderr).toBe(0);
+    const planned = JSON.parse(plan.stdout);
+    expect(planned.changes).toEqual([]);
+    expect(planned.held_duplicates).toEqual([
+      expect.objectContaining({ id: copy.id, keep: maint.id, referenced_by: [{ kind: 'Backend', id: theirs.id, owner: 'not managed by gatehouse' }] }),
+    ]);
+    const drift = await cli(stack, 'drift', repo);
+    expect(drift.code).toBe(2);
+    expect(drift.stdout).toContain(`Backend ${theirs.id} (not managed by gatehouse) references it`);
+
+    const apply = await cli(stack, 'apply', repo, '--yes');
+    expect(apply.code, apply.stdout + apply.stderr).toBe(0);
+    expect(apply.stdout).toContain(`Duplicate not deleted: Backend ${copy.id} duplicates ${maint.id} (same stack and address), but is not deleted: Backend ${theirs.id} (not managed by gatehouse) references it`);
+    expect((await client.backends.failover.get(theirs.id)).backends).toEqual([copy.id]);
+    expect((await collect(client.backends.httpResponse.list())).map((b) => b.id)).toContain(copy.id);
+
+    // Its owner re-points it; the next apply deletes the copy.
+    await client.backends.failover.update(theirs.id, { backends: [maint.id] } as never);
+    const again = await cli(stack, 'apply', repo, '--yes');
+    expect(again.code, again.stdout + again.stderr).toBe(0);
+    expect((await collect(client.backends.httpResponse.list())).map((b) => b.id)).not.toContain(copy.id);
     await expectEmptyPlan(stack, repo);
   });
 

@@ -121,12 +121,13 @@ describe('HTML reports in Chromium', () => {
   it('plan --format html of the examples: counts, policy error, filters, graph, an expanded change', async (ctx) => {
     if (!browser) return ctx.skip(skipReason);
     const { page, errors } = await open(cliPlanHtml, 'plan-examples');
-    expect(await count(page, 'create')).toBe('39');
+    // 39 objects and the stack's bot user registry.
+    expect(await count(page, 'create')).toBe('40');
     expect(await count(page, 'delete')).toBe('0');
     await expect(page.locator('#policy .sev-error').innerText()).resolves.toBe('error');
     expect(await page.locator('#policy').innerText()).toContain('manifests/ip-policies.yaml:25:7');
-    expect(await page.locator('details.item').count()).toBe(39);
-    expect(await page.locator('#graph svg a.node').count()).toBe(39);
+    expect(await page.locator('details.item').count()).toBe(40);
+    expect(await page.locator('#graph svg a.node').count()).toBe(40);
     expect(await page.locator('#graph svg path.edge').count()).toBeGreaterThan(10);
 
     await page.selectOption('#filter-kind', 'IPPolicyRule');
@@ -138,7 +139,7 @@ describe('HTML reports in Chromium', () => {
     await expect(rule.locator('table').innerText()).resolves.toContain('cidr');
     expect(await rule.locator('td', { hasText: '"0.0.0.0/0"' }).isVisible()).toBe(true);
     await page.selectOption('#filter-kind', '');
-    expect(await page.locator('#shown').innerText()).toBe('39');
+    expect(await page.locator('#shown').innerText()).toBe('40');
 
     expect(await noHorizontalScroll(page)).toBe(true);
     await page.screenshot({ path: join(OUTPUT, 'plan-examples.png'), fullPage: true });

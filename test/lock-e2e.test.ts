@@ -3,13 +3,16 @@
  * once (three rounds) leave no duplicate, the one that finds the lock held fails naming the
  * holder; a lock held by someone else makes apply fail at once (default) or wait
  * (--lock-timeout); plan and drift say when a lock is held (stale after its lease) and never
- * show the lock's objects; `gatehouse unlock` removes it.
+ * show the lock's objects; `gatehouse unlock` removes it; an apply whose lock is removed while
+ * it runs learns it at its next renewal and stops writing.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { createServer, request, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { GatehouseClient, collect } from '@gatehouse/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, type ServeProcess } from './helpers/cli.js';
+import { runCli, spawnCli, type ServeProcess } from './helpers/cli.js';
 import { serveWithClient } from './helpers/served.js';
 
 const KEY = 'lock-e2e-key-0123456789abcdef';
@@ -142,4 +145,79 @@ describe('the per-stack lock', { timeout: 300_000 }, () => {
     const again = await cli(stack, 'unlock', '--yes');
     expect(again.stdout).toContain('is not locked');
   });
+
+  it('an apply whose lock is removed while it runs (unlock) stops writing at its next renewal and fails naming why', async () => {
+    const stack = 'lost';
+    const proxy = await renewalProxy(server.url);
+    try {
+      // A short lease (tests only): renewals every 300 ms. One write at a time, the first rule held.
+      const apply = spawnCli(['apply', repoOf(stack), '--yes', '--parallelism', '1'], { env: { ...env(stack), GATEHOUSE_API_URL: proxy.url, GATEHOUSE_TEST_LOCK_LEASE_SECONDS: '0.9' } });
+      await Promise.race([proxy.held, apply.exited.then((r) => Promise.reject(new Error(`apply ended first: ${r.code} ${r.stdout}${r.stderr}`)))]);
+      const unlocked = await cli(stack, 'unlock', '--yes');
+      expect(unlocked.code, unlocked.stderr).toBe(0);
+      await proxy.lossSeen;
+      proxy.release();
+      const result = await apply.exited;
+      expect(result.code, result.stdout + result.stderr).toBe(1);
+      expect(result.stderr).toMatch(/lost the lock of stack "lost" while applying: its bot user gatehouse-lock\.lost \(\S+\) was removed; nothing more was written/);
+      expect(result.stderr).toMatch(/\d+ changes? done, \d+ not started/);
+    } finally {
+      await proxy.close();
+    }
+    // Nothing was written after the loss: the held rule was the last write (40 policies, 120 rules).
+    const rules = [...(await markerCounts(stack)).keys()].filter((k) => k.startsWith('ipr_'));
+    expect(rules.length).toBeLessThanOrEqual(1);
+    expect((await collect(client.botUsers.list())).filter((u) => u.name === 'gatehouse-lock.lost')).toEqual([]);
+  });
 });
+
+/**
+ * An HTTP proxy to `target` that holds the first rule create until `release()` (`held` resolves
+ * when it arrives), and resolves `lossSeen` when a lock renewal's bot user read answers 404.
+ */
+async function renewalProxy(target: string) {
+  const upstream = new URL(target);
+  let onHeld!: () => void;
+  let onLoss!: () => void;
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (onHeld = resolve));
+  const lossSeen = new Promise<void>((resolve) => (onLoss = resolve));
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let holding = false;
+  const forward = (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse, body: Buffer) => {
+    const out = request({ hostname: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: { ...req.headers, host: upstream.host } }, (answer) => {
+      if (req.method === 'GET' && req.url?.startsWith('/bot_users/') && answer.statusCode === 404) onLoss();
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    });
+    out.on('error', () => res.destroy());
+    out.end(body);
+  };
+  const proxy: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      if (req.method === 'POST' && req.url === '/ip_policy_rules' && !holding) {
+        holding = true;
+        onHeld();
+        void released.then(() => forward(req, res, body));
+        return;
+      }
+      forward(req, res, body);
+    });
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  const { port } = proxy.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    held,
+    lossSeen,
+    release,
+    close: () =>
+      new Promise<void>((resolve) => {
+        proxy.closeAllConnections();
+        proxy.close(() => resolve());
+      }),
+  };
+}

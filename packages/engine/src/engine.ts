@@ -10,6 +10,7 @@ import type { LiveApi } from './ports.js';
 import { check } from './steps/check.js';
 import { environmentDocuments, type EnvironmentInput } from './environments/documents.js';
 import { attributeVariables, interpolate, withoutUnsetEcho } from './steps/interpolate.js';
+import { readRegistry } from './bot-registry/registry.js';
 import { match, type Matching } from './steps/match.js';
 import { fromStackWarning } from './steps/stacks.js';
 import { observe } from './steps/observe.js';
@@ -90,8 +91,10 @@ export async function readManifests(options: EngineOptions & { exclude?: readonl
   const resolved = resolve(validated.valid, validated.declared);
   // The manifest path each object's marker records (the prune scope), before check counts its bytes.
   const where = manifestPaths([...options.paths, ...(options.environment?.overlays ?? [])]);
+  const pathOf = new Map<string, string | undefined>(); // per file: a manifest may hold 100,000 rules
   for (const d of resolved.desired) {
-    const path = recordedPath(where, d.doc.file);
+    if (!pathOf.has(d.doc.file)) pathOf.set(d.doc.file, recordedPath(where, d.doc.file));
+    const path = pathOf.get(d.doc.file);
     if (path !== undefined) d.manifestPath = path;
   }
   const later = attributeVariables([...validated.problems, ...resolved.problems, ...check(resolved.desired, stack)], interpolated.variableUses, vars);
@@ -131,7 +134,7 @@ export async function checkManifests(options: EngineOptions): Promise<ManifestCh
 export async function observeAndMatch(desired: DesiredObject[], api: LiveApi, stack: string): Promise<{ matching: Matching; requests: number; lock?: LockInfo }> {
   const observation = await observe(api);
   const lock = lockOf(stack, observation.lockObjects.bots, observation.lockObjects.policies);
-  return { matching: match(desired, observation.live, stack), requests: observation.requests, ...(lock ? { lock } : {}) };
+  return { matching: match(desired, observation.live, stack, { registry: readRegistry(stack, observation.registryObjects) }), requests: observation.requests, ...(lock ? { lock } : {}) };
 }
 
 /**
@@ -155,7 +158,7 @@ export async function readAndMatch(
   if (read.problems.length > 0) throw new ManifestProblems(read.problems);
   const observation = await observing;
   // Deletes only within what was read, unless --prune-all (steps/prune-scope.ts).
-  const matched = match(read.desired, observation.live, stack, { fromStack: options.fromStack });
+  const matched = match(read.desired, observation.live, stack, { fromStack: options.fromStack, registry: readRegistry(stack, observation.registryObjects) });
   const matching = limitPrune(matched, read.where ?? manifestPaths(options.paths), read.desired, options.pruneAll === true);
   const nothingToMove = fromStackWarning(observation.live, { stack, fromStack: options.fromStack });
   if (nothingToMove) options.onWarning?.(nothingToMove);

@@ -61,9 +61,11 @@ export interface Change {
   /**
    * Why apply writes an object whose fields do not change: `marker` (the ownership marker is
    * refreshed), `repoint` (it references an object that is replaced, and is pointed at the new
-   * one), `adopt` (it is taken into this stack). Absent for ordinary changes.
+   * one), `adopt` (it is taken into this stack), `registry` (the stack's bot user registry,
+   * `BotUserRegistry/<stack>`, records which bot users it manages: bot-registry/registry.ts).
+   * Absent for ordinary changes.
    */
-  cause?: 'marker' | 'repoint' | 'adopt';
+  cause?: 'marker' | 'repoint' | 'adopt' | 'registry';
   /** A delete that runs only with `--prune` (the plan was made without it): shown, not counted. */
   needsPrune?: boolean;
   /**

@@ -11,6 +11,7 @@ import { LiveApiError } from '../ports.js';
 import { ManifestProblems } from '../problems.js';
 import { applyPlan, type ApplyOptions } from './apply.js';
 import { MemoryLiveApi, type WriteRequest } from './memory-api.js';
+import { isRegistryObject } from '../bot-registry/registry.js';
 import { ApplyRefused, type ApplyResult } from './model.js';
 import { prepareApply } from './prepare.js';
 
@@ -133,7 +134,8 @@ describe('order', () => {
         for (const [j, rule] of log.entries()) if (rule.path.startsWith('/ip_policy_rules/') && j > i) expect(rule.path).not.toContain(id);
       }
     }
-    expect(api.objects('/ip_policies')).toEqual([]);
+    // The stack's bot user registry (a record, not a user's policy) is all that is left.
+    expect(api.objects('/ip_policies').filter((p) => !isRegistryObject('IPPolicy', p))).toEqual([]);
   });
 
   it('make before break: a rule whose CIDR changed is created before the old one is deleted', async () => {
@@ -216,7 +218,8 @@ spec: {hostports: ["api.example.com:443"]}
     const result = await apply(api, manifests(`kind: BotUser\nname: b\nspec: {}\n`), { prune: true });
     expect(result.ok).toBe(true);
     expect(writes(api, 'DELETE')).toEqual([]);
-    expect(api.objects('/ip_policies')).toHaveLength(2);
+    // Both policies stay; the third is the stack's bot user registry.
+    expect(api.objects('/ip_policies').filter((p) => !isRegistryObject('IPPolicy', p))).toHaveLength(2);
   });
 });
 
@@ -455,6 +458,7 @@ describe('safety rails', () => {
     // A kind of which the stack owns 3 or fewer may lose them all.
     keep(0);
     rewrite(dir, 'kind: BotUser\nname: b\nspec: {}\n');
-    expect((await apply(api, dir, { prune: true })).summary.done).toBe(4);
+    // 3 deletes, the bot user's create and the registry's.
+    expect((await apply(api, dir, { prune: true })).summary.done).toBe(5);
   });
 });

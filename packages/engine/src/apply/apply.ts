@@ -112,6 +112,7 @@ export async function executeApply(prepared: PreparedApply, api: LiveApi, option
     duration_ms: Math.round(performance.now() - began),
     ...(prepared.plan.held_duplicates ? { held_duplicates: prepared.plan.held_duplicates } : {}),
     ...(prepared.plan.targets ? { targets: prepared.plan.targets } : {}),
+    ...(prepared.plan.prune_scope ? { prune_scope: prepared.plan.prune_scope } : {}),
   };
 }
 

@@ -136,11 +136,22 @@ export function buildParts(subjects: Subject[], matching: Matching): Part[] {
         const dep = final.get(ref);
         if (dep && dep !== part.key) deps.add(dep);
       }
+      // What else the plan orders a create or an update after (a bot user taking the name
+      // another gives up). Not a replace: its dependsOn holds what its delete waits for.
+      if (change.action === 'create' || change.action === 'update') for (const address of change.dependsOn) {
+        const dep = final.get(address);
+        if (dep && dep !== part.key && !dep.startsWith(`${change.address}#`)) deps.add(dep);
+      }
       for (const key of uniqueKeysOf(desired.descriptor, desired.normal)) {
         const dep = deletedUnique.get(key);
         if (dep && dep !== `${change.address}#delete`) deps.add(dep);
       }
       if (part.kind === 'create' && change.action === 'replace' && !createFirst.has(change.address)) deps.add(`${change.address}#delete`);
+    }
+    // A bookkeeping write (the bot user registry) waits for the changes the plan says it follows.
+    if (part.subject.bookkeeping) for (const address of change.dependsOn) {
+      const dep = final.get(address);
+      if (dep) deps.add(dep);
     }
     if (part.kind === 'delete' && live) {
       for (const o of childrenOf(live.id)) {

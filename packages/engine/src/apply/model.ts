@@ -4,7 +4,7 @@
  * result as it is (snake_case keys, like the plan's JSON).
  */
 import type { HeldDuplicate } from '../steps/duplicate-holds.js';
-import type { Action, PlanTargets } from '../plan-model.js';
+import type { Action, PlanTargets, PruneScopeSummary } from '../plan-model.js';
 
 /** The central table of apply's refusal and step-failure codes: code -> what it means. */
 export const APPLY_CODES = {
@@ -93,6 +93,8 @@ export interface ApplyResult {
   held_duplicates?: HeldDuplicate[];
   /** The targets of a targeted apply (`--target`, or a saved targeted plan); absent otherwise. */
   targets?: PlanTargets;
+  /** The plan's prune scope when it left owned objects outside it, or was `--prune-all` (steps/prune-scope.ts). */
+  prune_scope?: PruneScopeSummary;
 }
 
 

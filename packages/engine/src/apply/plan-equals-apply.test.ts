@@ -26,6 +26,7 @@ import { countChanges } from '../render/values.js';
 import { applyPlan } from './apply.js';
 import { MemoryLiveApi } from './memory-api.js';
 import { ApplyRefused } from './model.js';
+import { isRegistryObject } from '../bot-registry/registry.js';
 import { parseTargets } from '../steps/targets.js';
 import { detectDrift } from '../drift/detect.js';
 
@@ -38,7 +39,9 @@ interface Manifests {
   backend: { type: 'tunnel_group'; app: string } | { type: 'http_response'; status: number } | null;
   failover: boolean;
   edge: boolean;
-  bot: { active: boolean } | null;
+  bot: { active: boolean; name: string | null } | null;
+  /** `spec.name` of the bot user `ci` (a rename through the manifest), or its manifest name. */
+  ciName: string | null;
 }
 
 const manifestsArb: fc.Arbitrary<Manifests> = fc
@@ -59,7 +62,8 @@ const manifestsArb: fc.Arbitrary<Manifests> = fc
     backend: fc.option(fc.oneof(fc.record({ type: fc.constant('tunnel_group' as const), app: fc.constantFrom('web', 'api') }), fc.record({ type: fc.constant('http_response' as const), status: fc.constantFrom(503, 404) })), { nil: null }),
     failover: fc.boolean(),
     edge: fc.boolean(),
-    bot: fc.option(fc.record({ active: fc.boolean() }), { nil: null }),
+    bot: fc.option(fc.record({ active: fc.boolean(), name: fc.constantFrom(null, 'Deploy bot', 'deploy-2') }), { nil: null }),
+    ciName: fc.constantFrom(null, 'CI bot', 'ci-renamed', 'ci-renamed'),
   })
   .map(({ policies, restriction, ...rest }) => {
     const names = policies.map((p) => p.name);
@@ -69,7 +73,7 @@ const manifestsArb: fc.Arbitrary<Manifests> = fc
 
 function yaml(m: Manifests): string {
   // One document is always there: a manifest file with none is a problem of its own.
-  const docs: string[] = ['kind: BotUser\nname: ci\nspec: {active: true}\n'];
+  const docs: string[] = [`kind: BotUser\nname: ci\nspec: {active: true${m.ciName ? `, name: ${m.ciName}` : ''}}\n`];
   for (const p of m.policies) {
     const rules = p.rules.map((r) => `    - {cidr: ${r.cidr}, action: ${r.action}}`).join('\n');
     docs.push(`kind: IPPolicy\nname: ${p.name}\n${p.preventDestroy ? 'lifecycle: {prevent_destroy: true}\n' : ''}spec:\n  description: ${p.description}\n  rules:${rules ? `\n${rules}` : ' []'}\n`);
@@ -81,7 +85,7 @@ function yaml(m: Manifests): string {
   if (m.backend && m.edge) {
     docs.push(`kind: HTTPSEdge\nname: api\nspec:\n  hostports: ["api.example.com:443"]\n  routes:\n    - {match_type: path_prefix, match: /, backend: {backend: a}}\n`);
   }
-  if (m.bot) docs.push(`kind: BotUser\nname: deploy\nspec: {active: ${m.bot.active}}\n`);
+  if (m.bot) docs.push(`kind: BotUser\nname: deploy\nspec: {active: ${m.bot.active}${m.bot.name ? `, name: ${m.bot.name}` : ''}}\n`);
   return docs.join('---\n');
 }
 
@@ -92,6 +96,8 @@ const outsideArb = fc.record({
   staleHash: fc.boolean(),
   deleteRule: fc.boolean(),
   unmanagedPolicy: fc.boolean(),
+  /** The bot user registry (bot-registry/registry.ts) and bot users, changed by hand. */
+  bots: fc.constantFrom('none', 'none', 'renameBot', 'deleteBot', 'breakRegistry', 'dropRegistry'),
 });
 
 const scenarioArb = fc.record({
@@ -99,6 +105,8 @@ const scenarioArb = fc.record({
   beforeStack: fc.constantFrom('default', 'default', 'other'),
   outside: outsideArb,
   after: manifestsArb,
+  /** The manifests stay as they were applied (so that plans with no changes are met). */
+  unchangedManifests: fc.integer({ min: 0, max: 9 }).map((n) => n < 2),
   adopt: fc.boolean(),
   /** Plan and apply with --from-stack other (steps/stacks.ts): moves, not collisions. */
   move: fc.boolean(),
@@ -113,8 +121,17 @@ const scenarioArb = fc.record({
 const scopeArb = fc.record({ pruneAll: fc.integer({ min: 0, max: 9 }).map((n) => n < 2), moved: fc.boolean(), byFile: fc.boolean(), dropPath: fc.boolean() });
 
 /** Returns the id of the policy made by hand, if any. */
-async function changeOutside(api: MemoryLiveApi, outside: Record<'editDescription' | 'dropMarker' | 'staleHash' | 'deleteRule' | 'unmanagedPolicy', boolean> & { dropPath?: boolean }): Promise<string | undefined> {
-  const policies = api.objects('/ip_policies');
+async function changeOutside(
+  api: MemoryLiveApi,
+  outside: Record<'editDescription' | 'dropMarker' | 'staleHash' | 'deleteRule' | 'unmanagedPolicy', boolean> & { bots: string; dropPath?: boolean },
+): Promise<string | undefined> {
+  const registry = api.objects('/ip_policies').filter((p) => isRegistryObject('IPPolicy', p));
+  const bots = api.objects('/bot_users');
+  if (outside.bots === 'renameBot' && bots[0]) bots[0].name = 'renamed by hand';
+  if (outside.bots === 'deleteBot' && bots[0]) bots.splice(0, 1);
+  if (outside.bots === 'breakRegistry' && registry[0]) registry[0].metadata = String(registry[0].metadata).slice(0, -5);
+  if (outside.bots === 'dropRegistry' && registry[0]) api.objects('/ip_policies').splice(api.objects('/ip_policies').indexOf(registry[0]), 1);
+  const policies = api.objects('/ip_policies').filter((p) => !isRegistryObject('IPPolicy', p));
   if (outside.editDescription && policies[0]) policies[0].description = 'edited in the console';
   if (outside.dropMarker && policies[1]) policies[1].metadata = parseMarker(policies[1].metadata).user ?? '';
   const rules = api.objects('/ip_policy_rules');
@@ -138,10 +155,11 @@ const key = (c: { address: string; action: string }) => `${c.action} ${c.address
 describe('plan = apply (property)', () => {
   it('over 200 generated scenarios, apply writes exactly what the plan shows', { timeout: 120_000 }, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'gatehouse-plan-apply-'));
-    const stats = { scenarios: 0, noChanges: 0, problems: 0, refused: 0, applied: 0, markerRefreshes: 0, repoints: 0, adoptions: 0, moves: 0, notPruned: 0, pathRefreshes: 0, outOfScope: 0 };
+    const stats = { scenarios: 0, noChanges: 0, problems: 0, refused: 0, applied: 0, markerRefreshes: 0, repoints: 0, adoptions: 0, moves: 0, notPruned: 0, pathRefreshes: 0, outOfScope: 0, registryWrites: 0, botRenames: 0 };
     try {
       await fc.assert(
-        fc.asyncProperty(scenarioArb, scopeArb, async ({ before, beforeStack, outside, after, adopt, move, prune: pruneFlag, force }, scope) => {
+        fc.asyncProperty(scenarioArb, scopeArb, async ({ before, beforeStack, outside, after: changed, unchangedManifests, adopt, move, prune: pruneFlag, force }, scope) => {
+          const after = unchangedManifests ? before : changed;
           stats.scenarios += 1;
           const api = new MemoryLiveApi();
           const moving = move && beforeStack === 'other' ? { fromStack: 'other' } : {};
@@ -177,6 +195,13 @@ describe('plan = apply (property)', () => {
           const runnable = plan.changes.filter((c) => !c.needsPrune);
           stats.markerRefreshes += runnable.filter((c) => c.cause === 'marker').length;
           stats.repoints += runnable.filter((c) => c.cause === 'repoint').length;
+          stats.registryWrites += runnable.filter((c) => c.cause === 'registry').length;
+          // A rename through spec.name is an update of the same bot user, never a second one.
+          const renames = runnable.filter((c) => c.kind === 'BotUser' && c.fields.some((f) => f.path === 'name'));
+          stats.botRenames += renames.length;
+          // The bot user ci, applied by this stack and recorded by an intact registry, is never made twice.
+          const intact = beforeStack === 'default' && outside.bots !== 'deleteBot' && outside.bots !== 'breakRegistry' && outside.bots !== 'dropRegistry';
+          if (intact) expect(runnable.filter((c) => c.address === 'BotUser/ci' && c.action === 'create')).toEqual([]);
           stats.adoptions += runnable.filter((c) => c.reason?.startsWith('adopted') || c.reason?.startsWith('moved from stack')).length;
           stats.moves += runnable.filter((c) => c.reason?.startsWith('moved from stack')).length;
           stats.notPruned += plan.changes.length - runnable.length;
@@ -266,7 +291,8 @@ describe('plan = apply with --target (property)', () => {
           expect(next.changes.map(key)).toEqual([]);
           // Markers claim nothing about what was not targeted: a child left uncreated is
           // "missing", never "deleted outside gatehouse" (a parent's children evidence).
-          if (!outside.deleteRule) {
+          // (A bot user deleted by hand that the registry records is rightly deleted outside.)
+          if (!outside.deleteRule && outside.bots !== 'deleteBot') {
             const drift = await detectDrift({ paths: [dir], env: {}, api, stack: 'default' });
             expect(drift.objects.filter((o) => o.drift === 'deleted_outside').map((o) => o.address)).toEqual([]);
           }

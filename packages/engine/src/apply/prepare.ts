@@ -27,6 +27,7 @@ import { plan as makePlan } from '../steps/plan.js';
 import { TargetError, targetMatching, targetPatterns, targetPlan } from '../steps/targets.js';
 import type { Refusal } from './model.js';
 import { railRefusals } from './rails.js';
+import { registryWriter, type RegistryWriteEnv } from '../bot-registry/registry.js';
 
 export interface PrepareOptions {
   api: LiveApi;
@@ -62,6 +63,11 @@ export interface Subject {
   stale?: Refusal;
   /** A metadata-only write of the ownership marker (no change the plan shows). */
   markerOnly?: boolean;
+  /**
+   * A write that belongs to no kind descriptor (the bot user registry): it runs after the
+   * changes its `change.dependsOn` names, and does its own requests.
+   */
+  bookkeeping?: (env: RegistryWriteEnv) => Promise<{ id: string | null; requests: number }>;
 }
 
 export interface PreparedApply {
@@ -170,6 +176,7 @@ export async function prepareApply(options: PrepareOptions): Promise<PreparedApp
       ...(desired && change.action !== 'delete' ? { desired } : {}),
       ...(live ? { live } : {}),
       ...(change.cause === 'marker' ? { markerOnly: true } : {}),
+      ...(change.cause === 'registry' ? { bookkeeping: registryWriter(matching, stack) } : {}),
     };
   };
 

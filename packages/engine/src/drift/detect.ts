@@ -22,6 +22,7 @@ import type { Change, FieldChange } from '../plan-model.js';
 import type { LiveApi, Target } from '../ports.js';
 import type { Matching } from '../steps/match.js';
 import { desiredHash, plan } from '../steps/plan.js';
+import { recordedHash } from '../bot-registry/registry.js';
 import { targetDrift, targetPatterns } from '../steps/targets.js';
 import { childrenHash, liveHash, referenceTokens } from './evidence.js';
 import { DRIFT_FORMAT_VERSION, DRIFT_KINDS, type DriftField, type DriftKind, type DriftReport, type DriftedObject } from './model.js';
@@ -50,9 +51,11 @@ export function classifyDrift(input: DriftInput): DriftReport {
 
   const objects: DriftedObject[] = [];
   // A marker refresh or a re-point writes bookkeeping, not configuration: in sync for drift.
+  // So does the bot user registry's write (no object of the manifests: not counted).
+  const isBookkeeping = (c: Change) => c.cause === 'marker' || c.cause === 'repoint' || c.cause === 'registry';
   const bookkeeping = planned.changes.filter((c) => c.cause === 'marker' || c.cause === 'repoint').length;
   for (const change of planned.changes) {
-    if (change.cause === 'marker' || change.cause === 'repoint') continue;
+    if (isBookkeeping(change)) continue;
     let verdict: Verdict;
     if (change.action === 'create') {
       const d = byAddress.get(change.address)!;
@@ -70,7 +73,7 @@ export function classifyDrift(input: DriftInput): DriftReport {
       verdict = { drift: 'changed_in_manifests', message: `owned by stack "${stack}" and no longer declared in the manifests (removed since the last apply); apply --prune deletes it` };
     } else {
       const pair = pairs.get(change.address)!;
-      verdict = pairVerdict(pair, change, tokens, stack);
+      verdict = pairVerdict(pair, change, tokens, stack, recordedHash(matching.registry, pair.desired, pair.live));
     }
     objects.push(toDrifted(change, verdict));
   }
@@ -101,6 +104,9 @@ function appliedEvidence(input: DriftInput, tokens: Map<string, string>): Set<st
   const applied = new Set<string>();
   const children = new Map<string, DesiredObject[]>();
   for (const d of input.desired) if (d.parent !== undefined) children.set(d.parent, [...(children.get(d.parent) ?? []), d]);
+  // A bot user the registry records under its manifest name was applied (its entry is written
+  // only after its create succeeded).
+  for (const d of input.matching.creates) if (input.matching.registry?.entries.has(d.name) && d.descriptor.kind === 'BotUser') applied.add(d.address);
   for (const { desired: d, live: o } of input.matching.pairs) {
     const marker = o.marker?.stack === input.stack ? o.marker : undefined;
     if (!marker) continue;
@@ -118,26 +124,41 @@ function missingVerdict(d: DesiredObject, applied: Set<string>, deletedOutside: 
     return { drift: 'deleted_outside', message: `deleted outside gatehouse together with its parent ${d.parent}` };
   }
   if (applied.has(d.address)) {
-    const why = d.parent !== undefined ? `its parent's marker records it among the children last applied` : 'an object this stack applied as it is declared now references it';
+    const why =
+      d.parent !== undefined
+        ? `its parent's marker records it among the children last applied`
+        : !d.descriptor.metadata
+          ? "the stack's bot user registry records it as applied"
+          : 'an object this stack applied as it is declared now references it';
     return { drift: 'deleted_outside', message: `deleted outside gatehouse: ${why}` };
   }
   return { drift: 'missing', message: 'missing: not applied yet or deleted outside gatehouse' };
 }
 
-function pairVerdict(pair: { desired: DesiredObject; live: LiveObject }, change: Change, tokens: Map<string, string>, stack: string): Verdict {
+/**
+ * `recorded`: for a kind without metadata (a bot user), the hash its stack's registry recorded
+ * when it was last applied (bot-registry/registry.ts); it stands in for the marker's.
+ */
+function pairVerdict(pair: { desired: DesiredObject; live: LiveObject }, change: Change, tokens: Map<string, string>, stack: string, recorded?: string): Verdict {
   const { desired: d, live: o } = pair;
+  let applied: string;
   if (!o.descriptor.metadata) {
-    return { drift: 'changed', message: `differs from the manifests; a ${d.descriptor.title} carries no ownership marker, so whether it changed in the manifests or outside gatehouse is unknown` };
+    if (recorded === undefined) {
+      return { drift: 'changed', message: `differs from the manifests; a ${d.descriptor.title} carries no ownership marker and the stack's bot user registry records no hash of it, so whether it changed in the manifests or outside gatehouse is unknown` };
+    }
+    applied = recorded;
+  } else {
+    if (o.marker?.stack !== stack) {
+      const from = o.marker ? `owned by stack "${o.marker.stack}"` : 'not managed by gatehouse';
+      return { drift: 'changed_in_manifests', message: `adopted by the manifests and not applied yet (the live object is ${from})` };
+    }
+    if (o.marker.hash === '') {
+      return { drift: 'changed', message: 'differs from the manifests; its marker records no hash of the last apply, so the cause is unknown' };
+    }
+    applied = o.marker.hash;
   }
-  if (o.marker?.stack !== stack) {
-    const from = o.marker ? `owned by stack "${o.marker.stack}"` : 'not managed by gatehouse';
-    return { drift: 'changed_in_manifests', message: `adopted by the manifests and not applied yet (the live object is ${from})` };
-  }
-  if (o.marker.hash === '') {
-    return { drift: 'changed', message: 'differs from the manifests; its marker records no hash of the last apply, so the cause is unknown' };
-  }
-  const outside = liveHash(o, d, tokens) !== o.marker.hash;
-  const inManifests = desiredHash(d, tokens) !== o.marker.hash;
+  const outside = liveHash(o, d, tokens) !== applied;
+  const inManifests = desiredHash(d, tokens) !== applied;
   if (outside) {
     return { drift: 'changed_outside', message: `changed outside gatehouse since the last apply${inManifests ? ', and the manifests changed too' : ''}; apply would overwrite it with the manifests' values` };
   }

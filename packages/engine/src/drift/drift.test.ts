@@ -152,8 +152,32 @@ describe('detectDrift', () => {
     }
   });
 
-  test('a bot user has no marker: its drift is a change of unknown cause', async () => {
+  test('a bot user changed outside gatehouse: the stack\'s bot user registry records its hash as applied', async () => {
     const live = await appliedLive();
+    findRaw(live, 'bot_1').active = false;
+    const report = await drift(live);
+    expect(report.objects).toEqual([expect.objectContaining({ address: 'BotUser/deploy-bot', drift: 'changed_outside', fields: [expect.objectContaining({ path: 'active', live: false, desired: true })] })]);
+    // The registry's own write (bookkeeping) is not drift and counts as nothing.
+    expect(report.summary.in_sync).toBe((await drift(await appliedLive())).summary.in_sync - 1);
+  });
+
+  test('a bot user renamed outside gatehouse is changed outside; renamed in the manifests, a manifest change', async () => {
+    const live = await appliedLive();
+    findRaw(live, 'bot_1').name = 'renamed by hand';
+    expect((await drift(live)).objects).toEqual([expect.objectContaining({ address: 'BotUser/deploy-bot', id: 'bot_1', drift: 'changed_outside', fields: [expect.objectContaining({ path: 'name', live: 'renamed by hand', desired: 'deploy-bot' })] })]);
+    const renamed = editedManifests('access.yaml', 'name: deploy-bot\nspec: {active: true}', 'name: deploy-bot\nspec: {active: true, name: Deploy bot}');
+    expect((await drift(await appliedLive(), [renamed])).objects).toEqual([expect.objectContaining({ address: 'BotUser/deploy-bot', id: 'bot_1', drift: 'changed_in_manifests' })]);
+  });
+
+  test('a bot user the registry records and that is gone was deleted outside gatehouse', async () => {
+    const live = await appliedLive();
+    live['/bot_users'] = [];
+    expect((await drift(live)).objects).toEqual([expect.objectContaining({ address: 'BotUser/deploy-bot', drift: 'deleted_outside', message: expect.stringContaining('registry') })]);
+  });
+
+  test('a bot user no registry records: its drift is a change of unknown cause', async () => {
+    const live = await appliedLive();
+    live['/ip_policies'] = live['/ip_policies']!.filter((p) => !String(p.metadata).startsWith('gatehouse-bots:'));
     findRaw(live, 'bot_1').active = false;
     const report = await drift(live);
     expect(report.objects).toEqual([expect.objectContaining({ address: 'BotUser/deploy-bot', drift: 'changed', fields: [expect.objectContaining({ path: 'active', live: false, desired: true })] })]);

@@ -13,6 +13,7 @@ import type { LiveObject } from '../live.js';
 import { exportLive, type ExportResult } from './export.js';
 import { EXPORT_HEADER, fileNameOf, isExportedText, manifestSchemaUrl } from './files.js';
 import { nameObjects } from './names.js';
+import { isRegistryObject } from '../bot-registry/registry.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -81,7 +82,8 @@ describe('exportLive', () => {
     }
     expect(result.exported).toBe(16);
     expect(result.notOwned).toBe(1); // the unmanaged policy
-    expect(docs(result, 'BotUser')).toEqual([{ kind: 'BotUser', name: 'deploy-bot', adopt: 'bot_1', spec: {} }]);
+    // The stack's bot user registry records it: exported under its manifest name, no adopt needed.
+    expect(docs(result, 'BotUser')).toEqual([{ kind: 'BotUser', name: 'deploy-bot', spec: {} }]);
   });
 
   test('with all: every object, those not owned with what adopting them takes; the next plan only adopts', async () => {
@@ -93,7 +95,7 @@ describe('exportLive', () => {
       ['IPRestriction/dashboard', 'update', [], 'marker'],
     ]);
     expect(plan.changes[0]!.reason).toContain('adopted');
-    expect(docs(result, 'BotUser')).toEqual([{ kind: 'BotUser', name: 'deploy-bot', adopt: 'bot_1', spec: {} }]);
+    expect(docs(result, 'BotUser')).toEqual([{ kind: 'BotUser', name: 'deploy-bot', spec: {} }]);
     expect(docs(result, 'IPPolicy').find((d) => d.name === 'legacy')).toEqual({ kind: 'IPPolicy', name: 'legacy', adopt: 'ipp_unmanaged1', spec: { description: 'legacy' } });
     expect(result.notOwned).toBe(0);
   });
@@ -169,13 +171,40 @@ describe('exportLive', () => {
     expect(result.secrets).toContainEqual({ variable: 'API_HOOKS_GITHUB_WEBHOOK_VERIFICATION_SECRET', address: 'HTTPSEdgeRoute/api//hooks/github', path: 'webhook_verification.secret' });
   });
 
-  test('a bot user whose name cannot be a manifest name is named by its slug, its name kept in spec.name', async () => {
+  test('a bot user no registry records, whose name cannot be a manifest name, is named by its slug (with all), its name kept in spec.name', async () => {
+    const live = await appliedLive();
+    findRaw(live, 'bot_1').name = 'Deploy bot from CI';
+    live['/ip_policies'] = live['/ip_policies']!.filter((p) => !isRegistryObject('IPPolicy', p));
+    expect(docs((await exported(live)).result, 'BotUser')).toEqual([]);
+    const { result, plan } = await exported(live, true);
+    expect(result.skipped).toEqual([]);
+    expect(docs(result, 'BotUser')).toEqual([{ kind: 'BotUser', name: 'deploy-bot-from-ci', adopt: 'bot_1', spec: { name: 'Deploy bot from CI' } }]);
+    // The bot user is unchanged; the stack gets a registry on its next apply (besides adopting the rest).
+    expect(plan.changes.filter((c) => c.kind.startsWith('BotUser')).map((c) => [c.address, c.action, c.cause])).toEqual([['BotUserRegistry/default', 'create', 'registry']]);
+  });
+
+  test('a recorded bot user renamed outside gatehouse is exported under its manifest name, the live name in spec.name', async () => {
     const live = await appliedLive();
     findRaw(live, 'bot_1').name = 'Deploy bot from CI';
     const { result, plan } = await exported(live);
-    expect(result.skipped).toEqual([]);
-    expect(docs(result, 'BotUser')).toEqual([{ kind: 'BotUser', name: 'deploy-bot-from-ci', adopt: 'bot_1', spec: { name: 'Deploy bot from CI' } }]);
-    expect(plan.changes).toEqual([]);
+    expect(docs(result, 'BotUser')).toEqual([{ kind: 'BotUser', name: 'deploy-bot', spec: { name: 'Deploy bot from CI' } }]);
+    // Same bot user, same name: only the registry's record of it as applied is refreshed.
+    expect(plan.changes.map((c) => [c.address, c.action, c.cause])).toEqual([['BotUserRegistry/default', 'update', 'registry']]);
+  });
+
+  test('a plain export writes only the bot users the stack\'s registry records; all writes every one', async () => {
+    const live = await appliedLive();
+    live['/bot_users']!.push({ id: 'bot_other', uri: 'https://api.example.test/bot_users/bot_other', name: 'made-by-hand', active: true, created_at: '2026-11-01T00:00:00Z' });
+    const plain = await exportLive({ api: new FakeLiveApi(live), stack: 'default' });
+    expect(docs(plain, 'BotUser').map((d) => d.name)).toEqual(['deploy-bot']);
+    expect(plain.notOwned).toBe(2); // the unmanaged policy and the bot user
+    // Another stack's export writes none of them.
+    expect(docs(await exportLive({ api: new FakeLiveApi(live), stack: 'team-b' }), 'BotUser')).toEqual([]);
+    const all = await exportLive({ api: new FakeLiveApi(live), stack: 'default', all: true });
+    expect(docs(all, 'BotUser')).toEqual([
+      { kind: 'BotUser', name: 'deploy-bot', spec: {} },
+      { kind: 'BotUser', name: 'made-by-hand', adopt: 'bot_other', spec: {} },
+    ]);
   });
 
   test('a literal ${env:...} in a live value is escaped so it reads back as written', async () => {
@@ -211,6 +240,11 @@ describe('every scenario of the golden plan tests', () => {
       expect(result.otherStacks.length).toBeLessThanOrEqual(1);
       const plan = await computePlan({ paths: [dir], env, api: new FakeLiveApi(live), stack, ...(result.otherStacks[0] ? { fromStack: result.otherStacks[0] } : {}) });
       for (const change of plan.changes) {
+        // A stack whose fixture has no bot user registry gets one on its next apply.
+        if (change.cause === 'registry') {
+          expect(change.address).toBe(`BotUserRegistry/${stack}`);
+          continue;
+        }
         expect(change.action, change.address).toBe('update');
         expect(change.fields, change.address).toEqual([]);
         // Marker refreshes: the fixtures' markers carry made-up hashes, which apply rewrites.

@@ -4,10 +4,11 @@
  * 1. Observe (list requests only), as plan does.
  * 2. Choose: every top-level object this stack owns; with `all`, every other one too (with
  *    `adopt: <id>` where adoption needs it: objects with metadata, which carry no marker of
- *    this stack). Bot users carry no marker, so gatehouse cannot tell which stack applied one:
- *    every bot user is exported (a plain export must not drop the ones this stack applied),
- *    with `adopt: <id>` so that a later `spec.name` rename keeps its identity; re-applying
- *    one changes nothing. Children (rules, routes) go with their parent.
+ *    this stack). Bot users carry no marker: those the stack's bot user registry records
+ *    (bot-registry/registry.ts) are the stack's own, exported under their recorded manifest
+ *    name without `adopt:` (the registry keeps their identity through `spec.name` renames);
+ *    others only with `all`, with `adopt: <id>` so that a later rename keeps their identity.
+ *    Re-applying one changes nothing. Children (rules, routes) go with their parent.
  * 3. Name each chosen object (names.ts), then write each spec (spec.ts): references by name,
  *    secrets as `${env:...}` placeholders, server defaults left out, the user's metadata
  *    restored without the marker.
@@ -17,6 +18,7 @@
 import { MANIFEST_KINDS, childrenOf } from '../kinds/index.js';
 import type { LiveObject } from '../live.js';
 import type { LiveApi } from '../ports.js';
+import { readRegistry } from '../bot-registry/registry.js';
 import { observe } from '../steps/observe.js';
 import { liveNormal } from '../steps/plan.js';
 import { renderFiles, type ExportFile, type ManifestDocument } from './files.js';
@@ -59,15 +61,17 @@ export interface ExportOptions {
 const variableName = (text: string) => text.toUpperCase().replace(/[^A-Z0-9]+/g, '_').replace(/^_+|_+$/g, '').replace(/^(?=\d)/, '_');
 
 export async function exportLive(options: ExportOptions): Promise<ExportResult> {
-  const { live, requests } = await observe(options.api);
+  const { live, requests, registryObjects } = await observe(options.api);
   const stack = options.stack;
-  const owned = (o: LiveObject) => o.marker?.stack === stack;
+  const registry = readRegistry(stack, registryObjects);
+  const recorded = new Map([...registry.entries].map(([name, entry]) => [entry.id, name]));
+  const recordedName = (o: LiveObject) => (o.descriptor.kind === 'BotUser' ? recorded.get(o.id) : undefined);
+  const owned = (o: LiveObject) => o.marker?.stack === stack || recordedName(o) !== undefined;
   const skipped: ExportResult['skipped'] = [];
   const topLevel = live.filter((o) => o.descriptor.manifestKind !== undefined);
-  const unmarkable = (o: LiveObject) => !o.descriptor.metadata;
-  const chosen = topLevel.filter((o) => owned(o) || options.all || unmarkable(o));
+  const chosen = topLevel.filter((o) => owned(o) || options.all);
   const withNormal = chosen.map((o) => ({ live: o, normal: liveNormal(o) }));
-  const names = nameObjects(withNormal, stack);
+  const names = nameObjects(withNormal, stack, recordedName);
   const refNames = new Map<string, string>();
   for (const [o, name] of names) refNames.set(`${o.descriptor.kind}/${o.id}`, name);
 

@@ -3,13 +3,15 @@
  * its name in the API is `spec.name`, the manifest name when unspecified (so any name the
  * service accepts, spaces included, can be declared).
  *
- * A bot user has no metadata, so it cannot carry an ownership marker: its API name (unique in
- * the account) is its identity. A live bot user is the declared one when (match.ts) the
- * manifest adopts its id, or it has the declared API name, or it still has the manifest name
- * (`aliases`: the manifest just gave it a `spec.name`). Changing `spec.name` is then an
- * update (PATCH name), not a second bot user; export writes `adopt: <id>` so that exported
- * manifests keep their identity through later renames. A bot user is never deleted by pruning,
- * because gatehouse cannot prove that this stack created it (see README, "Ownership").
+ * A bot user has no metadata, so it cannot carry an ownership marker: each stack's bot user
+ * registry (bot-registry/registry.ts, an IP policy's metadata on the API) records which live
+ * bot user each manifest name denotes. A live bot user is the declared one when (match.ts)
+ * the manifest adopts its id, or the registry records it for the manifest name, or it has the
+ * declared API name, or it still has the manifest name (`aliases`: the manifest just gave it a
+ * `spec.name`). Changing `spec.name` is then an update (PATCH name), not a second bot user,
+ * however often it changes. A bot user is never deleted by pruning: the registry tells which
+ * bot users a stack applied, not that nobody else relies on them (see README, "Identity and
+ * ownership: bot users").
  */
 import { requireId } from './shared.js';
 import type { KindDescriptor } from './types.js';

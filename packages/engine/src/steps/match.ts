@@ -3,6 +3,8 @@
  *
  * Identity, in order (README, "Identity and ownership"):
  * 1. `adopt: <id>`: the manifest takes over that live object explicitly.
+ * 1b. A bot user: the live bot user its stack's registry records for its manifest name
+ *    (bot-registry/registry.ts), so that a rename through `spec.name` keeps it.
  * 2. The ownership marker: a live object whose marker names this stack and this object.
  * 3. The natural key, where the service keeps it unique: a child within its matched parent
  *    (a rule by CIDR, a route by match_type+match: declaring it inline in an owned parent
@@ -19,6 +21,8 @@
 import type { DesiredObject } from '../desired.js';
 import type { LiveObject } from '../live.js';
 import { problem, type Problem } from '../problems.js';
+import { registeredPairs, type BotRegistry } from '../bot-registry/registry.js';
+import { nameSwapProblems } from '../bot-registry/name-order.js';
 import { findDuplicates, type DuplicateObject } from './duplicates.js';
 import type { PruneScope } from './prune-scope.js';
 import { holderHint, stackRules, type StackScope } from './stacks.js';
@@ -33,10 +37,16 @@ export interface Matching {
   problems: Problem[];
   /** The prune scope `deletes` were limited to, and the owned objects left outside it (prune-scope.ts). */
   pruneScope?: PruneScope;
+  /** The stack's bot user registry as read (plan writes it, drift and export read it). */
+  registry?: BotRegistry;
 }
 
-/** `options.fromStack`: `--from-stack`, the other stack whose objects this plan may move (stacks.ts). */
-export function match(desired: DesiredObject[], everything: LiveObject[], stack: string, options: Omit<StackScope, 'stack'> = {}): Matching {
+/**
+ * `options.fromStack`: `--from-stack`, the other stack whose objects this plan may move (stacks.ts).
+ * `options.registry`: the stack's bot user registry (bot-registry/registry.ts).
+ */
+export function match(desired: DesiredObject[], everything: LiveObject[], stack: string, options: Omit<StackScope, 'stack'> & { registry?: BotRegistry } = {}): Matching {
+  const { registry } = options;
   const problems: Problem[] = [];
   const scope: StackScope = { stack, fromStack: options.fromStack };
   // Duplicates are set aside first: only the kept object of each group takes part in matching.
@@ -86,10 +96,13 @@ export function match(desired: DesiredObject[], everything: LiveObject[], stack:
   const byKey = (kind: string, parentId: string, key: string) =>
     byNaturalKey.get(kind)?.get(`${parentId}\0${key}`)?.find((o) => !claimed.has(o));
 
+  // Bot users the registry records, before natural keys, so no other manifest takes them by name.
+  for (const [d, o] of registeredPairs(desired, registry, byId)) claim(d, o);
   const aliased: DesiredObject[] = [];
   // Parents before children: the desired list has each parent before its children.
   for (const d of desired) {
     const kind = d.descriptor.kind;
+    if (liveOf.has(d.address)) continue;
     if (d.adopt !== undefined) {
       const target = byId.get(d.adopt);
       if (target && (target.descriptor.kind !== kind || claimed.has(target))) {
@@ -176,7 +189,9 @@ export function match(desired: DesiredObject[], everything: LiveObject[], stack:
     } else unmanaged.push(o);
   }
   problems.push(...lastChildren(desired, live, liveOf, deletes));
-  return { pairs: [...claimed].map(([o, d]) => ({ desired: d, live: o })), creates, deletes, unmanaged, duplicates, problems };
+  const pairs = [...claimed].map(([o, d]) => ({ desired: d, live: o }));
+  problems.push(...nameSwapProblems({ pairs, creates }));
+  return { pairs, creates, deletes, unmanaged, duplicates, problems, ...(registry ? { registry } : {}) };
 }
 
 /**

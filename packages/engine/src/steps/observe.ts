@@ -7,6 +7,7 @@
 import { KINDS } from '../kinds/index.js';
 import type { Collection, KindDescriptor } from '../kinds/types.js';
 import type { LiveObject } from '../live.js';
+import { isRegistryObject } from '../bot-registry/registry.js';
 import { isLockObject } from '../lock/lock.js';
 import { parseMarker } from '../marker.js';
 import type { ApiObject, LiveApi } from '../ports.js';
@@ -22,6 +23,8 @@ export interface Observation {
    * adopted or deleted; `lockOf` reads them.
    */
   lockObjects: { bots: ApiObject[]; policies: ApiObject[] };
+  /** Bot user registry records of every stack (bot-registry/registry.ts), left out of `live` too. */
+  registryObjects: ApiObject[];
 }
 
 function toLive(descriptor: KindDescriptor, raw: ApiObject, collection?: Collection, parentId?: string): LiveObject {
@@ -36,6 +39,7 @@ function toLive(descriptor: KindDescriptor, raw: ApiObject, collection?: Collect
 export async function observe(api: LiveApi, kinds: readonly KindDescriptor[] = KINDS): Promise<Observation> {
   let requests = 0;
   const lockObjects: Observation['lockObjects'] = { bots: [], policies: [] };
+  const registryObjects: ApiObject[] = [];
   const lists = kinds.flatMap((descriptor) =>
     'lists' in descriptor.observe ? descriptor.observe.lists.map((collection) => ({ descriptor, collection })) : [],
   );
@@ -45,6 +49,10 @@ export async function observe(api: LiveApi, kinds: readonly KindDescriptor[] = K
       for await (const raw of api.list(collection.path, collection.listKey)) {
         if (isLockObject(descriptor.kind, raw)) {
           (descriptor.kind === 'BotUser' ? lockObjects.bots : lockObjects.policies).push(raw);
+          continue;
+        }
+        if (isRegistryObject(descriptor.kind, raw)) {
+          registryObjects.push(raw);
           continue;
         }
         const observeSpec = descriptor.observe as { parentId?(live: ApiObject): string | undefined };
@@ -63,5 +71,5 @@ export async function observe(api: LiveApi, kinds: readonly KindDescriptor[] = K
       for (const raw of (parent.raw[field] as ApiObject[] | undefined) ?? []) live.push(toLive(descriptor, raw, undefined, parent.id));
     }
   }
-  return { live, requests, lockObjects };
+  return { live, requests, lockObjects, registryObjects };
 }

@@ -11,7 +11,8 @@
  *    first); deletes after the deletes of what references them and after the updates that
  *    stop referencing them (children first).
  * 5. Writes apply makes beyond field changes are changes too, each with its cause and reason
- *    (plan = apply): an owned object whose ownership marker is not what apply would write
+ *    (plan = apply): the stack's bot user registry when it must record other bot users or
+ *    hashes (bot-registry/registry.ts); an owned object whose ownership marker is not what apply would write
  *    (hash, declared children, prevent_destroy) is a marker refresh; an unchanged object that
  *    references an object replaced create-first (no unique key) is re-pointed to the new one.
  * 6. Without `prune`, deletes stay in the plan marked `needsPrune` ("would be deleted with
@@ -26,6 +27,8 @@ import type { LiveObject } from '../live.js';
 import { parseMarker, specHash, type Marker } from '../marker.js';
 import { PLAN_FORMAT_VERSION, type Change, type Plan, type UnmanagedObject } from '../plan-model.js';
 import type { Target } from '../ports.js';
+import { registryChange } from '../bot-registry/registry.js';
+import { nameHandOffs } from '../bot-registry/name-order.js';
 import { canonical, changedFields, fieldChanges, ignoreServerChosen, mask } from './diff.js';
 import { duplicateAddress, duplicateReason } from './duplicates.js';
 import { holdDuplicates } from './duplicate-holds.js';
@@ -254,9 +257,22 @@ export function plan(input: PlanInput): Plan {
     }
   }
 
+  // A bot user taking a name another gives up waits for that rename (bot-registry/name-order.ts).
+  for (const [address, waits] of nameHandOffs(matching)) {
+    const change = changes.find((c) => c.address === address);
+    if (change) change.dependsOn.push(...waits.filter((a) => changes.some((c) => c.address === a) && !change.dependsOn.includes(a)));
+  }
+  // The bot user registry records the bot users as this plan leaves them (bot-registry/registry.ts).
+  const registry = registryChange(matching, stack, changes);
+  if (registry) {
+    changes.push(registry.change);
+    if (registry.fingerprint) fingerprints[registry.fingerprint.id] = registry.fingerprint.value;
+  }
+
   const rank = (c: Change) => (c.action === 'delete' ? 1 : 0);
+  const kindOrder = (c: Change) => kindRank.get(c.kind) ?? KINDS.length;
   const sorted = [...changes].sort(
-    (x, y) => rank(x) - rank(y) || (kindRank.get(x.kind)! - kindRank.get(y.kind)!) * (rank(x) ? -1 : 1) || x.address.localeCompare(y.address),
+    (x, y) => rank(x) - rank(y) || (kindOrder(x) - kindOrder(y)) * (rank(x) ? -1 : 1) || x.address.localeCompare(y.address),
   );
   const count = (action: Change['action']) => changes.filter((c) => c.action === action && !c.needsPrune).length;
   const notPruned = changes.filter((c) => c.needsPrune).length;

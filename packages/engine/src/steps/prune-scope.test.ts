@@ -2,17 +2,19 @@
  * The prune scope (issue 8, point 2) in-process against the in-memory API: which recorded
  * paths the markers get, and which owned objects a plan of some PATHs may delete.
  */
-import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { applyPlan } from '../apply/apply.js';
+import { prepareApply } from '../apply/prepare.js';
 import { MemoryLiveApi } from '../apply/memory-api.js';
 import { ApplyRefused } from '../apply/model.js';
-import { computePlan, readManifests } from '../engine.js';
+import { computePlan, readAndMatch, readManifests } from '../engine.js';
+import { metadataWriter } from './metadata.js';
 import { composeMetadata, metadataRoom, parseMarker } from '../marker.js';
 import type { Plan } from '../plan-model.js';
-import { renderJson, renderKindSummary, renderMarkdown, renderText } from '../render/index.js';
+import { parsePlanJson, renderJson, renderKindSummary, renderMarkdown, renderText } from '../render/index.js';
 import { manifestPaths, recordedPath } from './manifest-paths.js';
 
 const dirs: string[] = [];
@@ -118,6 +120,14 @@ describe('manifest paths', () => {
     const over = repo({ [path]: `kind: IPPolicy\nname: office\nspec:\n  metadata: "${'x'.repeat(room + 1)}"\n` });
     const { problems } = await readManifests({ paths: [join(over, 'manifests')], env: {} });
     expect(problems).toEqual([expect.objectContaining({ code: 'metadata_too_long', at: expect.objectContaining({ line: 4, col: 13 }), message: expect.stringContaining(`at most ${room} bytes`) })]);
+  });
+
+  it('a manifest path too long for any marker is a problem at its document, metadata or not', async () => {
+    // Control characters are one byte on disk and six in the marker's JSON.
+    const deep = ['a', 'b', 'c'].map((c) => c + '\u0001'.repeat(240)).join('/');
+    const root = repo({ [`manifests/${deep}/p.yaml`]: 'kind: IPPolicy\nname: office\nspec: {description: deep}\n' });
+    const { problems } = await readManifests({ paths: [join(root, 'manifests')], env: {} });
+    expect(problems).toEqual([expect.objectContaining({ code: 'metadata_too_long', at: expect.objectContaining({ line: 1, col: 1 }), message: expect.stringContaining('move the manifest to a shorter path') })]);
   });
 });
 
@@ -225,5 +235,59 @@ describe('prune scope', () => {
     write(root, 'manifests/more/restriction.yaml', 'kind: BotUser\nname: keeper\nspec: {}\n');
     expect(deletes(await plan(['manifests/backends.yaml', 'manifests/ip-policies.yaml']))).toEqual(['Backend/e']);
     expect(deletes(await plan(['manifests/backends.yaml', 'manifests/more'])).sort()).toEqual(['Backend/e', 'IPRestriction/agents']);
+  });
+
+  it('a saved plan carries its scope: apply --plan with --prune-all deletes only what the plan lists', async () => {
+    const { root, api, at } = await applied();
+    write(root, 'manifests/ip-policies.yaml', POLICIES.replace(/---\nkind: IPPolicy\nname: vpn[^]*$/, ''));
+    write(root, 'manifests/more/restriction.yaml', 'kind: BotUser\nname: keeper\nspec: {}\n');
+    const planned = await computePlan({ paths: at('manifests/ip-policies.yaml'), env: {}, api, stack: 'default' });
+    expect(deletes(planned)).toEqual(['IPPolicy/vpn (needs --prune)']);
+    const saved = parsePlanJson(renderJson(planned));
+    const prepared = await prepareApply({ api, stack: 'default', paths: at('manifests/ip-policies.yaml'), env: {}, saved, prune: true, pruneAll: true, force: true });
+    expect(prepared.refusals).toEqual([]);
+    expect(prepared.subjects.map((s) => `${s.change.action} ${s.change.address}`)).toEqual(['delete IPPolicy/vpn']);
+    // The restriction, outside the plan's scope, is neither run nor "already done".
+    expect(prepared.alreadyDone).toEqual([]);
+  });
+
+  it('a linked directory records the path through the link: the link is the scope that prunes it', async () => {
+    const root = repo({ 'shared/policies.yaml': POLICIES, 'manifests/backends.yaml': BACKENDS });
+    symlinkSync(join(root, 'shared'), join(root, 'manifests/shared'));
+    const api = new MemoryLiveApi();
+    await applyPlan({ api, stack: 'default', paths: [join(root, 'manifests')], env: {}, delay: async () => {} });
+    expect(markerPath(api, '/ip_policies', 'VPN')).toBe('manifests/shared/policies.yaml');
+    write(root, 'shared/policies.yaml', POLICIES.replace(/---\nkind: IPPolicy\nname: vpn[^]*$/, ''));
+    const plan = (paths: string[]) => computePlan({ paths: paths.map((p) => join(root, p)), env: {}, api, stack: 'default', prune: true });
+    expect(deletes(await plan(['manifests/shared']))).toEqual(['IPPolicy/vpn']);
+    // The real directory is another path: nothing applied through the link is pruned by it.
+    const real = await plan(['shared']);
+    expect(deletes(real)).toEqual([]);
+    expect(real.prune_scope).toMatchObject({ outside: 6 });
+  });
+
+  it('a file name with terminal escapes is recorded as JSON and never printed raw', async () => {
+    const evil = 'manifests/evil\u001b[2J\u0007.yaml';
+    const { root, api, plan } = await applied({ ...FILES, [evil]: 'kind: Backend\nname: evil\nspec: {type: http_response, status_code: 404}\n' });
+    expect(api.objects('/backends/http_response').map((o) => parseMarker(o.metadata).marker?.path)).toContain(evil);
+    rmSync(join(root, evil));
+    write(root, 'manifests/moved.yaml', 'kind: Backend\nname: evil\nspec: {type: http_response, status_code: 404}\n');
+    const moved = await plan([evil.replace(/evil.*$/, 'moved.yaml')]);
+    expect(moved.changes.map((c) => c.reason)).toEqual(['ownership marker refresh: records the manifest path manifests/moved.yaml']);
+    symlinkSync(join(root, 'manifests/moved.yaml'), join(root, evil));
+    const scoped = await plan([evil]);
+    for (const text of [renderText(scoped), renderKindSummary(scoped), renderMarkdown(scoped)]) {
+      expect(text).toContain('Prune scope:');
+      expect(text).not.toMatch(/[\u0000-\u0008\u000b-\u001f]/);
+    }
+  });
+
+  it('an object read from standard input (no file) keeps the path its live marker records', async () => {
+    const { api, at } = await applied();
+    const { matching } = await readAndMatch({ paths: at('manifests'), env: {} }, api, 'default');
+    const office = matching.pairs.find((p) => p.desired.address === 'IPPolicy/office')!;
+    delete office.desired.manifestPath; // as `load` leaves it for `<stdin>`
+    const metadata = metadataWriter(matching, 'default')(office.desired);
+    expect(parseMarker(metadata).marker?.path).toBe('manifests/ip-policies.yaml');
   });
 });

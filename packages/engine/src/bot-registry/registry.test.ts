@@ -1,0 +1,278 @@
+/**
+ * The bot user registry (registry.ts), in-process against the in-memory API: identity through
+ * renames, the plan's registry change and what apply writes, the edge cases of a registry edited
+ * or left behind by hand, other stacks' records, and the 4,096-byte limit.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { METADATA_MAX_BYTES } from '@gatehouse/schemas/runtime';
+import { applyPlan } from '../apply/apply.js';
+import { MemoryLiveApi } from '../apply/memory-api.js';
+import { computePlan } from '../engine.js';
+import { exportLive } from '../export/export.js';
+import { isLockObject } from '../lock/lock.js';
+import type { ApiObject } from '../ports.js';
+import { countChanges } from '../render/values.js';
+import { ManifestProblems } from '../problems.js';
+import { formatRecords, isRegistryObject, readRegistry, recordDescription, REGISTRY_PREFIX } from './registry.js';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function manifests(text: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'gatehouse-bots-'));
+  dirs.push(dir);
+  writeFileSync(join(dir, 'main.yaml'), text);
+  return dir;
+}
+const rewrite = (dir: string, text: string) => writeFileSync(join(dir, 'main.yaml'), text);
+const bot = (name: string, apiName?: string, active = true) => `kind: BotUser\nname: ${name}\nspec: {active: ${active}${apiName ? `, name: "${apiName}"` : ''}}\n`;
+
+const plan = (api: MemoryLiveApi, dir: string, stack = 'default') => computePlan({ paths: [dir], env: {}, api, stack });
+const apply = async (api: MemoryLiveApi, dir: string, stack = 'default', prune = false) => {
+  const result = await applyPlan({ api, stack, paths: [dir], env: {}, delay: async () => {}, prune, force: true });
+  expect(result.ok, JSON.stringify(result.steps.filter((s) => s.status !== 'done'))).toBe(true);
+  return result;
+};
+const records = (api: MemoryLiveApi) => api.objects('/ip_policies').filter((p) => isRegistryObject('IPPolicy', p));
+const entries = (api: MemoryLiveApi, stack = 'default') => Object.fromEntries([...readRegistry(stack, records(api)).entries].map(([name, e]) => [name, e.id]));
+const summary = (changes: { address: string; action: string }[]) => changes.map((c) => `${c.action} ${c.address}`);
+
+describe('identity through renames', () => {
+  it('renaming spec.name twice updates the same bot user in place; the replan is empty', async () => {
+    const api = new MemoryLiveApi();
+    const dir = manifests(bot('ci', 'CI bot'));
+    const first = await apply(api, dir);
+    expect(first.steps.map((s) => `${s.action} ${s.address}`).sort()).toEqual(['create BotUser/ci', 'create BotUserRegistry/default']);
+    const id = String(api.objects('/bot_users')[0]!.id);
+    expect(entries(api)).toEqual({ ci: id });
+
+    for (const name of ['CI bot (renamed)', 'ci-bot-3']) {
+      rewrite(dir, bot('ci', name));
+      const renamed = await plan(api, dir);
+      expect(summary(renamed.changes)).toEqual(['update BotUser/ci', 'update BotUserRegistry/default']);
+      expect(renamed.changes[0]!.fields).toEqual([expect.objectContaining({ path: 'name', after: name })]);
+      // The registry write waits for the bot user's, and says why it is made.
+      expect(renamed.changes[1]).toMatchObject({ cause: 'registry', dependsOn: ['BotUser/ci'], reason: expect.stringContaining('records which bot users stack "default" manages') });
+      api.log.length = 0;
+      await apply(api, dir);
+      expect(api.log.map((r) => `${r.method} ${r.path.replace(/_\d+$/, '_N')}`)).toEqual(['PATCH /bot_users/bot_N', 'PATCH /ip_policies/ipp_N']);
+      expect(api.objects('/bot_users')).toEqual([expect.objectContaining({ id, name })]);
+      expect((await plan(api, dir)).changes).toEqual([]);
+    }
+  });
+
+  it('a bot user declared under a new manifest name takes nothing from the registry; an entry wins over another manifest\'s API name', async () => {
+    const api = new MemoryLiveApi();
+    const dir = manifests(bot('ci', 'shared-name'));
+    await apply(api, dir);
+    const id = String(api.objects('/bot_users')[0]!.id);
+    // ci is renamed away from "shared-name" while a new manifest declares that name: ci keeps its bot user.
+    rewrite(dir, `${bot('ci', 'ci-now')}---\n${bot('newcomer', 'shared-name')}`);
+    const next = await plan(api, dir);
+    expect(next.changes.find((c) => c.address === 'BotUser/ci')).toMatchObject({ action: 'update', id });
+    // Names are unique: the create of "shared-name" waits for ci's rename away from it.
+    expect(next.changes.find((c) => c.address === 'BotUser/newcomer')).toMatchObject({ action: 'create', dependsOn: ['BotUser/ci'] });
+    api.log.length = 0;
+    await apply(api, dir);
+    expect(api.log.filter((r) => r.path.startsWith('/bot_users')).map((r) => `${r.method} ${String(r.body?.name)}`)).toEqual(['PATCH ci-now', 'POST shared-name']);
+    expect((await plan(api, dir)).changes).toEqual([]);
+  });
+
+  it('two bot users exchanging their names is a problem at each spec.name, before any write', async () => {
+    const api = new MemoryLiveApi();
+    const dir = manifests(`${bot('a', 'first')}---\n${bot('b', 'second')}`);
+    await apply(api, dir);
+    rewrite(dir, `${bot('a', 'second')}---\n${bot('b', 'first')}`);
+    const error = await plan(api, dir).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ManifestProblems);
+    const problems = (error as ManifestProblems).problems;
+    expect(problems.map((p) => [p.code, p.at?.line])).toEqual([
+      ['bot_user_name_cycle', 3],
+      ['bot_user_name_cycle', 7],
+    ]);
+    expect(problems[0]!.message).toContain('rename a to a temporary name first, apply, then give it its new name');
+    // Through a temporary name, in two applies, it works.
+    rewrite(dir, `${bot('a', 'temporary')}---\n${bot('b', 'first')}`);
+    await apply(api, dir);
+    rewrite(dir, `${bot('a', 'second')}---\n${bot('b', 'first')}`);
+    await apply(api, dir);
+    expect(api.objects('/bot_users').map((o) => o.name)).toEqual(['second', 'first']);
+  });
+
+  it('an existing stack without a registry gets one on its next apply, shown in the plan', async () => {
+    const api = new MemoryLiveApi();
+    await api.create('/bot_users', { name: 'ci', active: true });
+    api.log.length = 0;
+    const dir = manifests(bot('ci'));
+    const first = await plan(api, dir);
+    expect(summary(first.changes)).toEqual(['create BotUserRegistry/default']);
+    expect(countChanges(first.summary)).toBe(1);
+    expect(first.changes[0]!.reason).toContain('a new registry');
+    await apply(api, dir);
+    expect(api.log.map((r) => `${r.method} ${r.path}`)).toEqual(['POST /ip_policies']);
+    expect(records(api)[0]!.description).toBe('gatehouse: bot users of stack "default" (no rules: restricts no traffic)');
+    expect((await plan(api, dir)).changes).toEqual([]);
+  });
+});
+
+describe('edge cases', () => {
+  it('an entry whose bot user was deleted outside gatehouse: created again, the registry updated', async () => {
+    const api = new MemoryLiveApi();
+    const dir = manifests(bot('ci', 'CI bot'));
+    await apply(api, dir);
+    const old = String(api.objects('/bot_users')[0]!.id);
+    api.objects('/bot_users').splice(0, 1);
+    const next = await plan(api, dir);
+    expect(summary(next.changes)).toEqual(['create BotUser/ci', 'update BotUserRegistry/default']);
+    expect(next.changes[1]!.fields).toEqual([expect.objectContaining({ path: 'bots.ci', before: old, after: '(id known after its create)' })]);
+    await apply(api, dir);
+    expect(entries(api)).toEqual({ ci: api.objects('/bot_users')[0]!.id });
+    expect((await plan(api, dir)).changes).toEqual([]);
+  });
+
+  it('two manifest names recorded for one bot user: the first declared gets it, the other goes by its API name', async () => {
+    const api = new MemoryLiveApi();
+    const dir = manifests(`${bot('a', 'A')}---\n${bot('b', 'B')}`);
+    await apply(api, dir);
+    const [a, b] = api.objects('/bot_users').map((o) => String(o.id));
+    const record = records(api)[0]!;
+    record.metadata = String(record.metadata).replace(`"id":"${b}"`, `"id":"${a}"`);
+    const next = await plan(api, dir);
+    // b is still found by its API name; only the registry is corrected.
+    expect(summary(next.changes)).toEqual(['update BotUserRegistry/default']);
+    expect(next.changes[0]!.fields).toEqual([expect.objectContaining({ path: 'bots.b', before: a, after: b })]);
+    await apply(api, dir);
+    expect(entries(api)).toEqual({ a, b });
+  });
+
+  it('a registry edited into invalid JSON never stops a run: the plan says it is rewritten, apply fixes it', async () => {
+    const api = new MemoryLiveApi();
+    const dir = manifests(bot('ci'));
+    await apply(api, dir);
+    const record = records(api)[0]!;
+    record.metadata = `${REGISTRY_PREFIX}{"stack":"default","bots":{"ci":`;
+    const next = await plan(api, dir);
+    expect(summary(next.changes)).toEqual(['update BotUserRegistry/default']);
+    expect(next.changes[0]!.reason).toContain(`rewrites ${String(record.id)} (its metadata is not valid JSON)`);
+    await apply(api, dir);
+    expect(records(api)).toHaveLength(1);
+    expect(entries(api)).toEqual({ ci: api.objects('/bot_users')[0]!.id });
+    // A broken record that names no stack is nobody's: left alone, never a crash.
+    const stray = await api.create('/ip_policies', { metadata: `${REGISTRY_PREFIX}not json` });
+    expect((await plan(api, dir)).changes).toEqual([]);
+    expect(api.objects('/ip_policies')).toContainEqual(expect.objectContaining({ id: stray.id }));
+  });
+
+  it('a bot user adopted by two stacks: both registries record it, each plan says so, neither touches the other\'s record', async () => {
+    const api = new MemoryLiveApi();
+    await apply(api, manifests(bot('ci', 'CI bot')), 'team-a');
+    const id = String(api.objects('/bot_users')[0]!.id);
+    const teamA = String(records(api)[0]!.metadata);
+    const dir = manifests(`kind: BotUser\nname: deploy\nadopt: ${id}\nspec: {name: CI bot}\n`);
+    const next = await plan(api, dir, 'team-b');
+    expect(summary(next.changes)).toEqual(['create BotUserRegistry/team-b']);
+    expect(next.changes[0]!.reason).toContain('"deploy" is also recorded by stack "team-a"');
+    await apply(api, dir, 'team-b');
+    expect(entries(api, 'team-a')).toEqual({ ci: id });
+    expect(entries(api, 'team-b')).toEqual({ deploy: id });
+    expect(records(api).map((r) => r.metadata)).toContain(teamA);
+  });
+
+  it('registry records are no user objects: never in unmanaged, never exported, never pruned; never taken for the lock\'s', async () => {
+    const api = new MemoryLiveApi();
+    const dir = manifests(`${bot('ci')}---\nkind: IPPolicy\nname: office\nspec: {description: office}\n`);
+    await apply(api, dir);
+    rewrite(dir, bot('ci'));
+    const pruned = await apply(api, dir, 'default', true);
+    expect(pruned.steps.map((s) => `${s.action} ${s.address}`)).toEqual(['delete IPPolicy/office']);
+    expect(records(api)).toHaveLength(1);
+    await api.create('/ip_policies', { description: 'by hand' });
+    const next = await plan(api, dir);
+    expect(next.unmanaged.map((u) => u.label)).toEqual(['by hand']);
+    const exported = await exportLive({ api, stack: 'default', all: true });
+    expect(exported.files.map((f) => f.text).join('\n')).not.toContain('gatehouse-bots');
+    expect(isLockObject('IPPolicy', records(api)[0]!)).toBe(false);
+    expect(isRegistryObject('IPPolicy', { metadata: 'gatehouse-lock:v1 {"stack":"default"}' })).toBe(false);
+  });
+
+  it('a stack that stops declaring bot users keeps one empty record; the bot users stay', async () => {
+    const api = new MemoryLiveApi();
+    const dir = manifests(`${bot('ci')}---\n${bot('deploy')}`);
+    await apply(api, dir);
+    rewrite(dir, 'kind: IPPolicy\nname: office\nspec: {description: office}\n');
+    const next = await plan(api, dir);
+    expect(next.changes.find((c) => c.cause === 'registry')).toMatchObject({ action: 'update', reason: expect.stringContaining('drops "ci", "deploy" (no longer declared; the bot user is left in place, never pruned)') });
+    await apply(api, dir, 'default', true);
+    expect(api.objects('/bot_users')).toHaveLength(2);
+    expect(entries(api)).toEqual({});
+    expect((await plan(api, dir)).changes).toEqual([]);
+  });
+});
+
+describe('failures', () => {
+  it('a lost answer to the registry\'s create is looked up before a retry: one record, never two', async () => {
+    const api = new MemoryLiveApi();
+    let lost = 0;
+    api.intercept = (request) => (request.method === 'POST' && request.path === '/ip_policies' && lost++ === 0 ? 'lost' : undefined);
+    const dir = manifests(bot('ci'));
+    await apply(api, dir);
+    expect(api.log.filter((r) => r.method === 'POST' && r.path === '/ip_policies')).toHaveLength(1);
+    expect(records(api)).toHaveLength(1);
+    expect((await plan(api, dir)).changes).toEqual([]);
+  });
+
+  it('a failed bot user create skips the registry write; the next apply records the bot user', async () => {
+    const api = new MemoryLiveApi();
+    api.intercept = (request) => {
+      if (request.path === '/bot_users') throw new Error('refused');
+      return undefined;
+    };
+    const dir = manifests(bot('ci'));
+    const result = await applyPlan({ api, stack: 'default', paths: [dir], env: {}, delay: async () => {} });
+    expect(result.steps.map((s) => [s.address, s.status]).sort()).toEqual([['BotUser/ci', 'failed'], ['BotUserRegistry/default', 'skipped']]);
+    expect(records(api)).toEqual([]);
+    api.intercept = undefined;
+    await apply(api, dir);
+    expect(entries(api)).toEqual({ ci: api.objects('/bot_users')[0]!.id });
+  });
+});
+
+describe('limits', () => {
+  it('a registry past 4,096 bytes is split over several records, each within the limit, and joined again', async () => {
+    const api = new MemoryLiveApi();
+    const names = Array.from({ length: 60 }, (_, i) => `bot-${String(i).padStart(2, '0')}-${'x'.repeat(60)}`);
+    const dir = manifests(names.map((n) => bot(n)).join('---\n'));
+    await apply(api, dir);
+    expect(records(api).length).toBeGreaterThan(1);
+    for (const r of records(api)) expect(Buffer.byteLength(String(r.metadata), 'utf8')).toBeLessThanOrEqual(METADATA_MAX_BYTES);
+    expect(Object.keys(entries(api)).sort()).toEqual(names);
+    expect((await plan(api, dir)).changes).toEqual([]);
+    // Fewer bot users: surplus records go within the same change.
+    const before = records(api).length;
+    rewrite(dir, names.slice(0, 3).map((n) => bot(n)).join('---\n'));
+    api.log.length = 0;
+    const result = await apply(api, dir);
+    expect(result.steps.map((s) => [s.address, s.requests])).toEqual([['BotUserRegistry/default', before]]);
+    expect(records(api)).toHaveLength(1);
+    expect(api.log.map((r) => r.method).sort()).toEqual([...Array<string>(before - 1).fill('DELETE'), 'PATCH']);
+    expect((await plan(api, dir)).changes).toEqual([]);
+  });
+
+  it('formatRecords packs entries greedily and always gives one record; descriptions stay within 255 bytes', () => {
+    const entry = (i: number) => ({ name: `n${i}`, entry: { id: `bot_${i}`, hash: '0123456789abcdef' } });
+    expect(formatRecords('s', [])).toEqual([`${REGISTRY_PREFIX}{"stack":"s","bots":{}}`]);
+    const split = formatRecords('s', [entry(1), entry(2), entry(3)], 120);
+    expect(split.length).toBeGreaterThan(1);
+    for (const r of split) expect(Buffer.byteLength(r)).toBeLessThanOrEqual(120);
+    const joined = readRegistry('s', split.map((metadata, i): ApiObject => ({ id: `ipp_${i}`, metadata })));
+    expect([...joined.entries.keys()]).toEqual(['n1', 'n2', 'n3']);
+    const long = recordDescription('é'.repeat(300));
+    expect(Buffer.byteLength(long, 'utf8')).toBeLessThanOrEqual(255);
+    expect(long.startsWith('gatehouse: bot users of stack "é')).toBe(true);
+  });
+});
