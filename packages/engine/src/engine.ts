@@ -91,8 +91,10 @@ export async function readManifests(options: EngineOptions & { exclude?: readonl
   const resolved = resolve(validated.valid, validated.declared);
   // The manifest path each object's marker records (the prune scope), before check counts its bytes.
   const where = manifestPaths([...options.paths, ...(options.environment?.overlays ?? [])]);
+  const pathOf = new Map<string, string | undefined>(); // per file: a manifest may hold 100,000 rules
   for (const d of resolved.desired) {
-    const path = recordedPath(where, d.doc.file);
+    if (!pathOf.has(d.doc.file)) pathOf.set(d.doc.file, recordedPath(where, d.doc.file));
+    const path = pathOf.get(d.doc.file);
     if (path !== undefined) d.manifestPath = path;
   }
   const later = attributeVariables([...validated.problems, ...resolved.problems, ...check(resolved.desired, stack)], interpolated.variableUses, vars);

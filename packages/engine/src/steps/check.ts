@@ -28,7 +28,10 @@ export function check(desired: DesiredObject[], stack: string): Problem[] {
       problems.push(problem('invalid_value', `bot user names starting with "${LOCK_BOT_PREFIX}" are reserved for the lock of a stack (gatehouse unlock); choose another name`, object.source));
     }
     const metadata = object.normal.metadata;
-    if (object.descriptor.metadata && (typeof metadata === 'string' || metadata === undefined)) {
+    // Without user metadata only a marker that cannot fit matters: possible only for a name and
+    // path thousands of bytes long (each character is at most 6 bytes of JSON), so most skip it.
+    const markerMayNotFit = () => (object.markerName.length + (object.manifestPath?.length ?? 0) + stack.length) * 6 + 200 > 4096;
+    if (object.descriptor.metadata && (typeof metadata === 'string' || (metadata === undefined && markerMayNotFit()))) {
       // The marker records the manifest's path too (prune scope): a long path takes room.
       const room = metadataRoom(stack, object.markerName, object.manifestPath);
       const bytes = typeof metadata === 'string' ? Buffer.byteLength(metadata, 'utf8') : 0;

@@ -22,6 +22,7 @@ import type { DesiredObject } from '../desired.js';
 import type { LiveObject } from '../live.js';
 import { problem, type Problem } from '../problems.js';
 import { registeredPairs, type BotRegistry } from '../bot-registry/registry.js';
+import { nameSwapProblems } from '../bot-registry/name-order.js';
 import { findDuplicates, type DuplicateObject } from './duplicates.js';
 import type { PruneScope } from './prune-scope.js';
 import { holderHint, stackRules, type StackScope } from './stacks.js';
@@ -188,7 +189,9 @@ export function match(desired: DesiredObject[], everything: LiveObject[], stack:
     } else unmanaged.push(o);
   }
   problems.push(...lastChildren(desired, live, liveOf, deletes));
-  return { pairs: [...claimed].map(([o, d]) => ({ desired: d, live: o })), creates, deletes, unmanaged, duplicates, problems, ...(registry ? { registry } : {}) };
+  const pairs = [...claimed].map(([o, d]) => ({ desired: d, live: o }));
+  problems.push(...nameSwapProblems({ pairs, creates }));
+  return { pairs, creates, deletes, unmanaged, duplicates, problems, ...(registry ? { registry } : {}) };
 }
 
 /**

@@ -10,7 +10,8 @@ import { applyPlan } from '../apply/apply.js';
 import { prepareApply } from '../apply/prepare.js';
 import { MemoryLiveApi } from '../apply/memory-api.js';
 import { ApplyRefused } from '../apply/model.js';
-import { computePlan, readManifests } from '../engine.js';
+import { computePlan, readAndMatch, readManifests } from '../engine.js';
+import { metadataWriter } from './metadata.js';
 import { composeMetadata, metadataRoom, parseMarker } from '../marker.js';
 import type { Plan } from '../plan-model.js';
 import { parsePlanJson, renderJson, renderKindSummary, renderMarkdown, renderText } from '../render/index.js';
@@ -119,6 +120,14 @@ describe('manifest paths', () => {
     const over = repo({ [path]: `kind: IPPolicy\nname: office\nspec:\n  metadata: "${'x'.repeat(room + 1)}"\n` });
     const { problems } = await readManifests({ paths: [join(over, 'manifests')], env: {} });
     expect(problems).toEqual([expect.objectContaining({ code: 'metadata_too_long', at: expect.objectContaining({ line: 4, col: 13 }), message: expect.stringContaining(`at most ${room} bytes`) })]);
+  });
+
+  it('a manifest path too long for any marker is a problem at its document, metadata or not', async () => {
+    // Control characters are one byte on disk and six in the marker's JSON.
+    const deep = ['a', 'b', 'c'].map((c) => c + '\u0001'.repeat(240)).join('/');
+    const root = repo({ [`manifests/${deep}/p.yaml`]: 'kind: IPPolicy\nname: office\nspec: {description: deep}\n' });
+    const { problems } = await readManifests({ paths: [join(root, 'manifests')], env: {} });
+    expect(problems).toEqual([expect.objectContaining({ code: 'metadata_too_long', at: expect.objectContaining({ line: 1, col: 1 }), message: expect.stringContaining('move the manifest to a shorter path') })]);
   });
 });
 
@@ -271,5 +280,14 @@ describe('prune scope', () => {
       expect(text).toContain('Prune scope:');
       expect(text).not.toMatch(/[\u0000-\u0008\u000b-\u001f]/);
     }
+  });
+
+  it('an object read from standard input (no file) keeps the path its live marker records', async () => {
+    const { api, at } = await applied();
+    const { matching } = await readAndMatch({ paths: at('manifests'), env: {} }, api, 'default');
+    const office = matching.pairs.find((p) => p.desired.address === 'IPPolicy/office')!;
+    delete office.desired.manifestPath; // as `load` leaves it for `<stdin>`
+    const metadata = metadataWriter(matching, 'default')(office.desired);
+    expect(parseMarker(metadata).marker?.path).toBe('manifests/ip-policies.yaml');
   });
 });
