@@ -9,6 +9,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
 const failNext = { on: false };
+/** Makes every fsync take at least this long (a busy disk). */
+const slowDisk = { ms: 0 };
 vi.mock('node:fs', async (importOriginal) => {
   const fs = await importOriginal<typeof import('node:fs')>();
   const fsync = (fd: number, callback: (error: NodeJS.ErrnoException | null) => void) => {
@@ -18,7 +20,8 @@ vi.mock('node:fs', async (importOriginal) => {
       setImmediate(() => callback(error));
       return;
     }
-    fs.fsync(fd, callback);
+    if (slowDisk.ms > 0) setTimeout(() => fs.fsync(fd, callback), slowDisk.ms);
+    else fs.fsync(fd, callback);
   };
   return { ...fs, fsync, default: { ...fs, fsync } };
 });
@@ -34,6 +37,7 @@ beforeEach(() => {
   db.exec('CREATE TABLE t (v TEXT)');
 });
 afterEach(() => {
+  slowDisk.ms = 0;
   db.close();
   rmSync(dir, { recursive: true, force: true });
 });
@@ -64,5 +68,37 @@ describe('GroupCommit when an fsync fails', () => {
     await expect(first).rejects.toMatchObject({ code: 'EIO' });
     await expect(queued).rejects.toMatchObject({ code: 'EIO' });
     expect(db.prepare('SELECT v FROM t').pluck().all()).toEqual(['a']);
+  });
+});
+
+describe('GroupCommit on a slow disk', () => {
+  it('lets the clients a slow fsync answered join the next fsync together', async () => {
+    const group = new GroupCommit(db);
+    const insert = (v: string) => () => db.prepare('INSERT INTO t (v) VALUES (?)').run(v);
+    await group.run(insert('warm'));
+    slowDisk.ms = 5;
+    // Two clients answered by one slow fsync each send their next write, a moment apart.
+    await Promise.all([group.run(insert('a1')), group.run(insert('b1'))]);
+    const before = { ...group.stats };
+    const a2 = group.run(insert('a2'));
+    await new Promise((resolve) => setImmediate(resolve));
+    const b2 = group.run(insert('b2'));
+    await Promise.all([a2, b2]);
+    // Two groups, one fsync: without the pause the first would have had an fsync of its own.
+    expect(group.stats.commits - before.commits).toBe(2);
+    expect(group.stats.syncs - before.syncs).toBe(1);
+  });
+
+  it('does not pause after a slow fsync that answered a lone write', async () => {
+    const group = new GroupCommit(db);
+    const insert = (v: string) => () => db.prepare('INSERT INTO t (v) VALUES (?)').run(v);
+    slowDisk.ms = 5;
+    await group.run(insert('lone'));
+    const before = { ...group.stats };
+    const first = group.run(insert('c1'));
+    await new Promise((resolve) => setImmediate(resolve));
+    const second = group.run(insert('c2'));
+    await Promise.all([first, second]);
+    expect(group.stats.syncs - before.syncs).toBe(2);
   });
 });

@@ -54,6 +54,16 @@ interface Waiter {
   reject: (error: unknown) => void;
 }
 
+/**
+ * An fsync at least this slow (ms) that answered two or more writes is followed by a pause of
+ * `GATHER_MS` before the next one. Without it, ten clients on a busy disk split into two
+ * cohorts that take turns: each fsync answers about five writes while the other five, sent
+ * during it, wait for the next. With it, one fsync answers all ten. A fast disk (a quiet
+ * machine's 0.1-0.3 ms) and a lone client never wait.
+ */
+const SLOW_SYNC_MS = 2;
+const GATHER_MS = 1;
+
 type Sql = 'begin' | 'commit' | 'rollback' | 'savepoint' | 'release' | 'rollbackTo' | 'deferSync' | 'fullSync';
 
 export class GroupCommit {
@@ -69,6 +79,10 @@ export class GroupCommit {
   private committedSeq = 0;
   private durableSeq = 0;
   private syncing = false;
+  /** Writes committed since the last fsync started. */
+  private unsyncedWrites = 0;
+  /** The pause before the next fsync after a slow one (see `startSync`). */
+  private gathering: NodeJS.Timeout | undefined;
   private failure: unknown;
   private waiters: Waiter[] = [];
   /** Runs WAL checkpoints off the event loop; none for an in-memory database. */
@@ -214,14 +228,18 @@ export class GroupCommit {
       return;
     }
     this.waiters.push({ seq, resolve: settle, reject: failAll });
+    this.unsyncedWrites += jobs.length;
     this.startSync();
   }
 
   /** Starts an fsync of the WAL covering every group committed so far, unless one runs. */
   private startSync(): void {
-    if (this.syncing || this.failure !== undefined || this.durableSeq >= this.committedSeq) return;
+    if (this.syncing || this.gathering || this.failure !== undefined || this.durableSeq >= this.committedSeq) return;
     this.syncing = true;
     const covers = this.committedSeq;
+    const writes = this.unsyncedWrites;
+    this.unsyncedWrites = 0;
+    const started = performance.now();
     try {
       this.walFd ??= openSync(this.walPath!, 'r');
     } catch (error) {
@@ -240,6 +258,15 @@ export class GroupCommit {
       const ready = this.waiters.filter((w) => w.seq <= covers);
       this.waiters = this.waiters.filter((w) => w.seq > covers);
       for (const waiter of ready) waiter.resolve();
+      // A slow disk and several clients: the ones just answered send their next writes within
+      // a moment; the next fsync waits for them (one fsync for all rather than every other).
+      if (performance.now() - started >= SLOW_SYNC_MS && writes >= 2) {
+        this.gathering = setTimeout(() => {
+          this.gathering = undefined;
+          this.startSync();
+        }, GATHER_MS);
+        return;
+      }
       this.startSync();
     });
   }
