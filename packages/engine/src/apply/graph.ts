@@ -136,6 +136,12 @@ export function buildParts(subjects: Subject[], matching: Matching): Part[] {
         const dep = final.get(ref);
         if (dep && dep !== part.key) deps.add(dep);
       }
+      // What else the plan orders a create or an update after (a bot user taking the name
+      // another gives up). Not a replace: its dependsOn holds what its delete waits for.
+      if (change.action === 'create' || change.action === 'update') for (const address of change.dependsOn) {
+        const dep = final.get(address);
+        if (dep && dep !== part.key && !dep.startsWith(`${change.address}#`)) deps.add(dep);
+      }
       for (const key of uniqueKeysOf(desired.descriptor, desired.normal)) {
         const dep = deletedUnique.get(key);
         if (dep && dep !== `${change.address}#delete`) deps.add(dep);

@@ -82,6 +82,7 @@ export class MemoryLiveApi implements LiveApi {
         (edge.object.routes as ApiObject[]).push(object);
       } else {
         if (!this.collections.has(path)) throw new LiveApiError(`no collection ${path}`, 404, 'not_found', false);
+        this.uniqueBotName(path, body);
         if (path === '/edges/https') object.routes = [];
         this.collections.get(path)!.push(object);
       }
@@ -93,6 +94,7 @@ export class MemoryLiveApi implements LiveApi {
     return this.write({ method: 'PATCH', path, body }, () => {
       const found = this.find(path);
       if (!found) throw new LiveApiError(`no object at ${path}`, 404, 'not_found', false);
+      this.uniqueBotName(path.slice(0, path.lastIndexOf('/')), body, found.object);
       Object.assign(found.object, rendered(body));
       return structuredClone(found.object);
     });
@@ -121,6 +123,12 @@ export class MemoryLiveApi implements LiveApi {
       owner.object[path.slice(cut + 1)] = null;
       return undefined;
     }) as Promise<void>;
+  }
+
+  /** Bot user names are unique, as the service keeps them (400 duplicate_name). */
+  private uniqueBotName(collection: string, body: ApiObject, self?: ApiObject): void {
+    if (collection !== '/bot_users' || typeof body.name !== 'string') return;
+    if (this.objects('/bot_users').some((o) => o !== self && o.name === body.name)) throw new LiveApiError(`a bot user named ${body.name} exists`, 400, 'duplicate_name', false);
   }
 
   /** The object whose id ends `path`, and the list holding it (routes included). */

@@ -15,6 +15,7 @@ import { exportLive } from '../export/export.js';
 import { isLockObject } from '../lock/lock.js';
 import type { ApiObject } from '../ports.js';
 import { countChanges } from '../render/values.js';
+import { ManifestProblems } from '../problems.js';
 import { formatRecords, isRegistryObject, readRegistry, recordDescription, REGISTRY_PREFIX } from './registry.js';
 
 const dirs: string[] = [];
@@ -74,7 +75,33 @@ describe('identity through renames', () => {
     rewrite(dir, `${bot('ci', 'ci-now')}---\n${bot('newcomer', 'shared-name')}`);
     const next = await plan(api, dir);
     expect(next.changes.find((c) => c.address === 'BotUser/ci')).toMatchObject({ action: 'update', id });
-    expect(next.changes.find((c) => c.address === 'BotUser/newcomer')).toMatchObject({ action: 'create' });
+    // Names are unique: the create of "shared-name" waits for ci's rename away from it.
+    expect(next.changes.find((c) => c.address === 'BotUser/newcomer')).toMatchObject({ action: 'create', dependsOn: ['BotUser/ci'] });
+    api.log.length = 0;
+    await apply(api, dir);
+    expect(api.log.filter((r) => r.path.startsWith('/bot_users')).map((r) => `${r.method} ${String(r.body?.name)}`)).toEqual(['PATCH ci-now', 'POST shared-name']);
+    expect((await plan(api, dir)).changes).toEqual([]);
+  });
+
+  it('two bot users exchanging their names is a problem at each spec.name, before any write', async () => {
+    const api = new MemoryLiveApi();
+    const dir = manifests(`${bot('a', 'first')}---\n${bot('b', 'second')}`);
+    await apply(api, dir);
+    rewrite(dir, `${bot('a', 'second')}---\n${bot('b', 'first')}`);
+    const error = await plan(api, dir).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ManifestProblems);
+    const problems = (error as ManifestProblems).problems;
+    expect(problems.map((p) => [p.code, p.at?.line])).toEqual([
+      ['bot_user_name_cycle', 3],
+      ['bot_user_name_cycle', 7],
+    ]);
+    expect(problems[0]!.message).toContain('rename a to a temporary name first, apply, then give it its new name');
+    // Through a temporary name, in two applies, it works.
+    rewrite(dir, `${bot('a', 'temporary')}---\n${bot('b', 'first')}`);
+    await apply(api, dir);
+    rewrite(dir, `${bot('a', 'second')}---\n${bot('b', 'first')}`);
+    await apply(api, dir);
+    expect(api.objects('/bot_users').map((o) => o.name)).toEqual(['second', 'first']);
   });
 
   it('an existing stack without a registry gets one on its next apply, shown in the plan', async () => {

@@ -22,6 +22,7 @@ import type { DesiredObject } from '../desired.js';
 import type { LiveObject } from '../live.js';
 import { problem, type Problem } from '../problems.js';
 import { registeredPairs, type BotRegistry } from '../bot-registry/registry.js';
+import { nameSwapProblems } from '../bot-registry/name-order.js';
 import { findDuplicates, type DuplicateObject } from './duplicates.js';
 import type { PruneScope } from './prune-scope.js';
 import { holderHint, stackRules, type StackScope } from './stacks.js';
@@ -182,13 +183,20 @@ export function match(desired: DesiredObject[], everything: LiveObject[], stack:
       continue;
     }
     const parentDeleted = o.parentId !== undefined && deletedIds.has(o.parentId);
-    if (o.descriptor.metadata && (owned(o) || parentDeleted)) {
+    // A child this stack marked under a parent that another stack now owns (the parent moved
+    // with --from-stack, its undeclared children stayed) lives inside that stack's object:
+    // never deleted from here, only listed.
+    const parentMarker = o.parentId !== undefined ? byId.get(o.parentId)?.marker : undefined;
+    const parentElsewhere = parentMarker !== undefined && parentMarker.stack !== stack;
+    if (o.descriptor.metadata && ((owned(o) && !parentElsewhere) || parentDeleted)) {
       deletes.push(o);
       deletedIds.add(o.id);
     } else unmanaged.push(o);
   }
   problems.push(...lastChildren(desired, live, liveOf, deletes));
-  return { pairs: [...claimed].map(([o, d]) => ({ desired: d, live: o })), creates, deletes, unmanaged, duplicates, problems, ...(registry ? { registry } : {}) };
+  const pairs = [...claimed].map(([o, d]) => ({ desired: d, live: o }));
+  problems.push(...nameSwapProblems({ pairs, creates }));
+  return { pairs, creates, deletes, unmanaged, duplicates, problems, ...(registry ? { registry } : {}) };
 }
 
 /**

@@ -28,6 +28,7 @@ import { parseMarker, specHash, type Marker } from '../marker.js';
 import { PLAN_FORMAT_VERSION, type Change, type Plan, type UnmanagedObject } from '../plan-model.js';
 import type { Target } from '../ports.js';
 import { registryChange } from '../bot-registry/registry.js';
+import { nameHandOffs } from '../bot-registry/name-order.js';
 import { canonical, changedFields, fieldChanges, ignoreServerChosen, mask } from './diff.js';
 import { duplicateAddress, duplicateReason } from './duplicates.js';
 import { holdDuplicates } from './duplicate-holds.js';
@@ -256,6 +257,11 @@ export function plan(input: PlanInput): Plan {
     }
   }
 
+  // A bot user taking a name another gives up waits for that rename (bot-registry/name-order.ts).
+  for (const [address, waits] of nameHandOffs(matching)) {
+    const change = changes.find((c) => c.address === address);
+    if (change) change.dependsOn.push(...waits.filter((a) => changes.some((c) => c.address === a) && !change.dependsOn.includes(a)));
+  }
   // The bot user registry records the bot users as this plan leaves them (bot-registry/registry.ts).
   const registry = registryChange(matching, stack, changes);
   if (registry) {
