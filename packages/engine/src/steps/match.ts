@@ -183,7 +183,12 @@ export function match(desired: DesiredObject[], everything: LiveObject[], stack:
       continue;
     }
     const parentDeleted = o.parentId !== undefined && deletedIds.has(o.parentId);
-    if (o.descriptor.metadata && (owned(o) || parentDeleted)) {
+    // A child this stack marked under a parent that another stack now owns (the parent moved
+    // with --from-stack, its undeclared children stayed) lives inside that stack's object:
+    // never deleted from here, only listed.
+    const parentMarker = o.parentId !== undefined ? byId.get(o.parentId)?.marker : undefined;
+    const parentElsewhere = parentMarker !== undefined && parentMarker.stack !== stack;
+    if (o.descriptor.metadata && ((owned(o) && !parentElsewhere) || parentDeleted)) {
       deletes.push(o);
       deletedIds.add(o.id);
     } else unmanaged.push(o);

@@ -108,12 +108,8 @@ export function resolve(documents: ValidDocument[], declaredElsewhere: string[] 
       items.forEach((item, i) => {
         // A child that failed its schema (the document goes on partially) is left out.
         if (doc.partial?.excluded.has(`${child.child!.field}/${i}`)) return;
-        // The natural key needs the normal form; build first, then name it.
+        // The address (from the natural key of the normal form) and the name are built when read.
         const object = build(child, doc, item, { field: child.child!.field, index: i }, { address: '', name: '', parent: parent.address, parentOnly });
-        const key = child.naturalKey!(object.normal);
-        // join, not a template: one flat string instead of a chain of concatenations per part
-        // (which is what a many-rule manifest otherwise keeps per rule).
-        object.address = [child.kind, name, key].join('/');
         object.nameFrom(name);
       });
     }
@@ -160,7 +156,8 @@ const pathOf = (at: SpecPath): (string | number)[] => (at === SPEC ? ['spec'] : 
  * (load reads values the fast way). A class, so that the getter costs nothing per object.
  */
 class ResolvedObject implements DesiredObject {
-  address: string;
+  /** Absent for a child until first read (see `address`). */
+  #address: string | undefined;
   declare parent?: string;
   declare adopt?: string;
   declare idRefs?: { id: string; kind: string; locate(): SourceLocation }[];
@@ -181,7 +178,7 @@ class ResolvedObject implements DesiredObject {
     readonly doc: ValidDocument,
     at: SpecPath,
   ) {
-    this.address = identity.address;
+    if (identity.address) this.#address = identity.address;
     this.#name = identity.name;
     if (at !== SPEC) {
       this.#field = (at as { field: string }).field;
@@ -212,9 +209,27 @@ class ResolvedObject implements DesiredObject {
     this.#labelled = true;
   }
 
+  /**
+   * A child's address, `<Kind>/<parent name>/<natural key>`, is built when first read (plan
+   * reads them all), so that validating many rules keeps no address string per rule.
+   */
+  get address(): string {
+    return (this.#address ??= [this.descriptor.kind, this.#childName()].join('/'));
+  }
+
+  set address(value: string) {
+    this.#address = value;
+  }
+
   /** The address without its kind (`office`, `office/10.0.0.0/8`), computed when read: no second string per object. */
   get markerName(): string {
-    return this.address.slice(this.descriptor.kind.length + 1);
+    return this.#address !== undefined ? this.#address.slice(this.descriptor.kind.length + 1) : this.#childName();
+  }
+
+  /** `<parent name>/<natural key>` of a child (join, not a template: one flat string). */
+  #childName(): string {
+    const parent = this.parent!;
+    return [parent.slice(parent.indexOf('/') + 1), this.descriptor.naturalKey!(this.normal)].join('/');
   }
 
   /** `['spec']` or `['spec', field, index]`: a fresh array at each read (kept compact instead). */

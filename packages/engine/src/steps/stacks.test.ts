@@ -166,6 +166,23 @@ describe('moving objects between stacks', () => {
     expect(old.unmanaged).toContainEqual({ kind: 'IPPolicy', id: policy.id, label: 'office (stack platform)' });
   });
 
+  it('a rule the moved policy\'s new manifest leaves out stays with the old stack, which never deletes it from the new owner\'s policy', async () => {
+    const api = new MemoryLiveApi();
+    const dir = manifests(SET);
+    await run(api, dir, 'default');
+    const policy = api.objects('/ip_policies')[0]!;
+    const office = SET.split('---\n')[0]!.replace('name: office\n', `name: office\nadopt: ${String(policy.id)}\n`).replace(/ *- \{cidr: 198.51.100.0\/24.*\n/, '');
+    expect((await run(api, manifests(office), 'platform', 'default')).ok).toBe(true);
+    expect(stackOf(api, '/ip_policy_rules').sort()).toEqual(['default', 'platform']);
+    // The old stack's manifests no longer declare the policy (nor the restriction using it):
+    // its rule left inside the policy that platform owns now is listed, never deleted, even
+    // with --prune.
+    writeFileSync(join(dir, 'main.yaml'), SET.split('---\n').slice(2).join('---\n'));
+    const old = await computePlan({ paths: [dir], env: {}, api, stack: 'default', prune: true });
+    expect(old.changes.filter((c) => c.action === 'delete').map((c) => c.address)).toEqual(['IPRestriction/dashboard']);
+    expect(old.unmanaged.map((u) => u.kind)).toContain('IPPolicyRule');
+  });
+
   it('a move cut short is finished by the same command; until then the children left behind ask for --from-stack', async () => {
     const api = new MemoryLiveApi();
     const dir = manifests(SET);

@@ -25,7 +25,8 @@
  *    children follow by natural key, as under any matched parent. The plan shows each as a
  *    change "moved from stack X" (apply rewrites the marker: plan = apply). Renaming a stack is
  *    `apply --stack new --from-stack old`. Objects of X that the manifests do not declare stay
- *    with X (listed as unmanaged).
+ *    with X (listed as unmanaged). A child X marked inside a parent another stack owns now is
+ *    never deleted by X (match.ts): it lives in the other stack's object.
  * 4. After a move, the old stack's manifests that still declare the object collide (rule 1,
  *    naming the new owner), so its plan, apply and drift fail with that problem instead of
  *    planning a create or calling the object "deleted outside gatehouse"; once its manifests no
