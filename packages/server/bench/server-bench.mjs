@@ -20,7 +20,7 @@
  */
 import { fork } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -68,7 +68,7 @@ async function serve() {
 
   process.send({ url: server.url, bareUrl: `http://127.0.0.1:${barePort}`, id });
   process.on('message', async (message) => {
-    if (message === 'cpu') process.send({ cpu: process.cpuUsage() });
+    if (message === 'cpu') process.send({ cpu: process.cpuUsage(), writes: server.app.services.store.writeStats() });
     if (message === 'stop') {
       await bare.close();
       await server.close();
@@ -91,24 +91,35 @@ export async function measure() {
     child.once('exit', (code) => reject(new Error(`bench server exited (${code}) before it was ready`)));
   });
 
-  /** CPU time (user + system, microseconds) the servers' process has used so far. */
-  const serverCpu = () =>
+  /**
+   * CPU time (user + system, microseconds) the servers' process has used so far, and the
+   * group commit's counters (writes, commits, fsyncs).
+   */
+  const serverState = () =>
     new Promise((resolve) => {
       const onMessage = (message) => {
         if (message?.cpu === undefined) return;
         child.off('message', onMessage);
-        resolve(message.cpu.user + message.cpu.system);
+        resolve({ cpu: message.cpu.user + message.cpu.system, writes: message.writes });
       };
       child.on('message', onMessage);
       child.send('cpu');
     });
 
   const run = async (name, options) => {
-    const cpuBefore = await serverCpu();
+    const before = await serverState();
     const result = await new Promise((resolve, reject) =>
       autocannon({ connections: CONNECTIONS, duration: SECONDS, ...options }, (error, r) => (error ? reject(error) : resolve(r))),
     );
-    const cpu = (await serverCpu()) - cpuBefore;
+    const after = await serverState();
+    const cpu = after.cpu - before.cpu;
+    const writes = after.writes.writes - before.writes.writes;
+    if (writes > 0) {
+      const per = (n) => (n > 0 ? (writes / n).toFixed(1) : '-');
+      console.log(
+        `  ${name}: ${writes} writes, ${per(after.writes.commits - before.writes.commits)} per commit, ${per(after.writes.syncs - before.writes.syncs)} per fsync`,
+      );
+    }
     const problems = result.non2xx + result.errors + result.timeouts;
     if (problems > 0) {
       console.error(`  ${name}: ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts`);
@@ -137,7 +148,8 @@ export async function measure() {
     ],
   ];
 
-  console.log(`gatehouse server bench: ${SECONDS}s per run, ${CONNECTIONS} connections, loopback`);
+  const load = () => loadavg().map((n) => n.toFixed(2)).join(' ');
+  console.log(`gatehouse server bench: ${SECONDS}s per run, ${CONNECTIONS} connections, loopback; load average ${load()}`);
   // Warm everything up (JIT, statement caches) without recording.
   await run('warm-up', { url: `${info.bareUrl}/bare`, duration: 1 });
   await run('warm-up', { url: `${info.bareUrl}/bare-list`, duration: 1 });
@@ -183,6 +195,7 @@ export async function measure() {
       `${name.padEnd(32)}${rps.toFixed(0).padStart(9)}${String(p99).padStart(8)}${cpuUs.toFixed(0).padStart(12)}${ratioOne.padStart(16)}${ratioList.padStart(14)}`,
     );
   }
+  console.log(`load average at the end: ${load()}`);
   const show = (runs) => runs.map((r) => r.rps.toFixed(0)).join(', ');
   console.log(`(bare object runs: ${show(oneRuns)}; bare list runs: ${show(listRuns)}; bare POST runs: ${show(postRuns)})`);
 
