@@ -37,6 +37,8 @@ async function inventory(): Promise<Map<string, string | undefined>> {
   const found = new Map<string, string | undefined>();
   const marker = (metadata: unknown) => /gatehouse:v1 (\{.*\})$/.exec(String(metadata ?? ''))?.[1];
   const note = (id: string, metadata: unknown) => {
+    // gatehouse's own records (the bot user registry, a lock's record) carry no marker.
+    if (/^gatehouse-(bots|lock):/.test(String(metadata ?? ''))) return;
     const json = marker(metadata);
     found.set(id, json ? (JSON.parse(json) as { path?: string }).path : undefined);
   };

@@ -42,6 +42,27 @@ const records = (api: MemoryLiveApi) => api.objects('/ip_policies').filter((p) =
 const entries = (api: MemoryLiveApi, stack = 'default') => Object.fromEntries([...readRegistry(stack, records(api)).entries].map(([name, e]) => [name, e.id]));
 const summary = (changes: { address: string; action: string }[]) => changes.map((c) => `${c.action} ${c.address}`);
 
+describe('prune scope', () => {
+  it('planning one file keeps the entries of bot users other files declare; a plan of every file drops them', async () => {
+    const api = new MemoryLiveApi();
+    const dir = manifests(bot('ci', 'CI bot'));
+    writeFileSync(join(dir, 'policy.yaml'), 'kind: IPPolicy\nname: office\nspec: {description: Office}\n');
+    await apply(api, dir);
+    const id = String(api.objects('/bot_users')[0]!.id);
+    expect(readRegistry('default', records(api)).entries.get('ci')).toMatchObject({ id, path: expect.stringMatching(/main\.yaml$/) });
+
+    const one = await computePlan({ paths: [join(dir, 'policy.yaml')], env: {}, api, stack: 'default' });
+    expect(one.changes).toEqual([]);
+    api.log.length = 0;
+    await applyPlan({ api, stack: 'default', paths: [join(dir, 'policy.yaml')], env: {}, delay: async () => {} });
+    expect(entries(api)).toEqual({ ci: id });
+
+    rewrite(dir, '');
+    const all = await plan(api, dir);
+    expect(all.changes.map((c) => c.reason)).toEqual([expect.stringContaining('drops "ci"')]);
+  });
+});
+
 describe('identity through renames', () => {
   it('renaming spec.name twice updates the same bot user in place; the replan is empty', async () => {
     const api = new MemoryLiveApi();

@@ -53,6 +53,7 @@ import type { ApiCall } from '../kinds/types.js';
 import { fieldChanges } from '../steps/diff.js';
 import { canonicalJson } from '../steps/walk.js';
 import { desiredHash } from '../steps/plan.js';
+import type { PruneScope } from '../steps/prune-scope.js';
 
 export const REGISTRY_PREFIX = 'gatehouse-bots:v1 ';
 /** Any version of the record: a newer gatehouse's records are set aside too, never adopted. */
@@ -67,6 +68,11 @@ export interface RegistryEntry {
   id: string;
   /** The bot user's spec hash as last applied (`desiredHash`). */
   hash: string;
+  /**
+   * The manifest path it was applied from, as an ownership marker records it (absent in older
+   * records and for standard input): a plan that read other files keeps the entry (prune scope).
+   */
+  path?: string;
 }
 
 export interface RegistryRecord {
@@ -95,7 +101,11 @@ export function isRegistryObject(kind: string, raw: ApiObject): boolean {
 }
 
 const isEntry = (value: unknown): value is RegistryEntry =>
-  value !== null && typeof value === 'object' && typeof (value as RegistryEntry).id === 'string' && typeof (value as RegistryEntry).hash === 'string';
+  value !== null &&
+  typeof value === 'object' &&
+  typeof (value as RegistryEntry).id === 'string' &&
+  typeof (value as RegistryEntry).hash === 'string' &&
+  ['string', 'undefined'].includes(typeof (value as RegistryEntry).path);
 
 /** A record's stack and entries, or why it cannot be read. */
 function parseRecord(metadata: string): { stack: string; bots: Record<string, RegistryEntry> } | { unreadable: string; stack?: string } {
@@ -192,14 +202,41 @@ interface Wanted {
   /** The live id; undefined until the bot user is created. */
   id: string | undefined;
   hash: string;
+  path?: string;
 }
 
-function wanted(matching: { pairs: { desired: DesiredObject; live: LiveObject }[]; creates: DesiredObject[] }): Wanted[] {
+/**
+ * The entries the registry must hold: the declared bot users, and the recorded ones that the
+ * manifests read do not declare but that lie outside the prune scope (`steps/prune-scope.ts`:
+ * planning one file must not forget the bot users another file declares). Without a scope
+ * (every manifest read) undeclared entries are dropped.
+ */
+function wanted(matching: RegistryMatching): Wanted[] {
+  const registry = matching.registry;
   const out: Wanted[] = [];
-  for (const { desired: d, live } of matching.pairs) if (d.descriptor.kind === BOT_KIND) out.push({ name: d.name, address: d.address, id: live.id, hash: desiredHash(d) });
-  for (const d of matching.creates) if (d.descriptor.kind === BOT_KIND) out.push({ name: d.name, address: d.address, id: undefined, hash: desiredHash(d) });
+  const path = (d: DesiredObject) => d.manifestPath ?? registry?.entries.get(d.name)?.path;
+  const entry = (d: DesiredObject, id: string | undefined): Wanted => {
+    const at = path(d);
+    return { name: d.name, address: d.address, id, hash: desiredHash(d), ...(at !== undefined ? { path: at } : {}) };
+  };
+  for (const { desired: d, live } of matching.pairs) if (d.descriptor.kind === BOT_KIND) out.push(entry(d, live.id));
+  for (const d of matching.creates) if (d.descriptor.kind === BOT_KIND) out.push(entry(d, undefined));
+  const declared = new Set(out.map((w) => w.name));
+  const scope = matching.pruneScope;
+  for (const [name, kept] of registry?.entries ?? []) {
+    if (declared.has(name) || !scope || scope.covers(kept.path, BOT_KIND)) continue;
+    out.push({ name, address: `${BOT_KIND}/${name}`, id: kept.id, hash: kept.hash, ...(kept.path !== undefined ? { path: kept.path } : {}) });
+  }
   return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
+
+/** What the registry reads of a matching (match.ts, with its prune scope). */
+type RegistryMatching = {
+  pairs: { desired: DesiredObject; live: LiveObject }[];
+  creates: DesiredObject[];
+  registry?: BotRegistry;
+  pruneScope?: Pick<PruneScope, 'covers'>;
+};
 
 const bytes = (text: string) => Buffer.byteLength(text, 'utf8');
 
@@ -214,7 +251,7 @@ export function formatRecords(stack: string, entries: readonly { name: string; e
   let parts: string[] = [];
   let size = bytes(head) + bytes(tail);
   for (const { name, entry } of entries) {
-    const part = `${JSON.stringify(name)}:${JSON.stringify({ id: entry.id, hash: entry.hash })}`;
+    const part = `${JSON.stringify(name)}:${JSON.stringify({ id: entry.id, hash: entry.hash, ...(entry.path !== undefined ? { path: entry.path } : {}) })}`;
     const extra = bytes(part) + (parts.length > 0 ? 1 : 0);
     if (parts.length > 0 && size + extra > limit) {
       records.push(head + parts.join(',') + tail);
@@ -253,7 +290,7 @@ const shown = (entries: Iterable<[string, string]>) => ({ bots: Object.fromEntri
 
 /** The registry's change in a plan, and its fingerprint, or undefined when no write is needed. */
 export function registryChange(
-  matching: { pairs: { desired: DesiredObject; live: LiveObject }[]; creates: DesiredObject[]; registry?: BotRegistry },
+  matching: RegistryMatching,
   stack: string,
   changes: readonly Change[],
 ): { change: Change; fingerprint?: { id: string; value: string } } | undefined {
@@ -261,7 +298,7 @@ export function registryChange(
   const want = wanted(matching);
   if (want.length === 0 && registry.records.length === 0) return undefined;
   const pending = want.some((w) => w.id === undefined);
-  const planned = formatRecords(stack, want.map((w) => ({ name: w.name, entry: { id: w.id ?? '', hash: w.hash } })));
+  const planned = formatRecords(stack, want.map((w) => ({ name: w.name, entry: { id: w.id ?? '', hash: w.hash, ...(w.path !== undefined ? { path: w.path } : {}) } })));
   if (!pending && writes(stack, registry.records, planned).length === 0) return undefined;
 
   const what: string[] = [];
@@ -275,6 +312,8 @@ export function registryChange(
   if (created.length > 0) what.push(`records ${list(created.map((w) => w.name))} once created`);
   if (added.length > 0) what.push(`records ${list(added.map((w) => w.name))}`);
   if (restated.length > 0) what.push(`records ${list(restated.map((w) => w.name))} as applied`);
+  const moved = want.filter((w) => w.id !== undefined && registry.entries.get(w.name)?.id === w.id && registry.entries.get(w.name)?.path !== w.path);
+  if (moved.length > 0) what.push(`records the manifest path of ${list(moved.map((w) => w.name))}`);
   if (dropped.length > 0) what.push(`drops ${list(dropped)} (no longer declared; the bot user is left in place, never pruned)`);
   const unreadable = registry.records.filter((r) => r.unreadable);
   if (unreadable.length > 0) what.push(`rewrites ${unreadable.map((r) => `${r.id} (${r.unreadable})`).join(', ')}`);
@@ -323,7 +362,7 @@ export interface RegistryWriteEnv {
  * the entry the registry had, if any.
  */
 export function registryWriter(
-  matching: { pairs: { desired: DesiredObject; live: LiveObject }[]; creates: DesiredObject[]; registry?: BotRegistry },
+  matching: RegistryMatching,
   stack: string,
 ): (env: RegistryWriteEnv) => Promise<{ id: string | null; requests: number }> {
   const registry = matching.registry ?? emptyRegistry(stack);
@@ -331,7 +370,7 @@ export function registryWriter(
   return async (env) => {
     const entries = want.flatMap((w) => {
       const id = w.id ?? env.ids.get(w.address);
-      if (id !== undefined) return [{ name: w.name, entry: { id, hash: w.hash } }];
+      if (id !== undefined) return [{ name: w.name, entry: { id, hash: w.hash, ...(w.path !== undefined ? { path: w.path } : {}) } }];
       const kept = registry.entries.get(w.name);
       return kept ? [{ name: w.name, entry: kept }] : [];
     });

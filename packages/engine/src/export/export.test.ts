@@ -50,8 +50,11 @@ async function exported(live: Live, all = false) {
  */
 function withoutMovedPaths(plan: Plan): Plan {
   const moved = plan.changes.filter((c) => c.cause === 'marker' && /^ownership marker refresh: records the manifest path [^;]+$/.test(c.reason ?? ''));
-  if (moved.length === 0) return plan;
-  return { ...plan, changes: plan.changes.filter((c) => !moved.includes(c)), summary: { ...plan.summary, update: plan.summary.update - moved.length, unchanged: plan.summary.unchanged + moved.length } };
+  // The bot user registry records its bot users' manifest paths the same way.
+  const registry = plan.changes.filter((c) => c.cause === 'registry' && /^records which bot users stack "[^"]*" manages: records the manifest path of [^;]+$/.test(c.reason ?? ''));
+  if (moved.length === 0 && registry.length === 0) return plan;
+  const update = plan.summary.update - moved.length - registry.length;
+  return { ...plan, changes: plan.changes.filter((c) => !moved.includes(c) && !registry.includes(c)), summary: { ...plan.summary, update, unchanged: plan.summary.unchanged + moved.length } };
 }
 
 describe('exportLive', () => {

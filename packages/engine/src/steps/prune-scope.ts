@@ -36,23 +36,30 @@ export interface PruneScope {
   stdin: boolean;
   /** Owned objects the manifests do not declare, outside the scope: never deleted by this plan. */
   outside: LiveObject[];
+  /**
+   * Whether an undeclared record of `kind` applied from `recorded` (a marker's path, absent in
+   * older ones) is in scope, by rules 1-3 below: what else follows the scope (the bot user
+   * registry's entries, `bot-registry/registry.ts`) decides with the same rule.
+   */
+  covers(recorded: string | undefined, kind: string): boolean;
 }
 
 /** The matching with its deletes limited to the scope (the rest moved to `pruneScope.outside`). */
 export function limitPrune(matching: Matching, where: ManifestPaths, desired: readonly DesiredObject[], all: boolean): Matching {
   const paths = where.entries.map((e) => (e.directory ? (e.path === '' ? './' : `${e.path}/`) : e.path));
-  const scope: PruneScope = { all, paths, stdin: where.stdin, outside: [] };
-  if (all || matching.deletes.length === 0) return { ...matching, pruneScope: scope };
-
   const inPaths = (recorded: string) => where.entries.some((e) => withinEntry(e, recorded));
   const kindsUnderDirectories = new Set<string>();
   for (const d of desired) {
     if (!d.parent && d.manifestPath !== undefined && where.entries.some((e) => e.directory && withinEntry(e, d.manifestPath!))) kindsUnderDirectories.add(d.descriptor.kind);
   }
+  const covers = (recorded: string | undefined, kind: string) => all || (recorded !== undefined ? inPaths(recorded) : kindsUnderDirectories.has(kind));
+  const scope: PruneScope = { all, paths, stdin: where.stdin, outside: [], covers };
+  if (all || matching.deletes.length === 0) return { ...matching, pruneScope: scope };
+
   const declared = new Set(matching.pairs.map((p) => p.live.id));
   const deleting = new Set(matching.deletes.map((o) => o.id));
   const kept = new Set<string>(); // ids of deletes in scope
-  const ownScope = (o: LiveObject) => (o.marker?.path !== undefined ? inPaths(o.marker.path) : kindsUnderDirectories.has(o.descriptor.kind));
+  const ownScope = (o: LiveObject) => covers(o.marker?.path, o.descriptor.kind);
   // match lists parents before their children, so a parent's verdict is known first.
   for (const o of matching.deletes) {
     const parent = o.parentId;
