@@ -50,3 +50,19 @@ test('a plan of 1,000 policies with 3,000 rules costs ceil(N/100) list pages per
   expect(api.requestCount).toBe(10 + 30 + (perPath.size - 2));
   expect(plan.requests).toBe(api.requestCount);
 });
+
+test('the count includes the pages that lock objects fill: 100 policies and an apply\'s lock record are two pages', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'gatehouse-budget-'));
+  const docs = Array.from({ length: 100 }, (_, i) => `kind: IPPolicy\nname: p${i}\nspec:\n  description: policy ${i}\n`);
+  writeFileSync(join(dir, 'policies.yaml'), docs.join('---\n'));
+  const livePolicies: Record<string, unknown>[] = docs.map((_, i) => ({ id: `ipp_${i}`, uri: '', created_at: '', description: `policy ${i}`, metadata: composeMetadata(undefined, { stack: 'default', name: `p${i}`, hash: 'x' }) }));
+  const record = { stack: 'default', holder: 'ci@runner (pid 1)', run_id: 'r', started_at: new Date().toISOString(), lease_seconds: 3600, bot_user_id: 'bot_lock' };
+  livePolicies.push({ id: 'ipp_lock', uri: '', created_at: '', description: 'gatehouse lock', metadata: `gatehouse-lock:v1 ${JSON.stringify(record)}` });
+  const api = new FakeLiveApi({ '/ip_policies': livePolicies, '/bot_users': [{ id: 'bot_lock', name: 'gatehouse-lock.default', active: false }] });
+
+  const plan = await computePlan({ paths: [dir], api, stack: 'default' });
+
+  expect(api.requests.filter((r) => r.path.startsWith('/ip_policies'))).toHaveLength(2);
+  expect(plan.lock?.bot_user_id).toBe('bot_lock');
+  expect(plan.requests).toBe(api.requestCount);
+});

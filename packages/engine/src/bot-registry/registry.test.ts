@@ -83,6 +83,16 @@ describe('identity through renames', () => {
     expect((await plan(api, dir)).changes).toEqual([]);
   });
 
+  it('two manifests giving one bot user name is a validate problem (the service keeps names unique)', async () => {
+    const api = new MemoryLiveApi();
+    const dir = manifests(`${bot('a')}---\n${bot('b', 'a')}`);
+    const error = await plan(api, dir).catch((e: unknown) => e);
+    expect((error as ManifestProblems).problems.map((p) => [p.code, p.at?.line, p.message])).toEqual([
+      ['duplicate_name', 7, expect.stringContaining('bot user name "a" is already claimed by BotUser/a')],
+    ]);
+    expect(api.log).toEqual([]);
+  });
+
   it('two bot users exchanging their names is a problem at each spec.name, before any write', async () => {
     const api = new MemoryLiveApi();
     const dir = manifests(`${bot('a', 'first')}---\n${bot('b', 'second')}`);

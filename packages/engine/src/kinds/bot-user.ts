@@ -25,6 +25,8 @@ export const botUser: KindDescriptor = {
   metadata: false,
   naturalKey: (normal) => String(normal.name),
   aliases: (normal, manifestName) => (normal.name !== manifestName ? [manifestName] : []),
+  // The service keeps bot user names unique: two manifests may not give one bot user name.
+  uniqueKeys: (normal) => [{ key: `bot user name ${JSON.stringify(String(normal.name))}`, path: ['name'], code: 'duplicate_name' }],
   fromManifest: (spec, name) => ({ name: typeof spec.name === 'string' ? spec.name : name, active: Boolean(spec.active ?? true) }),
   fromLive: (live) => ({ name: live.name, active: Boolean(live.active) }),
   refs: [],

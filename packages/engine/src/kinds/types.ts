@@ -100,7 +100,7 @@ export interface KindDescriptor {
    */
   aliases?(normal: Spec, manifestName: string): string[];
   /** Keys that no two objects of this kind may share (hostports): validate and adoption use them. */
-  uniqueKeys?(normal: Spec): { key: string; path: (string | number)[]; code: 'duplicate_hostport' | 'duplicate_restriction_type' }[];
+  uniqueKeys?(normal: Spec): { key: string; path: (string | number)[]; code: 'duplicate_hostport' | 'duplicate_restriction_type' | 'duplicate_name' }[];
   /** Manifest spec (after references are tokens) -> normal form. `name` is the manifest name. */
   fromManifest(spec: Spec, name: string): Spec;
   /** Live object -> normal form (Refs become ids; tokens are canonicalized afterwards). */

@@ -46,7 +46,9 @@ export async function observe(api: LiveApi, kinds: readonly KindDescriptor[] = K
   const read = await Promise.all(
     lists.map(async ({ descriptor, collection }) => {
       const objects: LiveObject[] = [];
+      let listed = 0; // lock and registry objects too: they fill pages like any other
       for await (const raw of api.list(collection.path, collection.listKey)) {
+        listed += 1;
         if (isLockObject(descriptor.kind, raw)) {
           (descriptor.kind === 'BotUser' ? lockObjects.bots : lockObjects.policies).push(raw);
           continue;
@@ -58,7 +60,7 @@ export async function observe(api: LiveApi, kinds: readonly KindDescriptor[] = K
         const observeSpec = descriptor.observe as { parentId?(live: ApiObject): string | undefined };
         objects.push(toLive(descriptor, raw, collection, observeSpec.parentId?.(raw)));
       }
-      requests += Math.max(1, Math.ceil(objects.length / PAGE_SIZE));
+      requests += Math.max(1, Math.ceil(listed / PAGE_SIZE));
       return objects;
     }),
   );

@@ -163,6 +163,11 @@ class ResolvedObject implements DesiredObject {
   declare idRefs?: { id: string; kind: string; locate(): SourceLocation }[];
   declare preventDestroy: boolean;
   references: string[] = [];
+  /**
+   * Set by the orchestrator after resolve (the prune scope). A field from the start: a property
+   * added to every object later would cost each a separate property store.
+   */
+  #manifestPath: string | undefined;
   #source: SourceLocation | undefined;
   /** The name; for a child until first read, its parent document's name (see `nameFrom`). */
   #name: string;
@@ -230,6 +235,14 @@ class ResolvedObject implements DesiredObject {
   #childName(): string {
     const parent = this.parent!;
     return [parent.slice(parent.indexOf('/') + 1), this.descriptor.naturalKey!(this.normal)].join('/');
+  }
+
+  get manifestPath(): string | undefined {
+    return this.#manifestPath;
+  }
+
+  set manifestPath(value: string | undefined) {
+    this.#manifestPath = value;
   }
 
   /** `['spec']` or `['spec', field, index]`: a fresh array at each read (kept compact instead). */
