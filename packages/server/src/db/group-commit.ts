@@ -81,8 +81,9 @@ export class GroupCommit {
   private syncing = false;
   /** Writes committed since the last fsync started. */
   private unsyncedWrites = 0;
-  /** The pause before the next fsync after a slow one (see `startSync`). */
+  /** The pause before the next fsync after a slow one (see `startSync`), and its length. */
   private gathering: NodeJS.Timeout | undefined;
+  private readonly gatherMs: number;
   private failure: unknown;
   private waiters: Waiter[] = [];
   /** Runs WAL checkpoints off the event loop; none for an in-memory database. */
@@ -93,8 +94,9 @@ export class GroupCommit {
   constructor(
     private readonly db: Db,
     private readonly afterCommit: () => void = () => {},
-    options: { checkpointEvery?: number } = {},
+    options: { checkpointEvery?: number; gatherMs?: number } = {},
   ) {
+    this.gatherMs = options.gatherMs ?? GATHER_MS;
     this.walPath = db.memory ? undefined : `${resolve(db.name)}-wal`;
     this.checkpointer = db.memory ? undefined : new Checkpointer(db, options.checkpointEvery);
     if (this.checkpointer) this.checkpointer.onRelease = () => this.schedule();
@@ -264,7 +266,7 @@ export class GroupCommit {
         this.gathering = setTimeout(() => {
           this.gathering = undefined;
           this.startSync();
-        }, GATHER_MS);
+        }, this.gatherMs);
         return;
       }
       this.startSync();
