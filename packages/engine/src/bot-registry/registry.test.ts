@@ -3,10 +3,10 @@
  * renames, the plan's registry change and what apply writes, the edge cases of a registry edited
  * or left behind by hand, other stacks' records, and the 4,096-byte limit.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { manifestDirs } from '../testing/manifest-dirs.js';
 import { METADATA_MAX_BYTES } from '@gatehouse/schemas/runtime';
 import { applyPlan } from '../apply/apply.js';
 import { MemoryLiveApi } from '../apply/memory-api.js';
@@ -18,18 +18,8 @@ import { countChanges } from '../render/values.js';
 import { ManifestProblems } from '../problems.js';
 import { formatRecords, isRegistryObject, readRegistry, recordDescription, REGISTRY_PREFIX } from './registry.js';
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
-function manifests(text: string): string {
-  const dir = mkdtempSync(join(tmpdir(), 'gatehouse-bots-'));
-  dirs.push(dir);
-  writeFileSync(join(dir, 'main.yaml'), text);
-  return dir;
-}
-const rewrite = (dir: string, text: string) => writeFileSync(join(dir, 'main.yaml'), text);
+const { manifests, rewrite, cleanup } = manifestDirs('gatehouse-bots-');
+afterEach(cleanup);
 const bot = (name: string, apiName?: string, active = true) => `kind: BotUser\nname: ${name}\nspec: {active: ${active}${apiName ? `, name: "${apiName}"` : ''}}\n`;
 
 const plan = (api: MemoryLiveApi, dir: string, stack = 'default') => computePlan({ paths: [dir], env: {}, api, stack });
