@@ -297,3 +297,37 @@ describe('limits', () => {
     expect(long.startsWith('gatehouse: bot users of stack "é')).toBe(true);
   });
 });
+
+describe('--target', () => {
+  it('a targeted create of a bot user records it (a targeted rename later updates it in place); other entries are left as recorded', async () => {
+    const api = new MemoryLiveApi();
+    const dir = manifests(bot('old', 'Old bot'));
+    await apply(api, dir);
+    const oldId = String(api.objects('/bot_users')[0]!.id);
+    const oldEntry = readRegistry('default', records(api)).entries.get('old')!;
+    // Two new bot users and a change of the recorded one; only `ci` is targeted.
+    rewrite(dir, bot('old', 'Old bot', false) + '---\n' + bot('ci', 'CI bot') + '---\n' + bot('other', 'Other bot'));
+    const targeted = await computePlan({ paths: [dir], env: {}, api, stack: 'default', targets: ['BotUser/ci'] });
+    expect(summary(targeted.changes)).toEqual(['create BotUser/ci', 'update BotUserRegistry/default']);
+    expect(targeted.changes[1]!.after).toEqual({ bots: { ci: '(id known after its create)', old: oldId } });
+    const result = await applyPlan({ api, stack: 'default', paths: [dir], env: {}, delay: async () => {}, targets: ['BotUser/ci'] });
+    expect(result.ok).toBe(true);
+    const ciId = String(api.objects('/bot_users').find((b) => b.name === 'CI bot')!.id);
+    const registry = readRegistry('default', records(api));
+    expect(entries(api)).toEqual({ ci: ciId, old: oldId });
+    // The untargeted bot user's entry is as recorded (its update was not applied).
+    expect(registry.entries.get('old')).toEqual(oldEntry);
+    // plan = apply: the targeted replan is empty.
+    expect((await computePlan({ paths: [dir], env: {}, api, stack: 'default', targets: ['BotUser/ci'] })).changes).toEqual([]);
+
+    // A targeted rename of spec.name is the same bot user.
+    rewrite(dir, bot('old', 'Old bot', false) + '---\n' + bot('ci', 'CI bot renamed') + '---\n' + bot('other', 'Other bot'));
+    const renamed = await applyPlan({ api, stack: 'default', paths: [dir], env: {}, delay: async () => {}, targets: ['BotUser/ci'] });
+    expect(renamed.steps.map((s) => `${s.action} ${s.address}`)).toContain('update BotUser/ci');
+    expect(api.objects('/bot_users').filter((b) => String(b.name).startsWith('CI bot')).map((b) => [b.id, b.name])).toEqual([[ciId, 'CI bot renamed']]);
+
+    // A target with no bot user never writes the registry.
+    writeFileSync(join(dir, 'policy.yaml'), 'kind: IPPolicy\nname: office\nspec: {description: Office}\n');
+    expect(summary((await computePlan({ paths: [dir], env: {}, api, stack: 'default', targets: ['IPPolicy/office'] })).changes)).toEqual(['create IPPolicy/office']);
+  });
+});

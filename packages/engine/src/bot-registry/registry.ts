@@ -231,7 +231,7 @@ function wanted(matching: RegistryMatching): Wanted[] {
 }
 
 /** What the registry reads of a matching (match.ts, with its prune scope). */
-type RegistryMatching = {
+export type RegistryMatching = {
   pairs: { desired: DesiredObject; live: LiveObject }[];
   creates: DesiredObject[];
   registry?: BotRegistry;
