@@ -27,7 +27,7 @@ import { plan as makePlan } from '../steps/plan.js';
 import { TargetError, targetMatching, targetPatterns, targetPlan, targetRegistryMatching } from '../steps/targets.js';
 import type { Refusal } from './model.js';
 import { railRefusals } from './rails.js';
-import { registryWriter, type RegistryWriteEnv } from '../bot-registry/registry.js';
+import { movedRegistryWriter, registryWriter, type RegistryWriteEnv } from '../bot-registry/registry.js';
 
 export interface PrepareOptions {
   api: LiveApi;
@@ -178,7 +178,7 @@ export async function prepareApply(options: PrepareOptions): Promise<PreparedApp
       ...(desired && change.action !== 'delete' ? { desired } : {}),
       ...(live ? { live } : {}),
       ...(change.cause === 'marker' ? { markerOnly: true } : {}),
-      ...(change.cause === 'registry' ? { bookkeeping: registryWriter(registryMatching, stack) } : {}),
+      ...(change.cause === 'registry' ? { bookkeeping: change.name === stack ? registryWriter(registryMatching, stack) : movedRegistryWriter(matching) } : {}),
     };
   };
 

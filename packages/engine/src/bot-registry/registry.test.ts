@@ -331,3 +331,26 @@ describe('--target', () => {
     expect(summary((await computePlan({ paths: [dir], env: {}, api, stack: 'default', targets: ['IPPolicy/office'] })).changes)).toEqual(['create IPPolicy/office']);
   });
 });
+
+describe('--from-stack', () => {
+  it('moving bot users drops them from the old stack\'s registry (its export no longer lists them); plan = apply', async () => {
+    const api = new MemoryLiveApi();
+    const dir = manifests(bot('ci', 'CI bot') + '---\n' + bot('nightly', 'Nightly'));
+    await apply(api, dir, 'default');
+    const ids = Object.values(entries(api, 'default'));
+    expect(ids).toHaveLength(2);
+    // A bot user the old stack keeps (not declared by the new stack's manifests) stays recorded there.
+    rewrite(dir, bot('ci', 'CI bot'));
+    const moving = await computePlan({ paths: [dir], env: {}, api, stack: 'blue', fromStack: 'default' });
+    expect(summary(moving.changes).sort()).toEqual(['create BotUserRegistry/blue', 'update BotUserRegistry/default']);
+    expect(moving.changes.find((c) => c.address === 'BotUserRegistry/default')!.reason).toContain('stops recording "ci" (moved to stack "blue"');
+    const result = await applyPlan({ api, stack: 'blue', paths: [dir], env: {}, delay: async () => {}, fromStack: 'default' });
+    expect(result.ok).toBe(true);
+    const ciId = String(api.objects('/bot_users').find((b) => b.name === 'CI bot')!.id);
+    expect(entries(api, 'blue')).toEqual({ ci: ciId });
+    expect(Object.keys(entries(api, 'default'))).toEqual(['nightly']);
+    expect((await computePlan({ paths: [dir], env: {}, api, stack: 'blue', fromStack: 'default' })).changes).toEqual([]);
+    const exported = await exportLive({ api, stack: 'default' });
+    expect(JSON.stringify(exported)).not.toContain('CI bot');
+  });
+});
