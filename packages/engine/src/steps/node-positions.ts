@@ -61,10 +61,27 @@ export class NodePositions {
     const start = this.#start[node]! - this.base;
     this.#start[node] = this.base + (state.kind === null ? skipBlanks(input, start) : skipSpace(input, start));
     this.#last[node] = this.#count - 1;
-    if (typeof state.result === 'string' && state.result.length >= SLICE_MIN) state.result = ownCopy(state.result);
+    if (typeof state.result === 'string') state.result = state.result.length >= SLICE_MIN ? ownCopy(state.result) : this.#shared(state.result);
     this.#value[node] = state.result;
     if (input.charCodeAt(skipBlanks(input, state.position)) === COLON) this.#keyed[node] = 1;
   };
+
+  /** Short strings already read in this file (bounded: emptied when full), see `#shared`. */
+  #short = new Map<string, string>();
+
+  /**
+   * One string for each short value that recurs (`allow`, `deny`, a kind, a label value): V8
+   * copies every short scalar js-yaml cuts out of the text, and a manifest of many rules would
+   * keep one copy per rule. Emptied when it holds `SHORT_CACHE` strings, so unique values (a
+   * CIDR per rule) cost at most that many entries while recurring ones are found again.
+   */
+  #shared(text: string): string {
+    const known = this.#short.get(text);
+    if (known !== undefined) return known;
+    if (this.#short.size >= SHORT_CACHE) this.#short.clear();
+    this.#short.set(text, text);
+    return text;
+  }
 
   /**
    * Gives back what the arrays hold beyond the recorded nodes (they grow by doubling), once
@@ -75,6 +92,7 @@ export class NodePositions {
     this.#last = this.#last.slice(0, this.#count);
     this.#keyed = this.#keyed.slice(0, this.#count);
     this.#value = this.#value.slice();
+    this.#short = new Map();
   }
 
   #grow(): void {
@@ -170,6 +188,9 @@ const COLON = 0x3a;
  * listener runs before the parser takes `result`).
  */
 const SLICE_MIN = 13;
+
+/** How many distinct short strings a file's reading remembers at once (`NodePositions#shared`). */
+const SHORT_CACHE = 4096;
 /** A string of its own (flat, not a slice of another). */
 const ownCopy = (text: string): string => JSON.parse(JSON.stringify(text)) as string;
 
