@@ -32,11 +32,11 @@ export class NodePositions {
    */
   base = 0;
   /** Offset in the file's text of each node's first character. */
-  #start = new Int32Array(256);
+  #start = new Pages(Int32Array);
   /** Index of each node's last descendant (itself for a leaf): its children follow it. */
-  #last = new Int32Array(256);
+  #last = new Pages(Int32Array);
   /** 1 when a `:` follows the node: it is the key of a pair. */
-  #keyed = new Uint8Array(256);
+  #keyed = new Pages(Uint8Array);
   /** Each node's value, to tell maps from sequences and to read keys. */
   #value: unknown[] = [];
   /** Root node of each document, in document order (empty documents too, as js-yaml counts). */
@@ -47,9 +47,8 @@ export class NodePositions {
   readonly listener = (event: 'open' | 'close', state: ParserState): void => {
     if (event === 'open') {
       const node = this.#count++;
-      if (node === this.#start.length) this.#grow();
       if (this.#open.length === 0) this.#roots.push(node);
-      this.#start[node] = this.base + state.position;
+      this.#start.set(node, this.base + state.position);
       this.#value.push(undefined);
       this.#open.push(node);
       return;
@@ -58,12 +57,12 @@ export class NodePositions {
     const { input } = state;
     // Opened before any blank, comment or line end that precedes the content; an empty node
     // (`key:` and nothing) is where `yaml` puts its empty scalar: after the blanks on its line.
-    const start = this.#start[node]! - this.base;
-    this.#start[node] = this.base + (state.kind === null ? skipBlanks(input, start) : skipSpace(input, start));
-    this.#last[node] = this.#count - 1;
+    const start = this.#start.get(node) - this.base;
+    this.#start.set(node, this.base + (state.kind === null ? skipBlanks(input, start) : skipSpace(input, start)));
+    this.#last.set(node, this.#count - 1);
     if (typeof state.result === 'string') state.result = state.result.length >= SLICE_MIN ? ownCopy(state.result) : this.#shared(state.result);
     this.#value[node] = state.result;
-    if (input.charCodeAt(skipBlanks(input, state.position)) === COLON) this.#keyed[node] = 1;
+    if (input.charCodeAt(skipBlanks(input, state.position)) === COLON) this.#keyed.set(node, 1);
   };
 
   /** Short strings already read in this file (bounded: emptied when full), see `#shared`. */
@@ -88,25 +87,13 @@ export class NodePositions {
    * the parse is done: the positions of a large file are kept as long as its documents.
    */
   trim(): void {
-    this.#start = this.#start.slice(0, this.#count);
-    this.#last = this.#last.slice(0, this.#count);
-    this.#keyed = this.#keyed.slice(0, this.#count);
+    this.#start.trim(this.#count);
+    this.#last.trim(this.#count);
+    this.#keyed.trim(this.#count);
     this.#value = this.#value.slice();
     this.#short = new Map();
   }
 
-  #grow(): void {
-    const size = this.#start.length * 2;
-    const start = new Int32Array(size);
-    start.set(this.#start);
-    this.#start = start;
-    const last = new Int32Array(size);
-    last.set(this.#last);
-    this.#last = last;
-    const keyed = new Uint8Array(size);
-    keyed.set(this.#keyed);
-    this.#keyed = keyed;
-  }
 
   /**
    * The offset of the node at `path` in document `document` (js-yaml's index); the nearest
@@ -116,7 +103,7 @@ export class NodePositions {
     const root = this.#roots[document];
     if (root === undefined) return 0;
     let node: number | undefined = this.#unwrap(root);
-    let at = this.#start[node]!;
+    let at = this.#start.get(node);
     for (let i = 0; i < path.length && node !== undefined; i++) {
       const segment = path[i]!;
       const value = this.#value[node];
@@ -126,13 +113,13 @@ export class NodePositions {
         // An empty item (`-` and nothing) has no node: the items cannot be matched by place.
         if (items.length !== value.length || items[segment] === undefined) break;
         node = this.#unwrap(items[segment]!);
-        at = this.#start[node]!;
+        at = this.#start.get(node);
       } else if (value !== null && typeof value === 'object') {
         const pair = this.#pair(node, String(segment));
         if (!pair) break;
-        if (key && i === path.length - 1) return this.#start[pair.key]!;
+        if (key && i === path.length - 1) return this.#start.get(pair.key);
         node = pair.value === undefined ? undefined : this.#unwrap(pair.value);
-        at = this.#start[node ?? pair.key]!;
+        at = this.#start.get(node ?? pair.key);
       } else break;
     }
     return at;
@@ -140,7 +127,7 @@ export class NodePositions {
 
   #children(node: number): number[] {
     const children: number[] = [];
-    for (let child = node + 1; child <= this.#last[node]!; child = this.#last[child]! + 1) children.push(child);
+    for (let child = node + 1; child <= this.#last.get(node); child = this.#last.get(child) + 1) children.push(child);
     return children;
   }
 
@@ -153,7 +140,7 @@ export class NodePositions {
       const value = this.#value[node];
       if (value === null || typeof value !== 'object') return node;
       const child = node + 1;
-      if (child > this.#last[node]! || this.#last[child] !== this.#last[node] || this.#value[child] !== value) return node;
+      if (child > this.#last.get(node) || this.#last.get(child) !== this.#last.get(node) || this.#value[child] !== value) return node;
       node = child;
     }
   }
@@ -164,9 +151,9 @@ export class NodePositions {
     for (let i = 0; i < children.length; i++) {
       const child = children[i]!;
       const value = this.#value[child];
-      if (this.#keyed[child]) {
+      if (this.#keyed.get(child)) {
         const next = children[i + 1];
-        const pairValue = next !== undefined && !this.#keyed[next] ? next : undefined;
+        const pairValue = next !== undefined && !this.#keyed.get(next) ? next : undefined;
         if (String(value) === name) return { key: child, value: pairValue };
         if (pairValue !== undefined) i++;
       } else if (value !== null && value !== undefined && String(value) === name) {
@@ -179,6 +166,52 @@ export class NodePositions {
 }
 
 const COLON = 0x3a;
+
+type NumberArray = Int32Array | Uint8Array;
+
+/** Entries per page of `Pages` (a power of 2): 256 KiB of Int32Array. */
+const PAGE_BITS = 16;
+const PAGE = 1 << PAGE_BITS;
+
+/**
+ * A growable array of numbers kept in pages of `PAGE` entries: growing never copies more than
+ * one page, and `trim` copies only the last one. A single array grown by doubling and cut to size
+ * at the end leaves dead copies up to 3x the final size until the collector frees them, which was
+ * a large part of a 50 MB manifest's peak memory. The first page starts small and doubles up to
+ * `PAGE` (a small file costs little).
+ */
+class Pages<T extends NumberArray> {
+  #pages: T[];
+
+  constructor(readonly make: new (length: number) => T) {
+    this.#pages = [new make(256)];
+  }
+
+  get(index: number): number {
+    return this.#pages[index >>> PAGE_BITS]![index & (PAGE - 1)]!;
+  }
+
+  set(index: number, value: number): void {
+    const page = index >>> PAGE_BITS;
+    let into = this.#pages[page];
+    if (into === undefined) this.#pages.push((into = new this.make(PAGE)));
+    else if (page === 0 && index >= into.length) {
+      const grown = new this.make(Math.min(PAGE, into.length * 2));
+      grown.set(into);
+      this.#pages[0] = into = grown;
+    }
+    into[index & (PAGE - 1)] = value;
+  }
+
+  /** Gives back the room past the first `count` entries (the last page is cut to size). */
+  trim(count: number): void {
+    const pages = count === 0 ? 1 : ((count - 1) >>> PAGE_BITS) + 1;
+    this.#pages.length = pages;
+    const last = this.#pages[pages - 1]!;
+    const used = count - (pages - 1) * PAGE;
+    if (used < last.length) this.#pages[pages - 1] = last.slice(0, used) as T;
+  }
+}
 
 /**
  * A string of this length or more cut out of another is a slice in V8: a view that keeps the
