@@ -38,7 +38,7 @@ export class NodePositions {
   /** 1 when a `:` follows the node: it is the key of a pair. */
   #keyed = new Pages(Uint8Array);
   /** Each node's value, to tell maps from sequences and to read keys. */
-  #value: unknown[] = [];
+  #value = new ValuePages();
   /** Root node of each document, in document order (empty documents too, as js-yaml counts). */
   readonly #roots: number[] = [];
   readonly #open: number[] = [];
@@ -61,7 +61,7 @@ export class NodePositions {
     this.#start.set(node, this.base + (state.kind === null ? skipBlanks(input, start) : skipSpace(input, start)));
     this.#last.set(node, this.#count - 1);
     if (typeof state.result === 'string') state.result = state.result.length >= SLICE_MIN ? ownCopy(state.result) : this.#shared(state.result);
-    this.#value[node] = state.result;
+    this.#value.set(node, state.result);
     if (input.charCodeAt(skipBlanks(input, state.position)) === COLON) this.#keyed.set(node, 1);
   };
 
@@ -90,7 +90,7 @@ export class NodePositions {
     this.#start.trim(this.#count);
     this.#last.trim(this.#count);
     this.#keyed.trim(this.#count);
-    this.#value = this.#value.slice();
+    this.#value.trim();
     this.#short = new Map();
   }
 
@@ -106,7 +106,7 @@ export class NodePositions {
     let at = this.#start.get(node);
     for (let i = 0; i < path.length && node !== undefined; i++) {
       const segment = path[i]!;
-      const value = this.#value[node];
+      const value = this.#value.get(node);
       if (Array.isArray(value)) {
         if (typeof segment !== 'number') break;
         const items = this.#children(node);
@@ -137,10 +137,10 @@ export class NodePositions {
    */
   #unwrap(node: number): number {
     for (;;) {
-      const value = this.#value[node];
+      const value = this.#value.get(node);
       if (value === null || typeof value !== 'object') return node;
       const child = node + 1;
-      if (child > this.#last.get(node) || this.#last.get(child) !== this.#last.get(node) || this.#value[child] !== value) return node;
+      if (child > this.#last.get(node) || this.#last.get(child) !== this.#last.get(node) || this.#value.get(child) !== value) return node;
       node = child;
     }
   }
@@ -150,7 +150,7 @@ export class NodePositions {
     const children = this.#children(map);
     for (let i = 0; i < children.length; i++) {
       const child = children[i]!;
-      const value = this.#value[child];
+      const value = this.#value.get(child);
       if (this.#keyed.get(child)) {
         const next = children[i + 1];
         const pairValue = next !== undefined && !this.#keyed.get(next) ? next : undefined;
@@ -180,6 +180,37 @@ const PAGE = 1 << PAGE_BITS;
  * a large part of a 50 MB manifest's peak memory. The first page starts small and doubles up to
  * `PAGE` (a small file costs little).
  */
+/**
+ * Each node's value, in pages of `PAGE` like `Pages`: each page is cut to size when it is full
+ * (a bounded copy, instead of one array of every node copied at the end).
+ */
+class ValuePages {
+  readonly #pages: unknown[][] = [[]];
+
+  push(value: unknown): void {
+    let last = this.#pages[this.#pages.length - 1]!;
+    if (last.length === PAGE) {
+      this.#pages[this.#pages.length - 1] = last.slice();
+      this.#pages.push((last = []));
+    }
+    last.push(value);
+  }
+
+  get(index: number): unknown {
+    return this.#pages[index >>> PAGE_BITS]![index & (PAGE - 1)];
+  }
+
+  set(index: number, value: unknown): void {
+    this.#pages[index >>> PAGE_BITS]![index & (PAGE - 1)] = value;
+  }
+
+  /** Gives back what the last page holds beyond its values. */
+  trim(): void {
+    const last = this.#pages.length - 1;
+    this.#pages[last] = this.#pages[last]!.slice();
+  }
+}
+
 class Pages<T extends NumberArray> {
   #pages: T[];
 
