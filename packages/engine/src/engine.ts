@@ -159,6 +159,7 @@ export async function readAndMatch(
   const observation = await observing;
   // Deletes only within what was read, unless --prune-all (steps/prune-scope.ts).
   const matched = match(read.desired, observation.live, stack, { fromStack: options.fromStack, registry: readRegistry(stack, observation.registryObjects) });
+  if (options.fromStack !== undefined && options.fromStack !== stack) matched.fromRegistry = readRegistry(options.fromStack, observation.registryObjects);
   const matching = limitPrune(matched, read.where ?? manifestPaths(options.paths), read.desired, options.pruneAll === true);
   const nothingToMove = fromStackWarning(observation.live, { stack, fromStack: options.fromStack });
   if (nothingToMove) options.onWarning?.(nothingToMove);

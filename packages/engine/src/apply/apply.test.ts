@@ -2,10 +2,9 @@
  * The executor against an in-memory API: order, concurrency, failures, lost answers, saved
  * plans and the safety rails. Manifests are real files in a temporary directory.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { manifestDirs } from '../testing/manifest-dirs.js';
 import { parseMarker } from '../marker.js';
 import { LiveApiError } from '../ports.js';
 import { ManifestProblems } from '../problems.js';
@@ -15,19 +14,8 @@ import { isRegistryObject } from '../bot-registry/registry.js';
 import { ApplyRefused, type ApplyResult } from './model.js';
 import { prepareApply } from './prepare.js';
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
-/** A manifest directory with one file, `text`. */
-function manifests(text: string): string {
-  const dir = mkdtempSync(join(tmpdir(), 'gatehouse-apply-'));
-  dirs.push(dir);
-  writeFileSync(join(dir, 'main.yaml'), text);
-  return dir;
-}
-const rewrite = (dir: string, text: string) => writeFileSync(join(dir, 'main.yaml'), text);
+const { manifests, rewrite, cleanup } = manifestDirs('gatehouse-apply-');
+afterEach(cleanup);
 
 const apply = (api: MemoryLiveApi, dir: string, options: Partial<ApplyOptions> = {}): Promise<ApplyResult> =>
   applyPlan({ api, stack: 'default', paths: [dir], env: {}, delay: async () => {}, ...options });
@@ -248,7 +236,8 @@ describe('concurrency and failures', () => {
       if (request.body?.description === 'Office') throw new LiveApiError('POST /ip_policies: 400 invalid', 400, 'invalid', false);
       return undefined;
     };
-    const result = await apply(api, manifests(POLICIES));
+    const dir = manifests(POLICIES);
+    const result = await apply(api, dir);
     expect(result.ok).toBe(false);
     expect(status(result, 'IPPolicy/office')).toMatchObject({ status: 'failed', reason: { code: 'api_failure' } });
     for (const address of ['IPPolicyRule/office/203.0.113.0/24', 'IPPolicyRule/office/198.51.100.0/24', 'IPRestriction/dashboard']) {
@@ -258,7 +247,7 @@ describe('concurrency and failures', () => {
     expect(result.summary).toMatchObject({ done: 2, failed: 1, skipped: 3 });
     // Running it again finishes the job.
     api.intercept = undefined;
-    const again = await apply(api, dirs[0]!);
+    const again = await apply(api, dir);
     expect(again.ok).toBe(true);
     expect(again.summary.done).toBe(4);
   });

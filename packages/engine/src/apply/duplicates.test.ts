@@ -3,10 +3,10 @@
  * in-memory API: apply keeps one object per address, re-points every reference to it and
  * deletes the others, without --prune and without --force; a second plan is empty.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { manifestDirs } from '../testing/manifest-dirs.js';
 import { computePlan } from '../engine.js';
 import { detectDrift } from '../drift/detect.js';
 import type { ApiObject } from '../ports.js';
@@ -16,16 +16,8 @@ import { renderJson, renderKindSummary, renderMarkdown, renderText } from '../re
 import { renderDriftText } from '../drift/index.js';
 import { MemoryLiveApi } from './memory-api.js';
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-function manifests(text: string): string {
-  const dir = mkdtempSync(join(tmpdir(), 'gatehouse-dup-'));
-  dirs.push(dir);
-  writeFileSync(join(dir, 'main.yaml'), text);
-  return dir;
-}
+const { manifests, cleanup } = manifestDirs('gatehouse-dup-');
+afterEach(cleanup);
 const apply = (api: MemoryLiveApi, dir: string, prune = false) => applyPlan({ api, stack: 'default', paths: [dir], env: {}, delay: async () => {}, prune });
 const plan = (api: MemoryLiveApi, dir: string) => computePlan({ api, stack: 'default', paths: [dir], env: {} });
 

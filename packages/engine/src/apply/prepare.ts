@@ -24,10 +24,10 @@ import type { Problem } from '../problems.js';
 import type { Matching } from '../steps/match.js';
 import { metadataWriter } from '../steps/metadata.js';
 import { plan as makePlan } from '../steps/plan.js';
-import { TargetError, targetMatching, targetPatterns, targetPlan } from '../steps/targets.js';
+import { TargetError, targetMatching, targetPatterns, targetPlan, targetRegistryMatching } from '../steps/targets.js';
 import type { Refusal } from './model.js';
 import { railRefusals } from './rails.js';
-import { registryWriter, type RegistryWriteEnv } from '../bot-registry/registry.js';
+import { movedRegistryWriter, registryWriter, type RegistryWriteEnv } from '../bot-registry/registry.js';
 
 export interface PrepareOptions {
   api: LiveApi;
@@ -166,6 +166,8 @@ export async function prepareApply(options: PrepareOptions): Promise<PreparedApp
   }
 
   const desiredByAddress = new Map(read.desired.map((d) => [d.address, d]));
+  // A targeted apply records only the targeted bot users in the registry (steps/targets.ts).
+  const registryMatching = targets ? targetRegistryMatching(matching, full, targets) : matching;
   const pairByAddress = new Map(matching.pairs.map((p) => [p.desired.address, p.live]));
   const liveById = new Map([...matching.pairs.map((p) => p.live), ...matching.deletes, ...matching.duplicates.map((d) => d.live)].map((o) => [o.id, o]));
   const subjectOf = (change: Change): Subject => {
@@ -176,7 +178,7 @@ export async function prepareApply(options: PrepareOptions): Promise<PreparedApp
       ...(desired && change.action !== 'delete' ? { desired } : {}),
       ...(live ? { live } : {}),
       ...(change.cause === 'marker' ? { markerOnly: true } : {}),
-      ...(change.cause === 'registry' ? { bookkeeping: registryWriter(matching, stack) } : {}),
+      ...(change.cause === 'registry' ? { bookkeeping: change.name === stack ? registryWriter(registryMatching, stack) : movedRegistryWriter(matching) } : {}),
     };
   };
 

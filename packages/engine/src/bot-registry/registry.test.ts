@@ -3,10 +3,10 @@
  * renames, the plan's registry change and what apply writes, the edge cases of a registry edited
  * or left behind by hand, other stacks' records, and the 4,096-byte limit.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { manifestDirs } from '../testing/manifest-dirs.js';
 import { METADATA_MAX_BYTES } from '@gatehouse/schemas/runtime';
 import { applyPlan } from '../apply/apply.js';
 import { MemoryLiveApi } from '../apply/memory-api.js';
@@ -18,18 +18,8 @@ import { countChanges } from '../render/values.js';
 import { ManifestProblems } from '../problems.js';
 import { formatRecords, isRegistryObject, readRegistry, recordDescription, REGISTRY_PREFIX } from './registry.js';
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
-function manifests(text: string): string {
-  const dir = mkdtempSync(join(tmpdir(), 'gatehouse-bots-'));
-  dirs.push(dir);
-  writeFileSync(join(dir, 'main.yaml'), text);
-  return dir;
-}
-const rewrite = (dir: string, text: string) => writeFileSync(join(dir, 'main.yaml'), text);
+const { manifests, rewrite, cleanup } = manifestDirs('gatehouse-bots-');
+afterEach(cleanup);
 const bot = (name: string, apiName?: string, active = true) => `kind: BotUser\nname: ${name}\nspec: {active: ${active}${apiName ? `, name: "${apiName}"` : ''}}\n`;
 
 const plan = (api: MemoryLiveApi, dir: string, stack = 'default') => computePlan({ paths: [dir], env: {}, api, stack });
@@ -305,5 +295,62 @@ describe('limits', () => {
     const long = recordDescription('é'.repeat(300));
     expect(Buffer.byteLength(long, 'utf8')).toBeLessThanOrEqual(255);
     expect(long.startsWith('gatehouse: bot users of stack "é')).toBe(true);
+  });
+});
+
+describe('--target', () => {
+  it('a targeted create of a bot user records it (a targeted rename later updates it in place); other entries are left as recorded', async () => {
+    const api = new MemoryLiveApi();
+    const dir = manifests(bot('old', 'Old bot'));
+    await apply(api, dir);
+    const oldId = String(api.objects('/bot_users')[0]!.id);
+    const oldEntry = readRegistry('default', records(api)).entries.get('old')!;
+    // Two new bot users and a change of the recorded one; only `ci` is targeted.
+    rewrite(dir, bot('old', 'Old bot', false) + '---\n' + bot('ci', 'CI bot') + '---\n' + bot('other', 'Other bot'));
+    const targeted = await computePlan({ paths: [dir], env: {}, api, stack: 'default', targets: ['BotUser/ci'] });
+    expect(summary(targeted.changes)).toEqual(['create BotUser/ci', 'update BotUserRegistry/default']);
+    expect(targeted.changes[1]!.after).toEqual({ bots: { ci: '(id known after its create)', old: oldId } });
+    const result = await applyPlan({ api, stack: 'default', paths: [dir], env: {}, delay: async () => {}, targets: ['BotUser/ci'] });
+    expect(result.ok).toBe(true);
+    const ciId = String(api.objects('/bot_users').find((b) => b.name === 'CI bot')!.id);
+    const registry = readRegistry('default', records(api));
+    expect(entries(api)).toEqual({ ci: ciId, old: oldId });
+    // The untargeted bot user's entry is as recorded (its update was not applied).
+    expect(registry.entries.get('old')).toEqual(oldEntry);
+    // plan = apply: the targeted replan is empty.
+    expect((await computePlan({ paths: [dir], env: {}, api, stack: 'default', targets: ['BotUser/ci'] })).changes).toEqual([]);
+
+    // A targeted rename of spec.name is the same bot user.
+    rewrite(dir, bot('old', 'Old bot', false) + '---\n' + bot('ci', 'CI bot renamed') + '---\n' + bot('other', 'Other bot'));
+    const renamed = await applyPlan({ api, stack: 'default', paths: [dir], env: {}, delay: async () => {}, targets: ['BotUser/ci'] });
+    expect(renamed.steps.map((s) => `${s.action} ${s.address}`)).toContain('update BotUser/ci');
+    expect(api.objects('/bot_users').filter((b) => String(b.name).startsWith('CI bot')).map((b) => [b.id, b.name])).toEqual([[ciId, 'CI bot renamed']]);
+
+    // A target with no bot user never writes the registry.
+    writeFileSync(join(dir, 'policy.yaml'), 'kind: IPPolicy\nname: office\nspec: {description: Office}\n');
+    expect(summary((await computePlan({ paths: [dir], env: {}, api, stack: 'default', targets: ['IPPolicy/office'] })).changes)).toEqual(['create IPPolicy/office']);
+  });
+});
+
+describe('--from-stack', () => {
+  it('moving bot users drops them from the old stack\'s registry (its export no longer lists them); plan = apply', async () => {
+    const api = new MemoryLiveApi();
+    const dir = manifests(bot('ci', 'CI bot') + '---\n' + bot('nightly', 'Nightly'));
+    await apply(api, dir, 'default');
+    const ids = Object.values(entries(api, 'default'));
+    expect(ids).toHaveLength(2);
+    // A bot user the old stack keeps (not declared by the new stack's manifests) stays recorded there.
+    rewrite(dir, bot('ci', 'CI bot'));
+    const moving = await computePlan({ paths: [dir], env: {}, api, stack: 'blue', fromStack: 'default' });
+    expect(summary(moving.changes).sort()).toEqual(['create BotUserRegistry/blue', 'update BotUserRegistry/default']);
+    expect(moving.changes.find((c) => c.address === 'BotUserRegistry/default')!.reason).toContain('stops recording "ci" (moved to stack "blue"');
+    const result = await applyPlan({ api, stack: 'blue', paths: [dir], env: {}, delay: async () => {}, fromStack: 'default' });
+    expect(result.ok).toBe(true);
+    const ciId = String(api.objects('/bot_users').find((b) => b.name === 'CI bot')!.id);
+    expect(entries(api, 'blue')).toEqual({ ci: ciId });
+    expect(Object.keys(entries(api, 'default'))).toEqual(['nightly']);
+    expect((await computePlan({ paths: [dir], env: {}, api, stack: 'blue', fromStack: 'default' })).changes).toEqual([]);
+    const exported = await exportLive({ api, stack: 'default' });
+    expect(JSON.stringify(exported)).not.toContain('CI bot');
   });
 });

@@ -33,6 +33,10 @@
  *   them keeps one empty record (never a delete: deletes are for `--prune`).
  * - Apply (`registryWriter`): runs after the bot user changes, with the ids their creates
  *   produced: PATCHes the records whose content changes, POSTs missing ones, DELETEs surplus.
+ * - Moves (`movedRegistryChange`): with `--from-stack OLD`, OLD's registry stops recording the
+ *   bot users this stack's manifests declare (they moved, as every other declared object of
+ *   OLD does): a second registry change, `BotUserRegistry/OLD`, after this stack's. Without it
+ *   OLD's export and plans would keep the bot users as OLD's after a stack rename.
  * - Registry records are not user objects: observe sets them aside (`isRegistryObject`), so
  *   they are never planned as IP policies, adopted, exported, pruned or reported as drift.
  *   Records of other stacks are read only to say which stacks also record a bot user.
@@ -231,10 +235,11 @@ function wanted(matching: RegistryMatching): Wanted[] {
 }
 
 /** What the registry reads of a matching (match.ts, with its prune scope). */
-type RegistryMatching = {
+export type RegistryMatching = {
   pairs: { desired: DesiredObject; live: LiveObject }[];
   creates: DesiredObject[];
   registry?: BotRegistry;
+  fromRegistry?: BotRegistry;
   pruneScope?: Pick<PruneScope, 'covers'>;
 };
 
@@ -420,3 +425,57 @@ async function createRecord(env: RegistryWriteEnv, call: ApiCall): Promise<{ fir
 /** The bot user ids the registry of a stack records (export's choice without `--all`). */
 export const registeredIds = (registry: BotRegistry): Set<string> => new Set([...registry.entries.values()].map((e) => e.id));
 
+
+/** The entries of OLD's registry (`matching.fromRegistry`) that stay: those of bot users this stack does not declare. */
+function keptByOld(matching: RegistryMatching): { name: string; entry: RegistryEntry }[] {
+  const movedIds = new Set(matching.pairs.filter((p) => p.desired.descriptor.kind === BOT_KIND).map((p) => p.live.id));
+  return [...(matching.fromRegistry?.entries ?? [])].filter(([, entry]) => !movedIds.has(entry.id)).map(([name, entry]) => ({ name, entry }));
+}
+
+/**
+ * The change of OLD's registry on a move (`--from-stack OLD`): it drops the entries of the bot
+ * users this stack declares. Undefined when OLD records none of them.
+ */
+export function movedRegistryChange(
+  matching: RegistryMatching,
+  stack: string,
+  changes: readonly Change[],
+): { change: Change; fingerprint: { id: string; value: string } } | undefined {
+  const old = matching.fromRegistry;
+  const first = old?.records[0];
+  if (!old || !first) return undefined;
+  const kept = keptByOld(matching);
+  const keptNames = new Set(kept.map((k) => k.name));
+  const dropped = [...old.entries.keys()].filter((name) => !keptNames.has(name));
+  if (dropped.length === 0) return undefined;
+  const before = shown([...old.entries].map(([name, entry]) => [name, entry.id]));
+  const after = shown(kept.map((k) => [k.name, k.entry.id]));
+  const list = dropped.map((n) => JSON.stringify(n)).join(', ');
+  const change: Change = {
+    address: `${REGISTRY_KIND}/${old.stack}`,
+    action: 'update',
+    kind: REGISTRY_KIND,
+    name: old.stack,
+    id: first.id,
+    before,
+    after,
+    ...fieldChanges(before, after, []),
+    dependsOn: changes.filter((c) => c.cause === 'registry' && c.name === stack).map((c) => c.address),
+    cause: 'registry',
+    reason: `records which bot users stack ${JSON.stringify(old.stack)} manages: stops recording ${list} (moved to stack ${JSON.stringify(stack)}; the bot user is left in place)`,
+  };
+  const value = createHash('sha256').update(canonicalJson(old.records.map((r) => r.raw))).digest('hex');
+  return { change, fingerprint: { id: first.id, value } };
+}
+
+/** Apply's hook for `movedRegistryChange`: rewrites OLD's records without the moved entries. */
+export function movedRegistryWriter(matching: RegistryMatching): (env: RegistryWriteEnv) => Promise<{ id: string | null; requests: number }> {
+  const old = matching.fromRegistry;
+  return async (env) => {
+    if (!old) return { id: null, requests: 0 };
+    const calls = writes(old.stack, old.records, formatRecords(old.stack, keptByOld(matching)));
+    let requests = 0;
+    for (const call of calls) requests += (await env.send([call])).requests;
+    return { id: old.records[0]?.id ?? null, requests };
+  };
+}

@@ -39,6 +39,8 @@ export interface Matching {
   pruneScope?: PruneScope;
   /** The stack's bot user registry as read (plan writes it, drift and export read it). */
   registry?: BotRegistry;
+  /** With `--from-stack OLD`: OLD's bot user registry, from which the moved bot users are dropped (bot-registry/registry.ts). */
+  fromRegistry?: BotRegistry;
 }
 
 /**

@@ -27,7 +27,7 @@ import type { LiveObject } from '../live.js';
 import { parseMarker, specHash, type Marker } from '../marker.js';
 import { PLAN_FORMAT_VERSION, type Change, type Plan, type UnmanagedObject } from '../plan-model.js';
 import type { Target } from '../ports.js';
-import { registryChange } from '../bot-registry/registry.js';
+import { movedRegistryChange, registryChange } from '../bot-registry/registry.js';
 import { nameHandOffs } from '../bot-registry/name-order.js';
 import { canonical, changedFields, fieldChanges, ignoreServerChosen, mask } from './diff.js';
 import { duplicateAddress, duplicateReason } from './duplicates.js';
@@ -267,6 +267,12 @@ export function plan(input: PlanInput): Plan {
   if (registry) {
     changes.push(registry.change);
     if (registry.fingerprint) fingerprints[registry.fingerprint.id] = registry.fingerprint.value;
+  }
+  // With --from-stack, the old stack's registry stops recording the bot users that moved.
+  const moved = movedRegistryChange(matching, stack, changes);
+  if (moved) {
+    changes.push(moved.change);
+    if (moved.fingerprint) fingerprints[moved.fingerprint.id] = moved.fingerprint.value;
   }
 
   const rank = (c: Change) => (c.action === 'delete' ? 1 : 0);

@@ -3,10 +3,10 @@
  * manifests under a second stack fail with one problem per top-level object and write
  * nothing; objects move between stacks only with `fromStack`; renames within a stack.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { manifestDirs } from '../testing/manifest-dirs.js';
 import { applyPlan } from '../apply/apply.js';
 import { MemoryLiveApi } from '../apply/memory-api.js';
 import { computePlan } from '../engine.js';
@@ -14,17 +14,8 @@ import { parseMarker } from '../marker.js';
 import { LiveApiError } from '../ports.js';
 import { ManifestProblems, type Problem } from '../problems.js';
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
-function manifests(text: string): string {
-  const dir = mkdtempSync(join(tmpdir(), 'gatehouse-stacks-'));
-  dirs.push(dir);
-  writeFileSync(join(dir, 'main.yaml'), text);
-  return dir;
-}
+const { manifests, cleanup } = manifestDirs('gatehouse-stacks-');
+afterEach(cleanup);
 
 const SET = `kind: IPPolicy
 name: office

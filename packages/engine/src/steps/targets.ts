@@ -25,6 +25,11 @@
  * - `targetMatching` is what apply's marker writer must see: the creates a targeted plan does
  *   not make are left out, so a parent's `children` evidence never claims a child that was not
  *   created (drift would call it "deleted outside gatehouse").
+ * - The bot user registry (bot-registry/registry.ts) follows a targeted plan: when the targets
+ *   cover a bot user, the registry change records the covered bot users as the plan leaves them
+ *   and keeps every other entry as recorded (`targetRegistryMatching`; apply's registry writer
+ *   sees the same), so a targeted create is recorded (a later targeted rename of `spec.name`
+ *   updates it in place) and an update that was not applied is never recorded as applied.
  * - `targetDrift` keeps the drifted objects covered by the targets (no dependencies: drift
  *   reports, it does not write).
  */
@@ -36,6 +41,7 @@ import type { LiveObject } from '../live.js';
 import type { Change, Plan, PlanTargets } from '../plan-model.js';
 import { sanitize } from '../render/sanitize.js';
 import type { Matching } from './match.js';
+import { registryChange, type RegistryMatching } from '../bot-registry/registry.js';
 import { liveNormal } from './plan.js';
 import { collect } from './walk.js';
 
@@ -209,6 +215,13 @@ export function targetPlan(plan: Plan, matching: Matching, patterns: readonly Ta
   }
 
   const changes = plan.changes.filter((c) => kept.has(c.address));
+  const fingerprints = Object.entries(plan.fingerprints);
+  const narrowed = registryMatchingOf(matching, scope.covers);
+  const registry = narrowed && registryChange(narrowed, plan.stack, changes);
+  if (registry) {
+    changes.push(registry.change);
+    if (registry.fingerprint) fingerprints.push([registry.fingerprint.id, registry.fingerprint.value]);
+  }
   const count = (action: Change['action']) => changes.filter((c) => c.action === action).length;
   const declared = [...matching.pairs.map((p) => p.desired.address), ...matching.creates.map((d) => d.address)];
   const unchanged = declared.filter((a) => scope.covers(a) && !byAddress.has(a)).length;
@@ -218,9 +231,27 @@ export function targetPlan(plan: Plan, matching: Matching, patterns: readonly Ta
     ...plan,
     summary: { ...summary, create: count('create'), update: count('update'), delete: 0, replace: count('replace'), unchanged },
     changes,
-    fingerprints: Object.fromEntries(Object.entries(plan.fingerprints).filter(([id]) => ids.has(id))),
+    fingerprints: Object.fromEntries(fingerprints.filter(([id]) => ids.has(id))),
     targets: scope.targets,
   };
+}
+
+/** The registry's matching when `covers` says what is targeted, or undefined when no bot user is. */
+function registryMatchingOf(matching: Matching, covers: (address: string) => boolean): RegistryMatching | undefined {
+  const bot = (d: { descriptor: { kind: string }; address: string }) => d.descriptor.kind === 'BotUser' && covers(d.address);
+  const pairs = matching.pairs.filter((p) => bot(p.desired));
+  const creates = matching.creates.filter(bot);
+  if (pairs.length === 0 && creates.length === 0) return undefined;
+  // Every recorded entry of a bot user not covered stays as recorded (as outside a prune scope).
+  return { pairs, creates, ...(matching.registry ? { registry: matching.registry } : {}), pruneScope: { covers: () => false } };
+}
+
+/**
+ * The matching apply's registry writer sees for a targeted plan (of the full plan `full`):
+ * the bot users the targets cover, every other entry as recorded (see the module comment).
+ */
+export function targetRegistryMatching(matching: Matching, full: Plan, patterns: readonly TargetPattern[]): RegistryMatching {
+  return registryMatchingOf(matching, targetScope(patterns, matching, full.changes).covers) ?? { pairs: [], creates: [], ...(matching.registry ? { registry: matching.registry } : {}), pruneScope: { covers: () => false } };
 }
 
 /**
