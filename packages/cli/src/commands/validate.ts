@@ -7,6 +7,7 @@ import { manifestFlags, readingOptions } from '../manifest-flags.js';
 import { formatProblem, terminalStyle } from '../output.js';
 import { policyFlags, policyPaths } from '../policy-flags.js';
 import { verboseFlag } from '../request-log.js';
+import { keepYoungGenerationSmall } from '../startup/young-generation.js';
 
 /** `gatehouse validate [PATH...]`: checks manifests without the network. */
 export default class Validate extends Command {
@@ -41,6 +42,9 @@ export default class Validate extends Command {
   ];
 
   async run(): Promise<void> {
+    // Reading keeps nearly every value it parses: a grown young generation would only add to
+    // the peak memory of a large manifest (issue 15: under 10x the input).
+    keepYoungGenerationSmall();
     const { argv, flags } = await this.parse(Validate);
     const selection = await selectEnvironments({
       argv: argv as string[],

@@ -32,13 +32,13 @@ export class NodePositions {
    */
   base = 0;
   /** Offset in the file's text of each node's first character. */
-  #start = new Int32Array(256);
+  #start = new Pages(Int32Array);
   /** Index of each node's last descendant (itself for a leaf): its children follow it. */
-  #last = new Int32Array(256);
+  #last = new Pages(Int32Array);
   /** 1 when a `:` follows the node: it is the key of a pair. */
-  #keyed = new Uint8Array(256);
+  #keyed = new Pages(Uint8Array);
   /** Each node's value, to tell maps from sequences and to read keys. */
-  #value: unknown[] = [];
+  #value = new ValuePages();
   /** Root node of each document, in document order (empty documents too, as js-yaml counts). */
   readonly #roots: number[] = [];
   readonly #open: number[] = [];
@@ -47,9 +47,8 @@ export class NodePositions {
   readonly listener = (event: 'open' | 'close', state: ParserState): void => {
     if (event === 'open') {
       const node = this.#count++;
-      if (node === this.#start.length) this.#grow();
       if (this.#open.length === 0) this.#roots.push(node);
-      this.#start[node] = this.base + state.position;
+      this.#start.set(node, this.base + state.position);
       this.#value.push(undefined);
       this.#open.push(node);
       return;
@@ -58,37 +57,43 @@ export class NodePositions {
     const { input } = state;
     // Opened before any blank, comment or line end that precedes the content; an empty node
     // (`key:` and nothing) is where `yaml` puts its empty scalar: after the blanks on its line.
-    const start = this.#start[node]! - this.base;
-    this.#start[node] = this.base + (state.kind === null ? skipBlanks(input, start) : skipSpace(input, start));
-    this.#last[node] = this.#count - 1;
-    if (typeof state.result === 'string' && state.result.length >= SLICE_MIN) state.result = ownCopy(state.result);
-    this.#value[node] = state.result;
-    if (input.charCodeAt(skipBlanks(input, state.position)) === COLON) this.#keyed[node] = 1;
+    const start = this.#start.get(node) - this.base;
+    this.#start.set(node, this.base + (state.kind === null ? skipBlanks(input, start) : skipSpace(input, start)));
+    this.#last.set(node, this.#count - 1);
+    if (typeof state.result === 'string') state.result = state.result.length >= SLICE_MIN ? ownCopy(state.result) : this.#shared(state.result);
+    this.#value.set(node, state.result);
+    if (input.charCodeAt(skipBlanks(input, state.position)) === COLON) this.#keyed.set(node, 1);
   };
+
+  /** Short strings already read in this file (bounded: emptied when full), see `#shared`. */
+  #short = new Map<string, string>();
+
+  /**
+   * One string for each short value that recurs (`allow`, `deny`, a kind, a label value): V8
+   * copies every short scalar js-yaml cuts out of the text, and a manifest of many rules would
+   * keep one copy per rule. Emptied when it holds `SHORT_CACHE` strings, so unique values (a
+   * CIDR per rule) cost at most that many entries while recurring ones are found again.
+   */
+  #shared(text: string): string {
+    const known = this.#short.get(text);
+    if (known !== undefined) return known;
+    if (this.#short.size >= SHORT_CACHE) this.#short.clear();
+    this.#short.set(text, text);
+    return text;
+  }
 
   /**
    * Gives back what the arrays hold beyond the recorded nodes (they grow by doubling), once
    * the parse is done: the positions of a large file are kept as long as its documents.
    */
   trim(): void {
-    this.#start = this.#start.slice(0, this.#count);
-    this.#last = this.#last.slice(0, this.#count);
-    this.#keyed = this.#keyed.slice(0, this.#count);
-    this.#value = this.#value.slice();
+    this.#start.trim(this.#count);
+    this.#last.trim(this.#count);
+    this.#keyed.trim(this.#count);
+    this.#value.trim();
+    this.#short = new Map();
   }
 
-  #grow(): void {
-    const size = this.#start.length * 2;
-    const start = new Int32Array(size);
-    start.set(this.#start);
-    this.#start = start;
-    const last = new Int32Array(size);
-    last.set(this.#last);
-    this.#last = last;
-    const keyed = new Uint8Array(size);
-    keyed.set(this.#keyed);
-    this.#keyed = keyed;
-  }
 
   /**
    * The offset of the node at `path` in document `document` (js-yaml's index); the nearest
@@ -98,23 +103,23 @@ export class NodePositions {
     const root = this.#roots[document];
     if (root === undefined) return 0;
     let node: number | undefined = this.#unwrap(root);
-    let at = this.#start[node]!;
+    let at = this.#start.get(node);
     for (let i = 0; i < path.length && node !== undefined; i++) {
       const segment = path[i]!;
-      const value = this.#value[node];
+      const value = this.#value.get(node);
       if (Array.isArray(value)) {
         if (typeof segment !== 'number') break;
         const items = this.#children(node);
         // An empty item (`-` and nothing) has no node: the items cannot be matched by place.
         if (items.length !== value.length || items[segment] === undefined) break;
         node = this.#unwrap(items[segment]!);
-        at = this.#start[node]!;
+        at = this.#start.get(node);
       } else if (value !== null && typeof value === 'object') {
         const pair = this.#pair(node, String(segment));
         if (!pair) break;
-        if (key && i === path.length - 1) return this.#start[pair.key]!;
+        if (key && i === path.length - 1) return this.#start.get(pair.key);
         node = pair.value === undefined ? undefined : this.#unwrap(pair.value);
-        at = this.#start[node ?? pair.key]!;
+        at = this.#start.get(node ?? pair.key);
       } else break;
     }
     return at;
@@ -122,7 +127,7 @@ export class NodePositions {
 
   #children(node: number): number[] {
     const children: number[] = [];
-    for (let child = node + 1; child <= this.#last[node]!; child = this.#last[child]! + 1) children.push(child);
+    for (let child = node + 1; child <= this.#last.get(node); child = this.#last.get(child) + 1) children.push(child);
     return children;
   }
 
@@ -132,10 +137,10 @@ export class NodePositions {
    */
   #unwrap(node: number): number {
     for (;;) {
-      const value = this.#value[node];
+      const value = this.#value.get(node);
       if (value === null || typeof value !== 'object') return node;
       const child = node + 1;
-      if (child > this.#last[node]! || this.#last[child] !== this.#last[node] || this.#value[child] !== value) return node;
+      if (child > this.#last.get(node) || this.#last.get(child) !== this.#last.get(node) || this.#value.get(child) !== value) return node;
       node = child;
     }
   }
@@ -145,10 +150,10 @@ export class NodePositions {
     const children = this.#children(map);
     for (let i = 0; i < children.length; i++) {
       const child = children[i]!;
-      const value = this.#value[child];
-      if (this.#keyed[child]) {
+      const value = this.#value.get(child);
+      if (this.#keyed.get(child)) {
         const next = children[i + 1];
-        const pairValue = next !== undefined && !this.#keyed[next] ? next : undefined;
+        const pairValue = next !== undefined && !this.#keyed.get(next) ? next : undefined;
         if (String(value) === name) return { key: child, value: pairValue };
         if (pairValue !== undefined) i++;
       } else if (value !== null && value !== undefined && String(value) === name) {
@@ -162,6 +167,83 @@ export class NodePositions {
 
 const COLON = 0x3a;
 
+type NumberArray = Int32Array | Uint8Array;
+
+/** Entries per page of `Pages` (a power of 2): 256 KiB of Int32Array. */
+const PAGE_BITS = 16;
+const PAGE = 1 << PAGE_BITS;
+
+/**
+ * A growable array of numbers kept in pages of `PAGE` entries: growing never copies more than
+ * one page, and `trim` copies only the last one. A single array grown by doubling and cut to size
+ * at the end leaves dead copies up to 3x the final size until the collector frees them, which was
+ * a large part of a 50 MB manifest's peak memory. The first page starts small and doubles up to
+ * `PAGE` (a small file costs little).
+ */
+/**
+ * Each node's value, in pages of `PAGE` like `Pages`: each page is cut to size when it is full
+ * (a bounded copy, instead of one array of every node copied at the end).
+ */
+class ValuePages {
+  readonly #pages: unknown[][] = [[]];
+
+  push(value: unknown): void {
+    let last = this.#pages[this.#pages.length - 1]!;
+    if (last.length === PAGE) {
+      this.#pages[this.#pages.length - 1] = last.slice();
+      this.#pages.push((last = []));
+    }
+    last.push(value);
+  }
+
+  get(index: number): unknown {
+    return this.#pages[index >>> PAGE_BITS]![index & (PAGE - 1)];
+  }
+
+  set(index: number, value: unknown): void {
+    this.#pages[index >>> PAGE_BITS]![index & (PAGE - 1)] = value;
+  }
+
+  /** Gives back what the last page holds beyond its values. */
+  trim(): void {
+    const last = this.#pages.length - 1;
+    this.#pages[last] = this.#pages[last]!.slice();
+  }
+}
+
+class Pages<T extends NumberArray> {
+  #pages: T[];
+
+  constructor(readonly make: new (length: number) => T) {
+    this.#pages = [new make(256)];
+  }
+
+  get(index: number): number {
+    return this.#pages[index >>> PAGE_BITS]![index & (PAGE - 1)]!;
+  }
+
+  set(index: number, value: number): void {
+    const page = index >>> PAGE_BITS;
+    let into = this.#pages[page];
+    if (into === undefined) this.#pages.push((into = new this.make(PAGE)));
+    else if (page === 0 && index >= into.length) {
+      const grown = new this.make(Math.min(PAGE, into.length * 2));
+      grown.set(into);
+      this.#pages[0] = into = grown;
+    }
+    into[index & (PAGE - 1)] = value;
+  }
+
+  /** Gives back the room past the first `count` entries (the last page is cut to size). */
+  trim(count: number): void {
+    const pages = count === 0 ? 1 : ((count - 1) >>> PAGE_BITS) + 1;
+    this.#pages.length = pages;
+    const last = this.#pages[pages - 1]!;
+    const used = count - (pages - 1) * PAGE;
+    if (used < last.length) this.#pages[pages - 1] = last.slice(0, used) as T;
+  }
+}
+
 /**
  * A string of this length or more cut out of another is a slice in V8: a view that keeps the
  * whole text it was cut from alive. js-yaml cuts every scalar out of its own copy of the file,
@@ -170,6 +252,9 @@ const COLON = 0x3a;
  * listener runs before the parser takes `result`).
  */
 const SLICE_MIN = 13;
+
+/** How many distinct short strings a file's reading remembers at once (`NodePositions#shared`). */
+const SHORT_CACHE = 4096;
 /** A string of its own (flat, not a slice of another). */
 const ownCopy = (text: string): string => JSON.parse(JSON.stringify(text)) as string;
 
