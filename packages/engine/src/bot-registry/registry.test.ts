@@ -354,6 +354,20 @@ describe('--from-stack', () => {
     const exported = await exportLive({ api, stack: 'default' });
     expect(JSON.stringify(exported)).not.toContain('CI bot');
   });
+
+  it('a move together with a rename of spec.name keeps the bot user (the old stack\'s registry identifies it)', async () => {
+    const api = new MemoryLiveApi();
+    const dir = manifests(bot('ci', 'CI bot'));
+    await apply(api, dir, 'default');
+    const id = String(api.objects('/bot_users')[0]!.id);
+    rewrite(dir, bot('ci', 'CI bot v2'));
+    const moving = await computePlan({ paths: [dir], env: {}, api, stack: 'blue', fromStack: 'default' });
+    expect(summary(moving.changes).sort()).toEqual(['create BotUserRegistry/blue', 'update BotUser/ci', 'update BotUserRegistry/default']);
+    await applyPlan({ api, stack: 'blue', paths: [dir], env: {}, delay: async () => {}, fromStack: 'default' });
+    expect(api.objects('/bot_users').map((b) => [b.id, b.name])).toEqual([[id, 'CI bot v2']]);
+    expect(entries(api, 'blue')).toEqual({ ci: id });
+    expect(entries(api, 'default')).toEqual({});
+  });
 });
 
 describe('prune scope and unmanaged objects', () => {
