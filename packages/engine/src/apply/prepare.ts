@@ -178,7 +178,7 @@ export async function prepareApply(options: PrepareOptions): Promise<PreparedApp
       ...(desired && change.action !== 'delete' ? { desired } : {}),
       ...(live ? { live } : {}),
       ...(change.cause === 'marker' ? { markerOnly: true } : {}),
-      ...(change.cause === 'registry' ? { bookkeeping: change.name === stack ? registryWriter(registryMatching, stack) : movedRegistryWriter(matching) } : {}),
+      ...(change.cause === 'registry' ? { bookkeeping: change.name === stack ? registryWriter(registryMatching, stack) : movedRegistryWriter(registryMatching) } : {}),
     };
   };
 

@@ -355,6 +355,19 @@ describe('--from-stack', () => {
     expect(JSON.stringify(exported)).not.toContain('CI bot');
   });
 
+  it('a targeted move drops only the targeted bot users from the old stack\'s registry', async () => {
+    const api = new MemoryLiveApi();
+    const dir = manifests(bot('ci', 'CI bot') + '---\n' + bot('nightly', 'Nightly'));
+    await apply(api, dir, 'default');
+    const targeted = { paths: [dir], env: {}, api, stack: 'blue', fromStack: 'default', targets: ['BotUser/ci'] };
+    const moving = await computePlan(targeted);
+    expect(summary(moving.changes).sort()).toEqual(['create BotUserRegistry/blue', 'update BotUserRegistry/default']);
+    await applyPlan({ ...targeted, delay: async () => {} });
+    expect(Object.keys(entries(api, 'blue'))).toEqual(['ci']);
+    expect(Object.keys(entries(api, 'default'))).toEqual(['nightly']);
+    expect((await computePlan(targeted)).changes).toEqual([]);
+  });
+
   it('a move together with a rename of spec.name keeps the bot user (the old stack\'s registry identifies it)', async () => {
     const api = new MemoryLiveApi();
     const dir = manifests(bot('ci', 'CI bot'));

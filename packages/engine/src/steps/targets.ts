@@ -29,7 +29,8 @@
  *   cover a bot user, the registry change records the covered bot users as the plan leaves them
  *   and keeps every other entry as recorded (`targetRegistryMatching`; apply's registry writer
  *   sees the same), so a targeted create is recorded (a later targeted rename of `spec.name`
- *   updates it in place) and an update that was not applied is never recorded as applied.
+ *   updates it in place) and an update that was not applied is never recorded as applied;
+ *   with `--from-stack OLD`, OLD's registry drops only the covered bot users that moved.
  * - `targetDrift` keeps the drifted objects covered by the targets (no dependencies: drift
  *   reports, it does not write).
  */
@@ -41,7 +42,7 @@ import type { LiveObject } from '../live.js';
 import type { Change, Plan, PlanTargets } from '../plan-model.js';
 import { sanitize } from '../render/sanitize.js';
 import type { Matching } from './match.js';
-import { registryChange, type RegistryMatching } from '../bot-registry/registry.js';
+import { movedRegistryChange, registryChange, type RegistryMatching } from '../bot-registry/registry.js';
 import { liveNormal } from './plan.js';
 import { collect } from './walk.js';
 
@@ -222,6 +223,12 @@ export function targetPlan(plan: Plan, matching: Matching, patterns: readonly Ta
     changes.push(registry.change);
     if (registry.fingerprint) fingerprints.push([registry.fingerprint.id, registry.fingerprint.value]);
   }
+  // With --from-stack, the old stack's registry drops the targeted bot users that moved.
+  const moved = narrowed && movedRegistryChange(narrowed, plan.stack, changes);
+  if (moved) {
+    changes.push(moved.change);
+    fingerprints.push([moved.fingerprint.id, moved.fingerprint.value]);
+  }
   const count = (action: Change['action']) => changes.filter((c) => c.action === action).length;
   const declared = [...matching.pairs.map((p) => p.desired.address), ...matching.creates.map((d) => d.address)];
   const unchanged = declared.filter((a) => scope.covers(a) && !byAddress.has(a)).length;
@@ -243,7 +250,7 @@ function registryMatchingOf(matching: Matching, covers: (address: string) => boo
   const creates = matching.creates.filter(bot);
   if (pairs.length === 0 && creates.length === 0) return undefined;
   // Every recorded entry of a bot user not covered stays as recorded (as outside a prune scope).
-  return { pairs, creates, ...(matching.registry ? { registry: matching.registry } : {}), pruneScope: { covers: () => false } };
+  return { pairs, creates, ...(matching.registry ? { registry: matching.registry } : {}), ...(matching.fromRegistry ? { fromRegistry: matching.fromRegistry } : {}), pruneScope: { covers: () => false } };
 }
 
 /**
