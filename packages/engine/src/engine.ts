@@ -158,8 +158,8 @@ export async function readAndMatch(
   if (read.problems.length > 0) throw new ManifestProblems(read.problems);
   const observation = await observing;
   // Deletes only within what was read, unless --prune-all (steps/prune-scope.ts).
-  const matched = match(read.desired, observation.live, stack, { fromStack: options.fromStack, registry: readRegistry(stack, observation.registryObjects) });
-  if (options.fromStack !== undefined && options.fromStack !== stack) matched.fromRegistry = readRegistry(options.fromStack, observation.registryObjects);
+  const fromRegistry = options.fromStack !== undefined && options.fromStack !== stack ? readRegistry(options.fromStack, observation.registryObjects) : undefined;
+  const matched = match(read.desired, observation.live, stack, { fromStack: options.fromStack, registry: readRegistry(stack, observation.registryObjects), ...(fromRegistry ? { fromRegistry } : {}) });
   const matching = limitPrune(matched, read.where ?? manifestPaths(options.paths), read.desired, options.pruneAll === true);
   const nothingToMove = fromStackWarning(observation.live, { stack, fromStack: options.fromStack });
   if (nothingToMove) options.onWarning?.(nothingToMove);

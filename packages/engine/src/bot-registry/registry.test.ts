@@ -12,6 +12,7 @@ import { applyPlan } from '../apply/apply.js';
 import { MemoryLiveApi } from '../apply/memory-api.js';
 import { computePlan } from '../engine.js';
 import { exportLive } from '../export/export.js';
+import { detectDrift } from '../drift/detect.js';
 import { isLockObject } from '../lock/lock.js';
 import type { ApiObject } from '../ports.js';
 import { countChanges } from '../render/values.js';
@@ -352,5 +353,37 @@ describe('--from-stack', () => {
     expect((await computePlan({ paths: [dir], env: {}, api, stack: 'blue', fromStack: 'default' })).changes).toEqual([]);
     const exported = await exportLive({ api, stack: 'default' });
     expect(JSON.stringify(exported)).not.toContain('CI bot');
+  });
+
+  it('a move together with a rename of spec.name keeps the bot user (the old stack\'s registry identifies it)', async () => {
+    const api = new MemoryLiveApi();
+    const dir = manifests(bot('ci', 'CI bot'));
+    await apply(api, dir, 'default');
+    const id = String(api.objects('/bot_users')[0]!.id);
+    rewrite(dir, bot('ci', 'CI bot v2'));
+    const moving = await computePlan({ paths: [dir], env: {}, api, stack: 'blue', fromStack: 'default' });
+    expect(summary(moving.changes).sort()).toEqual(['create BotUserRegistry/blue', 'update BotUser/ci', 'update BotUserRegistry/default']);
+    await applyPlan({ api, stack: 'blue', paths: [dir], env: {}, delay: async () => {}, fromStack: 'default' });
+    expect(api.objects('/bot_users').map((b) => [b.id, b.name])).toEqual([[id, 'CI bot v2']]);
+    expect(entries(api, 'blue')).toEqual({ ci: id });
+    expect(entries(api, 'default')).toEqual({});
+  });
+});
+
+describe('prune scope and unmanaged objects', () => {
+  it('planning or checking drift of one file never lists the stack\'s own bot users, declared in another file, as unmanaged', async () => {
+    const api = new MemoryLiveApi();
+    const dir = manifests(bot('ci', 'CI bot'));
+    writeFileSync(join(dir, 'policy.yaml'), 'kind: IPPolicy\nname: office\nspec: {description: Office}\n');
+    await apply(api, dir);
+    // A bot user nobody recorded is unmanaged still.
+    api.objects('/bot_users').push({ id: 'bot_stranger', name: 'stranger', active: true, created_at: '2026-01-01T00:00:00Z', uri: 'x' });
+    const one = await computePlan({ paths: [join(dir, 'policy.yaml')], env: {}, api, stack: 'default' });
+    expect(one.unmanaged.map((u) => u.id)).toEqual(['bot_stranger']);
+    const drift = await detectDrift({ paths: [join(dir, 'policy.yaml')], env: {}, api, stack: 'default' });
+    expect(drift.unmanaged.map((u) => u.id)).toEqual(['bot_stranger']);
+    // With every file read and the bot user no longer declared, the registry drops it: listed.
+    rewrite(dir, '');
+    expect((await plan(api, dir)).unmanaged.map((u) => u.id).sort()).toHaveLength(2);
   });
 });

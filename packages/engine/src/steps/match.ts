@@ -4,7 +4,8 @@
  * Identity, in order (README, "Identity and ownership"):
  * 1. `adopt: <id>`: the manifest takes over that live object explicitly.
  * 1b. A bot user: the live bot user its stack's registry records for its manifest name
- *    (bot-registry/registry.ts), so that a rename through `spec.name` keeps it.
+ *    (bot-registry/registry.ts), so that a rename through `spec.name` keeps it; with
+ *    `--from-stack OLD`, then the one OLD's registry records (a move and a rename at once).
  * 2. The ownership marker: a live object whose marker names this stack and this object.
  * 3. The natural key, where the service keeps it unique: a child within its matched parent
  *    (a rule by CIDR, a route by match_type+match: declaring it inline in an owned parent
@@ -47,8 +48,8 @@ export interface Matching {
  * `options.fromStack`: `--from-stack`, the other stack whose objects this plan may move (stacks.ts).
  * `options.registry`: the stack's bot user registry (bot-registry/registry.ts).
  */
-export function match(desired: DesiredObject[], everything: LiveObject[], stack: string, options: Omit<StackScope, 'stack'> & { registry?: BotRegistry } = {}): Matching {
-  const { registry } = options;
+export function match(desired: DesiredObject[], everything: LiveObject[], stack: string, options: Omit<StackScope, 'stack'> & { registry?: BotRegistry; fromRegistry?: BotRegistry } = {}): Matching {
+  const { registry, fromRegistry } = options;
   const problems: Problem[] = [];
   const scope: StackScope = { stack, fromStack: options.fromStack };
   // Duplicates are set aside first: only the kept object of each group takes part in matching.
@@ -100,6 +101,8 @@ export function match(desired: DesiredObject[], everything: LiveObject[], stack:
 
   // Bot users the registry records, before natural keys, so no other manifest takes them by name.
   for (const [d, o] of registeredPairs(desired, registry, byId)) claim(d, o);
+  // With --from-stack OLD, then the bot users OLD's registry records (a move that also renames spec.name).
+  for (const [d, o] of registeredPairs(desired, fromRegistry, byId)) if (!liveOf.has(d.address) && !claimed.has(o)) claim(d, o);
   const aliased: DesiredObject[] = [];
   // Parents before children: the desired list has each parent before its children.
   for (const d of desired) {
@@ -198,7 +201,7 @@ export function match(desired: DesiredObject[], everything: LiveObject[], stack:
   problems.push(...lastChildren(desired, live, liveOf, deletes));
   const pairs = [...claimed].map(([o, d]) => ({ desired: d, live: o }));
   problems.push(...nameSwapProblems({ pairs, creates }));
-  return { pairs, creates, deletes, unmanaged, duplicates, problems, ...(registry ? { registry } : {}) };
+  return { pairs, creates, deletes, unmanaged, duplicates, problems, ...(registry ? { registry } : {}), ...(fromRegistry ? { fromRegistry } : {}) };
 }
 
 /**

@@ -16,6 +16,8 @@
  * 4. children (rules, routes) follow their parent: in scope under a parent the manifests
  *    declare (its manifest was read and lists its children), and with a parent being deleted;
  *    out with a parent left outside; by their own marker otherwise.
+ * Bot users (no marker) follow their registry entry's path by the same rules: one recorded
+ * from outside the scope is the stack's own still, never listed as unmanaged.
  * Everything else is left alone (`outside`), never shown as a delete: the plan says how many
  * there are and that `--prune-all` considers them. Duplicates (`duplicates.ts`) are not
  * pruning and are not scoped. The destruction rail still counts `outside` as owned.
@@ -54,6 +56,10 @@ export function limitPrune(matching: Matching, where: ManifestPaths, desired: re
   }
   const covers = (recorded: string | undefined, kind: string) => all || (recorded !== undefined ? inPaths(recorded) : kindsUnderDirectories.has(kind));
   const scope: PruneScope = { all, paths, stdin: where.stdin, outside: [], covers };
+  // Bot users the registry records from files outside the scope stay the stack's own (the
+  // registry keeps their entries): never listed as unmanaged ("not owned by stack ...").
+  const recordedOutside = new Set([...(matching.registry?.entries.values() ?? [])].filter((e) => !covers(e.path, 'BotUser')).map((e) => e.id));
+  if (recordedOutside.size > 0) matching = { ...matching, unmanaged: matching.unmanaged.filter((o) => o.descriptor.kind !== 'BotUser' || !recordedOutside.has(o.id)) };
   if (all || matching.deletes.length === 0) return { ...matching, pruneScope: scope };
 
   const declared = new Set(matching.pairs.map((p) => p.live.id));

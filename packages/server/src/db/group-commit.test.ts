@@ -46,7 +46,11 @@ describe('GroupCommit', () => {
       late = group.run(insert('late'));
       return insert('early')();
     });
-    await Promise.all([first, late]);
+    // `late` is assigned when the first group runs its write, which may be after this line
+    // starts waiting: wait for the first, then for the write it queued.
+    await first;
+    expect(late).toBeInstanceOf(Promise);
+    await late;
     expect(values()).toEqual(['early', 'late']);
     expect(group.stats.commits).toBe(2);
   });
