@@ -6,31 +6,17 @@
  * with a note under --verbose). Every command runs in one temporary repository, against the
  * embedded server there.
  */
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { CLI, runCli, tempDir, type CliResult } from './helpers/cli.js';
+import { runCli, tempDir, type CliResult } from './helpers/cli.js';
 
 const repo = tempDir('gatehouse-inputs-');
 const POLICY = 'kind: IPPolicy\nname: office\nspec:\n  rules:\n    - action: allow\n      cidr: 10.0.0.0/8\n';
 
 /** `gatehouse <args>` in the repository with `input` on standard input. */
-function runWithInput(args: string[], input: string): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
-    for (const name of Object.keys(env)) if (name.startsWith('GATEHOUSE_')) delete env[name];
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: repo.path, env, stdio: 'pipe' });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
-    child.stdin.end(input);
-  });
-}
+const runWithInput = (args: string[], input: string): Promise<CliResult> => runCli(args, { cwd: repo.path, input });
 
 const write = (path: string, text: string) => {
   mkdirSync(join(repo.path, path, '..'), { recursive: true });

@@ -31,6 +31,8 @@ export interface SpawnOptions {
    * `startServe` (so that its default database never lands in the repository).
    */
   cwd?: string;
+  /** `runCli`: written to the command's standard input, which is then closed. */
+  input?: string;
 }
 
 function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
@@ -54,7 +56,7 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs `gatehouse <args>` to completion. */
+/** Runs `gatehouse <args>` to completion (with `options.input` on standard input, if given). */
 export function runCli(args: readonly string[], options: SpawnOptions = {}): Promise<CliResult> {
   const cwd = options.cwd ?? REPO_ROOT;
   return new Promise((resolve, reject) => {
@@ -65,6 +67,7 @@ export function runCli(args: readonly string[], options: SpawnOptions = {}): Pro
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.on('error', reject);
     child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+    if (options.input !== undefined) child.stdin.end(options.input);
   });
 }
 
