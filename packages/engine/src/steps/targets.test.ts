@@ -2,10 +2,8 @@
  * `--target` (steps/targets.ts): address patterns, and the targeted plan's closure over the
  * in-memory API (in-process: a server process would prove nothing more here).
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { manifestDirs } from '../testing/manifest-dirs.js';
 import { applyPlan } from '../apply/apply.js';
 import { MemoryLiveApi } from '../apply/memory-api.js';
 import { detectDrift } from '../drift/detect.js';
@@ -29,6 +27,9 @@ const refusal = (texts: string[]) => {
   }
   throw new Error('not refused');
 };
+
+const dirs = manifestDirs('gatehouse-targets-');
+afterAll(dirs.cleanup);
 
 describe('target patterns', () => {
   it('match an address exactly, by kind and name', () => {
@@ -148,14 +149,12 @@ describe('targeted plans', () => {
   const changes = async (targets: string[]) => (await plan(targets)).changes.map((c) => `${c.action} ${c.address}`).sort();
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'gatehouse-targets-'));
     // Reserved domain: an edge's hostport needs it.
-    writeFileSync(join(dir, 'main.yaml'), `kind: ReservedDomain\nname: api\nspec: {domain: api.example.com}\n---\n${BEFORE}`);
+    dir = dirs.manifests(`kind: ReservedDomain\nname: api\nspec: {domain: api.example.com}\n---\n${BEFORE}`);
     api = new MemoryLiveApi();
     await applyPlan({ api, stack: 'default', paths: [dir], env: {}, delay: async () => {} });
-    writeFileSync(join(dir, 'main.yaml'), `kind: ReservedDomain\nname: api\nspec: {domain: api.example.com}\n---\n${AFTER}`);
+    dirs.rewrite(dir, `kind: ReservedDomain\nname: api\nspec: {domain: api.example.com}\n---\n${AFTER}`);
   });
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('without targets, plans everything (the full plan this test narrows)', async () => {
     const all = await changes([]);
@@ -216,20 +215,15 @@ describe('targeted plans', () => {
 
   it('apply: a targeted child under an updated parent, whose marker records only the children that exist', async () => {
     const local = new MemoryLiveApi();
-    const work = mkdtempSync(join(tmpdir(), 'gatehouse-targets-apply-'));
-    try {
-      writeFileSync(join(work, 'main.yaml'), BEFORE.split('---').slice(0, 1).join(''));
-      await applyPlan({ api: local, stack: 'default', paths: [work], env: {}, delay: async () => {} });
-      writeFileSync(join(work, 'main.yaml'), AFTER.split('---').slice(0, 1).join(''));
-      const result = await applyPlan({ api: local, stack: 'default', paths: [work], env: {}, delay: async () => {}, targets: ['IPPolicy/office'] });
-      expect(result.steps.map((s) => `${s.action} ${s.address}`).sort()).toEqual(['create IPPolicyRule/office/192.168.0.0/16', 'update IPPolicy/office']);
-      // Drift of a target: only it; and a parent's marker names both rules now.
-      const drift = await detectDrift({ paths: [work], env: {}, api: local, stack: 'default', targets: ['IPPolicy/office'] });
-      expect(drift.drifted).toBe(false);
-      expect(parseMarker(local.objects('/ip_policies')[0]!.metadata).marker?.children).toBeDefined();
-    } finally {
-      rmSync(work, { recursive: true, force: true });
-    }
+    const work = dirs.manifests(BEFORE.split('---').slice(0, 1).join(''));
+    await applyPlan({ api: local, stack: 'default', paths: [work], env: {}, delay: async () => {} });
+    dirs.rewrite(work, AFTER.split('---').slice(0, 1).join(''));
+    const result = await applyPlan({ api: local, stack: 'default', paths: [work], env: {}, delay: async () => {}, targets: ['IPPolicy/office'] });
+    expect(result.steps.map((s) => `${s.action} ${s.address}`).sort()).toEqual(['create IPPolicyRule/office/192.168.0.0/16', 'update IPPolicy/office']);
+    // Drift of a target: only it; and a parent's marker names both rules now.
+    const drift = await detectDrift({ paths: [work], env: {}, api: local, stack: 'default', targets: ['IPPolicy/office'] });
+    expect(drift.drifted).toBe(false);
+    expect(parseMarker(local.objects('/ip_policies')[0]!.metadata).marker?.children).toBeDefined();
   });
 
   it('drift: only the targeted objects count', async () => {
@@ -250,26 +244,22 @@ describe('targeted plans', () => {
 
   it('of a replace: with the changes of what still references it (re-pointed to the new object), applied exactly', async () => {
     const local = new MemoryLiveApi();
-    const work = mkdtempSync(join(tmpdir(), 'gatehouse-targets-replace-'));
+    const work = dirs.manifests('');
     const write = (type: string, fallbacks: string) =>
-      writeFileSync(
-        join(work, 'main.yaml'),
+      dirs.rewrite(
+        work,
         `kind: Backend\nname: web\nspec: ${type}\n---\nkind: Backend\nname: static\nspec: {type: http_response, status_code: 404}\n---\n` +
           `kind: Backend\nname: fo\nspec: {type: failover, backends: [${fallbacks}]}\n`,
       );
-    try {
-      write('{type: http_response, status_code: 200}', 'web');
-      await applyPlan({ api: local, stack: 'default', paths: [work], env: {}, delay: async () => {} });
-      // web's type changes (a replace, made create-first: fo references it); fo changes too.
-      write('{type: tunnel_group, labels: {app: web}}', 'web, static');
-      const targeted = await computePlan({ paths: [work], env: {}, api: local, stack: 'default', targets: ['Backend/web'] });
-      expect(targeted.changes.map((c) => `${c.action} ${c.address}`).sort()).toEqual(['replace Backend/web', 'update Backend/fo']);
-      const result = await applyPlan({ api: local, stack: 'default', paths: [work], env: {}, delay: async () => {}, targets: ['Backend/web'] });
-      expect(result.ok).toBe(true);
-      expect(result.steps.map((s) => `${s.action} ${s.address}`).sort()).toEqual(['replace Backend/web', 'update Backend/fo']);
-      expect((await computePlan({ paths: [work], env: {}, api: local, stack: 'default' })).changes).toEqual([]);
-    } finally {
-      rmSync(work, { recursive: true, force: true });
-    }
+    write('{type: http_response, status_code: 200}', 'web');
+    await applyPlan({ api: local, stack: 'default', paths: [work], env: {}, delay: async () => {} });
+    // web's type changes (a replace, made create-first: fo references it); fo changes too.
+    write('{type: tunnel_group, labels: {app: web}}', 'web, static');
+    const targeted = await computePlan({ paths: [work], env: {}, api: local, stack: 'default', targets: ['Backend/web'] });
+    expect(targeted.changes.map((c) => `${c.action} ${c.address}`).sort()).toEqual(['replace Backend/web', 'update Backend/fo']);
+    const result = await applyPlan({ api: local, stack: 'default', paths: [work], env: {}, delay: async () => {}, targets: ['Backend/web'] });
+    expect(result.ok).toBe(true);
+    expect(result.steps.map((s) => `${s.action} ${s.address}`).sort()).toEqual(['replace Backend/web', 'update Backend/fo']);
+    expect((await computePlan({ paths: [work], env: {}, api: local, stack: 'default' })).changes).toEqual([]);
   });
 });
