@@ -50,11 +50,16 @@ export interface PruneScope {
 export function limitPrune(matching: Matching, where: ManifestPaths, desired: readonly DesiredObject[], all: boolean): Matching {
   const paths = where.entries.map((e) => (e.directory ? (e.path === '' ? './' : `${e.path}/`) : e.path));
   const inPaths = (recorded: string) => where.entries.some((e) => withinEntry(e, recorded));
-  const kindsUnderDirectories = new Set<string>();
-  for (const d of desired) {
-    if (!d.parent && d.manifestPath !== undefined && where.entries.some((e) => e.directory && withinEntry(e, d.manifestPath!))) kindsUnderDirectories.add(d.descriptor.kind);
-  }
-  const covers = (recorded: string | undefined, kind: string) => all || (recorded !== undefined ? inPaths(recorded) : kindsUnderDirectories.has(kind));
+  // Rule 3's kinds, built on first need (only records without a path ask): a plan with no such
+  // record does not walk the desired objects for it.
+  let kindsUnderDirectories: Set<string> | undefined;
+  const kindUnderDirectories = (kind: string) => {
+    kindsUnderDirectories ??= new Set(
+      desired.filter((d) => !d.parent && d.manifestPath !== undefined && where.entries.some((e) => e.directory && withinEntry(e, d.manifestPath!))).map((d) => d.descriptor.kind),
+    );
+    return kindsUnderDirectories.has(kind);
+  };
+  const covers = (recorded: string | undefined, kind: string) => all || (recorded !== undefined ? inPaths(recorded) : kindUnderDirectories(kind));
   const scope: PruneScope = { all, paths, stdin: where.stdin, outside: [], covers };
   // Bot users the registry records from files outside the scope stay the stack's own (the
   // registry keeps their entries): never listed as unmanaged ("not owned by stack ...").
