@@ -234,6 +234,9 @@ function wanted(matching: RegistryMatching): Wanted[] {
   return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
+/** The registry entry recording `w` as the bot user `id`. */
+const entryOf = (w: Wanted, id: string): RegistryEntry => ({ id, hash: w.hash, ...(w.path !== undefined ? { path: w.path } : {}) });
+
 /** What the registry reads of a matching (match.ts, with its prune scope). */
 export type RegistryMatching = {
   pairs: { desired: DesiredObject; live: LiveObject }[];
@@ -256,7 +259,8 @@ export function formatRecords(stack: string, entries: readonly { name: string; e
   let parts: string[] = [];
   let size = bytes(head) + bytes(tail);
   for (const { name, entry } of entries) {
-    const part = `${JSON.stringify(name)}:${JSON.stringify({ id: entry.id, hash: entry.hash, ...(entry.path !== undefined ? { path: entry.path } : {}) })}`;
+    // (JSON.stringify leaves out a path that is undefined.)
+    const part = `${JSON.stringify(name)}:${JSON.stringify({ id: entry.id, hash: entry.hash, path: entry.path })}`;
     const extra = bytes(part) + (parts.length > 0 ? 1 : 0);
     if (parts.length > 0 && size + extra > limit) {
       records.push(head + parts.join(',') + tail);
@@ -303,7 +307,7 @@ export function registryChange(
   const want = wanted(matching);
   if (want.length === 0 && registry.records.length === 0) return undefined;
   const pending = want.some((w) => w.id === undefined);
-  const planned = formatRecords(stack, want.map((w) => ({ name: w.name, entry: { id: w.id ?? '', hash: w.hash, ...(w.path !== undefined ? { path: w.path } : {}) } })));
+  const planned = formatRecords(stack, want.map((w) => ({ name: w.name, entry: entryOf(w, w.id ?? '') })));
   if (!pending && writes(stack, registry.records, planned).length === 0) return undefined;
 
   const what: string[] = [];
@@ -375,7 +379,7 @@ export function registryWriter(
   return async (env) => {
     const entries = want.flatMap((w) => {
       const id = w.id ?? env.ids.get(w.address);
-      if (id !== undefined) return [{ name: w.name, entry: { id, hash: w.hash, ...(w.path !== undefined ? { path: w.path } : {}) } }];
+      if (id !== undefined) return [{ name: w.name, entry: entryOf(w, id) }];
       const kept = registry.entries.get(w.name);
       return kept ? [{ name: w.name, entry: kept }] : [];
     });
