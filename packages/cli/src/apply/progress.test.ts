@@ -36,6 +36,13 @@ describe('progress lines', () => {
     expect(lines[1]).toBe('1 delete was not done (pass --prune to delete): TCPEdge/ssh');
   });
 
+  it('name a few of many deletes left without --prune, and how many more', () => {
+    const notPruned = Array.from({ length: 300 }, (_, i) => ({ address: `IPPolicy/p${i}`, kind: 'IPPolicy', name: `p${i}`, id: `ipp_${i}` }));
+    const done = result([step({})], { not_pruned: notPruned });
+    done.summary.not_pruned = notPruned.length;
+    expect(formatSummary(done)[1]).toBe('300 deletes were not done (pass --prune to delete): IPPolicy/p0, IPPolicy/p1, IPPolicy/p2, IPPolicy/p3, IPPolicy/p4 and 295 more');
+  });
+
   it('keeps a counter on a terminal, erased before each line', () => {
     const out: string[] = [];
     const tty: string[] = [];

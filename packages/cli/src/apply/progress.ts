@@ -3,7 +3,7 @@
  * kind/name, id, time), a live counter on a terminal (rewritten in place on stderr, erased
  * before each line), and a final summary. Lines go to `out`; the counter only to a TTY.
  */
-import { sanitize, type ApplyResult, type StepResult } from '@gatehouse/engine';
+import { listSome, sanitize, type ApplyResult, type StepResult } from '@gatehouse/engine';
 import pc from 'picocolors';
 
 export interface ProgressStream {
@@ -37,7 +37,7 @@ export function formatSummary(result: ApplyResult): string[] {
       : `Apply failed: ${summary.done} done, ${summary.failed} failed, ${summary.skipped} skipped. Fix the failures and run apply again; it continues where this one stopped.`,
   ];
   if (summary.not_pruned > 0) {
-    lines.push(`${summary.not_pruned} delete${summary.not_pruned === 1 ? ' was' : 's were'} not done (pass --prune to delete): ${result.not_pruned.map((d) => sanitize(d.address)).join(', ')}`);
+    lines.push(`${summary.not_pruned} delete${summary.not_pruned === 1 ? ' was' : 's were'} not done (pass --prune to delete): ${listSome(result.not_pruned.map((d) => sanitize(d.address)))}`);
   }
   for (const held of result.held_duplicates ?? []) lines.push(`Duplicate not deleted: ${sanitize(held.message)}.`);
   if (summary.already_done > 0) lines.push(`${summary.already_done} change${summary.already_done === 1 ? '' : 's'} of the saved plan ${summary.already_done === 1 ? 'was' : 'were'} already done (the object matches the planned result); skipped.`);

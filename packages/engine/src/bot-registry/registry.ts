@@ -58,6 +58,7 @@ import { fieldChanges } from '../steps/diff.js';
 import { canonicalJson } from '../steps/walk.js';
 import { desiredHash } from '../steps/plan.js';
 import type { PruneScope } from '../steps/prune-scope.js';
+import { listSome } from '../render/list-some.js';
 
 export const REGISTRY_PREFIX = 'gatehouse-bots:v1 ';
 /** Any version of the record: a newer gatehouse's records are set aside too, never adopted. */
@@ -316,7 +317,9 @@ export function registryChange(
   const restated = want.filter((w) => w.id !== undefined && registry.entries.get(w.name)?.id === w.id && registry.entries.get(w.name)?.hash !== w.hash);
   const declared = new Set(want.map((w) => w.name));
   const dropped = [...registry.entries.keys()].filter((name) => !declared.has(name));
-  const list = (names: string[]) => names.map((n) => JSON.stringify(n)).join(', ');
+  // A few names and "and N more": the reason is read by a person (plan text, Markdown, apply's
+  // progress line); the change's before and after name every bot user.
+  const list = (names: string[]) => listSome(names.map((n) => JSON.stringify(n)));
   if (registry.records.length === 0) what.push('a new registry');
   if (created.length > 0) what.push(`records ${list(created.map((w) => w.name))} once created`);
   if (added.length > 0) what.push(`records ${list(added.map((w) => w.name))}`);
@@ -325,9 +328,9 @@ export function registryChange(
   if (moved.length > 0) what.push(`records the manifest path of ${list(moved.map((w) => w.name))}`);
   if (dropped.length > 0) what.push(`drops ${list(dropped)} (no longer declared; the bot user is left in place, never pruned)`);
   const unreadable = registry.records.filter((r) => r.unreadable);
-  if (unreadable.length > 0) what.push(`rewrites ${unreadable.map((r) => `${r.id} (${r.unreadable})`).join(', ')}`);
+  if (unreadable.length > 0) what.push(`rewrites ${listSome(unreadable.map((r) => `${r.id} (${r.unreadable})`))}`);
   const shared = want.flatMap((w) => (w.id !== undefined && registry.otherStacks.has(w.id) ? [`${JSON.stringify(w.name)} is also recorded by stack ${registry.otherStacks.get(w.id)!.map((s) => JSON.stringify(s)).join(', ')}`] : []));
-  if (shared.length > 0) what.push(`note: ${shared.join('; ')}`);
+  if (shared.length > 0) what.push(`note: ${listSome(shared, { separator: '; ' })}`);
   const surplus = registry.records.length - planned.length;
   if (surplus > 0) what.push(`removes ${surplus} record${surplus === 1 ? '' : 's'} no longer needed`);
   if (what.length === 0) what.push(`rewrites ${registry.records.length} record${registry.records.length === 1 ? '' : 's'} in their current form`);
@@ -454,7 +457,7 @@ export function movedRegistryChange(
   if (dropped.length === 0) return undefined;
   const before = shown([...old.entries].map(([name, entry]) => [name, entry.id]));
   const after = shown(kept.map((k) => [k.name, k.entry.id]));
-  const list = dropped.map((n) => JSON.stringify(n)).join(', ');
+  const list = listSome(dropped.map((n) => JSON.stringify(n)));
   const change: Change = {
     address: `${REGISTRY_KIND}/${old.stack}`,
     action: 'update',
