@@ -19,6 +19,6 @@ export * from './drift/index.js';
 export * from './apply/index.js';
 export * from './export/index.js';
 export * from './policy/index.js';
-export { acquireLock, breakLock, readLock, describeLock, isLockObject, lockName, LockHeld, LockLost, DEFAULT_LEASE_SECONDS, type LockInfo, type HeldLock, type AcquireOptions } from './lock/lock.js';
+export { acquireLock, lockWhileReading, breakLock, readLock, describeLock, isLockObject, lockName, LockHeld, LockLost, DEFAULT_LEASE_SECONDS, type LockInfo, type HeldLock, type AcquireOptions } from './lock/lock.js';
 export * from './environments/index.js';
 export type { Variables } from './steps/interpolate.js';
