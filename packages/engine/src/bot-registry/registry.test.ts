@@ -272,9 +272,32 @@ describe('limits', () => {
     const api = new MemoryLiveApi();
     const names = Array.from({ length: 60 }, (_, i) => `bot-${String(i).padStart(2, '0')}-${'x'.repeat(60)}`);
     const dir = manifests(names.map((n) => bot(n)).join('---\n'));
+    // The records are written at once: each POST is held until a second one arrives (or 200 ms).
+    let writing = 0;
+    let together = 0;
+    let arrived: () => void = () => undefined;
+    api.intercept = async (request) => {
+      if (request.method !== 'POST' || request.path !== '/ip_policies') return;
+      together = Math.max(together, ++writing);
+      arrived();
+      await new Promise<void>((resolve) => {
+        arrived = resolve;
+        setTimeout(resolve, 200);
+      });
+      writing -= 1;
+    };
     await apply(api, dir);
+    api.intercept = undefined;
     expect(records(api).length).toBeGreaterThan(1);
+    expect(together).toBeGreaterThan(1);
     for (const r of records(api)) expect(Buffer.byteLength(String(r.metadata), 'utf8')).toBeLessThanOrEqual(METADATA_MAX_BYTES);
+    expect(Object.keys(entries(api)).sort()).toEqual(names);
+    expect((await plan(api, dir)).changes).toEqual([]);
+    // Records whose ids are not in the entries' order (written at once) are left as they are.
+    const [first, second] = records(api).map((r) => ({ id: String(r.id), metadata: r.metadata }));
+    await api.update(`/ip_policies/${first!.id}`, { metadata: second!.metadata });
+    await api.update(`/ip_policies/${second!.id}`, { metadata: first!.metadata });
+    expect(records(api)[0]!.metadata).toBe(second!.metadata);
     expect(Object.keys(entries(api)).sort()).toEqual(names);
     expect((await plan(api, dir)).changes).toEqual([]);
     // Fewer bot users: surplus records go within the same change.

@@ -32,7 +32,8 @@
  *   A stack that declares bot users and has no registry gets one. A stack that stops declaring
  *   them keeps one empty record (never a delete: deletes are for `--prune`).
  * - Apply (`registryWriter`): runs after the bot user changes, with the ids their creates
- *   produced: PATCHes the records whose content changes, POSTs missing ones, DELETEs surplus.
+ *   produced: PATCHes the records whose content changes, POSTs missing ones, DELETEs surplus,
+ *   all at once. A record holding wanted content stays, whatever its place in id order.
  * - Moves (`movedRegistryChange`): with `--from-stack OLD`, OLD's registry stops recording the
  *   bot users this stack's manifests declare (they moved, as every other declared object of
  *   OLD does): a second registry change, `BotUserRegistry/OLD`, after this stack's. Without it
@@ -283,17 +284,46 @@ export function recordDescription(stack: string): string {
   return cut.join('');
 }
 
-/** The writes that turn `records` into `want` (metadata strings), record by record. */
+/**
+ * The writes that turn `records` into `want` (metadata strings). A record that already holds one
+ * of the wanted strings stays as it is, wherever it is in id order (apply writes the records at
+ * once, so their ids need not follow the entries' order); the others are rewritten in order,
+ * and the surplus created or deleted. The writes are independent of each other.
+ */
 function writes(stack: string, records: readonly RegistryRecord[], want: readonly string[]): ApiCall[] {
+  const missing = [...want];
+  const rewritten: RegistryRecord[] = [];
+  for (const record of records) {
+    const same = missing.indexOf(record.raw.metadata as string);
+    if (same >= 0) missing.splice(same, 1);
+    else rewritten.push(record);
+  }
   const calls: ApiCall[] = [];
-  for (let i = 0; i < Math.max(records.length, want.length); i++) {
-    const record = records[i];
-    const metadata = want[i];
+  for (let i = 0; i < Math.max(rewritten.length, missing.length); i++) {
+    const record = rewritten[i];
+    const metadata = missing[i];
     if (record && metadata === undefined) calls.push({ method: 'DELETE', path: `/ip_policies/${record.id}` });
     else if (!record) calls.push({ method: 'POST', path: '/ip_policies', body: { description: recordDescription(stack), metadata: metadata! } });
-    else if (record.raw.metadata !== metadata) calls.push({ method: 'PATCH', path: `/ip_policies/${record.id}`, body: { metadata: metadata! } });
+    else calls.push({ method: 'PATCH', path: `/ip_policies/${record.id}`, body: { metadata: metadata! } });
   }
   return calls;
+}
+
+/**
+ * Sends the registry's writes all at once (they touch different records): a registry of
+ * 1,000 bot users is 5 records, and one after the other they would be the last 5 round trips
+ * of an apply. Every write is awaited; the first failure is then thrown.
+ */
+async function sendAll(env: RegistryWriteEnv, calls: readonly ApiCall[]): Promise<{ created: string | undefined; requests: number }> {
+  const answers = await Promise.allSettled(calls.map((call) => (call.method === 'POST' ? createRecord(env, call) : env.send([call]))));
+  let requests = 0;
+  let created: string | undefined;
+  for (const [i, answer] of answers.entries()) {
+    if (answer.status === 'rejected') throw answer.reason;
+    requests += answer.value.requests;
+    if (calls[i]!.method === 'POST' && created === undefined && typeof answer.value.first?.id === 'string') created = answer.value.first.id;
+  }
+  return { created, requests };
 }
 
 const shown = (entries: Iterable<[string, string]>) => ({ bots: Object.fromEntries(entries) });
@@ -386,14 +416,7 @@ export function registryWriter(
       const kept = registry.entries.get(w.name);
       return kept ? [{ name: w.name, entry: kept }] : [];
     });
-    const calls = writes(stack, registry.records, formatRecords(stack, entries));
-    let requests = 0;
-    let created: string | undefined;
-    for (const call of calls) {
-      const answer = call.method === 'POST' ? await createRecord(env, call) : await env.send([call]);
-      requests += answer.requests;
-      if (call.method === 'POST' && created === undefined && typeof answer.first?.id === 'string') created = answer.first.id;
-    }
+    const { created, requests } = await sendAll(env, writes(stack, registry.records, formatRecords(stack, entries)));
     return { id: registry.records[0]?.id ?? created ?? null, requests };
   };
 }
@@ -480,9 +503,7 @@ export function movedRegistryWriter(matching: RegistryMatching): (env: RegistryW
   const old = matching.fromRegistry;
   return async (env) => {
     if (!old) return { id: null, requests: 0 };
-    const calls = writes(old.stack, old.records, formatRecords(old.stack, keptByOld(matching)));
-    let requests = 0;
-    for (const call of calls) requests += (await env.send([call])).requests;
+    const { requests } = await sendAll(env, writes(old.stack, old.records, formatRecords(old.stack, keptByOld(matching))));
     return { id: old.records[0]?.id ?? null, requests };
   };
 }
