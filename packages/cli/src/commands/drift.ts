@@ -1,4 +1,4 @@
-import { Args, Command, Errors, Flags } from '@oclif/core';
+import { Args, Command, Errors, Flags } from '../oclif.js';
 import {
   checkTargetsMatched,
   detectDrift,

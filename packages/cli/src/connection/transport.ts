@@ -8,7 +8,7 @@
 import { readFile } from 'node:fs/promises';
 import { rootCertificates } from 'node:tls';
 import type { ClientOptions } from '@gatehouse/client';
-import { Flags } from '@oclif/core';
+import { Flags } from '../oclif.js';
 import { EnvHttpProxyAgent } from 'undici';
 import { CliError } from '../errors.js';
 import { sourceOf } from './check.js';
