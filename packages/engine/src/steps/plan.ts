@@ -236,8 +236,10 @@ export function plan(input: PlanInput): Plan {
       for (const c of childDeletes.get(keep.token) ?? []) if (c.kind === keep.childKind) c.dependsOn.push(address);
     }
   };
-  for (const o of matching.deletes) releases(o.descriptor, canonical(o.descriptor, liveNormal(o), tokens), null, liveAddress(o));
+  // Only kinds that keep children (most do not: their normal forms are not built again for nothing).
+  for (const o of matching.deletes) if (o.descriptor.keepsChildren) releases(o.descriptor, canonical(o.descriptor, liveNormal(o), tokens), null, liveAddress(o));
   for (const { desired: d, live: o } of matching.pairs) {
+    if (!d.descriptor.keepsChildren) continue;
     releases(d.descriptor, canonical(o.descriptor, liveNormal(o), tokens), canonical(d.descriptor, d.normal, tokens), d.address);
   }
   // A create whose unique key (a hostport) an owned object being deleted still holds (an edge
