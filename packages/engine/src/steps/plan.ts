@@ -19,7 +19,7 @@
  *    --prune"), counted apart from the deletes that run.
  * 7. Order, mask, fingerprint, count.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { KINDS } from '../kinds/index.js';
 import type { KindDescriptor, Spec } from '../kinds/types.js';
 import type { DesiredObject } from '../desired.js';
@@ -69,7 +69,7 @@ export function desiredHash(d: DesiredObject, tokens: Map<string, string> = new 
 }
 
 const kindRank = new Map(KINDS.map((k, i) => [k.kind, i]));
-const fingerprint = (o: LiveObject) => createHash('sha256').update(canonicalJson(o.raw)).digest('hex');
+const fingerprint = (o: LiveObject) => hash('sha256', canonicalJson(o.raw), 'hex');
 
 /** Tokens (addresses or ids) a normal form references, by the descriptor's patterns. */
 const referenced = (descriptor: KindDescriptor, normal: Spec): string[] =>
