@@ -6,7 +6,7 @@
  * (apply, plan, drift) route every failure, flag errors included, through `catch` below.
  */
 import { Errors, type Command } from '@oclif/core';
-import { ApplyRefused, LiveApiError, LockHeld, ManifestProblems, sanitize, type LockInfo, type Problem } from '@gatehouse/engine';
+import { ApplyRefused, LiveApiError, LockHeld, ManifestProblems, sanitize, type LockInfo, type Problem } from '@gatehouse/engine/core';
 import { CliError } from './errors.js';
 
 export interface ErrorDocument {

@@ -5,7 +5,7 @@
  * client's judgement of what is retryable and whether a lost answer leaves the outcome unknown.
  */
 import { GatehouseApiError, type GatehouseClient } from '@gatehouse/client';
-import { LiveApiError, type ApiObject, type LiveApi, type Target } from '@gatehouse/engine';
+import { LiveApiError, type ApiObject, type LiveApi, type Target } from '@gatehouse/engine/core';
 
 export class ClientLiveApi implements LiveApi {
   constructor(

@@ -3,7 +3,8 @@
  * kind/name, id, time), a live counter on a terminal (rewritten in place on stderr, erased
  * before each line), and a final summary. Lines go to `out`; the counter only to a TTY.
  */
-import { sanitize, type ApplyResult, type StepResult } from '@gatehouse/engine';
+import { sanitize } from '@gatehouse/engine/core';
+import type { ApplyResult, StepResult } from '@gatehouse/engine/apply';
 import pc from 'picocolors';
 
 export interface ProgressStream {
