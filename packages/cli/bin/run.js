@@ -21,9 +21,16 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
   globalThis.oclif = { ...globalThis.oclif, enableAutoTranspile: false };
   const { ensureManifest } = await import('../dist/startup/manifest.js');
   await ensureManifest(root);
+  // oclif's index checks Node against its own `engines` (>=18, weaker than ours) with the whole
+  // semver package, 48 files and some 20-30 ms of every start, unless this says not to. Set
+  // only for the import, so that child processes see the environment they were given.
+  const engineWarning = process.env.OCLIF_DISABLE_ENGINE_WARNING;
+  process.env.OCLIF_DISABLE_ENGINE_WARNING = 'true';
   // `require`, not `import`: @oclif/core is CommonJS, and an ES module's import of CommonJS
   // loads Node's export lexer (WebAssembly, some 10 MB resident until exit; see src/oclif.ts).
   const { flush, run } = createRequire(import.meta.url)('@oclif/core');
+  if (engineWarning === undefined) delete process.env.OCLIF_DISABLE_ENGINE_WARNING;
+  else process.env.OCLIF_DISABLE_ENGINE_WARNING = engineWarning;
   try {
     await run(argv, import.meta.url);
     await flush();

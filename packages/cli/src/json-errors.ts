@@ -7,7 +7,7 @@
  */
 import { Errors } from './oclif.js';
 import type { Command, Errors as OclifErrors } from '@oclif/core';
-import { ApplyRefused, LiveApiError, LockHeld, ManifestProblems, sanitize, type LockInfo, type Problem } from '@gatehouse/engine';
+import { ApplyRefused, LiveApiError, LockHeld, ManifestProblems, sanitize, type LockInfo, type Problem } from '@gatehouse/engine/core';
 import { CliError } from './errors.js';
 
 export interface ErrorDocument {

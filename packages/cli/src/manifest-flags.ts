@@ -3,7 +3,7 @@
  * the engine's reading options: the file size limit, and warnings printed on stderr.
  */
 import { Flags } from './oclif.js';
-import { DEFAULT_MAX_FILE_SIZE, type Problem } from '@gatehouse/engine';
+import { DEFAULT_MAX_FILE_SIZE, type Problem } from '@gatehouse/engine/core';
 import { formatProblem } from './output.js';
 import { isVerbose, noteWriter } from './request-log.js';
 

@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { randomBytes } from 'node:crypto';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { formatLocation, sanitize, type Problem, type Style } from '@gatehouse/engine';
+import { formatLocation, sanitize, type Problem, type Style } from '@gatehouse/engine/core';
 import type Picocolors from 'picocolors';
 import { CliError } from './errors.js';
 

@@ -6,7 +6,7 @@
  * a directory) use `note`.
  */
 import type { RequestEvent } from '@gatehouse/client';
-import { sanitize } from '@gatehouse/engine';
+import { sanitize } from '@gatehouse/engine/core';
 import { Flags } from './oclif.js';
 
 export const verboseFlag = {

@@ -4,7 +4,7 @@
  * variable left set in a pipeline would keep taking objects over; a move is a one-off command.
  */
 import { Flags } from './oclif.js';
-import { acquireLock, type AcquireOptions, type HeldLock, type LiveApi } from '@gatehouse/engine';
+import { acquireLock, type AcquireOptions, type HeldLock, type LiveApi } from '@gatehouse/engine/core';
 import { CliError } from './errors.js';
 
 export const fromStackFlag = {

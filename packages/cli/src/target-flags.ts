@@ -7,7 +7,7 @@
  * must not pass as "No changes").
  */
 import { Flags } from './oclif.js';
-import { parseTargets, sanitize, TargetError, type PlanTargets } from '@gatehouse/engine';
+import { parseTargets, sanitize, TargetError, type PlanTargets } from '@gatehouse/engine/core';
 import { CliError } from './errors.js';
 
 export const targetFlags = {

@@ -4,7 +4,8 @@
  * before each line), and a final summary. Lines go to `out`; the counter only to a TTY.
  */
 import { createRequire } from 'node:module';
-import { sanitize, type ApplyResult, type StepResult } from '@gatehouse/engine';
+import { sanitize } from '@gatehouse/engine/core';
+import type { ApplyResult, StepResult } from '@gatehouse/engine/apply';
 import type Picocolors from 'picocolors';
 
 // CommonJS, so `require`d rather than imported (see ../oclif.ts: no export lexer).
