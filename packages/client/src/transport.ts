@@ -7,9 +7,10 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import PQueue from 'p-queue';
-import { Agent, request as undiciRequest, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { GatehouseApiError } from './errors.js';
 import { DEFAULT_RETRY, parseRetryAfter, retryDelay, shouldRetry, type RetryOptions } from './retry.js';
+import { Agent, request } from './undici.js';
 
 export const SERVICE_VERSION = '2';
 
@@ -247,9 +248,8 @@ export class Transport {
     attempt: number,
     signal: AbortSignal,
   ): Promise<{ status: number; body: T; operationId?: string }> {
-    const response = await undiciRequest(url, {
+    const response = await request(this.#dispatcher, url, {
       method,
-      dispatcher: this.#dispatcher,
       headers: {
         authorization: `Bearer ${this.#apiKey}`,
         'service-version': SERVICE_VERSION,

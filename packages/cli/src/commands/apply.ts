@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { Args, Command, Errors, Flags } from '@oclif/core';
+import { Args, Command, Errors, Flags } from '../oclif.js';
 import {
   checkTargetsMatched,
   LockHeld,
@@ -7,22 +7,20 @@ import {
   type EnvironmentInput,
   type HeldLock,
   DependencyCycleError,
+  sanitize,
+  type Plan,
+} from '@gatehouse/engine/core';
+import { parsePlanJson, PlanFormatError, renderJsonDocument, renderKindSummary, renderText } from '@gatehouse/engine/render';
+import {
   executeApply,
   INTERRUPT_GRACE_MS,
-  parsePlanJson,
-  PlanFormatError,
   prepareApply,
   readForApply,
-  renderJsonDocument,
-  renderKindSummary,
-  renderText,
-  sanitize,
   type ApplyResult,
-  type Plan,
   type PreparedApply,
   type PrepareOptions,
   WalkError,
-} from '@gatehouse/engine';
+} from '@gatehouse/engine/apply';
 import { canAsk, confirm, PromptCancelled } from '../apply/confirm.js';
 import { formatSummary, Progress } from '../apply/progress.js';
 import { catchAsJson } from '../json-errors.js';

@@ -1,20 +1,7 @@
-import { Args, Command, Errors, Flags } from '@oclif/core';
-import {
-  anyChanges,
-  checkTargetsMatched,
-  computePlan,
-  policyErrors,
-  renderHtml,
-  countChanges,
-  renderJson,
-  renderMarkdown,
-  renderPlansJson,
-  renderPlansMarkdown,
-  renderPlansText,
-  renderText,
-  type EnvironmentPlan,
-  type Plan as PlanValue,
-} from '@gatehouse/engine';
+import { Args, Command, Errors, Flags } from '../oclif.js';
+import { checkTargetsMatched, computePlan, policyErrors, type Plan as PlanValue } from '@gatehouse/engine/core';
+import { renderHtml, countChanges, renderJson, renderMarkdown, renderText } from '@gatehouse/engine/render';
+import { anyChanges, renderPlansJson, renderPlansMarkdown, renderPlansText, type EnvironmentPlan } from '@gatehouse/engine/environments';
 import { catchAsJson } from '../json-errors.js';
 import { failCommand, withConnection } from '../command-run.js';
 import { connectionFlags } from '../connection/flags.js';
