@@ -21,6 +21,14 @@ export class ClientLiveApi implements LiveApi {
     }
   }
 
+  async *listPages(path: string, listKey: string): AsyncIterable<readonly ApiObject[]> {
+    try {
+      for await (const page of this.client.listPages<ApiObject>(path, listKey)) yield page;
+    } catch (error) {
+      throw toLiveApiError(error);
+    }
+  }
+
   async get(path: string): Promise<ApiObject | undefined> {
     try {
       return await this.client.request<ApiObject>('GET', path);

@@ -1,4 +1,4 @@
-import { Args, Command, Errors, Flags } from '@oclif/core';
+import { Args, Command, Errors, Flags } from '../oclif.js';
 import { checkTargetsMatched, computePlan, policyErrors, type Plan as PlanValue } from '@gatehouse/engine/core';
 import type { EnvironmentPlan } from '@gatehouse/engine/environments';
 import { catchAsJson } from '../json-errors.js';
