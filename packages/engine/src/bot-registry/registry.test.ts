@@ -277,7 +277,7 @@ describe('limits', () => {
     let together = 0;
     let arrived: () => void = () => undefined;
     api.intercept = async (request) => {
-      if (request.method !== 'POST' || request.path !== '/ip_policies') return;
+      if (request.method !== 'POST' || request.path !== '/ip_policies') return undefined;
       together = Math.max(together, ++writing);
       arrived();
       await new Promise<void>((resolve) => {
@@ -285,6 +285,7 @@ describe('limits', () => {
         setTimeout(resolve, 200);
       });
       writing -= 1;
+      return undefined;
     };
     await apply(api, dir);
     api.intercept = undefined;

@@ -213,7 +213,7 @@ describe('lockWhileReading: reads overlap the lock\'s confirmation; nothing reso
   it('starts the read once the bot user is created, while the record is still being written; resolves only after the record check', async () => {
     const api = new MemoryLiveApi();
     let letRecordThrough!: () => void;
-    const recordHeld = new Promise<void>((resolve) => (letRecordThrough = resolve));
+    const recordHeld = new Promise<undefined>((resolve) => (letRecordThrough = () => resolve(undefined)));
     api.intercept = (request) => (request.method === 'POST' && request.path === '/ip_policies' ? recordHeld : undefined);
     let readAfter: string[] | undefined;
     let settled = false;
