@@ -44,6 +44,8 @@ export function ignoreServerChosen(descriptor: KindDescriptor, desired: Spec, li
 
 /** Top-level fields whose content differs. */
 export function changedFields(before: Spec, after: Spec): string[] {
+  // The usual answer of a plan (most pairs are unchanged), without collecting the keys.
+  if (sameStructure(before, after)) return [];
   const keys = new Set([...Object.keys(before), ...Object.keys(after)]);
   return [...keys].filter((k) => !sameStructure(before[k], after[k]) && canonicalJson(before[k]) !== canonicalJson(after[k])).sort();
 }
