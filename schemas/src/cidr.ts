@@ -5,7 +5,13 @@
  * Returns the canonical text (IPv6 compressed and lowercased, RFC 5952) or a sentence saying
  * what is wrong and what to write instead.
  */
-import ipaddr from 'ipaddr.js';
+import { createRequire } from 'node:module';
+import type Ipaddr from 'ipaddr.js';
+
+// `require`, not `import`: ipaddr.js is CommonJS, and an ES module's first `import` of a
+// CommonJS package makes Node load its export lexer (WebAssembly, some 10 MB resident for the
+// rest of the process: most of validate's fixed memory cost, issue 15).
+const ipaddr = createRequire(import.meta.url)('ipaddr.js') as typeof Ipaddr;
 
 export type CidrCheck = { ok: true; cidr: string } | { ok: false; reason: string };
 
@@ -53,7 +59,7 @@ export function checkCidrWithIpaddr(text: string): CidrCheck {
   if (!isV6 && !ipaddr.IPv4.isValidFourPartDecimal(text.slice(0, slash))) {
     return { ok: false, reason: `"${text}" is not a valid IPv4 or IPv6 CIDR (IPv4 takes four decimal parts)` };
   }
-  let parsed: [ipaddr.IPv4 | ipaddr.IPv6, number];
+  let parsed: [Ipaddr.IPv4 | Ipaddr.IPv6, number];
   try {
     // ipaddr.parseCIDR tries IPv6 first and catches its error for every IPv4 CIDR, which is
     // slow; an IPv4 CIDR never holds ':' and an IPv6 one always does, so pick the parser.

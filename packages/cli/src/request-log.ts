@@ -7,7 +7,7 @@
  */
 import type { RequestEvent } from '@gatehouse/client';
 import { sanitize } from '@gatehouse/engine/core';
-import { Flags } from '@oclif/core';
+import { Flags } from './oclif.js';
 
 export const verboseFlag = {
   verbose: Flags.boolean({

@@ -3,9 +3,13 @@
  * kind/name, id, time), a live counter on a terminal (rewritten in place on stderr, erased
  * before each line), and a final summary. Lines go to `out`; the counter only to a TTY.
  */
+import { createRequire } from 'node:module';
 import { sanitize } from '@gatehouse/engine/core';
 import type { ApplyResult, StepResult } from '@gatehouse/engine/apply';
-import pc from 'picocolors';
+import type Picocolors from 'picocolors';
+
+// CommonJS, so `require`d rather than imported (see ../oclif.ts: no export lexer).
+const pc = createRequire(import.meta.url)('picocolors') as typeof Picocolors;
 
 export interface ProgressStream {
   write(text: string): unknown;

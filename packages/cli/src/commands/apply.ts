@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { Args, Command, Errors, Flags } from '@oclif/core';
+import { Args, Command, Errors, Flags } from '../oclif.js';
 import {
   checkTargetsMatched,
   LockHeld,

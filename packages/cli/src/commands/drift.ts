@@ -1,4 +1,4 @@
-import { Args, Command, Errors, Flags } from '@oclif/core';
+import { Args, Command, Errors, Flags } from '../oclif.js';
 import { checkTargetsMatched } from '@gatehouse/engine/core';
 import { renderDriftsJson, renderDriftsMarkdown, renderDriftsText, type EnvironmentDrift } from '@gatehouse/engine/environments';
 import { detectDrift, renderDriftHtml, renderDriftJson, renderDriftMarkdown, renderDriftText, type DriftReport } from '@gatehouse/engine/drift';

@@ -1,4 +1,4 @@
-import { Command, Flags } from '@oclif/core';
+import { Command, Flags } from '../oclif.js';
 import { sanitize } from '@gatehouse/engine/core';
 import { exportLive, type ExportResult } from '@gatehouse/engine/export';
 import { failCommand, withConnection } from '../command-run.js';

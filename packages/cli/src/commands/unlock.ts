@@ -1,4 +1,4 @@
-import { Command, Flags } from '@oclif/core';
+import { Command, Flags } from '../oclif.js';
 import { breakLock, describeLock, readLock, sanitize } from '@gatehouse/engine/core';
 import { canAsk, confirm, PromptCancelled } from '../apply/confirm.js';
 import { failCommand, withConnection } from '../command-run.js';

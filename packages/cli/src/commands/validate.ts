@@ -1,4 +1,4 @@
-import { Args, Command, Flags } from '@oclif/core';
+import { Args, Command, Flags } from '../oclif.js';
 import { checkManifests, formatPolicyResult, policyCounts, type PolicyResult, type Problem } from '@gatehouse/engine/core';
 import { failCommand } from '../command-run.js';
 import { environmentFlags } from '../environments/flags.js';

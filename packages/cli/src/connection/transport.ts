@@ -14,7 +14,7 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { rootCertificates } from 'node:tls';
 import type { ClientOptions } from '@gatehouse/client';
-import { Flags } from '@oclif/core';
+import { Flags } from '../oclif.js';
 import type { Agent, EnvHttpProxyAgent } from 'undici';
 import { CliError } from '../errors.js';
 import { sourceOf } from './check.js';

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { walk, WalkError, type Step, type StepOutcome } from './walk.js';
 
 /** A step whose completion the test controls, recording when it started. */
@@ -20,6 +20,10 @@ function controlled(key: string, dependsOn: string[] = [], log: string[] = []) {
 const tick = () => new Promise((r) => setImmediate(r));
 
 describe('walk', () => {
+  // walk imports p-queue on its first call (not at the engine's import): loaded here first, so
+  // that the cases below count ticks of the walk itself, not of reading p-queue from disk.
+  beforeAll(() => import('p-queue'));
+
   it('starts a step as soon as its own dependencies finish, not when a whole level does', async () => {
     const log: string[] = [];
     const a = controlled('a', [], log);
