@@ -53,3 +53,31 @@ it('importing the engine and reading plain manifests loads no yaml, diff, fast-j
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+it('reading manifests loads the validators of the kinds they declare, and only those', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'gatehouse-lazy-'));
+  try {
+    writeFileSync(join(dir, 'bots.yaml'), 'kind: BotUser\nname: ci\nspec: {active: true}\n---\nkind: BotUser\nname: deploy\nspec: {active: true}\n');
+    writeFileSync(join(dir, 'policy.yaml'), 'kind: IPPolicy\nname: office\nspec: {rules: [{cidr: 10.0.0.0/8, action: allow}]}\n'); // the policy and its rule
+    const hooks = `data:text/javascript,${encodeURIComponent(`
+      import { writeSync } from 'node:fs';
+      export async function load(url, context, next) {
+        const kind = /\\/validators\\/(\\w+)\\.generated\\.js$/.exec(url)?.[1];
+        if (kind && kind !== 'index') writeSync(1, 'validator ' + kind + '\\n');
+        return next(url, context);
+      }`)}`;
+    const register = `data:text/javascript,${encodeURIComponent(`import { register } from 'node:module'; register(${JSON.stringify(hooks)});`)}`;
+    const script = `
+      import { writeSync } from 'node:fs';
+      const engine = await import(${JSON.stringify(built)});
+      writeSync(1, 'imported\\n');
+      const bots = await engine.readManifests({ paths: [${JSON.stringify(join(dir, 'bots.yaml'))}], env: {} });
+      writeSync(1, 'bots ' + bots.desired.length + ' ' + bots.problems.length + '\\n');
+      const both = await engine.readManifests({ paths: [${JSON.stringify(dir)}], env: {} });
+      writeSync(1, 'both ' + both.desired.length + ' ' + both.problems.length + '\\n');`;
+    const out = execFileSync(process.execPath, ['--import', register, '--input-type=module', '-e', script], { encoding: 'utf8' });
+    expect(out.trim().split('\n')).toEqual(['imported', 'validator BotUser', 'bots 2 0', 'validator IPPolicy', 'both 4 0']);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
