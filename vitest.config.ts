@@ -13,6 +13,13 @@ export default defineConfig({
       '@gatehouse/schemas/runtime': src('./schemas/src/runtime.ts'),
       '@gatehouse/schemas': src('./schemas/src/index.ts'),
       '@gatehouse/client': src('./packages/client/src/index.ts'),
+      // The engine's entry points by area (its package.json `exports`), before the main one.
+      '@gatehouse/engine/core': src('./packages/engine/src/core.ts'),
+      '@gatehouse/engine/render': src('./packages/engine/src/render/index.ts'),
+      '@gatehouse/engine/apply': src('./packages/engine/src/apply/index.ts'),
+      '@gatehouse/engine/drift': src('./packages/engine/src/drift/index.ts'),
+      '@gatehouse/engine/export': src('./packages/engine/src/export/index.ts'),
+      '@gatehouse/engine/environments': src('./packages/engine/src/environments/index.ts'),
       '@gatehouse/engine': src('./packages/engine/src/index.ts'),
       '@gatehouse/server': src('./packages/server/src/index.ts'),
     },

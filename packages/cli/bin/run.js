@@ -3,6 +3,7 @@
 // slow part of start-up). Otherwise: bring oclif's manifest up to date with the build (see
 // src/startup/manifest.ts), so that only the command being run is imported; run it; report a
 // failure as plain `Error:` lines (src/startup/report-error.ts), not oclif's wrapped text.
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -11,13 +12,25 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
   const { userAgent } = await import('../dist/startup/version.js');
   process.stdout.write(`${userAgent(root)}\n`);
 } else {
+  // validate keeps nearly everything it reads: its heap is set for memory before oclif and the
+  // engine are loaded (loading alone grew the young generation to 8 MB; src/startup/heap-settings.ts).
+  if (argv[0] === 'validate') (await import('../dist/startup/heap-settings.js')).keepHeapCompact();
   // Always the compiled dist/: without this, oclif looks for TypeScript sources whenever
   // NODE_ENV is `development` or `test`, and warns "Could not find typescript" in every
   // installed copy run from such a shell. oclif's settings start from `globalThis.oclif`.
   globalThis.oclif = { ...globalThis.oclif, enableAutoTranspile: false };
   const { ensureManifest } = await import('../dist/startup/manifest.js');
   await ensureManifest(root);
-  const { flush, run } = await import('@oclif/core');
+  // oclif's index checks Node against its own `engines` (>=18, weaker than ours) with the whole
+  // semver package, 48 files and some 20-30 ms of every start, unless this says not to. Set
+  // only for the import, so that child processes see the environment they were given.
+  const engineWarning = process.env.OCLIF_DISABLE_ENGINE_WARNING;
+  process.env.OCLIF_DISABLE_ENGINE_WARNING = 'true';
+  // `require`, not `import`: @oclif/core is CommonJS, and an ES module's import of CommonJS
+  // loads Node's export lexer (WebAssembly, some 10 MB resident until exit; see src/oclif.ts).
+  const { flush, run } = createRequire(import.meta.url)('@oclif/core');
+  if (engineWarning === undefined) delete process.env.OCLIF_DISABLE_ENGINE_WARNING;
+  else process.env.OCLIF_DISABLE_ENGINE_WARNING = engineWarning;
   try {
     await run(argv, import.meta.url);
     await flush();

@@ -5,7 +5,7 @@
  * (apply's refusals, for one) and passes the sentence that says what was not done.
  */
 import type { Command } from '@oclif/core';
-import { LiveApiError, ManifestProblems, sanitize, TargetError } from '@gatehouse/engine';
+import { LiveApiError, ManifestProblems, sanitize, TargetError } from '@gatehouse/engine/core';
 import type { Connection } from './connection/connect.js';
 import type { ConnectionFlagValues } from './connection/flags.js';
 import { apiFailureHint } from './connection/api-failure.js';

@@ -28,6 +28,12 @@ describe('ClientLiveApi (the engine port over the client)', () => {
     for await (const item of api.list('/ip_policies', 'ip_policies')) listed.push(String(item.id));
     expect(listed).toEqual([...ids].reverse());
     expect(client.requests.byMethod.GET - before).toBe(2);
+    // A page at a time: the same items in the same order, one array per answer.
+    const pages: string[][] = [];
+    for await (const page of api.listPages('/ip_policies', 'ip_policies')) pages.push(page.map((item) => String(item.id)));
+    expect(pages.map((page) => page.length)).toEqual([100, 20]);
+    expect(pages.flat()).toEqual(listed);
+    expect(client.requests.byMethod.GET - before).toBe(4);
 
     const updated = await api.update(`/ip_policies/${ids[0]}`, { description: 'changed' });
     expect(updated.description).toBe('changed');
@@ -48,6 +54,15 @@ describe('ClientLiveApi (the engine port over the client)', () => {
     expect(error.code).toBe('invalid_reference');
     expect(error.retryable).toBe(false);
     expect(error.outcomeUnknown).toBe(false);
+  });
+
+  it('maps a failed page to LiveApiError too', async () => {
+    const pages = async () => {
+      for await (const _page of api.listPages('/no_such_collection', 'items')) void _page;
+    };
+    const error = (await pages().catch((e: unknown) => e)) as LiveApiError;
+    expect(error).toBeInstanceOf(LiveApiError);
+    expect(error.status).toBe(404);
   });
 
   it('reports an unreachable API as retryable, and a create that was never sent as not lost', async () => {

@@ -5,7 +5,7 @@
  * client's judgement of what is retryable and whether a lost answer leaves the outcome unknown.
  */
 import { GatehouseApiError, type GatehouseClient } from '@gatehouse/client';
-import { LiveApiError, type ApiObject, type LiveApi, type Target } from '@gatehouse/engine';
+import { LiveApiError, type ApiObject, type LiveApi, type Target } from '@gatehouse/engine/core';
 
 export class ClientLiveApi implements LiveApi {
   constructor(
@@ -16,6 +16,14 @@ export class ClientLiveApi implements LiveApi {
   async *list(path: string, listKey: string): AsyncIterable<ApiObject> {
     try {
       for await (const item of this.client.list<ApiObject>(path, listKey)) yield item;
+    } catch (error) {
+      throw toLiveApiError(error);
+    }
+  }
+
+  async *listPages(path: string, listKey: string): AsyncIterable<readonly ApiObject[]> {
+    try {
+      for await (const page of this.client.listPages<ApiObject>(path, listKey)) yield page;
     } catch (error) {
       throw toLiveApiError(error);
     }

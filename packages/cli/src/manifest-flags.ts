@@ -2,8 +2,8 @@
  * Flags of the commands that read manifests (validate, plan, apply, drift), and how they become
  * the engine's reading options: the file size limit, and warnings printed on stderr.
  */
-import { Flags } from '@oclif/core';
-import { DEFAULT_MAX_FILE_SIZE, type Problem } from '@gatehouse/engine';
+import { Flags } from './oclif.js';
+import { DEFAULT_MAX_FILE_SIZE, type Problem } from '@gatehouse/engine/core';
 import { formatProblem } from './output.js';
 import { isVerbose, noteWriter } from './request-log.js';
 

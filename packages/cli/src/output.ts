@@ -1,10 +1,14 @@
 /** Output helpers: colour decision, atomic file writes, problem lines. */
+import { createRequire } from 'node:module';
 import { randomBytes } from 'node:crypto';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { formatLocation, sanitize, type Problem, type Style } from '@gatehouse/engine';
-import pc from 'picocolors';
+import { formatLocation, sanitize, type Problem, type Style } from '@gatehouse/engine/core';
+import type Picocolors from 'picocolors';
 import { CliError } from './errors.js';
+
+// CommonJS, so `require`d rather than imported (see oclif.ts: no export lexer).
+const pc = createRequire(import.meta.url)('picocolors') as typeof Picocolors;
 
 /**
  * Colour on a terminal only: off when NO_COLOR is set to anything but "" (no-color.org), on

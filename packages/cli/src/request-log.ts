@@ -6,8 +6,8 @@
  * a directory) use `note`.
  */
 import type { RequestEvent } from '@gatehouse/client';
-import { sanitize } from '@gatehouse/engine';
-import { Flags } from '@oclif/core';
+import { sanitize } from '@gatehouse/engine/core';
+import { Flags } from './oclif.js';
 
 export const verboseFlag = {
   verbose: Flags.boolean({

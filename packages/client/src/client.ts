@@ -55,7 +55,7 @@ import type {
   WeightedBackendCreate,
 } from '@gatehouse/schemas';
 import { ROUTE_MODULE_NAMES as ROUTE_MODULES } from '@gatehouse/schemas/runtime';
-import { collection, listableCollection, moduleAccessor, paginate, type Collection, type ModuleAccessor } from './resources.js';
+import { collection, listableCollection, moduleAccessor, paginate, paginatePages, type Collection, type ModuleAccessor } from './resources.js';
 import { Transport, type ClientOptions, type Method, type RequestCounts, type RequestOptions } from './transport.js';
 
 /** A backend's PATCH body: any of its create fields, at least one. */
@@ -154,6 +154,11 @@ export class GatehouseClient {
   /** Every item of any list endpoint, following `next_page_uri`. */
   list<T>(path: string, listKey: string, options?: RequestOptions): AsyncGenerator<T> {
     return paginate<T>(this.transport, path, listKey, options);
+  }
+
+  /** `list` a page at a time: the items of each answer as one array. */
+  listPages<T>(path: string, listKey: string, options?: RequestOptions): AsyncGenerator<T[]> {
+    return paginatePages<T>(this.transport, path, listKey, options);
   }
 
   /** Attempts made so far, retries included. */

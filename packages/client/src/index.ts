@@ -2,4 +2,4 @@ export { GatehouseClient, ROUTE_MODULE_NAMES, type RouteModules, type HttpsEdgeR
 export { Transport, SERVICE_VERSION, type ClientOptions, type Method, type RateLimitOptions, type RequestCounts, type RequestEvent, type RequestOptions } from './transport.js';
 export { GatehouseApiError, CLIENT_ERROR_CODES, type ClientErrorCode, type ApiErrorInit } from './errors.js';
 export { DEFAULT_RETRY, shouldRetry, retryDelay, parseRetryAfter, type RetryOptions } from './retry.js';
-export { paginate, collect, collection, listableCollection, moduleAccessor, PAGE_LIMIT, type Collection, type ListableCollection, type ModuleAccessor } from './resources.js';
+export { paginate, paginatePages, collect, collection, listableCollection, moduleAccessor, PAGE_LIMIT, type Collection, type ListableCollection, type ModuleAccessor } from './resources.js';

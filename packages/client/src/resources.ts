@@ -18,6 +18,15 @@ interface ListEnvelope {
  * made lazily, one page at a time, as the caller iterates.
  */
 export async function* paginate<T>(transport: Transport, path: string, listKey: string, options: RequestOptions = {}): AsyncGenerator<T> {
+  for await (const page of paginatePages<T>(transport, path, listKey, options)) yield* page;
+}
+
+/**
+ * `paginate` a page at a time: each array is the items of one answer, as decoded. For readers
+ * of whole collections (a plan reads thousands of objects): an async iteration step per item
+ * costs far more than the loop over an array.
+ */
+export async function* paginatePages<T>(transport: Transport, path: string, listKey: string, options: RequestOptions = {}): AsyncGenerator<T[]> {
   const separator = path.includes('?') ? '&' : '?';
   let next: string | null = `${path}${separator}limit=${PAGE_LIMIT}`;
   while (next) {
@@ -26,7 +35,7 @@ export async function* paginate<T>(transport: Transport, path: string, listKey: 
     if (!Array.isArray(items)) {
       throw new TypeError(`list ${path}: the answer has no '${listKey}' array`);
     }
-    yield* items as T[];
+    yield items as T[];
     next = typeof page.next_page_uri === 'string' && page.next_page_uri !== '' ? page.next_page_uri : null;
   }
 }

@@ -1,24 +1,34 @@
 /**
- * Writes `src/steps/validators.generated.ts`, the manifest validators as ajv standalone code,
- * from the BUILT @gatehouse/schemas:
+ * Writes `src/steps/validators/`, the manifest validators as ajv standalone code, one module
+ * per kind, from the BUILT @gatehouse/schemas:
  *
  *   npm run build && npm run generate:validators -w packages/engine
  *
- * `src/steps/validators.test.ts` fails while the file is stale.
+ * `src/steps/validators.test.ts` fails while a file is stale.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { MANIFEST_SCHEMAS } from '@gatehouse/schemas';
-import { validatorsSource } from './validators-source.mjs';
+import { validatorFiles } from './validators-source.mjs';
 
-const target = fileURLToPath(new URL('../src/steps/validators.generated.ts', import.meta.url));
-const source = validatorsSource(MANIFEST_SCHEMAS);
-let before = '';
-try {
-  before = readFileSync(target, 'utf8');
-} catch {}
-if (before === source) console.log('validators.generated.ts: up to date');
-else {
-  writeFileSync(target, source);
-  console.log(`validators.generated.ts: written (${Object.keys(MANIFEST_SCHEMAS).length} kinds)`);
+const dir = fileURLToPath(new URL('../src/steps/validators/', import.meta.url));
+mkdirSync(dir, { recursive: true });
+const files = validatorFiles(MANIFEST_SCHEMAS);
+let written = 0;
+for (const [name, source] of Object.entries(files)) {
+  let before = '';
+  try {
+    before = readFileSync(`${dir}${name}`, 'utf8');
+  } catch {}
+  if (before !== source) {
+    writeFileSync(`${dir}${name}`, source);
+    written++;
+  }
 }
+for (const name of readdirSync(dir)) {
+  if (!(name in files)) {
+    rmSync(`${dir}${name}`);
+    written++;
+  }
+}
+console.log(`src/steps/validators: ${written === 0 ? 'up to date' : `${written} files written or removed`} (${Object.keys(MANIFEST_SCHEMAS).length} kinds)`);

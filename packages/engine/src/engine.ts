@@ -20,7 +20,7 @@ import { manifestPaths, recordedPath, type ManifestPaths } from './steps/manifes
 import { limitPrune } from './steps/prune-scope.js';
 import { targetPlan, targetPatterns } from './steps/targets.js';
 import { resolve } from './steps/resolve.js';
-import { validate } from './steps/validate.js';
+import { loadValidators, validate } from './steps/validate.js';
 import { deletedSubjects, desiredSubjects, evaluatePolicies, loadPolicies, type PolicyResult } from './policy/index.js';
 
 export const DEFAULT_STACK = 'default';
@@ -87,6 +87,7 @@ export async function readManifests(options: EngineOptions & { exclude?: readonl
     ...(options.unsetEnv === 'warn' ? { unsetEnvStandIn: UNSET_ENV_STAND_IN } : {}),
   });
   for (const warning of interpolated.unsetEnv) options.onWarning?.(warning);
+  await loadValidators(interpolated.documents);
   const validated = validate(interpolated.documents);
   const resolved = resolve(validated.valid, validated.declared);
   // The manifest path each object's marker records (the prune scope), before check counts its bytes.

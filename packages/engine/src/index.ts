@@ -1,24 +1,11 @@
-export * from './ports.js';
-export * from './plan-model.js';
-export * from './source.js';
-export { PROBLEM_CODES, ManifestProblems, type Problem, type ProblemCode } from './problems.js';
-export { computePlan, validateManifests, checkManifests, type ManifestCheck, readManifests, readAndMatch, observeAndMatch, DEFAULT_STACK, type EngineOptions, type Desired } from './engine.js';
-export { DependencyCycleError, type Edge } from './steps/order.js';
-export { TARGET_CODES, TargetError, checkTargetsMatched, parseTargets, targetPatterns, type TargetCode, type TargetPattern } from './steps/targets.js';
-export { DEFAULT_MAX_FILE_SIZE } from './steps/files.js';
-export { KINDS, descriptor } from './kinds/index.js';
-export type { KindDescriptor, ApiCall, CallContext, Spec } from './kinds/types.js';
-export type { DesiredObject } from './desired.js';
-export type { LiveObject } from './live.js';
-export type { Matching } from './steps/match.js';
-export { MARKER_PREFIX, composeMetadata, parseMarker, formatMarker, type Marker } from './marker.js';
-export { desiredHash, liveNormal } from './steps/plan.js';
-export * from './render/index.js';
+/**
+ * Everything the engine exports. Commands import the entry point of the area they use
+ * instead (`@gatehouse/engine/core`, `/render`, `/apply`, `/drift`, `/export`,
+ * `/environments`; see core.ts), which loads fewer modules.
+ */
+export * from './core.js';
 export * from './render/index.js';
 export * from './drift/index.js';
 export * from './apply/index.js';
 export * from './export/index.js';
-export * from './policy/index.js';
-export { acquireLock, breakLock, readLock, describeLock, isLockObject, lockName, LockHeld, LockLost, DEFAULT_LEASE_SECONDS, type LockInfo, type HeldLock, type AcquireOptions } from './lock/lock.js';
 export * from './environments/index.js';
-export type { Variables } from './steps/interpolate.js';

@@ -6,7 +6,9 @@
  * start, before the first request can be sent.
  *
  * The library is `require`d synchronously (its CommonJS build), so callers stay synchronous;
- * its types are the package's own (`onFirstUse<typeof import('yaml')>('yaml')`).
+ * its types are the package's own (`onFirstUse<typeof import('yaml')>('yaml')`). `require`, not
+ * `import()`, also for a second reason: an ES module's first `import` of a CommonJS package
+ * makes Node load its export lexer (WebAssembly, some 10 MB resident until exit).
  */
 import { createRequire } from 'node:module';
 

@@ -19,6 +19,11 @@ export interface LiveApi {
   readonly target: Target;
   /** Every object of a collection, newest first, following `next_page_uri` (100 per request). */
   list(path: string, listKey: string): AsyncIterable<ApiObject>;
+  /**
+   * Optional: `list` a page at a time (the items of each answer as one array), for reading whole
+   * collections without an async step per object. Without it, readers use `list`.
+   */
+  listPages?(path: string, listKey: string): AsyncIterable<readonly ApiObject[]>;
   /** GET; `undefined` when the object does not exist (404). */
   get(path: string): Promise<ApiObject | undefined>;
   /** POST: creates and returns the object. */

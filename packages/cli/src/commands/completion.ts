@@ -1,4 +1,4 @@
-import { Args, Command } from '@oclif/core';
+import { Args, Command } from '../oclif.js';
 
 /** The generator class of @oclif/plugin-autocomplete (its hidden `autocomplete:create`). */
 type ScriptGenerator = new (argv: string[], config: Command['config']) => { bashCompletionFunction: string; zshCompletionFunction: string };

@@ -1,17 +1,7 @@
-import { Args, Command, Errors, Flags } from '@oclif/core';
-import {
-  checkTargetsMatched,
-  detectDrift,
-  renderDriftHtml,
-  renderDriftJson,
-  renderDriftMarkdown,
-  renderDriftsJson,
-  renderDriftsMarkdown,
-  renderDriftsText,
-  renderDriftText,
-  type DriftReport,
-  type EnvironmentDrift,
-} from '@gatehouse/engine';
+import { Args, Command, Errors, Flags } from '../oclif.js';
+import { checkTargetsMatched } from '@gatehouse/engine/core';
+import { renderDriftsJson, renderDriftsMarkdown, renderDriftsText, type EnvironmentDrift } from '@gatehouse/engine/environments';
+import { detectDrift, renderDriftHtml, renderDriftJson, renderDriftMarkdown, renderDriftText, type DriftReport } from '@gatehouse/engine/drift';
 import { catchAsJson } from '../json-errors.js';
 import { failCommand, withConnection } from '../command-run.js';
 import { connectionFlags } from '../connection/flags.js';

@@ -1,5 +1,6 @@
-import { Command, Flags } from '@oclif/core';
-import { exportLive, sanitize, type ExportResult } from '@gatehouse/engine';
+import { Command, Flags } from '../oclif.js';
+import { sanitize } from '@gatehouse/engine/core';
+import { exportLive, type ExportResult } from '@gatehouse/engine/export';
 import { failCommand, withConnection } from '../command-run.js';
 import { connectionFlags, type ConnectionFlagValues } from '../connection/flags.js';
 import { environmentFlags } from '../environments/flags.js';

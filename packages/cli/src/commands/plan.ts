@@ -1,20 +1,6 @@
-import { Args, Command, Errors, Flags } from '@oclif/core';
-import {
-  anyChanges,
-  checkTargetsMatched,
-  computePlan,
-  policyErrors,
-  renderHtml,
-  countChanges,
-  renderJson,
-  renderMarkdown,
-  renderPlansJson,
-  renderPlansMarkdown,
-  renderPlansText,
-  renderText,
-  type EnvironmentPlan,
-  type Plan as PlanValue,
-} from '@gatehouse/engine';
+import { Args, Command, Errors, Flags } from '../oclif.js';
+import { checkTargetsMatched, computePlan, policyErrors, type Plan as PlanValue } from '@gatehouse/engine/core';
+import type { EnvironmentPlan } from '@gatehouse/engine/environments';
 import { catchAsJson } from '../json-errors.js';
 import { failCommand, withConnection } from '../command-run.js';
 import { connectionFlags } from '../connection/flags.js';
@@ -71,6 +57,9 @@ export default class Plan extends Command {
 
   async run(): Promise<void> {
     const { argv, flags, metadata } = await this.parse(Plan);
+    // The renderers load while the plan is computed (its listing mostly waits on the API),
+    // not before the first request; the report of several environments only for --env all.
+    const rendering = loadSoon(() => import('@gatehouse/engine/render'));
     const targets = await Promise.resolve().then(() => targetsOf(flags)).catch((error: unknown) => this.#fail(error));
     const selection = await selectEnvironments({
       argv: argv as string[],
@@ -86,11 +75,13 @@ export default class Plan extends Command {
     // --prune-all implies --prune (steps/prune-scope.ts).
     const prune = { prune: flags.prune || flags['prune-all'], pruneAll: flags['prune-all'] };
     if (selection.all) {
+      const reporting = loadSoon(() => import('@gatehouse/engine/environments'));
       if (format === 'html') this.#fail(new CliError('environment_all_refused', '--format html reports one plan; with --env all, write one report per environment with --env NAME --format html'));
       if (flags.out) this.#fail(new CliError('environment_all_refused', '--out saves one plan for apply --plan; with --env all, save each environment\'s plan with --env NAME --out FILE'));
       const plans: EnvironmentPlan[] = [];
       for (const run of selection.runs) plans.push({ environment: run.environment!.name, plan: await this.#compute(run, reading, policies, prune, flags['from-stack'], targets) });
       this.#checkTargets(plans.map((p) => p.plan), format);
+      const { anyChanges, renderPlansJson, renderPlansMarkdown, renderPlansText } = await reporting;
       const output = format === 'json' ? renderPlansJson(plans) : format === 'markdown' ? renderPlansMarkdown(plans) : renderPlansText(plans, { style: terminalStyle() });
       await new Promise<void>((resolve) => process.stdout.write(output, () => resolve()));
       this.#failOnPolicyErrors(plans.map((p) => p.plan));
@@ -99,6 +90,7 @@ export default class Plan extends Command {
     }
     const plan = await this.#compute(selection.runs[0]!, reading, policies, prune, flags['from-stack'], targets);
     this.#checkTargets([plan], format);
+    const { countChanges, renderHtml, renderJson, renderMarkdown, renderText } = await rendering;
     const output =
       format === 'json'
         ? renderJson(plan)
@@ -162,4 +154,15 @@ export default class Plan extends Command {
     if (await catchAsJson(this, error)) throw new Errors.ExitError(1);
     return super.catch(error);
   }
+}
+
+/**
+ * Starts importing a module now and returns the promise, for a command to await when it
+ * needs the module: its loading overlaps the command's waits on the API. A failure surfaces
+ * where it is awaited (never as an unhandled rejection when the command stops first).
+ */
+function loadSoon<T>(load: () => Promise<T>): Promise<T> {
+  const loading = load();
+  loading.catch(() => undefined);
+  return loading;
 }

@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { dirname, join, normalize } from 'node:path';
-import { Args, Command, Flags } from '@oclif/core';
-import { renderEnvironment } from '@gatehouse/engine';
+import { Args, Command, Flags } from '../oclif.js';
+import { renderEnvironment } from '@gatehouse/engine/environments';
 import { failCommand } from '../command-run.js';
 import { environmentFlags } from '../environments/flags.js';
 import { selectEnvironments } from '../environments/select.js';

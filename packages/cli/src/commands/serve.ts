@@ -1,4 +1,4 @@
-import { Command, Flags } from '@oclif/core';
+import { Command, Flags } from '../oclif.js';
 import type { FaultInjection } from '@gatehouse/server';
 import { CliError } from '../errors.js';
 import { colourEnabled } from '../output.js';

@@ -1,5 +1,5 @@
-import { Command, Flags } from '@oclif/core';
-import { breakLock, describeLock, readLock, sanitize } from '@gatehouse/engine';
+import { Command, Flags } from '../oclif.js';
+import { breakLock, describeLock, readLock, sanitize } from '@gatehouse/engine/core';
 import { canAsk, confirm, PromptCancelled } from '../apply/confirm.js';
 import { failCommand, withConnection } from '../command-run.js';
 import { connectionFlags } from '../connection/flags.js';

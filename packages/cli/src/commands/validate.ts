@@ -1,5 +1,5 @@
-import { Args, Command, Flags } from '@oclif/core';
-import { checkManifests, formatPolicyResult, policyCounts, type PolicyResult, type Problem } from '@gatehouse/engine';
+import { Args, Command, Flags } from '../oclif.js';
+import { checkManifests, formatPolicyResult, policyCounts, type PolicyResult, type Problem } from '@gatehouse/engine/core';
 import { failCommand } from '../command-run.js';
 import { environmentFlags } from '../environments/flags.js';
 import { selectEnvironments } from '../environments/select.js';

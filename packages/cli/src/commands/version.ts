@@ -1,4 +1,4 @@
-import { Command, Flags } from '@oclif/core';
+import { Command, Flags } from '../oclif.js';
 import { versionInfo } from '../startup/version.js';
 
 /** `gatehouse version`: the version, the commit it was built from, and the platform. */

@@ -4,7 +4,7 @@
  * to fix, never "try again later"; only a failure that may pass on its own says so, and only
  * after the client has already retried it.
  */
-import type { LiveApiError } from '@gatehouse/engine';
+import type { LiveApiError } from '@gatehouse/engine/core';
 
 export function apiFailureHint(error: Pick<LiveApiError, 'status' | 'code' | 'retryable'>): string | undefined {
   switch (error.code) {

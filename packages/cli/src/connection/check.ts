@@ -4,7 +4,7 @@
  * value came from, the flag or its environment variable, and what to do. A key is never
  * quoted, not even in part.
  */
-import { sanitize } from '@gatehouse/engine';
+import { sanitize } from '@gatehouse/engine/core';
 import { CliError } from '../errors.js';
 
 /**

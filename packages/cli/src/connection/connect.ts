@@ -9,7 +9,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { GatehouseClient, type RequestEvent } from '@gatehouse/client';
-import type { LiveApi, Target } from '@gatehouse/engine';
+import type { LiveApi, Target } from '@gatehouse/engine/core';
 import { parseRateLimit } from '@gatehouse/schemas/runtime';
 import { CliError } from '../errors.js';
 import { ClientLiveApi } from '../live-api.js';

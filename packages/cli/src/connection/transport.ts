@@ -4,12 +4,18 @@
  * EnvHttpProxyAgent, the variables curl and most tools read) and extra CA certificates to
  * trust for an https:// API URL. Separate from target selection (target.ts): this module
  * never decides which API is used, only how it is reached.
+ *
+ * undici's Agent is loaded from its own file, not undici's index (some 110 files, about 80 ms
+ * of start-up; see the client's undici.ts), and the index with its proxy agent only when a
+ * proxy variable is set: without one, EnvHttpProxyAgent sends everything through a plain Agent made
+ * with the same options, so a plain Agent is what it would have used.
  */
 import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { rootCertificates } from 'node:tls';
 import type { ClientOptions } from '@gatehouse/client';
-import { Flags } from '@oclif/core';
-import { EnvHttpProxyAgent } from 'undici';
+import { Flags } from '../oclif.js';
+import type { Agent, EnvHttpProxyAgent } from 'undici';
 import { CliError } from '../errors.js';
 import { sourceOf } from './check.js';
 
@@ -75,7 +81,7 @@ export async function openTransport(flags: TransportFlagValues, remote: boolean)
 
   const ca = flags['ca-file'] ? [...rootCertificates, await readCaFile(flags['ca-file'])] : undefined;
   const tls = ca ? { ca } : {};
-  const dispatcher = new EnvHttpProxyAgent({
+  const dispatcher = new (dispatcherClass())({
     connections: 10,
     headersTimeout: timeoutMs,
     bodyTimeout: timeoutMs,
@@ -84,6 +90,18 @@ export async function openTransport(flags: TransportFlagValues, remote: boolean)
     requestTls: tls,
   });
   return { clientOptions: { timeoutMs, ...signal, dispatcher }, close: () => dispatcher.close() };
+}
+
+/** The proxy variables undici's EnvHttpProxyAgent reads (NO_PROXY only narrows them). */
+const PROXY_VARIABLES = ['http_proxy', 'HTTP_PROXY', 'https_proxy', 'HTTPS_PROXY'] as const;
+
+/** EnvHttpProxyAgent when a proxy variable is set (not empty), else undici's plain Agent. */
+function dispatcherClass(env: NodeJS.ProcessEnv = process.env): typeof EnvHttpProxyAgent | typeof Agent {
+  const require = createRequire(import.meta.url);
+  return PROXY_VARIABLES.some((name) => env[name])
+    ? // From undici's index: its proxy agent calls the `connect` API the index adds to dispatchers.
+      (require('undici') as typeof import('undici')).EnvHttpProxyAgent
+    : (require('undici/lib/dispatcher/agent.js') as typeof Agent);
 }
 
 async function readCaFile(path: string): Promise<string> {

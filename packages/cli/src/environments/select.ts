@@ -22,7 +22,7 @@ import {
   readProject,
   type Project,
   type ProjectEnvironment,
-} from '@gatehouse/engine';
+} from '@gatehouse/engine/core';
 import type { ConnectionFlagValues } from '../connection/flags.js';
 import { CliError } from '../errors.js';
 

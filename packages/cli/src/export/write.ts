@@ -7,7 +7,8 @@
  */
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileNameOf, isExportedText, KINDS, SCHEMA_LINE_PREFIX, type ExportFile } from '@gatehouse/engine';
+import { KINDS } from '@gatehouse/engine/core';
+import { fileNameOf, isExportedText, SCHEMA_LINE_PREFIX, type ExportFile } from '@gatehouse/engine/export';
 import { MANIFEST_SCHEMA_URL } from '@gatehouse/schemas/runtime';
 import { CliError } from '../errors.js';
 import { writeFileAtomic } from '../output.js';

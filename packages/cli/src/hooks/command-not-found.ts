@@ -3,7 +3,8 @@
  * mean plan?" and runs it on yes. Without one (CI, scripts) there is no one to ask, so the
  * error itself names the closest command: exit 127, as a shell does for a missing command.
  */
-import { Errors, toConfiguredId, type Hook } from '@oclif/core';
+import { Errors, toConfiguredId } from '../oclif.js';
+import type { Hook } from '@oclif/core';
 import { closestName } from '../startup/suggest.js';
 
 const hook: Hook<'command_not_found'> = async function (options) {

@@ -16,8 +16,13 @@ import { setFlagsFromString } from 'node:v8';
  * time it sizes a space, so setting them once the process runs takes effect (unlike
  * `--max-semi-space-size`, read only when the heap is set up).
  *
- * Contract: call once, early in the command; idempotent; changes only when and how much the heap
- * grows, never what a program computes.
+ * bin/run.js calls it first thing for `validate`, before oclif and the engine are loaded: the
+ * young generation had already grown to 8 MB (2 x 4 MB semi-spaces) while loading them, and it
+ * is not given back (10 MB of manifests: some 6 MB less at the peak). The command calls it
+ * again (a no-op) for callers that do not start through bin/run.js.
+ *
+ * Contract: call early, before the input is read; idempotent; changes only when and how much the
+ * heap grows, never what a program computes.
  */
 export function keepHeapCompact(): void {
   setFlagsFromString('--semi-space-growth-factor=1');

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { walk, WalkError, type Step, type StepOutcome } from './walk.js';
 
 /** A step whose completion the test controls, recording when it started. */
@@ -20,6 +20,18 @@ function controlled(key: string, dependsOn: string[] = [], log: string[] = []) {
 const tick = () => new Promise((r) => setImmediate(r));
 
 describe('walk', () => {
+  // walk imports p-queue on its first call (not at the engine's import): loaded here first, so
+  // that the cases below count ticks of the walk itself, not of reading p-queue from disk.
+  beforeAll(() => import('p-queue'));
+
+  it('of the steps ready, starts those that others wait for first (independent ones queued before them wait)', async () => {
+    const log: string[] = [];
+    const steps = [...['i1', 'i2', 'i3'].map((k) => ({ key: k, dependsOn: [] })), { key: 'parent', dependsOn: [] }, { key: 'child', dependsOn: ['parent'] }, { key: 'grandchild', dependsOn: ['child'] }];
+    await walk(steps.map((s) => ({ ...s, run: async () => void log.push(s.key) })), { parallelism: 1 });
+    // grandchild waits for nothing beyond child: it is queued behind the independent ones.
+    expect(log).toEqual(['parent', 'child', 'i1', 'i2', 'i3', 'grandchild']);
+  });
+
   it('starts a step as soon as its own dependencies finish, not when a whole level does', async () => {
     const log: string[] = [];
     const a = controlled('a', [], log);

@@ -53,11 +53,13 @@ export function findDuplicates(live: readonly LiveObject[], stack: string, desir
     if (group) group.push(o);
     else groups.set(key, [o]);
   }
-  const desiredByKey = new Map(desired.filter((d) => !d.parent).map((d) => [`${d.descriptor.kind}\0${d.markerName}`, d]));
+  // Built only when there is a group: most plans have no duplicate.
+  let desiredByKey: Map<string, DesiredObject> | undefined;
   const found: DuplicateObject[] = [];
   for (const [key, group] of groups) {
     if (group.length < 2) continue;
     const sorted = [...group].sort(byAge);
+    desiredByKey ??= new Map(desired.filter((d) => !d.parent).map((d) => [`${d.descriptor.kind}\0${d.markerName}`, d]));
     const d = desiredByKey.get(key);
     const current = d ? desiredHash(d) : undefined;
     const keep = sorted.find((o) => o.marker!.hash === current) ?? sorted[0]!;

@@ -47,14 +47,21 @@ const SCHEMA = jsyaml.FAILSAFE_SCHEMA.extend({
  * js-yaml accepts. Over-matching is harmless (the file takes the `yaml` path); each entry is a
  * case of the test corpus.
  */
-const DIFFERENT = [
-  /^%/m, // directives
-  /(?:^|[\s[{,:-])[!&*]/m, // tags, anchors, aliases (also `*` or `!` in plain values: harmless)
-  /[\]}][ \t]*:(?:\s|$)/, // collection keys
-  /(?:^|[\s[{,])\?(?:\s|$)/m, // explicit keys
-  /["']#/, // a comment right after a closing quote
-  /(?:^|[\s{,])(?:~|null|Null|NULL)?:(?:\s|$)/m, // null keys ("" to yaml, "null" to js-yaml)
+const DIFFERENT: [RegExp, string[]][] = [
+  [/^%/m, ['%']], // directives
+  [/(?:^|[\s[{,:-])[!&*]/m, ['!', '&', '*']], // tags, anchors, aliases (also `*` or `!` in plain values: harmless)
+  [/[\]}][ \t]*:(?:\s|$)/, [']', '}']], // collection keys
+  [/(?:^|[\s[{,])\?(?:\s|$)/m, ['?']], // explicit keys
+  [/["']#/, ['#']], // a comment right after a closing quote
+  [/(?:^|[\s{,])(?:~|null|Null|NULL)?:(?:\s|$)/m, [':']], // null keys ("" to yaml, "null" to js-yaml)
 ];
+
+/**
+ * Whether `text` holds one of the `DIFFERENT` forms. Each pattern is tried only when the text
+ * holds a character every match of it holds (a search for one character is much cheaper than a
+ * pattern that may start anywhere, such as `(?:^|[\s[{,])\?`).
+ */
+const holdsDifferentForm = (text: string) => DIFFERENT.some(([pattern, needs]) => needs.some((c) => text.includes(c)) && pattern.test(text));
 
 /** A document start marker at the start of a line (`---` then a space, a line end or the end). */
 const DOCUMENT_START = /^---(?=[ \t\r\n]|$)/gm;
@@ -89,7 +96,7 @@ export function documentsWithLongLines(text: string): { text: string; line: numb
  * a time, dropped once read, costs far less than a copy of a large file kept for the whole parse.
  */
 export function fastDocuments(text: string): { values: unknown[]; nodes: NodePositions } | undefined {
-  if (DIFFERENT.some((pattern) => pattern.test(text)) || hasLongLine(text)) return undefined;
+  if (holdsDifferentForm(text) || hasLongLine(text)) return undefined;
   const nodes = new NodePositions();
   const values: unknown[] = [];
   try {

@@ -179,7 +179,8 @@ export function interpolate(
     }
     if (value !== null && typeof value === 'object') {
       let out: Record<string, unknown> | undefined;
-      for (const [key, item] of Object.entries(value)) {
+      for (const key of Object.keys(value)) {
+        const item = (value as Record<string, unknown>)[key];
         path.push(key);
         const next = walk(item, doc, path);
         path.pop();
@@ -190,7 +191,11 @@ export function interpolate(
     }
     return value;
   };
-  const result = documents.map((doc) => ({ ...doc, value: walk(doc.value, doc, []) }));
+  // A document without placeholders (nearly all) is passed on as it is, not copied.
+  const result = documents.map((doc) => {
+    const value = walk(doc.value, doc, []);
+    return value === doc.value ? doc : { ...doc, value };
+  });
   if (vars) {
     for (const name of Object.keys(vars.values)) {
       if (used.has(name)) continue;

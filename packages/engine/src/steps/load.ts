@@ -168,8 +168,9 @@ function parseDocuments(file: string, text: string, documents: LoadedDocument[],
     return;
   }
   const fast = fastDocuments(text);
-  // Deep block nesting is reported by the `yaml` path, at its position.
-  if (!fast || fast.values.some((value) => valueDepth(value) > MAX_NESTING)) {
+  // Deep block nesting is reported by the `yaml` path, at its position. The values are measured
+  // only when the parse had that many nodes open at once (a bound on their depth).
+  if (!fast || (fast.nodes.deepest > MAX_NESTING && fast.values.some((value) => valueDepth(value) > MAX_NESTING))) {
     parseWithYaml(file, text, documents, problems);
     return;
   }

@@ -177,7 +177,8 @@ export function match(desired: DesiredObject[], everything: LiveObject[], stack:
   const unmanaged: LiveObject[] = [];
   const deletedIds = new Set<string>();
   // Decide parents before children, so children of a deleted parent are deleted with it.
-  const ordered = [...live].sort((a, b) => Number(Boolean(a.descriptor.child)) - Number(Boolean(b.descriptor.child)));
+  // (A stable partition, as the sort by "is a child" it replaces: no comparison per pair.)
+  const ordered = [...live.filter((o) => !o.descriptor.child), ...live.filter((o) => o.descriptor.child)];
   for (const o of ordered) {
     if (claimed.has(o)) continue;
     const duplicateParent = o.parentId !== undefined ? duplicateOf.get(o.parentId) : undefined;
@@ -212,14 +213,17 @@ export function match(desired: DesiredObject[], everything: LiveObject[], stack:
 function lastChildren(desired: DesiredObject[], live: LiveObject[], liveOf: Map<string, LiveObject>, deletes: LiveObject[]): Problem[] {
   const problems: Problem[] = [];
   const deleted = new Set(deletes);
-  const declaredChildren = new Set(desired.filter((d) => d.parent).map((d) => `${d.parent}\0${d.descriptor.kind}`));
+  // Built at the first object that keeps children (most manifests have none).
+  let declaredChildren: Set<string> | undefined;
   for (const d of desired) {
-    for (const keep of d.descriptor.keepsChildren?.(d.normal) ?? []) {
+    if (!d.descriptor.keepsChildren) continue;
+    for (const keep of d.descriptor.keepsChildren(d.normal)) {
       const target = liveOf.get(keep.token) ?? live.find((o) => o.id === keep.token);
       if (!target) continue;
       const children = live.filter((o) => o.parentId === target.id && o.descriptor.kind === keep.childKind);
       const address = liveOf.get(keep.token) ? keep.token : undefined;
       if (children.length === 0 || !children.every((c) => deleted.has(c))) continue;
+      declaredChildren ??= new Set(desired.filter((c) => c.parent).map((c) => `${c.parent}\0${c.descriptor.kind}`));
       if (address !== undefined && declaredChildren.has(`${address}\0${keep.childKind}`)) continue;
       problems.push(
         problem(

@@ -24,46 +24,69 @@ interface ParserState {
 export type NodePath = readonly (string | number)[];
 
 export class NodePositions {
-  /** How many nodes were recorded; the arrays below are filled up to it (grown by doubling). */
+  /** How many nodes were recorded; `#nodes` is filled up to twice it. */
   #count = 0;
   /**
    * Where the input js-yaml is reading now starts in the file's text: files are read document by
    * document (fast-yaml.ts), and js-yaml drops a leading byte order mark. Offsets are the file's.
    */
   base = 0;
-  /** Offset in the file's text of each node's first character. */
-  #start = new Pages(Int32Array);
-  /** Index of each node's last descendant (itself for a leaf): its children follow it. */
-  #last = new Pages(Int32Array);
-  /** 1 when a `:` follows the node: it is the key of a pair. */
-  #keyed = new Pages(Uint8Array);
+  /**
+   * Two numbers per node, in one array (one kind of typed array: the code that fills it stays
+   * monomorphic): at `2n` the offset in the file's text of node n's first character; at `2n + 1`
+   * the index of its last descendant (itself for a leaf: its children follow it), times two,
+   * plus 1 when a `:` follows the node (it is the key of a pair). Both are written when the
+   * node is opened (so the array grows in order) and final when it is closed.
+   */
+  #nodes = new Pages();
   /** Each node's value, to tell maps from sequences and to read keys. */
   #value = new ValuePages();
   /** Root node of each document, in document order (empty documents too, as js-yaml counts). */
   readonly #roots: number[] = [];
   readonly #open: number[] = [];
+  /**
+   * The most nodes open at once: every collection of a value is a node open while its items
+   * are read, so no value nests collections deeper than this (load.ts checks the values only
+   * when it exceeds the limit).
+   */
+  deepest = 0;
 
   /** The js-yaml `listener` option: called when each node is opened and closed. */
   readonly listener = (event: 'open' | 'close', state: ParserState): void => {
     if (event === 'open') {
       const node = this.#count++;
-      if (this.#open.length === 0) this.#roots.push(node);
-      this.#start.set(node, this.base + state.position);
+      const open = this.#open;
+      if (open.length === 0) this.#roots.push(node);
+      this.#nodes.set(2 * node, this.base + state.position);
+      this.#nodes.set(2 * node + 1, 2 * node);
       this.#value.push(undefined);
-      this.#open.push(node);
+      open.push(node);
+      if (open.length > this.deepest) this.deepest = open.length;
       return;
     }
     const node = this.#open.pop()!;
     const { input } = state;
     // Opened before any blank, comment or line end that precedes the content; an empty node
     // (`key:` and nothing) is where `yaml` puts its empty scalar: after the blanks on its line.
-    const start = this.#start.get(node) - this.base;
-    this.#start.set(node, this.base + (state.kind === null ? skipBlanks(input, start) : skipSpace(input, start)));
-    this.#last.set(node, this.#count - 1);
+    const start = this.#nodes.get(2 * node) - this.base;
+    this.#nodes.set(2 * node, this.base + (state.kind === null ? skipBlanks(input, start) : skipSpace(input, start)));
+    const keyed = input.charCodeAt(skipBlanks(input, state.position)) === COLON ? 1 : 0;
+    this.#nodes.set(2 * node + 1, 2 * (this.#count - 1) + keyed);
     if (typeof state.result === 'string') state.result = state.result.length >= SLICE_MIN ? ownCopy(state.result) : this.#shared(state.result);
     this.#value.set(node, state.result);
-    if (input.charCodeAt(skipBlanks(input, state.position)) === COLON) this.#keyed.set(node, 1);
   };
+
+  #startOf(node: number): number {
+    return this.#nodes.get(2 * node);
+  }
+
+  #lastOf(node: number): number {
+    return this.#nodes.get(2 * node + 1) >>> 1;
+  }
+
+  #keyed(node: number): boolean {
+    return (this.#nodes.get(2 * node + 1) & 1) === 1;
+  }
 
   /** Short strings already read in this file (bounded: emptied when full), see `#shared`. */
   #short = new Map<string, string>();
@@ -87,9 +110,7 @@ export class NodePositions {
    * the parse is done: the positions of a large file are kept as long as its documents.
    */
   trim(): void {
-    this.#start.trim(this.#count);
-    this.#last.trim(this.#count);
-    this.#keyed.trim(this.#count);
+    this.#nodes.trim(2 * this.#count);
     this.#value.trim();
     this.#short = new Map();
   }
@@ -103,7 +124,7 @@ export class NodePositions {
     const root = this.#roots[document];
     if (root === undefined) return 0;
     let node: number | undefined = this.#unwrap(root);
-    let at = this.#start.get(node);
+    let at = this.#startOf(node);
     for (let i = 0; i < path.length && node !== undefined; i++) {
       const segment = path[i]!;
       const value = this.#value.get(node);
@@ -113,13 +134,13 @@ export class NodePositions {
         // An empty item (`-` and nothing) has no node: the items cannot be matched by place.
         if (items.length !== value.length || items[segment] === undefined) break;
         node = this.#unwrap(items[segment]!);
-        at = this.#start.get(node);
+        at = this.#startOf(node);
       } else if (value !== null && typeof value === 'object') {
         const pair = this.#pair(node, String(segment));
         if (!pair) break;
-        if (key && i === path.length - 1) return this.#start.get(pair.key);
+        if (key && i === path.length - 1) return this.#startOf(pair.key);
         node = pair.value === undefined ? undefined : this.#unwrap(pair.value);
-        at = this.#start.get(node ?? pair.key);
+        at = this.#startOf(node ?? pair.key);
       } else break;
     }
     return at;
@@ -127,7 +148,7 @@ export class NodePositions {
 
   #children(node: number): number[] {
     const children: number[] = [];
-    for (let child = node + 1; child <= this.#last.get(node); child = this.#last.get(child) + 1) children.push(child);
+    for (let child = node + 1; child <= this.#lastOf(node); child = this.#lastOf(child) + 1) children.push(child);
     return children;
   }
 
@@ -140,7 +161,7 @@ export class NodePositions {
       const value = this.#value.get(node);
       if (value === null || typeof value !== 'object') return node;
       const child = node + 1;
-      if (child > this.#last.get(node) || this.#last.get(child) !== this.#last.get(node) || this.#value.get(child) !== value) return node;
+      if (child > this.#lastOf(node) || this.#lastOf(child) !== this.#lastOf(node) || this.#value.get(child) !== value) return node;
       node = child;
     }
   }
@@ -151,9 +172,9 @@ export class NodePositions {
     for (let i = 0; i < children.length; i++) {
       const child = children[i]!;
       const value = this.#value.get(child);
-      if (this.#keyed.get(child)) {
+      if (this.#keyed(child)) {
         const next = children[i + 1];
-        const pairValue = next !== undefined && !this.#keyed.get(next) ? next : undefined;
+        const pairValue = next !== undefined && !this.#keyed(next) ? next : undefined;
         if (String(value) === name) return { key: child, value: pairValue };
         if (pairValue !== undefined) i++;
       } else if (value !== null && value !== undefined && String(value) === name) {
@@ -166,8 +187,6 @@ export class NodePositions {
 }
 
 const COLON = 0x3a;
-
-type NumberArray = Int32Array | Uint8Array;
 
 /** Entries per page of `Pages` (a power of 2): 256 KiB of Int32Array. */
 const PAGE_BITS = 16;
@@ -211,23 +230,20 @@ class ValuePages {
   }
 }
 
-class Pages<T extends NumberArray> {
-  #pages: T[];
-
-  constructor(readonly make: new (length: number) => T) {
-    this.#pages = [new make(256)];
-  }
+class Pages {
+  #pages: Int32Array[] = [new Int32Array(256)];
 
   get(index: number): number {
     return this.#pages[index >>> PAGE_BITS]![index & (PAGE - 1)]!;
   }
 
+  /** Sets entry `index`; entries are first set in order (each at most one past the last set). */
   set(index: number, value: number): void {
     const page = index >>> PAGE_BITS;
     let into = this.#pages[page];
-    if (into === undefined) this.#pages.push((into = new this.make(PAGE)));
+    if (into === undefined) this.#pages.push((into = new Int32Array(PAGE)));
     else if (page === 0 && index >= into.length) {
-      const grown = new this.make(Math.min(PAGE, into.length * 2));
+      const grown = new Int32Array(Math.min(PAGE, into.length * 2));
       grown.set(into);
       this.#pages[0] = into = grown;
     }
@@ -240,7 +256,7 @@ class Pages<T extends NumberArray> {
     this.#pages.length = pages;
     const last = this.#pages[pages - 1]!;
     const used = count - (pages - 1) * PAGE;
-    if (used < last.length) this.#pages[pages - 1] = last.slice(0, used) as T;
+    if (used < last.length) this.#pages[pages - 1] = last.slice(0, used);
   }
 }
 

@@ -29,11 +29,21 @@ export interface Observation {
 
 function toLive(descriptor: KindDescriptor, raw: ApiObject, collection?: Collection, parentId?: string): LiveObject {
   const { user, marker } = descriptor.metadata ? parseMarker(raw.metadata) : { user: undefined };
-  const live: LiveObject = { descriptor, id: String(raw.id), raw, ...(collection ? { collection } : {}) };
+  const live: LiveObject = { descriptor, id: String(raw.id), raw };
+  if (collection) live.collection = collection;
   if (parentId !== undefined) live.parentId = parentId;
   if (user !== undefined) live.userMetadata = user;
   if (marker) live.marker = marker;
   return live;
+}
+
+/** A collection's objects a page at a time when the API can (`listPages`), else one by one. */
+async function* pagesOf(api: LiveApi, collection: Collection): AsyncIterable<readonly ApiObject[]> {
+  if (api.listPages) {
+    yield* api.listPages(collection.path, collection.listKey);
+    return;
+  }
+  for await (const raw of api.list(collection.path, collection.listKey)) yield [raw];
 }
 
 export async function observe(api: LiveApi, kinds: readonly KindDescriptor[] = KINDS): Promise<Observation> {
@@ -47,18 +57,20 @@ export async function observe(api: LiveApi, kinds: readonly KindDescriptor[] = K
     lists.map(async ({ descriptor, collection }) => {
       const objects: LiveObject[] = [];
       let listed = 0; // lock and registry objects too: they fill pages like any other
-      for await (const raw of api.list(collection.path, collection.listKey)) {
-        listed += 1;
-        if (isLockObject(descriptor.kind, raw)) {
-          (descriptor.kind === 'BotUser' ? lockObjects.bots : lockObjects.policies).push(raw);
-          continue;
+      const observeSpec = descriptor.observe as { parentId?(live: ApiObject): string | undefined };
+      for await (const page of pagesOf(api, collection)) {
+        for (const raw of page) {
+          listed += 1;
+          if (isLockObject(descriptor.kind, raw)) {
+            (descriptor.kind === 'BotUser' ? lockObjects.bots : lockObjects.policies).push(raw);
+            continue;
+          }
+          if (isRegistryObject(descriptor.kind, raw)) {
+            registryObjects.push(raw);
+            continue;
+          }
+          objects.push(toLive(descriptor, raw, collection, observeSpec.parentId?.(raw)));
         }
-        if (isRegistryObject(descriptor.kind, raw)) {
-          registryObjects.push(raw);
-          continue;
-        }
-        const observeSpec = descriptor.observe as { parentId?(live: ApiObject): string | undefined };
-        objects.push(toLive(descriptor, raw, collection, observeSpec.parentId?.(raw)));
       }
       requests += Math.max(1, Math.ceil(listed / PAGE_SIZE));
       return objects;

@@ -19,7 +19,7 @@
  *    --prune"), counted apart from the deletes that run.
  * 7. Order, mask, fingerprint, count.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { KINDS } from '../kinds/index.js';
 import type { KindDescriptor, Spec } from '../kinds/types.js';
 import type { DesiredObject } from '../desired.js';
@@ -69,7 +69,7 @@ export function desiredHash(d: DesiredObject, tokens: Map<string, string> = new 
 }
 
 const kindRank = new Map(KINDS.map((k, i) => [k.kind, i]));
-const fingerprint = (o: LiveObject) => createHash('sha256').update(canonicalJson(o.raw)).digest('hex');
+const fingerprint = (o: LiveObject) => hash('sha256', canonicalJson(o.raw), 'hex');
 
 /** Tokens (addresses or ids) a normal form references, by the descriptor's patterns. */
 const referenced = (descriptor: KindDescriptor, normal: Spec): string[] =>
@@ -236,8 +236,10 @@ export function plan(input: PlanInput): Plan {
       for (const c of childDeletes.get(keep.token) ?? []) if (c.kind === keep.childKind) c.dependsOn.push(address);
     }
   };
-  for (const o of matching.deletes) releases(o.descriptor, canonical(o.descriptor, liveNormal(o), tokens), null, liveAddress(o));
+  // Only kinds that keep children (most do not: their normal forms are not built again for nothing).
+  for (const o of matching.deletes) if (o.descriptor.keepsChildren) releases(o.descriptor, canonical(o.descriptor, liveNormal(o), tokens), null, liveAddress(o));
   for (const { desired: d, live: o } of matching.pairs) {
+    if (!d.descriptor.keepsChildren) continue;
     releases(d.descriptor, canonical(o.descriptor, liveNormal(o), tokens), canonical(d.descriptor, d.normal, tokens), d.address);
   }
   // A create whose unique key (a hostport) an owned object being deleted still holds (an edge

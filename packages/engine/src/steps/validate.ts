@@ -9,12 +9,31 @@ import { MANIFEST_KINDS } from '@gatehouse/schemas/runtime';
 import { problem, type Problem } from '../problems.js';
 import { childrenOf, KINDS as DESCRIPTORS } from '../kinds/index.js';
 import type { LoadedDocument } from './load.js';
-// Compiled at build time (ajv standalone code; scripts/generate-validators.mjs), so a run
-// does not compile the schemas; validators.test.ts fails while the file is stale.
-import * as compiled from './validators.generated.js';
+// Compiled at build time (ajv standalone code; scripts/generate-validators.mjs), one module
+// per kind, so a run neither compiles the schemas nor loads the code of kinds it never reads;
+// validators.test.ts fails while a file is stale.
+import { VALIDATOR_LOADERS } from './validators/index.generated.js';
 
-const validators = compiled as unknown as Record<string, ValidateFunction>;
-const validatorFor = (kind: string): ValidateFunction => validators[kind]!;
+const validators = new Map<string, ValidateFunction>();
+
+/**
+ * Loads the validators of the kinds among `documents` that are not loaded yet; `validate`
+ * needs them loaded. (A kind's module is imported once per process.)
+ */
+export async function loadValidators(documents: readonly LoadedDocument[]): Promise<void> {
+  const kinds = new Set<string>();
+  for (const doc of documents) {
+    const kind = (doc.value as { kind?: unknown } | null)?.kind;
+    if (typeof kind === 'string' && !validators.has(kind) && Object.hasOwn(VALIDATOR_LOADERS, kind)) kinds.add(kind);
+  }
+  await Promise.all([...kinds].map(async (kind) => validators.set(kind, await VALIDATOR_LOADERS[kind]!())));
+}
+
+function validatorFor(kind: string): ValidateFunction {
+  const loaded = validators.get(kind);
+  if (!loaded) throw new Error(`the validator of ${kind} is not loaded: call loadValidators first`);
+  return loaded;
+}
 
 const KINDS: readonly string[] = MANIFEST_KINDS;
 
@@ -36,6 +55,7 @@ export interface Validation {
   problems: Problem[];
 }
 
+/** Checks each document against its kind's schema; `loadValidators(documents)` first. */
 export function validate(documents: LoadedDocument[]): Validation {
   const problems: Problem[] = [];
   const valid: ValidDocument[] = [];

@@ -53,9 +53,86 @@ export function without(spec: Spec, pattern: Pattern): Spec {
   return isMap(inner) ? { ...spec, [head]: without(inner, rest) } : spec;
 }
 
-/** Canonical JSON: keys sorted at every level, so equal content has equal text. */
+/**
+ * Canonical JSON: keys sorted at every level, so equal content has equal text. The text is
+ * what markers hash (marker.ts): it must never change. Built directly for plain data (a plan
+ * hashes every object it reads, and `JSON.stringify` with a replacer copies every map); anything
+ * else (a `toJSON`, a class instance, an array-index key, which a rebuilt object would move
+ * first) takes `canonicalJsonByReplacer`, the definition, for the whole value.
+ */
 export function canonicalJson(value: unknown): string {
+  return plainCanonical(value) ?? canonicalJsonByReplacer(value);
+}
+
+/** The definition of `canonicalJson`: `JSON.stringify` with every map rebuilt with sorted keys. */
+export function canonicalJsonByReplacer(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) =>
     isMap(v) ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, v[k]])) : v,
   );
+}
+
+/**
+ * `keys.sort()` (UTF-16 code unit order, as the default sort), by insertion: maps of a normal
+ * form hold a handful of keys, and the built-in sort allocates a work array per call.
+ */
+function sortedInPlace(keys: string[]): string[] {
+  if (keys.length > 16) return keys.sort();
+  for (let i = 1; i < keys.length; i++) {
+    const key = keys[i]!;
+    let j = i - 1;
+    for (; j >= 0 && keys[j]! > key; j--) keys[j + 1] = keys[j]!;
+    keys[j + 1] = key;
+  }
+  return keys;
+}
+
+/** An array index as a property key (`0`, `17`): objects list such keys first, in numeric order. */
+const INDEX_KEY = /^(?:0|[1-9][0-9]*)$/;
+
+/**
+ * `canonicalJsonByReplacer(value)` for plain data (null, booleans, finite or not numbers,
+ * strings, arrays, objects whose prototype is Object's or null, no `toJSON`), or `undefined`
+ * when the value holds anything else.
+ */
+function plainCanonical(value: unknown): string | undefined {
+  switch (typeof value) {
+    case 'string':
+      return JSON.stringify(value);
+    case 'number':
+      return Number.isFinite(value) ? String(value) : 'null';
+    case 'boolean':
+      return value ? 'true' : 'false';
+    case 'object': {
+      if (value === null) return 'null';
+      if (Array.isArray(value)) {
+        let out = '[';
+        for (let i = 0; i < value.length; i++) {
+          const item: unknown = value[i];
+          // As JSON.stringify: what has no JSON form is null in a list.
+          const text = item === undefined || typeof item === 'function' || typeof item === 'symbol' ? 'null' : plainCanonical(item);
+          if (text === undefined) return undefined;
+          out += i === 0 ? text : `,${text}`;
+        }
+        return `${out}]`;
+      }
+      const prototype = Object.getPrototypeOf(value) as unknown;
+      if ((prototype !== Object.prototype && prototype !== null) || 'toJSON' in value) return undefined;
+      const keys = sortedInPlace(Object.keys(value));
+      let out = '{';
+      let first = true;
+      for (const key of keys) {
+        if (INDEX_KEY.test(key)) return undefined;
+        const item = (value as Record<string, unknown>)[key];
+        // As JSON.stringify: what has no JSON form is left out of a map.
+        if (item === undefined || typeof item === 'function' || typeof item === 'symbol') continue;
+        const text = plainCanonical(item);
+        if (text === undefined) return undefined;
+        out += `${first ? '' : ','}${JSON.stringify(key)}:${text}`;
+        first = false;
+      }
+      return `${out}}`;
+    }
+    default:
+      return undefined;
+  }
 }

@@ -27,18 +27,24 @@ const nestingMessage = `collections nested more than ${MAX_NESTING} deep; no man
  * only matters for files that hold 64 unquoted brackets in a row.
  */
 export function flowNestingProblem(text: string, position: (offset: number) => SourceLocation): Problem | undefined {
+  // From one character that matters to the next, found by the regular expression engine: a
+  // loop over every character costs 10-30 ms on a 350 KB file in a fresh process.
+  const notable = /[[\]{}"'#]/g;
   let depth = 0;
-  for (let i = 0; i < text.length; i++) {
+  // `test` rather than `exec`: no match object per character found (the one found is just before `lastIndex`).
+  while (notable.test(text)) {
+    const i = notable.lastIndex - 1;
     const c = text.charCodeAt(i);
     if (c === 0x5b || c === 0x7b) {
       if (++depth > MAX_NESTING) return problem('nesting_too_deep', nestingMessage, position(i));
     } else if (c === 0x5d || c === 0x7d) {
       if (depth > 0) depth -= 1;
     } else if ((c === 0x22 || c === 0x27) && opensToken(text, i)) {
-      i = endOfQuoted(text, i);
+      notable.lastIndex = endOfQuoted(text, i) + 1;
     } else if (c === 0x23 && opensToken(text, i)) {
       const end = text.indexOf('\n', i);
-      i = end < 0 ? text.length : end;
+      if (end < 0) break;
+      notable.lastIndex = end + 1;
     }
   }
   return undefined;
@@ -51,14 +57,24 @@ function opensToken(text: string, i: number): boolean {
   return before === ' ' || before === '\t' || before === '\n' || before === '\r' || before === '[' || before === '{' || before === ',' || before === ':';
 }
 
+/** What ends or escapes in a double-quoted scalar (one object: `endOfQuoted` sets its `lastIndex`). */
+const DOUBLE_QUOTED_STOP = /["\\]/g;
+
 function endOfQuoted(text: string, start: number): number {
-  const quote = text[start];
-  for (let i = start + 1; i < text.length; i++) {
-    if (quote === '"' && text[i] === '\\') i += 1;
-    else if (text[i] === quote) {
-      if (quote === "'" && text[i + 1] === "'") i += 1;
-      else return i;
+  if (text.charCodeAt(start) === 0x27) {
+    // Single quotes: '' is a quote inside.
+    for (let i = text.indexOf("'", start + 1); i >= 0; i = text.indexOf("'", i + 2)) {
+      if (text.charCodeAt(i + 1) !== 0x27) return i;
     }
+    return text.length;
+  }
+  // Double quotes: a backslash escapes the next character.
+  const stop = DOUBLE_QUOTED_STOP;
+  stop.lastIndex = start + 1;
+  while (stop.test(text)) {
+    const i = stop.lastIndex - 1;
+    if (text.charCodeAt(i) === 0x22) return i;
+    stop.lastIndex = i + 2;
   }
   return text.length;
 }

@@ -1,0 +1,40 @@
+/**
+ * The engine's core entry point (`@gatehouse/engine/core`): reading, checking and planning
+ * manifests, the problems, targets, markers, lock and policy rules they involve, and the few
+ * formatting helpers every command prints with. It is what `gatehouse validate` loads, and
+ * `plan` adds only `/render` and `/environments` to it.
+ *
+ * The other areas are entry points of their own (`/render`, `/apply`, `/drift`, `/export`,
+ * `/environments`), so that a command loads only the modules it uses: the main entry point
+ * (`@gatehouse/engine`, everything) is about 100 files, this one about 65, and each module
+ * costs start-up time to resolve and compile (issue 13). Everything is also exported from
+ * the main entry point, for tests and other users.
+ */
+export * from './ports.js';
+export * from './plan-model.js';
+export * from './source.js';
+export { PROBLEM_CODES, ManifestProblems, type Problem, type ProblemCode } from './problems.js';
+export { computePlan, validateManifests, checkManifests, type ManifestCheck, readManifests, readAndMatch, observeAndMatch, DEFAULT_STACK, type EngineOptions, type Desired } from './engine.js';
+export { DependencyCycleError, type Edge } from './steps/order.js';
+export { TARGET_CODES, TargetError, checkTargetsMatched, parseTargets, targetPatterns, type TargetCode, type TargetPattern } from './steps/targets.js';
+export { DEFAULT_MAX_FILE_SIZE } from './steps/files.js';
+export { KINDS, descriptor } from './kinds/index.js';
+export type { KindDescriptor, ApiCall, CallContext, Spec } from './kinds/types.js';
+export type { DesiredObject } from './desired.js';
+export type { LiveObject } from './live.js';
+export type { Matching } from './steps/match.js';
+export { MARKER_PREFIX, composeMetadata, parseMarker, formatMarker, type Marker } from './marker.js';
+export { desiredHash, liveNormal } from './steps/plan.js';
+export * from './policy/index.js';
+export { acquireLock, lockWhileReading, breakLock, readLock, describeLock, isLockObject, lockName, LockHeld, LockLost, DEFAULT_LEASE_SECONDS, type LockInfo, type HeldLock, type AcquireOptions } from './lock/lock.js';
+export type { Variables } from './steps/interpolate.js';
+// An error every command's --json output may report (apply/model.ts imports types only).
+export { ApplyRefused } from './apply/model.js';
+// Used by every command's output; the rest of render/ is `/render`.
+export { sanitize, hasUnsafeCharacters, type SanitizeOptions } from './render/sanitize.js';
+export { listSome, LIST_SHOWN } from './render/list-some.js';
+export { plainStyle, type Style, type Paint } from './render/style.js';
+export { policyTextLines, policyMarkdown, formatPolicyResult, policyCounts } from './render/policy.js';
+// gatehouse.yaml, read by every command; the rest of environments/ is `/environments`.
+export { environmentDocuments, type EnvironmentInput } from './environments/documents.js';
+export { findProjectFile, readProject, expandSetting, ProjectSettingError, PROJECT_FILE_NAME, type Project, type ProjectEnvironment } from './environments/project.js';
