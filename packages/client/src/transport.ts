@@ -213,12 +213,15 @@ export class Transport {
     const url = new URL(path.replace(/^\//, ''), this.#base);
     const hasBody = options.body !== undefined;
     // The attempt's own limit, whatever the dispatcher's timeouts (an injected one has its own).
-    const attemptTimeout = AbortSignal.timeout(this.#timeoutMs);
-    const signal = options.signal ? AbortSignal.any([options.signal, attemptTimeout]) : attemptTimeout;
+    // A timer cleared when the attempt ends, not `AbortSignal.timeout`: its timers and signals
+    // outlive every request by the whole timeout (30 s), thousands at once during an apply.
+    const attemptTimeout = new AbortController();
+    const timer = setTimeout(() => attemptTimeout.abort(), this.#timeoutMs);
+    const signal = options.signal ? AbortSignal.any([options.signal, attemptTimeout.signal]) : attemptTimeout.signal;
     try {
       return await this.#exchange<T>(method, path, url, hasBody, options, attempt, signal);
     } catch (error) {
-      if (attemptTimeout.aborted && !options.signal?.aborted && !(error instanceof GatehouseApiError)) {
+      if (attemptTimeout.signal.aborted && !options.signal?.aborted && !(error instanceof GatehouseApiError)) {
         throw new GatehouseApiError({
           method,
           path,
@@ -231,6 +234,8 @@ export class Transport {
         });
       }
       throw error;
+    } finally {
+      clearTimeout(timer);
     }
   }
 

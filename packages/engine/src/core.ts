@@ -26,12 +26,13 @@ export type { Matching } from './steps/match.js';
 export { MARKER_PREFIX, composeMetadata, parseMarker, formatMarker, type Marker } from './marker.js';
 export { desiredHash, liveNormal } from './steps/plan.js';
 export * from './policy/index.js';
-export { acquireLock, breakLock, readLock, describeLock, isLockObject, lockName, LockHeld, LockLost, DEFAULT_LEASE_SECONDS, type LockInfo, type HeldLock, type AcquireOptions } from './lock/lock.js';
+export { acquireLock, lockWhileReading, breakLock, readLock, describeLock, isLockObject, lockName, LockHeld, LockLost, DEFAULT_LEASE_SECONDS, type LockInfo, type HeldLock, type AcquireOptions } from './lock/lock.js';
 export type { Variables } from './steps/interpolate.js';
 // An error every command's --json output may report (apply/model.ts imports types only).
 export { ApplyRefused } from './apply/model.js';
 // Used by every command's output; the rest of render/ is `/render`.
 export { sanitize, hasUnsafeCharacters, type SanitizeOptions } from './render/sanitize.js';
+export { listSome, LIST_SHOWN } from './render/list-some.js';
 export { plainStyle, type Style, type Paint } from './render/style.js';
 export { policyTextLines, policyMarkdown, formatPolicyResult, policyCounts } from './render/policy.js';
 // gatehouse.yaml, read by every command; the rest of environments/ is `/environments`.

@@ -27,3 +27,17 @@ test('metadataRoom leaves exactly enough bytes for the marker within 4096', () =
   const full = composeMetadata('x'.repeat(room), marker);
   expect(Buffer.byteLength(full, 'utf8')).toBe(4096);
 });
+
+test('formatMarker writes the JSON of the marker object, fields in their fixed order', () => {
+  const reference = (m: Parameters<typeof formatMarker>[0]) =>
+    `gatehouse:v1 ${JSON.stringify({ stack: m.stack, name: m.name, hash: m.hash, ...(m.path !== undefined ? { path: m.path } : {}), ...(m.children !== undefined ? { children: m.children } : {}), ...(m.preventDestroy === true ? { prevent_destroy: true } : {}) })}`;
+  for (const path of [undefined, '', 'manifests/a "b".yaml']) {
+    for (const children of [undefined, 'abc']) {
+      for (const preventDestroy of [undefined, false, true]) {
+        const m = { stack: 'st\\ack', name: 'office/10.0.0.0/8 \u2028 é', hash: '0123456789abcdef', ...(path !== undefined ? { path } : {}), ...(children !== undefined ? { children } : {}), ...(preventDestroy !== undefined ? { preventDestroy } : {}) };
+        expect(formatMarker(m)).toBe(reference(m));
+        expect(parseMarker(formatMarker(m)).marker).toEqual({ stack: m.stack, name: m.name, hash: m.hash, ...(path ? { path } : {}), ...(children !== undefined ? { children } : {}), ...(preventDestroy ? { preventDestroy } : {}) });
+      }
+    }
+  }
+});

@@ -43,11 +43,16 @@ export interface Marker {
   path?: string;
 }
 
+/**
+ * The marker line: the JSON of `{stack, name, hash, path?, children?, prevent_destroy?}` in that
+ * order, written field by field (a plan formats one per object it compares).
+ */
 export function formatMarker(marker: Marker): string {
-  const children = marker.children !== undefined ? { children: marker.children } : {};
-  const keep = marker.preventDestroy === true ? { prevent_destroy: true } : {};
-  const path = marker.path !== undefined ? { path: marker.path } : {};
-  return MARKER_PREFIX + JSON.stringify({ stack: marker.stack, name: marker.name, hash: marker.hash, ...path, ...children, ...keep });
+  let json = `{"stack":${JSON.stringify(marker.stack)},"name":${JSON.stringify(marker.name)},"hash":${JSON.stringify(marker.hash)}`;
+  if (marker.path !== undefined) json += `,"path":${JSON.stringify(marker.path)}`;
+  if (marker.children !== undefined) json += `,"children":${JSON.stringify(marker.children)}`;
+  if (marker.preventDestroy === true) json += ',"prevent_destroy":true';
+  return `${MARKER_PREFIX}${json}}`;
 }
 
 export function composeMetadata(user: string | undefined, marker: Marker): string {

@@ -36,14 +36,31 @@ describe('progress lines', () => {
     expect(lines[1]).toBe('1 delete was not done (pass --prune to delete): TCPEdge/ssh');
   });
 
-  it('keeps a counter on a terminal, erased before each line', () => {
+  it('name a few of many deletes left without --prune, and how many more', () => {
+    const notPruned = Array.from({ length: 300 }, (_, i) => ({ address: `IPPolicy/p${i}`, kind: 'IPPolicy', name: `p${i}`, id: `ipp_${i}` }));
+    const done = result([step({})], { not_pruned: notPruned });
+    done.summary.not_pruned = notPruned.length;
+    expect(formatSummary(done)[1]).toBe('300 deletes were not done (pass --prune to delete): IPPolicy/p0, IPPolicy/p1, IPPolicy/p2, IPPolicy/p3, IPPolicy/p4 and 295 more');
+  });
+
+  it('keeps a counter on a terminal, erased before the lines; what one turn of the event loop finished is one write', async () => {
     const out: string[] = [];
     const tty: string[] = [];
-    const progress = new Progress({ write: (t) => out.push(t) }, { write: (t) => tty.push(t) }, 2, false);
+    const progress = new Progress({ write: (t) => out.push(t) }, { write: (t) => tty.push(t) }, 3, false);
     progress.started();
+    progress.started();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(tty).toEqual(['\r[0/3] 2 running']);
     progress.finished(step({}));
+    progress.finished(step({ address: 'IPPolicy/home', id: 'ipp_2' }));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(out).toEqual(['done    create  IPPolicy/office  ipp_1  12 ms\ndone    create  IPPolicy/home  ipp_2  12 ms\n']);
+    expect(tty.slice(1)).toEqual(['\r\x1b[2K', '\r[2/3] 0 running']);
+    // end() writes what is pending at once, then erases the counter.
+    progress.started();
+    progress.finished(step({ address: 'IPPolicy/lab', id: 'ipp_3' }));
     progress.end();
-    expect(out).toEqual(['done    create  IPPolicy/office  ipp_1  12 ms\n']);
-    expect(tty).toEqual(['\r[0/2] 1 running', '\r\x1b[2K', '\r[1/2] 0 running', '\r\x1b[2K']);
+    expect(out.at(-1)).toBe('done    create  IPPolicy/lab  ipp_3  12 ms\n');
+    expect(tty.slice(3)).toEqual(['\r\x1b[2K', '\r[3/3] 0 running', '\r\x1b[2K']);
   });
 });

@@ -4,7 +4,7 @@
  * before each line), and a final summary. Lines go to `out`; the counter only to a TTY.
  */
 import { createRequire } from 'node:module';
-import { sanitize } from '@gatehouse/engine/core';
+import { listSome, sanitize } from '@gatehouse/engine/core';
 import type { ApplyResult, StepResult } from '@gatehouse/engine/apply';
 import type Picocolors from 'picocolors';
 
@@ -42,7 +42,7 @@ export function formatSummary(result: ApplyResult): string[] {
       : `Apply failed: ${summary.done} done, ${summary.failed} failed, ${summary.skipped} skipped. Fix the failures and run apply again; it continues where this one stopped.`,
   ];
   if (summary.not_pruned > 0) {
-    lines.push(`${summary.not_pruned} delete${summary.not_pruned === 1 ? ' was' : 's were'} not done (pass --prune to delete): ${result.not_pruned.map((d) => sanitize(d.address)).join(', ')}`);
+    lines.push(`${summary.not_pruned} delete${summary.not_pruned === 1 ? ' was' : 's were'} not done (pass --prune to delete): ${listSome(result.not_pruned.map((d) => sanitize(d.address)))}`);
   }
   for (const held of result.held_duplicates ?? []) lines.push(`Duplicate not deleted: ${sanitize(held.message)}.`);
   if (summary.already_done > 0) lines.push(`${summary.already_done} change${summary.already_done === 1 ? '' : 's'} of the saved plan ${summary.already_done === 1 ? 'was' : 'were'} already done (the object matches the planned result); skipped.`);
@@ -51,10 +51,18 @@ export function formatSummary(result: ApplyResult): string[] {
   return lines;
 }
 
-/** Prints finished steps and keeps a `[done/total]` counter on a terminal. */
+/**
+ * Prints finished steps and keeps a `[done/total]` counter on a terminal. What happens within
+ * one turn of the event loop is written at once, at its end (`setImmediate`): with 10 changes in
+ * flight, finished lines come in bursts, and one write per burst instead of one per line (and
+ * per counter redraw) keeps a thousand-change apply from spending its time in write calls.
+ * `end` writes what is pending at once.
+ */
 export class Progress {
   #finished = 0;
   #running = 0;
+  #lines: string[] = [];
+  #scheduled: NodeJS.Immediate | undefined;
   constructor(
     private readonly out: ProgressStream,
     private readonly counter: ProgressStream | undefined,
@@ -64,22 +72,33 @@ export class Progress {
 
   started(): void {
     this.#running += 1;
-    this.#draw();
+    this.#schedule();
   }
 
   finished(step: StepResult): void {
     this.#finished += 1;
     if (step.status !== 'skipped') this.#running = Math.max(0, this.#running - 1);
-    this.#erase();
-    this.out.write(`${formatStep(step, this.colour)}\n`);
-    this.#draw();
+    this.#lines.push(`${formatStep(step, this.colour)}\n`);
+    this.#schedule();
   }
 
   end(): void {
+    if (this.#scheduled) this.#flush();
     this.#erase();
   }
 
-  #draw(): void {
+  #schedule(): void {
+    this.#scheduled ??= setImmediate(() => this.#flush());
+  }
+
+  #flush(): void {
+    clearImmediate(this.#scheduled);
+    this.#scheduled = undefined;
+    if (this.#lines.length > 0) {
+      this.#erase();
+      this.out.write(this.#lines.join(''));
+      this.#lines = [];
+    }
     this.counter?.write(`\r[${this.#finished}/${this.total}] ${this.#running} running`);
   }
 

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { Args, Command, Errors, Flags } from '../oclif.js';
 import {
   checkTargetsMatched,
+  describeLock,
   LockHeld,
   ApplyRefused,
   type EnvironmentInput,
@@ -33,7 +34,7 @@ import { manifestFlags, readingOptions } from '../manifest-flags.js';
 import { CliError } from '../errors.js';
 import { lockTimeoutFlag } from '../lock-flags.js';
 import { targetFlags, targetsOf, unmatchedWarnings } from '../target-flags.js';
-import { acquireStackLocks, fromStackFlag, fromStackOption } from '../stack-flags.js';
+import { fromStackFlag, fromStackOption, lockStacksWhileReading } from '../stack-flags.js';
 import { colourEnabled, terminalStyle } from '../output.js';
 
 const FORMATS = ['text', 'json'] as const;
@@ -107,22 +108,34 @@ export default class Apply extends Command {
     const connectionFlags = await Promise.resolve().then(() => run.connection()).catch((error: unknown) => this.#fail(error));
     const result = await withConnection(connectionFlags, async (connection) => {
       if (saved) this.#checkTarget(saved, connection);
-      // The stack's lock, before live state is read: a plan read before another apply ended
-      // would be applied stale (and create what that apply created).
       const moving = fromStackOption(flags['from-stack'] ?? saved?.from_stack, connection.stack);
       const preparing = this.#prepareOptions(saved, run, { ...flags, ...moving, targets }, connection);
       // The manifests are files: read while the lock is being taken (prepareApply awaits it).
       preparing.read = readForApply(preparing);
-      const lock = await acquireStackLocks(connection.api, connection.stack, moving.fromStack, {
-        timeoutMs: flags['lock-timeout'],
-        ...testLease(),
-        onRenewalError: (error) => this.logToStderr(`warning: could not renew the lock of stack "${sanitize(connection.stack)}" (trying again): ${sanitize(error.message)}`),
-      });
+      const releaseFailed = (error: unknown) =>
+        this.logToStderr(`warning: could not release the lock of stack "${sanitize(connection.stack)}": ${sanitize(String((error as Error).message ?? error))}; run gatehouse unlock --stack ${sanitize(connection.stack)}`);
+      // Live state is read under the stack's lock (a plan read before another apply ended would
+      // be applied stale, and create what that apply created): from the moment the lock's bot
+      // user is ours, overlapping the lock's confirmation, which comes before any write.
+      const { lock, value: prepared } = await lockStacksWhileReading(
+        connection.api,
+        connection.stack,
+        moving.fromStack,
+        {
+          timeoutMs: flags['lock-timeout'],
+          ...testLease(),
+          onRenewalError: (error) => this.logToStderr(`warning: could not renew the lock of stack "${sanitize(connection.stack)}" (trying again): ${sanitize(error.message)}`),
+          onReleaseError: releaseFailed,
+          onWait: (held) =>
+            this.logToStderr(`waiting up to ${Math.round(flags['lock-timeout'] / 1000)} s (--lock-timeout) for the lock: ${sanitize(held ? describeLock(held) : `stack "${connection.stack}" is locked`)}`),
+        },
+        () => prepareApply(preparing),
+      );
       if (lock.recovered) this.logToStderr(`note: took over the lock of stack "${sanitize(connection.stack)}" left by ${sanitize(lock.recovered.holder ?? 'a process')}, which no longer runs on this machine`);
       try {
-        return await this.#locked(lock, preparing, flags, connection, colour, info, json);
+        return await this.#locked(lock, prepared, preparing, flags, connection, colour, info, json);
       } finally {
-        await lock.release().catch((error: unknown) => this.logToStderr(`warning: could not release the lock of stack "${sanitize(connection.stack)}": ${sanitize(String((error as Error).message ?? error))}; run gatehouse unlock --stack ${sanitize(connection.stack)}`));
+        await lock.release().catch(releaseFailed);
       }
     }).catch((error: unknown) => this.#fail(error));
     await this.#report(result, json);
@@ -153,9 +166,10 @@ export default class Apply extends Command {
     };
   }
 
-  /** The apply itself, while this process holds the stack's lock. */
+  /** The apply itself (its plan prepared), while this process holds the stack's lock. */
   async #locked(
     lock: HeldLock,
+    prepared: PreparedApply,
     preparing: PrepareOptions,
     flags: { yes: boolean; 'show-plan': boolean; parallelism: number },
     connection: Connection,
@@ -163,7 +177,6 @@ export default class Apply extends Command {
     info: (text: string) => unknown,
     json: boolean,
   ): Promise<ApplyResult> {
-    const prepared = await prepareApply(preparing);
     // Every target unmatched: nothing to apply for a typo is a failure, not "0 done".
     if (!preparing.saved) checkTargetsMatched([prepared.plan.targets]);
     if (json) for (const line of unmatchedWarnings(prepared.plan.targets)) this.logToStderr(line);

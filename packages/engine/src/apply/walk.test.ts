@@ -24,6 +24,14 @@ describe('walk', () => {
   // that the cases below count ticks of the walk itself, not of reading p-queue from disk.
   beforeAll(() => import('p-queue'));
 
+  it('of the steps ready, starts those that others wait for first (independent ones queued before them wait)', async () => {
+    const log: string[] = [];
+    const steps = [...['i1', 'i2', 'i3'].map((k) => ({ key: k, dependsOn: [] })), { key: 'parent', dependsOn: [] }, { key: 'child', dependsOn: ['parent'] }, { key: 'grandchild', dependsOn: ['child'] }];
+    await walk(steps.map((s) => ({ ...s, run: async () => void log.push(s.key) })), { parallelism: 1 });
+    // grandchild waits for nothing beyond child: it is queued behind the independent ones.
+    expect(log).toEqual(['parent', 'child', 'i1', 'i2', 'i3', 'grandchild']);
+  });
+
   it('starts a step as soon as its own dependencies finish, not when a whole level does', async () => {
     const log: string[] = [];
     const a = controlled('a', [], log);

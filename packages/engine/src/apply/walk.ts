@@ -1,7 +1,8 @@
 /**
  * Runs steps concurrently in dependency order, as Terraform's `internal/dag/walk.go` does:
  * a step starts as soon as the steps it depends on are done (not when a whole level is), at
- * most `parallelism` at a time. A failed step's dependents, and theirs, are skipped and
+ * most `parallelism` at a time; of the steps ready, those with the longest chain of steps
+ * waiting for them first (`heights`). A failed step's dependents, and theirs, are skipped and
  * reported as such (cli-utils' filter of dependents of a failed step); independent steps go
  * on, so one failure never hides how far the rest got.
  *
@@ -87,6 +88,7 @@ export async function walk<T>(steps: readonly Step<T>[], options: WalkOptions<T>
     }
   };
 
+  const priority = heights(steps, dependents);
   const start = (step: Step<T>) => {
     void queue.add(async () => {
       if (options.signal?.aborted) {
@@ -109,10 +111,12 @@ export async function walk<T>(steps: readonly Step<T>[], options: WalkOptions<T>
         waitingOn.set(next, remaining);
         if (remaining === 0 && !settled.has(next)) start(byKey.get(next)!);
       }
-    });
+    }, { priority: priority.get(step.key)! });
   };
 
-  for (const step of steps) if (step.dependsOn.length === 0) start(step);
+  // Highest first from the start too (the queue runs the first ones added at once).
+  const roots = steps.filter((step) => step.dependsOn.length === 0);
+  for (const step of roots.sort((a, b) => priority.get(b.key)! - priority.get(a.key)!)) start(step);
   await Promise.race([queue.onIdle(), graceAfterAbort(options.signal, options.graceMs)]);
   if (options.signal?.aborted) {
     for (const key of [...running]) record({ key, status: 'cancelled' });
@@ -121,6 +125,26 @@ export async function walk<T>(steps: readonly Step<T>[], options: WalkOptions<T>
   }
   closed = true;
   return outcomes;
+}
+
+/**
+ * Each step's height: the longest chain of steps that wait for it (0 for a step nothing waits
+ * for). Ready steps start highest first (critical path first, FIFO among equals), so a step
+ * that others wait for (a parent, the bot users before the registry write) is not queued
+ * behind hundreds of independent ones and left to run alone at the end.
+ */
+function heights<T>(steps: readonly Step<T>[], dependents: Map<string, string[]>): Map<string, number> {
+  const height = new Map<string, number>();
+  const visit = (key: string): number => {
+    const known = height.get(key);
+    if (known !== undefined) return known;
+    let h = 0;
+    for (const next of dependents.get(key) ?? []) h = Math.max(h, visit(next) + 1);
+    height.set(key, h);
+    return h;
+  };
+  for (const step of steps) visit(step.key);
+  return height;
 }
 
 /** Resolves `graceMs` after `signal` aborts; never without a signal or a bound. */

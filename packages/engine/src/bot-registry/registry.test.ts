@@ -16,6 +16,9 @@ import { detectDrift } from '../drift/detect.js';
 import { isLockObject } from '../lock/lock.js';
 import type { ApiObject } from '../ports.js';
 import { countChanges } from '../render/values.js';
+import { renderText } from '../render/text.js';
+import { renderMarkdown } from '../render/markdown.js';
+import { toJsonPlan } from '../render/json.js';
 import { ManifestProblems } from '../problems.js';
 import { formatRecords, isRegistryObject, readRegistry, recordDescription, REGISTRY_PREFIX } from './registry.js';
 
@@ -269,9 +272,33 @@ describe('limits', () => {
     const api = new MemoryLiveApi();
     const names = Array.from({ length: 60 }, (_, i) => `bot-${String(i).padStart(2, '0')}-${'x'.repeat(60)}`);
     const dir = manifests(names.map((n) => bot(n)).join('---\n'));
+    // The records are written at once: each POST is held until a second one arrives (or 200 ms).
+    let writing = 0;
+    let together = 0;
+    let arrived: () => void = () => undefined;
+    api.intercept = async (request) => {
+      if (request.method !== 'POST' || request.path !== '/ip_policies') return undefined;
+      together = Math.max(together, ++writing);
+      arrived();
+      await new Promise<void>((resolve) => {
+        arrived = resolve;
+        setTimeout(resolve, 200);
+      });
+      writing -= 1;
+      return undefined;
+    };
     await apply(api, dir);
+    api.intercept = undefined;
     expect(records(api).length).toBeGreaterThan(1);
+    expect(together).toBeGreaterThan(1);
     for (const r of records(api)) expect(Buffer.byteLength(String(r.metadata), 'utf8')).toBeLessThanOrEqual(METADATA_MAX_BYTES);
+    expect(Object.keys(entries(api)).sort()).toEqual(names);
+    expect((await plan(api, dir)).changes).toEqual([]);
+    // Records whose ids are not in the entries' order (written at once) are left as they are.
+    const [first, second] = records(api).map((r) => ({ id: String(r.id), metadata: r.metadata }));
+    await api.update(`/ip_policies/${first!.id}`, { metadata: second!.metadata });
+    await api.update(`/ip_policies/${second!.id}`, { metadata: first!.metadata });
+    expect(records(api)[0]!.metadata).toBe(second!.metadata);
     expect(Object.keys(entries(api)).sort()).toEqual(names);
     expect((await plan(api, dir)).changes).toEqual([]);
     // Fewer bot users: surplus records go within the same change.
@@ -283,6 +310,27 @@ describe('limits', () => {
     expect(records(api)).toHaveLength(1);
     expect(api.log.map((r) => r.method).sort()).toEqual([...Array<string>(before - 1).fill('DELETE'), 'PATCH']);
     expect((await plan(api, dir)).changes).toEqual([]);
+  });
+
+  it('a registry of many bot users names a few of them in its reason (plan text, Markdown, apply\'s progress); JSON has them all', async () => {
+    const api = new MemoryLiveApi();
+    const names = Array.from({ length: 40 }, (_, i) => `bot-${String(i).padStart(2, '0')}`);
+    const dir = manifests(names.map((n) => bot(n)).join('---\n'));
+    const planned = await plan(api, dir);
+    const few = 'a new registry; records "bot-00", "bot-01", "bot-02", "bot-03", "bot-04" and 35 more once created';
+    const change = planned.changes.find((c) => c.cause === 'registry')!;
+    expect(change.reason).toBe(`records which bot users stack "default" manages: ${few}`);
+    const reasonLines = (text: string) => text.split('\n').filter((line) => line.includes('records which bot users'));
+    for (const rendered of [renderText(planned), renderMarkdown(planned)]) {
+      expect(reasonLines(rendered)).toEqual([expect.stringContaining(few)]);
+      expect(reasonLines(rendered)[0]).not.toContain('"bot-05"');
+    }
+    expect(Object.keys((toJsonPlan(planned).changes.find((c) => c.address === change.address)!.after as { bots: object }).bots)).toEqual(names);
+    const result = await apply(api, dir);
+    expect(result.steps.find((s) => s.kind === 'BotUserRegistry')!.note).toContain(few);
+    // Six names are listed in full ("and 1 more" would say no less).
+    rewrite(dir, names.slice(0, 34).map((n) => bot(n)).join('---\n'));
+    expect((await plan(api, dir)).changes[0]!.reason).toContain('drops "bot-34", "bot-35", "bot-36", "bot-37", "bot-38", "bot-39" (no longer declared');
   });
 
   it('formatRecords packs entries greedily and always gives one record; descriptions stay within 255 bytes', () => {

@@ -32,7 +32,8 @@
  *   A stack that declares bot users and has no registry gets one. A stack that stops declaring
  *   them keeps one empty record (never a delete: deletes are for `--prune`).
  * - Apply (`registryWriter`): runs after the bot user changes, with the ids their creates
- *   produced: PATCHes the records whose content changes, POSTs missing ones, DELETEs surplus.
+ *   produced: PATCHes the records whose content changes, POSTs missing ones, DELETEs surplus,
+ *   all at once. A record holding wanted content stays, whatever its place in id order.
  * - Moves (`movedRegistryChange`): with `--from-stack OLD`, OLD's registry stops recording the
  *   bot users this stack's manifests declare (they moved, as every other declared object of
  *   OLD does): a second registry change, `BotUserRegistry/OLD`, after this stack's. Without it
@@ -58,6 +59,7 @@ import { fieldChanges } from '../steps/diff.js';
 import { canonicalJson } from '../steps/walk.js';
 import { desiredHash } from '../steps/plan.js';
 import type { PruneScope } from '../steps/prune-scope.js';
+import { listSome } from '../render/list-some.js';
 
 export const REGISTRY_PREFIX = 'gatehouse-bots:v1 ';
 /** Any version of the record: a newer gatehouse's records are set aside too, never adopted. */
@@ -282,17 +284,46 @@ export function recordDescription(stack: string): string {
   return cut.join('');
 }
 
-/** The writes that turn `records` into `want` (metadata strings), record by record. */
+/**
+ * The writes that turn `records` into `want` (metadata strings). A record that already holds one
+ * of the wanted strings stays as it is, wherever it is in id order (apply writes the records at
+ * once, so their ids need not follow the entries' order); the others are rewritten in order,
+ * and the surplus created or deleted. The writes are independent of each other.
+ */
 function writes(stack: string, records: readonly RegistryRecord[], want: readonly string[]): ApiCall[] {
+  const missing = [...want];
+  const rewritten: RegistryRecord[] = [];
+  for (const record of records) {
+    const same = missing.indexOf(record.raw.metadata as string);
+    if (same >= 0) missing.splice(same, 1);
+    else rewritten.push(record);
+  }
   const calls: ApiCall[] = [];
-  for (let i = 0; i < Math.max(records.length, want.length); i++) {
-    const record = records[i];
-    const metadata = want[i];
+  for (let i = 0; i < Math.max(rewritten.length, missing.length); i++) {
+    const record = rewritten[i];
+    const metadata = missing[i];
     if (record && metadata === undefined) calls.push({ method: 'DELETE', path: `/ip_policies/${record.id}` });
     else if (!record) calls.push({ method: 'POST', path: '/ip_policies', body: { description: recordDescription(stack), metadata: metadata! } });
-    else if (record.raw.metadata !== metadata) calls.push({ method: 'PATCH', path: `/ip_policies/${record.id}`, body: { metadata: metadata! } });
+    else calls.push({ method: 'PATCH', path: `/ip_policies/${record.id}`, body: { metadata: metadata! } });
   }
   return calls;
+}
+
+/**
+ * Sends the registry's writes all at once (they touch different records): a registry of
+ * 1,000 bot users is 5 records, and one after the other they would be the last 5 round trips
+ * of an apply. Every write is awaited; the first failure is then thrown.
+ */
+async function sendAll(env: RegistryWriteEnv, calls: readonly ApiCall[]): Promise<{ created: string | undefined; requests: number }> {
+  const answers = await Promise.allSettled(calls.map((call) => (call.method === 'POST' ? createRecord(env, call) : env.send([call]))));
+  let requests = 0;
+  let created: string | undefined;
+  for (const [i, answer] of answers.entries()) {
+    if (answer.status === 'rejected') throw answer.reason;
+    requests += answer.value.requests;
+    if (calls[i]!.method === 'POST' && created === undefined && typeof answer.value.first?.id === 'string') created = answer.value.first.id;
+  }
+  return { created, requests };
 }
 
 const shown = (entries: Iterable<[string, string]>) => ({ bots: Object.fromEntries(entries) });
@@ -316,7 +347,9 @@ export function registryChange(
   const restated = want.filter((w) => w.id !== undefined && registry.entries.get(w.name)?.id === w.id && registry.entries.get(w.name)?.hash !== w.hash);
   const declared = new Set(want.map((w) => w.name));
   const dropped = [...registry.entries.keys()].filter((name) => !declared.has(name));
-  const list = (names: string[]) => names.map((n) => JSON.stringify(n)).join(', ');
+  // A few names and "and N more": the reason is read by a person (plan text, Markdown, apply's
+  // progress line); the change's before and after name every bot user.
+  const list = (names: string[]) => listSome(names.map((n) => JSON.stringify(n)));
   if (registry.records.length === 0) what.push('a new registry');
   if (created.length > 0) what.push(`records ${list(created.map((w) => w.name))} once created`);
   if (added.length > 0) what.push(`records ${list(added.map((w) => w.name))}`);
@@ -325,9 +358,9 @@ export function registryChange(
   if (moved.length > 0) what.push(`records the manifest path of ${list(moved.map((w) => w.name))}`);
   if (dropped.length > 0) what.push(`drops ${list(dropped)} (no longer declared; the bot user is left in place, never pruned)`);
   const unreadable = registry.records.filter((r) => r.unreadable);
-  if (unreadable.length > 0) what.push(`rewrites ${unreadable.map((r) => `${r.id} (${r.unreadable})`).join(', ')}`);
+  if (unreadable.length > 0) what.push(`rewrites ${listSome(unreadable.map((r) => `${r.id} (${r.unreadable})`))}`);
   const shared = want.flatMap((w) => (w.id !== undefined && registry.otherStacks.has(w.id) ? [`${JSON.stringify(w.name)} is also recorded by stack ${registry.otherStacks.get(w.id)!.map((s) => JSON.stringify(s)).join(', ')}`] : []));
-  if (shared.length > 0) what.push(`note: ${shared.join('; ')}`);
+  if (shared.length > 0) what.push(`note: ${listSome(shared, { separator: '; ' })}`);
   const surplus = registry.records.length - planned.length;
   if (surplus > 0) what.push(`removes ${surplus} record${surplus === 1 ? '' : 's'} no longer needed`);
   if (what.length === 0) what.push(`rewrites ${registry.records.length} record${registry.records.length === 1 ? '' : 's'} in their current form`);
@@ -383,14 +416,7 @@ export function registryWriter(
       const kept = registry.entries.get(w.name);
       return kept ? [{ name: w.name, entry: kept }] : [];
     });
-    const calls = writes(stack, registry.records, formatRecords(stack, entries));
-    let requests = 0;
-    let created: string | undefined;
-    for (const call of calls) {
-      const answer = call.method === 'POST' ? await createRecord(env, call) : await env.send([call]);
-      requests += answer.requests;
-      if (call.method === 'POST' && created === undefined && typeof answer.first?.id === 'string') created = answer.first.id;
-    }
+    const { created, requests } = await sendAll(env, writes(stack, registry.records, formatRecords(stack, entries)));
     return { id: registry.records[0]?.id ?? created ?? null, requests };
   };
 }
@@ -454,7 +480,7 @@ export function movedRegistryChange(
   if (dropped.length === 0) return undefined;
   const before = shown([...old.entries].map(([name, entry]) => [name, entry.id]));
   const after = shown(kept.map((k) => [k.name, k.entry.id]));
-  const list = dropped.map((n) => JSON.stringify(n)).join(', ');
+  const list = listSome(dropped.map((n) => JSON.stringify(n)));
   const change: Change = {
     address: `${REGISTRY_KIND}/${old.stack}`,
     action: 'update',
@@ -477,9 +503,7 @@ export function movedRegistryWriter(matching: RegistryMatching): (env: RegistryW
   const old = matching.fromRegistry;
   return async (env) => {
     if (!old) return { id: null, requests: 0 };
-    const calls = writes(old.stack, old.records, formatRecords(old.stack, keptByOld(matching)));
-    let requests = 0;
-    for (const call of calls) requests += (await env.send([call])).requests;
+    const { requests } = await sendAll(env, writes(old.stack, old.records, formatRecords(old.stack, keptByOld(matching))));
     return { id: old.records[0]?.id ?? null, requests };
   };
 }

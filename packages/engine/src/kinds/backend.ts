@@ -17,7 +17,8 @@ export const BACKEND_COLLECTIONS: Collection[] = ['tunnel_group', 'http_response
 /** An HTTP header name: an RFC 9110 token. */
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
-const typeOf = (collection: Collection | undefined) => collection?.path.split('/').pop() ?? 'unknown';
+/** The last segment of the collection's path (`/backends/weighted` -> `weighted`). */
+const typeOf = (collection: Collection | undefined) => (collection ? collection.path.slice(collection.path.lastIndexOf('/') + 1) : 'unknown');
 
 /** The type's own fields, in normal form. Weighted keys and failover items are reference tokens. */
 function typeFields(type: string, source: Spec): Spec {

@@ -40,7 +40,12 @@ export function descriptor(kind: string): KindDescriptor {
 }
 /** Top-level manifest kinds. */
 export const MANIFEST_KINDS = KINDS.filter((k) => k.manifestKind !== undefined);
-/** Child kinds declared inline in a parent of `kind`. */
-export const childrenOf = (kind: string) => KINDS.filter((k) => k.child?.parentKind === kind);
+const childKinds = new Map<string, readonly KindDescriptor[]>();
+/** Child kinds declared inline in a parent of `kind` (one array per kind, shared: never change it). */
+export const childrenOf = (kind: string): readonly KindDescriptor[] => {
+  let found = childKinds.get(kind);
+  if (found === undefined) childKinds.set(kind, (found = Object.freeze(KINDS.filter((k) => k.child?.parentKind === kind))));
+  return found;
+};
 
 export type { KindDescriptor } from './types.js';

@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { MemoryLiveApi } from '../apply/memory-api.js';
 import { LiveApiError } from '../ports.js';
-import { acquireLock, breakLock, currentProcess, holderIsDead, isLockObject, lockName, LockLost, lockOf, readLock, type ProcessIdentity } from './lock.js';
+import { acquireLock, breakLock, currentProcess, holderIsDead, isLockObject, LockHeld, lockName, LockLost, lockNote, lockOf, lockWhileReading, readLock, type ProcessIdentity } from './lock.js';
 
 const here: ProcessIdentity = { boot_id: 'boot-1', pid_ns: 'pid:[4026531836]', pid: process.pid };
 /** A pid that ran and has exited (its number is free unless reused at once). */
@@ -202,5 +202,162 @@ describe('acquireLock requests', () => {
     expect(api.log.slice(writes).map((r) => `${r.method} ${r.path}`)).toEqual(['POST /bot_users', 'POST /ip_policies', 'DELETE /ip_policies/ipp_1']);
     expect(api.objects('/ip_policies').map((p) => p.description)).toEqual(['a user policy', 'gatehouse lock of stack "web"']);
     await held.release();
+  });
+});
+
+describe('lockWhileReading: reads overlap the lock\'s confirmation; nothing resolves before it', () => {
+  const STACK = 'web';
+  const options = { process: null, holder: 'me@here', sleep: async () => undefined, renewEveryMs: 3_600_000 } as const;
+  const lockRecords = (api: MemoryLiveApi) => api.objects('/ip_policies').filter((p) => isLockObject('IPPolicy', p));
+
+  it('starts the read once the bot user is created, while the record is still being written; resolves only after the record check', async () => {
+    const api = new MemoryLiveApi();
+    let letRecordThrough!: () => void;
+    const recordHeld = new Promise<undefined>((resolve) => (letRecordThrough = () => resolve(undefined)));
+    api.intercept = (request) => (request.method === 'POST' && request.path === '/ip_policies' ? recordHeld : undefined);
+    let readAfter: string[] | undefined;
+    let settled = false;
+    const locking = lockWhileReading(api, STACK, options, async () => {
+      readAfter = api.log.map((r) => `${r.method} ${r.path}`);
+      return 'live state';
+    }).finally(() => (settled = true));
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    // The read ran after the bot user's create, before the record exists; the lock is not given yet.
+    expect(readAfter).toEqual(['POST /bot_users']);
+    expect(settled).toBe(false);
+    letRecordThrough();
+    const { lock, value } = await locking;
+    expect(value).toBe('live state');
+    expect(lockRecords(api)).toHaveLength(1);
+    expect(await readLock(api, STACK)).toMatchObject({ holder: 'me@here', bot_user_id: lock.botUserId });
+    await lock.release();
+    expect(api.objects('/bot_users')).toEqual([]);
+  });
+
+  it('a claim lost to an earlier record discards the read and starts over within the timeout; with none left it names the holder', async () => {
+    const api = new MemoryLiveApi();
+    // The service's unique bot user names, which the in-memory API does not enforce itself.
+    const unique = (request: { method: string; path: string; body?: Record<string, unknown> }) => {
+      if (request.method === 'POST' && request.path === '/bot_users' && api.objects('/bot_users').some((b) => b.name === request.body?.name)) {
+        throw new LiveApiError('name taken', 400, 'duplicate_name', false);
+      }
+      return undefined;
+    };
+    const bot = await api.create('/bot_users', { name: lockName(STACK), active: false });
+    const other = (runId: string) => `gatehouse-lock:v1 ${JSON.stringify({ stack: STACK, holder: 'other@there', run_id: runId, started_at: new Date().toISOString(), lease_seconds: 3600, bot_user_id: bot.id })}`;
+    // Another caller claims the record-less bot user just before us.
+    api.intercept = async (request) => {
+      if (request.method === 'POST' && request.path === '/ip_policies' && String(request.body?.metadata).includes('run-a')) {
+        api.intercept = unique;
+        await api.create('/ip_policies', { metadata: other('run-b') });
+      }
+      return unique(request);
+    };
+    let reads = 0;
+    await expect(lockWhileReading(api, STACK, { ...options, runId: 'run-a' }, async () => ++reads)).rejects.toThrow(/locked by other@there/);
+    expect(reads).toBe(1);
+    const runIds = () => lockRecords(api).map((r) => JSON.parse(String(r.metadata).slice('gatehouse-lock:v1 '.length)).run_id);
+    expect(runIds()).toEqual(['run-b']);
+    expect(api.objects('/bot_users')).toHaveLength(1);
+
+    // With a timeout: the other holder releases while this caller waits; then it holds the lock.
+    api.intercept = unique;
+    const otherReleases = async () => {
+      for (const record of lockRecords(api)) await api.remove(`/ip_policies/${String(record.id)}`);
+      for (const b of api.objects('/bot_users')) await api.remove(`/bot_users/${String(b.id)}`);
+    };
+    reads = 0;
+    const { lock, value } = await lockWhileReading(api, STACK, { ...options, runId: 'run-c', timeoutMs: 60_000, sleep: otherReleases }, async () => ++reads);
+    expect([reads, value]).toEqual([1, 1]);
+    expect(runIds()).toEqual(['run-c']);
+    await lock.release();
+
+    // Lost on the first attempt (a record of run-d lands first), won on the second.
+    await api.create('/bot_users', { name: lockName(STACK), active: false });
+    api.intercept = async (request) => {
+      if (request.method === 'POST' && request.path === '/ip_policies' && String(request.body?.metadata).includes('run-e')) {
+        api.intercept = unique;
+        await api.create('/ip_policies', { metadata: other('run-d').replace(String(bot.id), String(api.objects('/bot_users')[0]!.id)) });
+      }
+      return unique(request);
+    };
+    reads = 0;
+    const second = await lockWhileReading(api, STACK, { ...options, runId: 'run-e', timeoutMs: 60_000, sleep: otherReleases }, async () => ++reads);
+    expect([reads, second.value]).toEqual([2, 2]);
+    expect(runIds()).toEqual(['run-e']);
+    await second.lock.release();
+    expect(api.objects('/bot_users')).toEqual([]);
+  });
+
+  it('a failed read releases the lock and throws its error', async () => {
+    const api = new MemoryLiveApi();
+    await expect(lockWhileReading(api, STACK, options, async () => Promise.reject(new Error('manifests invalid')))).rejects.toThrow('manifests invalid');
+    expect(api.objects('/bot_users')).toEqual([]);
+    expect(lockRecords(api)).toEqual([]);
+  });
+});
+
+describe('what is said of a held lock (LockHeld, lockNote)', () => {
+  const STACK = 'web';
+  const heldBy = (process?: ProcessIdentity, startedAt = new Date().toISOString()) => {
+    const bots = [{ id: 'bot_1', name: lockName(STACK), created_at: startedAt }];
+    const record = { stack: STACK, holder: 'ci@runner (pid 7)', run_id: 'r1', started_at: startedAt, lease_seconds: 3600, bot_user_id: 'bot_1', ...(process ? { process } : {}) };
+    return lockOf(STACK, bots, [{ id: 'ipp_1', metadata: `gatehouse-lock:v1 ${JSON.stringify(record)}` }])!;
+  };
+
+  it('an apply that did not wait (--lock-timeout 0) does not claim it waited', async () => {
+    const api = new MemoryLiveApi();
+    api.intercept = (request) => {
+      if (request.method === 'POST' && request.path === '/bot_users' && api.objects('/bot_users').some((b) => b.name === request.body?.name)) throw new LiveApiError('name taken', 400, 'duplicate_name', false);
+      return undefined;
+    };
+    const first = await acquireLock(api, STACK, { process: null, holder: 'first@here' });
+    // A slow API: the attempt itself takes time, which is no waiting on the user's part.
+    let clock = Date.parse('2026-01-01T00:00:00Z');
+    const error = await acquireLock(api, STACK, { process: null, holder: 'second@here', timeoutMs: 0, now: () => new Date((clock += 1500)) }).catch((e: Error) => e);
+    expect(error).toBeInstanceOf(LockHeld);
+    expect((error as Error).message).toContain('locked by first@here');
+    expect((error as Error).message).not.toContain('waited');
+    expect((error as Error).message).toContain('pass --lock-timeout to wait');
+    await first.release();
+  });
+
+  it('a stale lock is not called a running apply: the message says to unlock it', () => {
+    const stale = heldBy(undefined, new Date(Date.now() - 2 * 3600_000).toISOString());
+    const message = new LockHeld(stale, STACK, 0).message;
+    expect(message).toContain('STALE');
+    expect(message).toContain('gatehouse unlock --stack web');
+    expect(message).not.toContain('another apply of this stack is running');
+    expect(lockNote(stale, 'this plan may be outdated when it ends')).not.toContain('probably running');
+  });
+
+  it('plan and drift say an apply is probably running, unless its holder is known dead here', () => {
+    expect(lockNote(heldBy(), 'this plan may be outdated when it ends')).toMatch(/an apply is probably running, so this plan may be outdated when it ends$/);
+    const dead = heldBy({ ...here, pid: Number(exitedPid()) });
+    const note = lockNote(dead, 'this plan may be outdated when it ends', here);
+    expect(note).toContain('no longer runs on this machine');
+    expect(note).toContain('the next apply takes the lock over');
+    expect(note).not.toContain('probably running');
+  });
+});
+
+describe('waiting for a held lock', () => {
+  it('tells onWait once, naming the holder, when it starts waiting; not at all with timeout 0', async () => {
+    const api = new MemoryLiveApi();
+    api.intercept = (request) => {
+      if (request.method === 'POST' && request.path === '/bot_users' && api.objects('/bot_users').some((b) => b.name === request.body?.name)) throw new LiveApiError('name taken', 400, 'duplicate_name', false);
+      return undefined;
+    };
+    const first = await acquireLock(api, 'web', { process: null, holder: 'first@here' });
+    const told: (string | undefined)[] = [];
+    let clock = 0;
+    const error = await acquireLock(api, 'web', { process: null, timeoutMs: 10_000, pollMs: 1000, now: () => new Date((clock += 1000)), sleep: async () => undefined, onWait: (lock) => told.push(lock?.holder) }).catch((e: Error) => e);
+    expect(error).toBeInstanceOf(LockHeld);
+    expect((error as Error).message).toMatch(/waited \d+ s \(--lock-timeout\)/);
+    expect(told).toEqual(['first@here']);
+    told.length = 0;
+    await acquireLock(api, 'web', { process: null, timeoutMs: 0, onWait: (lock) => told.push(lock?.holder) }).catch(() => undefined);
+    expect(told).toEqual([]);
+    await first.release();
   });
 });

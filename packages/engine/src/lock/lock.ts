@@ -171,13 +171,32 @@ export function describeLock(lock: LockInfo): string {
   return `stack "${lock.stack}" is locked ${who}${since}${renewed}${run}${stale}`;
 }
 
-/** Thrown by `acquireLock` when the lock stays held for the whole timeout. */
+/**
+ * The sentence plan and drift print about a lock they found: who holds it, and what that means
+ * for what they show (`consequence`, said only when an apply probably runs). A stale lock is
+ * not a running apply (`describeLock` says to unlock it); a holder known dead on this machine
+ * (`holderIsDead`) is not either: the next apply takes its lock over.
+ */
+export function lockNote(lock: LockInfo, consequence: string, here: ProcessIdentity | undefined = currentProcess()): string {
+  if (holderIsDead(lock.process, here)) return `${describeLock(lock)}; its holder no longer runs on this machine, so the next apply takes the lock over`;
+  if (lock.stale) return describeLock(lock);
+  return `${describeLock(lock)}; an apply is probably running, so ${consequence}`;
+}
+
+/**
+ * Thrown by `acquireLock` when the lock stays held for the whole timeout. `waitedMs` is how long
+ * the caller chose to wait (0 with `--lock-timeout 0`, however long the attempt itself took).
+ */
 export class LockHeld extends Error {
   constructor(readonly lock: LockInfo | undefined, stack: string, waitedMs: number) {
-    super(
-      `${lock ? describeLock(lock) : `stack "${stack}" is locked (it was released or changed while being read)`}; ` +
-        `${waitedMs > 0 ? `waited ${Math.round(waitedMs / 1000)} s (--lock-timeout); ` : ''}another apply of this stack is running: wait for it, or pass --lock-timeout to wait`,
-    );
+    const waited = waitedMs > 0 ? `waited ${Math.round(waitedMs / 1000)} s (--lock-timeout); ` : '';
+    // A stale lock's description already says to unlock it: no apply is running to wait for.
+    const advice = lock?.stale
+      ? `${waited}nothing removes a stale lock by itself`
+      : waitedMs > 0
+        ? `${waited}another apply of this stack is still running: wait for it, or pass a longer --lock-timeout`
+        : 'another apply of this stack is running: wait for it, or pass --lock-timeout to wait';
+    super(`${lock ? describeLock(lock) : `stack "${stack}" is locked (it was released or changed while being read)`}; ${advice}`);
     this.name = 'LockHeld';
   }
 }
@@ -198,6 +217,13 @@ export interface AcquireOptions {
   renewEveryMs?: number;
   /** Told of a renewal that failed (the API did not answer, 5xx): renewing goes on. */
   onRenewalError?: (error: Error) => void;
+  /** Told when `lockWhileReading` could not release the lock after its read failed (the lock stays). */
+  onReleaseError?: (error: Error) => void;
+  /**
+   * Told once, when the lock is held by another and the caller starts waiting for it (a
+   * `timeoutMs` over 0), so that a log shows why nothing happens for a while.
+   */
+  onWait?: (lock: LockInfo | undefined) => void;
 }
 
 /** A lock this process holds; `release` removes it (idempotent). */
@@ -257,13 +283,87 @@ export function defaultRunId(env: NodeJS.ProcessEnv = process.env): string {
  * naming the holder when it does not come free. Never removes another's lock, stale or not.
  */
 export async function acquireLock(api: LiveApi, stack: string, options: AcquireOptions = {}): Promise<HeldLock> {
+  return (await lockWhileReading(api, stack, options, async () => undefined)).lock;
+}
+
+/**
+ * Takes the lock of `stack` as `acquireLock` does, running `read` (live state: a plan's listing)
+ * as soon as reading is safe, which is before the lock is confirmed; resolves with the held lock
+ * and what `read` gave.
+ *
+ * Why reading may start early: the lock is claimed by creating its bot user (or by finding one
+ * without a record), and confirmed by writing the record and reading the records back (two
+ * requests and a listing of the IP policies, see `confirmClaim`). Once the bot user is ours, the
+ * previous holder has ended: it deletes its bot user only after its last write, so what is read
+ * from then on includes every write of it. Writes must wait for the confirmation (the caller
+ * writes only after this resolves); a claim lost to an earlier record discards what was read,
+ * and the whole takes place again, reads included, within the timeout.
+ * When `read` fails, the lock is released (once confirmed) and its error thrown.
+ */
+export async function lockWhileReading<T>(api: LiveApi, stack: string, options: AcquireOptions, read: () => Promise<T>): Promise<{ lock: HeldLock; value: T }> {
+  const ctx = lockContext(options);
+  for (;;) {
+    const claimed = await claimBotUser(api, stack, ctx);
+    const confirming = confirmClaim(api, stack, ctx, claimed);
+    const reading = read();
+    const [confirmed, value] = await Promise.allSettled([confirming, reading]);
+    if (value.status === 'rejected') {
+      if (confirmed.status === 'fulfilled') await confirmed.value.release().catch((error: unknown) => options.onReleaseError?.(error instanceof Error ? error : new Error(String(error))));
+      throw value.reason;
+    }
+    if (confirmed.status === 'fulfilled') return { lock: confirmed.value, value: value.value };
+    if (!(confirmed.reason instanceof ClaimLost)) throw confirmed.reason;
+    // Another claim of the same bot user is earlier: it holds the lock; ours is withdrawn.
+    const waited = ctx.now().getTime() - ctx.start;
+    if (waited >= ctx.timeoutMs) throw new LockHeld(await readLock(api, stack, ctx.now()), stack, ctx.timeoutMs > 0 ? waited : 0);
+    await ctx.sleep(Math.min(ctx.pollMs, Math.max(1, ctx.timeoutMs - waited)));
+  }
+}
+
+/** What one acquisition keeps across its attempts. */
+interface LockContext {
+  options: AcquireOptions;
+  now: () => Date;
+  sleep: (ms: number) => Promise<void>;
+  timeoutMs: number;
+  pollMs: number;
+  start: number;
+  runId: string;
+  here: ProcessIdentity | undefined;
+  /** The lock of a dead holder removed by this acquisition, if any (removed at most once). */
+  recovered?: LockInfo;
+  /** Whether `onWait` was called. */
+  waiting?: boolean;
+}
+
+function lockContext(options: AcquireOptions): LockContext {
   const now = options.now ?? (() => new Date());
-  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
-  const timeoutMs = options.timeoutMs ?? 0;
-  const start = now().getTime();
-  const runId = options.runId ?? defaultRunId();
-  const here = options.process === undefined ? currentProcess() : (options.process ?? undefined);
-  let recovered: LockInfo | undefined;
+  return {
+    options,
+    now,
+    sleep: options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))),
+    timeoutMs: options.timeoutMs ?? 0,
+    pollMs: options.pollMs ?? 2000,
+    start: now().getTime(),
+    runId: options.runId ?? defaultRunId(),
+    here: options.process === undefined ? currentProcess() : (options.process ?? undefined),
+  };
+}
+
+/** A claim of the record of `confirmClaim` lost to an earlier one (ours withdrawn). */
+class ClaimLost extends Error {
+  constructor() {
+    super('another claim of the lock bot user is earlier');
+    this.name = 'ClaimLost';
+  }
+}
+
+/**
+ * The lock's bot user made ours: created, or found without a record (claimed). Waits while
+ * another holds the lock (throws `LockHeld` after the timeout); takes over the lock of a
+ * holder that certainly died.
+ */
+async function claimBotUser(api: LiveApi, stack: string, ctx: LockContext): Promise<string> {
   for (;;) {
     let bot: { id?: unknown } | undefined;
     let createError: unknown;
@@ -275,91 +375,101 @@ export async function acquireLock(api: LiveApi, stack: string, options: AcquireO
       createError = isNameTaken(error) ? undefined : error;
     }
     if (!bot) {
-      const lock = await readLock(api, stack, now());
+      const lock = await readLock(api, stack, ctx.now());
       if (!lock && createError) throw createError;
       if (!lock) continue;
       if (!lock.record_id) {
         // A lock bot user without a record: its creator lost the answer (perhaps us), died
-        // between its two writes, or is between them now. Claim it; the record check below
-        // lets exactly one claimant through.
+        // between its two writes, or is between them now. Claim it; the record check of
+        // `confirmClaim` lets exactly one claimant through.
         bot = { id: lock.bot_user_id };
       }
       // A holder killed on this machine (SIGKILL, OOM) left its lock: take it over at once, so
       // that running apply again finishes the job. Only when its death is certain.
-      else if (holderIsDead(lock.process, here) && lock.bot_user_id !== recovered?.bot_user_id) {
+      else if (holderIsDead(lock.process, ctx.here) && lock.bot_user_id !== ctx.recovered?.bot_user_id) {
         await breakLock(api, stack, lock);
-        recovered = lock;
+        ctx.recovered = lock;
         continue;
       }
     }
     if (!bot) {
-      const lock = await readLock(api, stack, now());
-      const waited = now().getTime() - start;
-      if (waited >= timeoutMs) throw new LockHeld(lock, stack, waited);
-      await sleep(Math.min(options.pollMs ?? 2000, Math.max(1, timeoutMs - waited)));
+      const lock = await readLock(api, stack, ctx.now());
+      const waited = ctx.now().getTime() - ctx.start;
+      if (waited >= ctx.timeoutMs) throw new LockHeld(lock, stack, ctx.timeoutMs > 0 ? waited : 0);
+      if (!ctx.waiting) {
+        ctx.waiting = true;
+        ctx.options.onWait?.(lock);
+      }
+      await ctx.sleep(Math.min(ctx.pollMs, Math.max(1, ctx.timeoutMs - waited)));
       continue;
     }
-    let released = false;
-    const lost = new AbortController();
-    let renewing: Renewal | undefined;
-    const held: HeldLock = {
-      stack,
-      runId,
-      botUserId: String(bot.id),
-      ...(recovered ? { recovered } : {}),
-      lost: lost.signal,
-      release: async () => {
-        if (released) return;
-        await renewing?.stop();
-        await release(api, held);
-        released = true;
-      },
-    };
-    const record: LockRecord = {
-      stack,
-      holder: options.holder ?? defaultHolder(),
-      run_id: runId,
-      started_at: now().toISOString(),
-      lease_seconds: options.leaseSeconds ?? DEFAULT_LEASE_SECONDS,
-      bot_user_id: held.botUserId,
-      ...(here ? { process: { ...here } } : {}),
-    };
-    try {
-      const created = await api.create('/ip_policies', {
-        description: `gatehouse lock of stack "${stack}"`.slice(0, 255),
-        metadata: `${LOCK_RECORD_PREFIX}${JSON.stringify(record)}`,
-      });
-      held.recordId = String(created.id);
-    } catch (error) {
-      // The bot user stays: another claimant may hold it by now, and without a record it is
-      // claimable by the next apply. A record of ours written despite the error is withdrawn.
-      await withdrawRecordsOf(api, stack, runId).catch(() => undefined);
-      throw error;
-    }
-    // Two records claim one bot user when two callers claimed it without a record (one of them
-    // perhaps its creator). The earliest record wins: whoever wrote later sees the earlier one
-    // when it reads back its own, withdraws its record (never the bot user) and waits.
-    // One listing serves both this check and the clearing below (each is ceil(policies/100) requests).
-    const records = await lockRecords(api, stack);
-    const claims = records.filter(({ record }) => record.bot_user_id === held.botUserId).map(({ id }) => id);
-    if (claims.length > 0 && claims[claims.length - 1] !== held.recordId) {
-      await api.remove(`/ip_policies/${held.recordId}`).catch(ignoreMissing);
-      const waited = now().getTime() - start;
-      if (waited >= timeoutMs) throw new LockHeld(await readLock(api, stack, now()), stack, waited);
-      await sleep(Math.min(options.pollMs ?? 2000, Math.max(1, timeoutMs - waited)));
-      continue;
-    }
-    // Records of earlier lock bot users (a release or a withdrawal cut short) claim nothing any
-    // more; the holder clears them, best effort, so they do not pile up.
-    await removeListed(api, records, (r) => r.bot_user_id !== held.botUserId).catch(() => undefined);
-    renewing = renewal(api, held, record, {
-      everyMs: options.renewEveryMs ?? (record.lease_seconds * 1000) / 3,
-      now,
-      onError: options.onRenewalError ?? (() => undefined),
-      onLost: (why) => lost.abort(new LockLost(stack, why)),
-    });
-    return held;
+    return String(bot.id);
   }
+}
+
+/**
+ * Confirms a claimed bot user: writes this holder's record and reads the records back. Two
+ * records claim one bot user when two callers claimed it without a record (one of them perhaps
+ * its creator). The earliest record wins: whoever wrote later sees the earlier one when it reads
+ * back its own, withdraws its record (never the bot user) and throws `ClaimLost`. The winner
+ * clears records of earlier lock bot users and starts renewing.
+ */
+async function confirmClaim(api: LiveApi, stack: string, ctx: LockContext, botUserId: string): Promise<HeldLock> {
+  const { options, now, runId, here } = ctx;
+  let released = false;
+  const lost = new AbortController();
+  let renewing: Renewal | undefined;
+  const held: HeldLock = {
+    stack,
+    runId,
+    botUserId,
+    ...(ctx.recovered ? { recovered: ctx.recovered } : {}),
+    lost: lost.signal,
+    release: async () => {
+      if (released) return;
+      await renewing?.stop();
+      await release(api, held);
+      released = true;
+    },
+  };
+  const record: LockRecord = {
+    stack,
+    holder: options.holder ?? defaultHolder(),
+    run_id: runId,
+    started_at: now().toISOString(),
+    lease_seconds: options.leaseSeconds ?? DEFAULT_LEASE_SECONDS,
+    bot_user_id: botUserId,
+    ...(here ? { process: { ...here } } : {}),
+  };
+  try {
+    const created = await api.create('/ip_policies', {
+      description: `gatehouse lock of stack "${stack}"`.slice(0, 255),
+      metadata: `${LOCK_RECORD_PREFIX}${JSON.stringify(record)}`,
+    });
+    held.recordId = String(created.id);
+  } catch (error) {
+    // The bot user stays: another claimant may hold it by now, and without a record it is
+    // claimable by the next apply. A record of ours written despite the error is withdrawn.
+    await withdrawRecordsOf(api, stack, runId).catch(() => undefined);
+    throw error;
+  }
+  // One listing serves both this check and the clearing below (each is ceil(policies/100) requests).
+  const records = await lockRecords(api, stack);
+  const claims = records.filter(({ record }) => record.bot_user_id === botUserId).map(({ id }) => id);
+  if (claims.length > 0 && claims[claims.length - 1] !== held.recordId) {
+    await api.remove(`/ip_policies/${held.recordId}`).catch(ignoreMissing);
+    throw new ClaimLost();
+  }
+  // Records of earlier lock bot users (a release or a withdrawal cut short) claim nothing any
+  // more; the holder clears them, best effort, so they do not pile up.
+  await removeListed(api, records, (r) => r.bot_user_id !== botUserId).catch(() => undefined);
+  renewing = renewal(api, held, record, {
+    everyMs: options.renewEveryMs ?? (record.lease_seconds * 1000) / 3,
+    now,
+    onError: options.onRenewalError ?? (() => undefined),
+    onLost: (why) => lost.abort(new LockLost(stack, why)),
+  });
+  return held;
 }
 
 interface Renewal {

@@ -8,3 +8,4 @@ export { describeTarget, summaryLine, countChanges, renderJsonDocument, EMBEDDED
 export { sanitize, hasUnsafeCharacters, type SanitizeOptions } from './sanitize.js';
 export { policyTextLines, policyMarkdown, formatPolicyResult, policyCounts } from './policy.js';
 export { renderHtml } from './html.js';
+export { listSome, LIST_SHOWN } from './list-some.js';

@@ -29,7 +29,8 @@ export interface Observation {
 
 function toLive(descriptor: KindDescriptor, raw: ApiObject, collection?: Collection, parentId?: string): LiveObject {
   const { user, marker } = descriptor.metadata ? parseMarker(raw.metadata) : { user: undefined };
-  const live: LiveObject = { descriptor, id: String(raw.id), raw, ...(collection ? { collection } : {}) };
+  const live: LiveObject = { descriptor, id: String(raw.id), raw };
+  if (collection) live.collection = collection;
   if (parentId !== undefined) live.parentId = parentId;
   if (user !== undefined) live.userMetadata = user;
   if (marker) live.marker = marker;

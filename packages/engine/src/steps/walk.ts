@@ -71,6 +71,21 @@ export function canonicalJsonByReplacer(value: unknown): string {
   );
 }
 
+/**
+ * `keys.sort()` (UTF-16 code unit order, as the default sort), by insertion: maps of a normal
+ * form hold a handful of keys, and the built-in sort allocates a work array per call.
+ */
+function sortedInPlace(keys: string[]): string[] {
+  if (keys.length > 16) return keys.sort();
+  for (let i = 1; i < keys.length; i++) {
+    const key = keys[i]!;
+    let j = i - 1;
+    for (; j >= 0 && keys[j]! > key; j--) keys[j + 1] = keys[j]!;
+    keys[j + 1] = key;
+  }
+  return keys;
+}
+
 /** An array index as a property key (`0`, `17`): objects list such keys first, in numeric order. */
 const INDEX_KEY = /^(?:0|[1-9][0-9]*)$/;
 
@@ -102,7 +117,7 @@ function plainCanonical(value: unknown): string | undefined {
       }
       const prototype = Object.getPrototypeOf(value) as unknown;
       if ((prototype !== Object.prototype && prototype !== null) || 'toJSON' in value) return undefined;
-      const keys = Object.keys(value).sort();
+      const keys = sortedInPlace(Object.keys(value));
       let out = '{';
       let first = true;
       for (const key of keys) {
