@@ -1,19 +1,20 @@
 /**
  * Throughput of the BUILT reference server on loopback (run `npm run build` first):
  *
- *   npm run bench -w packages/server          (BENCH_SECONDS=3, BENCH_CONNECTIONS=10)
+ *   npm run bench -w packages/server    (BENCH_SECONDS=3, BENCH_ROUNDS=3, BENCH_CONNECTIONS=10;
+ *                                        BENCH_DIST=<dir> runs another build, e.g. main's copied aside)
  *
- * GET by id, GET a list of 100 and POST, each printed as requests per second next to a bare
- * Fastify route that returns a fixed JSON object (an IP policy as the server renders it),
- * measured in the same run, and the ratio (POST also next to a bare POST route that parses the
- * same JSON body and answers 201); the list is also compared with a bare route that
- * returns the same page of 100 as a fixed object, the like-for-like reference for its bytes. The servers run in a child process (the real app over a temporary SQLite
- * file with WAL and synchronous=FULL, exactly as `gatehouse serve` runs it, and the bare app
- * beside it) so that autocannon, in this process, does not share their event loop. The bare
- * routes are measured between the scenarios and the mean of their runs is the reference,
- * which evens out the drift of a shared machine. Any non-2xx answer or error is printed, because a
- * fast error is not a result. `cpu us/req` is the CPU time the servers' process spent per
- * request during the run: unlike req/s it hardly depends on what else the machine is doing.
+ * GET by id, GET a list of 100 and POST, each next to a like-for-like bare Fastify route
+ * measured right beside it: a route that returns a fixed JSON object (an IP policy as the
+ * server renders it), one that returns the same page of 100 as a fixed object, and a POST
+ * route that parses the same JSON body and answers 201 with the fixed object. The servers run
+ * in a child process (the real app over a temporary SQLite file with WAL and
+ * synchronous=FULL, exactly as `gatehouse serve` runs it, and the bare app beside it) so that
+ * autocannon, in this process, does not share their event loop. Each scenario runs in several
+ * adjacent (reference, scenario) pairs and its ratio is the median of the pairs' ratios (see
+ * `measure`). Any non-2xx answer or error is printed, because a fast error is not a result.
+ * `cpu us/req` is the CPU time the servers' process spent per request during the run: unlike
+ * req/s it hardly depends on what else the machine is doing.
  *
  * Reads hit the render cache (src/cache/render-cache.ts) after their first request, as repeated
  * reads of an unchanged configuration do; a read after a write pays the full render once.
@@ -21,11 +22,12 @@
 import { fork } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, resolve as resolvePath } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const KEY = 'bench-key-0123456789';
 const HEADERS = { authorization: `Bearer ${KEY}`, 'service-version': '2' };
 
@@ -39,7 +41,8 @@ if (process.argv[2] === '--serve') {
 /** Child: the real app and the bare app, listening; reports their addresses and the seed ids. */
 async function serve() {
   const { default: Fastify } = await import('fastify');
-  const { startServer } = await import('../dist/index.js');
+  // BENCH_DIST: another build of the server (e.g. main's, copied aside) for A/B runs.
+  const { startServer } = await import(process.env.BENCH_DIST ? pathToFileURL(resolvePath(process.env.BENCH_DIST, 'index.js')).href : '../dist/index.js');
   const dir = mkdtempSync(join(tmpdir(), 'gatehouse-bench-'));
   const server = await startServer({ host: '127.0.0.1', port: 0, db: join(dir, 'bench.db'), apiKeys: [KEY] });
 
@@ -79,9 +82,13 @@ async function serve() {
 }
 
 /**
- * Parent: drives autocannon against both and prints the table. Returns the ratios of the
- * user-level bench (GET by id to the bare object route, POST to the bare POST route, both
- * measured in this run) and whether any run had a non-2xx answer or an error.
+ * Parent: drives autocannon against both and prints the table. Each scenario is measured in
+ * `ROUNDS` pairs of adjacent runs, its bare reference and itself (the order alternating from
+ * round to round), and its ratio is the median of the pairs' ratios: a burst of load from
+ * elsewhere on a shared machine hits both runs of a pair alike, where a single run against a
+ * mean of references spread over a minute can lose half its rate to one burst. Returns, for
+ * GET by id and POST, the pair with the median ratio (`rps`, `bareRps`, `ratio`), and whether
+ * any run had a non-2xx answer or an error.
  */
 export async function measure() {
   const { default: autocannon } = await import('autocannon');
@@ -106,105 +113,106 @@ export async function measure() {
       child.send('cpu');
     });
 
+  const writeTotals = { writes: 0, commits: 0, syncs: 0 };
   const run = async (name, options) => {
     const before = await serverState();
     const result = await new Promise((resolve, reject) =>
       autocannon({ connections: CONNECTIONS, duration: SECONDS, ...options }, (error, r) => (error ? reject(error) : resolve(r))),
     );
     const after = await serverState();
-    const cpu = after.cpu - before.cpu;
-    const writes = after.writes.writes - before.writes.writes;
-    if (writes > 0) {
-      const per = (n) => (n > 0 ? (writes / n).toFixed(1) : '-');
-      console.log(
-        `  ${name}: ${writes} writes, ${per(after.writes.commits - before.writes.commits)} per commit, ${per(after.writes.syncs - before.writes.syncs)} per fsync`,
-      );
-    }
+    for (const key of Object.keys(writeTotals)) writeTotals[key] += after.writes[key] - before.writes[key];
     const problems = result.non2xx + result.errors + result.timeouts;
     if (problems > 0) {
       console.error(`  ${name}: ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts`);
     }
     // Server CPU per request: what the server itself spends, far less sensitive than req/s
     // to the load generator and other work competing for the same cores.
-    return { rps: result.requests.average, p99: result.latency.p99, cpuUs: cpu / Math.max(1, result.requests.total), problems };
+    const cpuUs = (after.cpu - before.cpu) / Math.max(1, result.requests.total);
+    return { rps: result.requests.average, p99: result.latency.p99, cpuUs, problems };
   };
 
-  const bareOne = () => run('bare', { url: `${info.bareUrl}/bare` });
-  const bareList = () => run('bare list', { url: `${info.bareUrl}/bare-list` });
   const postBody = JSON.stringify({ description: 'bench', metadata: '{"team":"bench"}' });
-  const bareBody = { method: 'POST', headers: { 'content-type': 'application/json' }, body: postBody };
-  const barePost = () => run('bare POST', { url: `${info.bareUrl}/bare`, ...bareBody });
+  const json = { 'content-type': 'application/json' };
+  /** Each scenario and its like-for-like bare reference. */
   const scenarios = [
-    ['GET /ip_policies/:id', { url: `${info.url}/ip_policies/${info.id}`, headers: HEADERS }],
-    ['GET /ip_policies (100)', { url: `${info.url}/ip_policies?limit=100`, headers: HEADERS }],
-    [
-      'POST /ip_policies',
-      {
-        url: `${info.url}/ip_policies`,
-        method: 'POST',
-        headers: { ...HEADERS, 'content-type': 'application/json' },
-        body: postBody,
-      },
-    ],
+    {
+      name: 'GET /ip_policies/:id',
+      options: { url: `${info.url}/ip_policies/${info.id}`, headers: HEADERS },
+      reference: ['bare route: fixed object', { url: `${info.bareUrl}/bare` }],
+    },
+    {
+      name: 'GET /ip_policies (100)',
+      options: { url: `${info.url}/ip_policies?limit=100`, headers: HEADERS },
+      reference: ['bare route: fixed list of 100', { url: `${info.bareUrl}/bare-list` }],
+    },
+    {
+      name: 'POST /ip_policies',
+      options: { url: `${info.url}/ip_policies`, method: 'POST', headers: { ...HEADERS, ...json }, body: postBody },
+      reference: ['bare route: POST, fixed object', { url: `${info.bareUrl}/bare`, method: 'POST', headers: json, body: postBody }],
+    },
   ];
 
   const load = () => loadavg().map((n) => n.toFixed(2)).join(' ');
-  console.log(`gatehouse server bench: ${SECONDS}s per run, ${CONNECTIONS} connections, loopback; load average ${load()}`);
+  console.log(
+    `gatehouse server bench: ${SECONDS}s per run, ${ROUNDS} rounds of (reference, scenario) pairs, ${CONNECTIONS} connections, loopback; load average ${load()}`,
+  );
   // Warm everything up (JIT, statement caches) without recording.
   await run('warm-up', { url: `${info.bareUrl}/bare`, duration: 1 });
   await run('warm-up', { url: `${info.bareUrl}/bare-list`, duration: 1 });
   await run('warm-up', { url: `${info.url}/ip_policies/${info.id}`, headers: HEADERS, duration: 1 });
   await run('warm-up', { url: `${info.url}/ip_policies?limit=100`, headers: HEADERS, duration: 1 });
+  writeTotals.writes = writeTotals.commits = writeTotals.syncs = 0;
 
-  // The bare routes are measured between the scenarios; the mean of their runs is the reference.
-  const oneRuns = [await bareOne()];
-  const listRuns = [await bareList()];
-  const postRuns = [await barePost()];
-  const results = [];
-  for (const [name, options] of scenarios) {
-    results.push([name, await run(name, options)]);
-    oneRuns.push(await bareOne());
-    listRuns.push(await bareList());
-    postRuns.push(await barePost());
+  const pairs = new Map(scenarios.map((s) => [s.name, []]));
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const scenario of scenarios) {
+      const [referenceName, referenceOptions] = scenario.reference;
+      let reference;
+      let measured;
+      if (round % 2 === 0) {
+        reference = await run(referenceName, referenceOptions);
+        measured = await run(scenario.name, scenario.options);
+      } else {
+        measured = await run(scenario.name, scenario.options);
+        reference = await run(referenceName, referenceOptions);
+      }
+      pairs.get(scenario.name).push({ measured, reference, ratio: measured.rps / reference.rps });
+    }
   }
-  const mean = (runs, field = 'rps') => runs.reduce((sum, r) => sum + r[field], 0) / runs.length;
-  const oneRps = mean(oneRuns);
-  const listRps = mean(listRuns);
-  const postRps = mean(postRuns);
-  const pct = (rps, reference) => `${((rps / reference) * 100).toFixed(0)}%`;
 
-  const rows = [
-    ['bare route: fixed object', oneRps, oneRuns.at(-1).p99, mean(oneRuns, 'cpuUs'), '', ''],
-    ['bare route: fixed list of 100', listRps, listRuns.at(-1).p99, mean(listRuns, 'cpuUs'), '', ''],
-    ['bare route: POST, fixed object', postRps, postRuns.at(-1).p99, mean(postRuns, 'cpuUs'), '', ''],
-    ...results.map(([name, r]) => [
-      name,
-      r.rps,
-      r.p99,
-      r.cpuUs,
-      pct(r.rps, oneRps),
-      name.includes('(100)') ? pct(r.rps, listRps) : name.startsWith('POST') ? `${pct(r.rps, postRps)} of POST` : '',
-    ]),
-  ];
+  const median = (values) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)];
+  /** The pair whose ratio is the median (the lower middle one for an even count). */
+  const medianPair = (list) => [...list].sort((a, b) => a.ratio - b.ratio)[Math.floor((list.length - 1) / 2)];
+  const fixed = (n, digits = 0) => n.toFixed(digits);
   console.log('');
   console.log(
-    `${'scenario'.padEnd(32)}${'req/s'.padStart(9)}${'p99 ms'.padStart(8)}${'cpu us/req'.padStart(12)}${'vs bare object'.padStart(16)}${'vs bare list'.padStart(14)}`,
+    `${'scenario'.padEnd(26)}${'req/s'.padStart(8)}${'p99 ms'.padStart(8)}${'cpu us/req'.padStart(12)}` +
+      `${'bare req/s'.padStart(12)}${'bare cpu'.padStart(10)}${'ratio'.padStart(8)}${'range'.padStart(13)}${'cpu ratio'.padStart(11)}`,
   );
-  for (const [name, rps, p99, cpuUs, ratioOne, ratioList] of rows) {
+  const summary = new Map();
+  for (const scenario of scenarios) {
+    const list = pairs.get(scenario.name);
+    const pair = medianPair(list);
+    const cpu = median(list.map((p) => p.measured.cpuUs));
+    const bareCpu = median(list.map((p) => p.reference.cpuUs));
+    const ratios = list.map((p) => p.ratio);
+    summary.set(scenario.name, { rps: pair.measured.rps, bareRps: pair.reference.rps, ratio: pair.ratio });
     console.log(
-      `${name.padEnd(32)}${rps.toFixed(0).padStart(9)}${String(p99).padStart(8)}${cpuUs.toFixed(0).padStart(12)}${ratioOne.padStart(16)}${ratioList.padStart(14)}`,
+      `${scenario.name.padEnd(26)}${fixed(pair.measured.rps).padStart(8)}${String(pair.measured.p99).padStart(8)}${fixed(cpu).padStart(12)}` +
+        `${fixed(pair.reference.rps).padStart(12)}${fixed(bareCpu).padStart(10)}${`${fixed(pair.ratio, 2)}x`.padStart(8)}` +
+        `${`${fixed(Math.min(...ratios), 2)}-${fixed(Math.max(...ratios), 2)}x`.padStart(13)}${`${fixed(bareCpu / cpu, 2)}x`.padStart(11)}`,
     );
   }
+  const per = (n) => (n > 0 ? (writeTotals.writes / n).toFixed(1) : '-');
+  console.log(`POST: ${writeTotals.writes} writes, ${per(writeTotals.commits)} per commit, ${per(writeTotals.syncs)} per fsync`);
+  console.log('(ratio: median of the pairs\' req/s ratios, range: all pairs; cpu ratio: bare cpu us/req / the scenario\'s, medians)');
   console.log(`load average at the end: ${load()}`);
-  const show = (runs) => runs.map((r) => r.rps.toFixed(0)).join(', ');
-  console.log(`(bare object runs: ${show(oneRuns)}; bare list runs: ${show(listRuns)}; bare POST runs: ${show(postRuns)})`);
 
   child.send('stop');
   await new Promise((resolve) => child.once('exit', resolve));
-  const byName = new Map(results);
   return {
-    get: { rps: byName.get('GET /ip_policies/:id').rps, bareRps: oneRps },
-    post: { rps: byName.get('POST /ip_policies').rps, bareRps: postRps },
-    problems: [...results.map(([, r]) => r), ...oneRuns, ...listRuns, ...postRuns].some((r) => r.problems > 0),
+    get: summary.get('GET /ip_policies/:id'),
+    post: summary.get('POST /ip_policies'),
+    problems: [...pairs.values()].flat().some((p) => p.measured.problems > 0 || p.reference.problems > 0),
   };
 }

@@ -10,6 +10,7 @@ import { RenderCache } from './cache/render-cache.js';
 import { AuditLog } from './domain/audit.js';
 import { ApiKeys } from './domain/api-keys.js';
 import { registerAuth, type KeyResolver } from './http/auth.js';
+import { clientErrorHandler } from './http/client-errors.js';
 import { routerErrorHandler } from './http/router-errors.js';
 import { registerErrorHandling } from './http/errors.js';
 import { registerRequestLog } from './http/request-log.js';
@@ -80,6 +81,8 @@ export async function buildApp(options: AppOptions = {}): Promise<GatehouseApp> 
     http: { requestTimeout, headersTimeout: Math.min(requestTimeout, 60_000), connectionsCheckingInterval: options.timeouts?.checkIntervalMs ?? 1000 },
     // The router's own errors (414, bad percent-encoding) in the envelope, after authentication.
     frameworkErrors: routerErrorHandler(() => resolveKey),
+    // Node's own parser errors (408, 431, not HTTP) in the envelope too.
+    clientErrorHandler,
     logger: options.logger ?? false,
     genReqId: () => newId('op'),
     // One line per request, with the id under the name clients see (http/request-log.ts).

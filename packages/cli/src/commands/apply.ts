@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { Args, Command, Errors, Flags } from '../oclif.js';
 import {
   checkTargetsMatched,
+  describeLock,
   LockHeld,
   ApplyRefused,
   type EnvironmentInput,
@@ -125,6 +126,8 @@ export default class Apply extends Command {
           ...testLease(),
           onRenewalError: (error) => this.logToStderr(`warning: could not renew the lock of stack "${sanitize(connection.stack)}" (trying again): ${sanitize(error.message)}`),
           onReleaseError: releaseFailed,
+          onWait: (held) =>
+            this.logToStderr(`waiting up to ${Math.round(flags['lock-timeout'] / 1000)} s (--lock-timeout) for the lock: ${sanitize(held ? describeLock(held) : `stack "${connection.stack}" is locked`)}`),
         },
         () => prepareApply(preparing),
       );

@@ -57,3 +57,19 @@ it('re-points a referrer that has its own update within that update', async () =
   expect(patch).toMatchObject({ description: 'two', backends: [api.objects('/backends/http_response')[0]!.id] });
   expect(result.steps.map((s) => `${s.action} ${s.address}`).sort()).toEqual(['replace Backend/a', 'update Backend/fo']);
 });
+
+it('deletes the rules of a policy a dashboard restriction stops using only after that update (a renamed policy)', async () => {
+  // The service refuses to delete the last rule of a policy a dashboard restriction uses.
+  const api = new MemoryLiveApi();
+  const policy = (name: string) => `kind: IPPolicy\nname: ${name}\nspec: {rules: [{cidr: 203.0.113.0/24, action: allow}]}\n`;
+  const restriction = (name: string) => `kind: IPRestriction\nname: dashboard\nspec: {type: dashboard, enforced: true, ip_policies: [${name}]}\n`;
+  const { dir, write } = repo(`${policy('office')}---\n${restriction('office')}`);
+  expect((await apply(api, dir)).ok).toBe(true);
+  api.log.length = 0;
+  write(`${policy('office2')}---\n${restriction('office2')}`);
+  expect((await apply(api, dir)).ok).toBe(true);
+  const log = calls(api);
+  const update = log.indexOf('PATCH /ip_restrictions/ipx_*');
+  expect(update).toBeGreaterThanOrEqual(0);
+  expect(log.indexOf('DELETE /ip_policy_rules/ipr_*')).toBeGreaterThan(update);
+});

@@ -7,7 +7,8 @@
  * 1. Creates and updates wait for the part that gives each object they reference (their parent
  *    included) its final state: its create, its update, or its replace's create. Parents first.
  * 2. Deletes wait for the deletes of their live children and of live objects that reference
- *    them, and for the updates that stop referencing them. Children first.
+ *    them, and for the updates that stop referencing them (or their parent, when the plan says
+ *    so: a dashboard restriction's policy keeps a rule). Children first.
  * 3. A create or update that claims a unique key (a hostport) waits for the delete of the live
  *    object that holds it now.
  * 4. Replace. When live objects that stay declared still reference the object, and its kind
@@ -170,6 +171,12 @@ export function buildParts(subjects: Subject[], matching: Matching): Part[] {
         if (del) deps.add(del);
         const d = pairedByLiveId.get(o.id);
         const update = d && updateOf.get(d.address);
+        if (update) deps.add(update.key);
+      }
+      // The updates the plan orders a delete after beyond its own referrers': a dashboard
+      // restriction that stops using a policy before the policy's rules go (`keepsChildren`).
+      if (change.action === 'delete') for (const address of change.dependsOn) {
+        const update = updateOf.get(address);
         if (update) deps.add(update.key);
       }
       if (createFirst.has(change.address)) {

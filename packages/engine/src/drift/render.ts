@@ -8,7 +8,7 @@ import { formatLocation } from '../source.js';
 import { plainStyle, type Style } from '../render/style.js';
 import { MARKDOWN_MAX_LENGTH, markdownLineDiff } from '../render/markdown.js';
 import { diffStat, isLongValueChange, longValueDiff } from '../render/line-diff.js';
-import { describeLock } from '../lock/lock.js';
+import { lockNote } from '../lock/lock.js';
 import { sanitize } from '../render/sanitize.js';
 import { targetText, textLineDiff } from '../render/text.js';
 import { targetLines } from '../render/targets.js';
@@ -47,7 +47,7 @@ const fieldLine = (f: DriftField): string => {
 export function renderDriftText(report: DriftReport, options: { style?: Style } = {}): string {
   const style = options.style ?? plainStyle;
   const lines = [style.bold(`gatehouse drift for ${describeTarget(report)}, stack "${sanitize(report.stack)}"`), ''];
-  if (report.lock) lines.push(style.update(`Note: ${sanitize(describeLock(report.lock))}; an apply is probably running and may explain what differs.`), '');
+  if (report.lock) lines.push(style.update(`Note: ${sanitize(lockNote(report.lock, 'it may explain what differs'))}.`), '');
   lines.push(...targetText(report, style, 'drift report'));
   if (!report.drifted) lines.push(`No drift. The live objects match the manifests (${report.summary.in_sync} in sync).`, '');
   for (const kind of DRIFT_KINDS) {
@@ -103,7 +103,7 @@ export function renderDriftMarkdown(report: DriftReport, options: { maxLength?: 
   const maxLength = options.maxLength ?? MARKDOWN_MAX_LENGTH;
   const where = report.target.embedded ? ` (embedded reference server, \`.gatehouse/server.db\`)` : '';
   const lines = [`### gatehouse drift: ${report.drifted ? 'drift found' : 'no drift'}${where}`, '', `Target \`${cell(describeTarget(report))}\`, stack \`${cell(report.stack)}\`, checked ${report.checked_at}.`, ''];
-  if (report.lock) lines.push(`> **Locked:** ${cell(describeLock(report.lock))}; an apply is probably running and may explain what differs.`, '');
+  if (report.lock) lines.push(`> **Locked:** ${cell(lockNote(report.lock, 'it may explain what differs'))}.`, '');
   const targeted = targetLines(report.targets, 'drift report');
   if (targeted) for (const line of [targeted.warning, ...targeted.notes]) lines.push(`> **Warning:** ${cell(line).replace(/([*_[\]~])/g, '\\$1')}`, '');
   lines.push('| Drift | Objects |', '| --- | ---: |');

@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { MemoryLiveApi } from '../apply/memory-api.js';
 import { LiveApiError } from '../ports.js';
-import { acquireLock, breakLock, currentProcess, holderIsDead, isLockObject, lockName, LockLost, lockOf, lockWhileReading, readLock, type ProcessIdentity } from './lock.js';
+import { acquireLock, breakLock, currentProcess, holderIsDead, isLockObject, LockHeld, lockName, LockLost, lockNote, lockOf, lockWhileReading, readLock, type ProcessIdentity } from './lock.js';
 
 const here: ProcessIdentity = { boot_id: 'boot-1', pid_ns: 'pid:[4026531836]', pid: process.pid };
 /** A pid that ran and has exited (its number is free unless reused at once). */
@@ -294,5 +294,70 @@ describe('lockWhileReading: reads overlap the lock\'s confirmation; nothing reso
     await expect(lockWhileReading(api, STACK, options, async () => Promise.reject(new Error('manifests invalid')))).rejects.toThrow('manifests invalid');
     expect(api.objects('/bot_users')).toEqual([]);
     expect(lockRecords(api)).toEqual([]);
+  });
+});
+
+describe('what is said of a held lock (LockHeld, lockNote)', () => {
+  const STACK = 'web';
+  const heldBy = (process?: ProcessIdentity, startedAt = new Date().toISOString()) => {
+    const bots = [{ id: 'bot_1', name: lockName(STACK), created_at: startedAt }];
+    const record = { stack: STACK, holder: 'ci@runner (pid 7)', run_id: 'r1', started_at: startedAt, lease_seconds: 3600, bot_user_id: 'bot_1', ...(process ? { process } : {}) };
+    return lockOf(STACK, bots, [{ id: 'ipp_1', metadata: `gatehouse-lock:v1 ${JSON.stringify(record)}` }])!;
+  };
+
+  it('an apply that did not wait (--lock-timeout 0) does not claim it waited', async () => {
+    const api = new MemoryLiveApi();
+    api.intercept = (request) => {
+      if (request.method === 'POST' && request.path === '/bot_users' && api.objects('/bot_users').some((b) => b.name === request.body?.name)) throw new LiveApiError('name taken', 400, 'duplicate_name', false);
+      return undefined;
+    };
+    const first = await acquireLock(api, STACK, { process: null, holder: 'first@here' });
+    // A slow API: the attempt itself takes time, which is no waiting on the user's part.
+    let clock = Date.parse('2026-01-01T00:00:00Z');
+    const error = await acquireLock(api, STACK, { process: null, holder: 'second@here', timeoutMs: 0, now: () => new Date((clock += 1500)) }).catch((e: Error) => e);
+    expect(error).toBeInstanceOf(LockHeld);
+    expect((error as Error).message).toContain('locked by first@here');
+    expect((error as Error).message).not.toContain('waited');
+    expect((error as Error).message).toContain('pass --lock-timeout to wait');
+    await first.release();
+  });
+
+  it('a stale lock is not called a running apply: the message says to unlock it', () => {
+    const stale = heldBy(undefined, new Date(Date.now() - 2 * 3600_000).toISOString());
+    const message = new LockHeld(stale, STACK, 0).message;
+    expect(message).toContain('STALE');
+    expect(message).toContain('gatehouse unlock --stack web');
+    expect(message).not.toContain('another apply of this stack is running');
+    expect(lockNote(stale, 'this plan may be outdated when it ends')).not.toContain('probably running');
+  });
+
+  it('plan and drift say an apply is probably running, unless its holder is known dead here', () => {
+    expect(lockNote(heldBy(), 'this plan may be outdated when it ends')).toMatch(/an apply is probably running, so this plan may be outdated when it ends$/);
+    const dead = heldBy({ ...here, pid: Number(exitedPid()) });
+    const note = lockNote(dead, 'this plan may be outdated when it ends', here);
+    expect(note).toContain('no longer runs on this machine');
+    expect(note).toContain('the next apply takes the lock over');
+    expect(note).not.toContain('probably running');
+  });
+});
+
+describe('waiting for a held lock', () => {
+  it('tells onWait once, naming the holder, when it starts waiting; not at all with timeout 0', async () => {
+    const api = new MemoryLiveApi();
+    api.intercept = (request) => {
+      if (request.method === 'POST' && request.path === '/bot_users' && api.objects('/bot_users').some((b) => b.name === request.body?.name)) throw new LiveApiError('name taken', 400, 'duplicate_name', false);
+      return undefined;
+    };
+    const first = await acquireLock(api, 'web', { process: null, holder: 'first@here' });
+    const told: (string | undefined)[] = [];
+    let clock = 0;
+    const error = await acquireLock(api, 'web', { process: null, timeoutMs: 10_000, pollMs: 1000, now: () => new Date((clock += 1000)), sleep: async () => undefined, onWait: (lock) => told.push(lock?.holder) }).catch((e: Error) => e);
+    expect(error).toBeInstanceOf(LockHeld);
+    expect((error as Error).message).toMatch(/waited \d+ s \(--lock-timeout\)/);
+    expect(told).toEqual(['first@here']);
+    told.length = 0;
+    await acquireLock(api, 'web', { process: null, timeoutMs: 0, onWait: (lock) => told.push(lock?.holder) }).catch(() => undefined);
+    expect(told).toEqual([]);
+    await first.release();
   });
 });

@@ -171,13 +171,32 @@ export function describeLock(lock: LockInfo): string {
   return `stack "${lock.stack}" is locked ${who}${since}${renewed}${run}${stale}`;
 }
 
-/** Thrown by `acquireLock` when the lock stays held for the whole timeout. */
+/**
+ * The sentence plan and drift print about a lock they found: who holds it, and what that means
+ * for what they show (`consequence`, said only when an apply probably runs). A stale lock is
+ * not a running apply (`describeLock` says to unlock it); a holder known dead on this machine
+ * (`holderIsDead`) is not either: the next apply takes its lock over.
+ */
+export function lockNote(lock: LockInfo, consequence: string, here: ProcessIdentity | undefined = currentProcess()): string {
+  if (holderIsDead(lock.process, here)) return `${describeLock(lock)}; its holder no longer runs on this machine, so the next apply takes the lock over`;
+  if (lock.stale) return describeLock(lock);
+  return `${describeLock(lock)}; an apply is probably running, so ${consequence}`;
+}
+
+/**
+ * Thrown by `acquireLock` when the lock stays held for the whole timeout. `waitedMs` is how long
+ * the caller chose to wait (0 with `--lock-timeout 0`, however long the attempt itself took).
+ */
 export class LockHeld extends Error {
   constructor(readonly lock: LockInfo | undefined, stack: string, waitedMs: number) {
-    super(
-      `${lock ? describeLock(lock) : `stack "${stack}" is locked (it was released or changed while being read)`}; ` +
-        `${waitedMs > 0 ? `waited ${Math.round(waitedMs / 1000)} s (--lock-timeout); ` : ''}another apply of this stack is running: wait for it, or pass --lock-timeout to wait`,
-    );
+    const waited = waitedMs > 0 ? `waited ${Math.round(waitedMs / 1000)} s (--lock-timeout); ` : '';
+    // A stale lock's description already says to unlock it: no apply is running to wait for.
+    const advice = lock?.stale
+      ? `${waited}nothing removes a stale lock by itself`
+      : waitedMs > 0
+        ? `${waited}another apply of this stack is still running: wait for it, or pass a longer --lock-timeout`
+        : 'another apply of this stack is running: wait for it, or pass --lock-timeout to wait';
+    super(`${lock ? describeLock(lock) : `stack "${stack}" is locked (it was released or changed while being read)`}; ${advice}`);
     this.name = 'LockHeld';
   }
 }
@@ -200,6 +219,11 @@ export interface AcquireOptions {
   onRenewalError?: (error: Error) => void;
   /** Told when `lockWhileReading` could not release the lock after its read failed (the lock stays). */
   onReleaseError?: (error: Error) => void;
+  /**
+   * Told once, when the lock is held by another and the caller starts waiting for it (a
+   * `timeoutMs` over 0), so that a log shows why nothing happens for a while.
+   */
+  onWait?: (lock: LockInfo | undefined) => void;
 }
 
 /** A lock this process holds; `release` removes it (idempotent). */
@@ -291,7 +315,7 @@ export async function lockWhileReading<T>(api: LiveApi, stack: string, options: 
     if (!(confirmed.reason instanceof ClaimLost)) throw confirmed.reason;
     // Another claim of the same bot user is earlier: it holds the lock; ours is withdrawn.
     const waited = ctx.now().getTime() - ctx.start;
-    if (waited >= ctx.timeoutMs) throw new LockHeld(await readLock(api, stack, ctx.now()), stack, waited);
+    if (waited >= ctx.timeoutMs) throw new LockHeld(await readLock(api, stack, ctx.now()), stack, ctx.timeoutMs > 0 ? waited : 0);
     await ctx.sleep(Math.min(ctx.pollMs, Math.max(1, ctx.timeoutMs - waited)));
   }
 }
@@ -308,6 +332,8 @@ interface LockContext {
   here: ProcessIdentity | undefined;
   /** The lock of a dead holder removed by this acquisition, if any (removed at most once). */
   recovered?: LockInfo;
+  /** Whether `onWait` was called. */
+  waiting?: boolean;
 }
 
 function lockContext(options: AcquireOptions): LockContext {
@@ -369,7 +395,11 @@ async function claimBotUser(api: LiveApi, stack: string, ctx: LockContext): Prom
     if (!bot) {
       const lock = await readLock(api, stack, ctx.now());
       const waited = ctx.now().getTime() - ctx.start;
-      if (waited >= ctx.timeoutMs) throw new LockHeld(lock, stack, waited);
+      if (waited >= ctx.timeoutMs) throw new LockHeld(lock, stack, ctx.timeoutMs > 0 ? waited : 0);
+      if (!ctx.waiting) {
+        ctx.waiting = true;
+        ctx.options.onWait?.(lock);
+      }
       await ctx.sleep(Math.min(ctx.pollMs, Math.max(1, ctx.timeoutMs - waited)));
       continue;
     }

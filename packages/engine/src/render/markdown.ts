@@ -11,7 +11,7 @@ import { diffMarker, isLongValueChange, longValueDiff, type DiffLine } from './l
 import { policyMarkdown } from './policy.js';
 import { heldDuplicateSentences } from './held-duplicates.js';
 import { pruneScopeSentence } from './prune-scope.js';
-import { describeLock } from '../lock/lock.js';
+import { lockNote as describeHeldLock } from '../lock/lock.js';
 import { sanitize } from './sanitize.js';
 import { targetLines } from './targets.js';
 import { formatField } from './text.js';
@@ -45,7 +45,7 @@ export function renderMarkdown(plan: Plan, options: MarkdownOptions = {}): strin
     '',
   ].join('\n');
   const lockNote =
-    (plan.lock ? `> **Locked:** ${escape(describeLock(plan.lock))}; an apply is probably running, so this plan may be outdated when it ends.\n\n` : '') +
+    (plan.lock ? `> **Locked:** ${escape(describeHeldLock(plan.lock, 'this plan may be outdated when it ends'))}.\n\n` : '') +
     targetMarkdown(plan) +
     heldDuplicateSentences(plan).map((sentence) => `> **Warning:** ${escape(sentence)}\n\n`).join('');
   // Policy results come first, where a reviewer looks, and are never cut with the changes.

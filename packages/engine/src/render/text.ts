@@ -10,7 +10,7 @@ import { SENSITIVE_CHANGED } from '../plan-model.js';
 import { diffMarker, diffStat, isLongValueChange, longValueDiff, type DiffLine } from './line-diff.js';
 import { policyTextLines } from './policy.js';
 import { pruneScopeSentence } from './prune-scope.js';
-import { describeLock } from '../lock/lock.js';
+import { lockNote } from '../lock/lock.js';
 import { sanitize } from './sanitize.js';
 import { targetLines } from './targets.js';
 import { heldDuplicateSentences } from './held-duplicates.js';
@@ -24,7 +24,7 @@ export interface TextOptions {
 export function renderText(plan: Plan, options: TextOptions = {}): string {
   const style = options.style ?? plainStyle;
   const lines: string[] = [style.bold(`gatehouse plan for ${describeTarget(plan)}, stack "${sanitize(plan.stack)}"${plan.from_stack !== undefined ? `, moving objects from stack "${sanitize(plan.from_stack)}"` : ''}`), ''];
-  if (plan.lock) lines.push(style.update(`Note: ${sanitize(describeLock(plan.lock))}; an apply is probably running, so this plan may be outdated when it ends.`), '');
+  if (plan.lock) lines.push(style.update(`Note: ${sanitize(lockNote(plan.lock, 'this plan may be outdated when it ends'))}.`), '');
   lines.push(...targetText(plan, style));
   if (countChanges(plan.summary) === 0) {
     lines.push(`No changes. The live objects match the manifests (${plan.summary.unchanged} unchanged).`);

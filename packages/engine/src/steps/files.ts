@@ -6,7 +6,8 @@
  *   followed again (its files are read once already), a dangling link is a problem;
  * - a file reached twice (through a link and directly) is read once, under the first path;
  * - a file larger than the size limit is refused before it is read (10 MiB by default: the
- *   parser needs several times a file's size in memory, and no manifest is that large);
+ *   parser needs several times a file's size in memory, and no manifest is that large); what
+ *   has no size to check (a link to a device such as /dev/zero, a pipe) is read only up to it;
  * - bytes that are not UTF-8 are a problem at their file:line:col, never a silent U+FFFD.
  * Searching a directory never enters what is not manifests: `node_modules` and any entry whose
  * name starts with a dot (`.git`, `.github` with its workflows, `.gitlab-ci.yml`); each skip is
@@ -14,6 +15,7 @@
  * read once, shown as `<stdin>`.
  */
 import { isUtf8 } from 'node:buffer';
+import { createReadStream } from 'node:fs';
 import { readFile, readdir, realpath, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { problem, type Problem } from '../problems.js';
@@ -123,7 +125,10 @@ async function walk(dir: string, ancestors: Set<string>, files: string[], found:
 export async function readManifestFile(file: string, display: string, maxFileSize = DEFAULT_MAX_FILE_SIZE): Promise<ManifestText | { problem: Problem }> {
   try {
     if (file === STDIN_PATH) return checkText(await readStdin(maxFileSize, display), display, maxFileSize);
-    const { size } = await stat(file);
+    const info = await stat(file);
+    const size = info.size;
+    // A device or a pipe reports no size (0): read it no further than the limit, as stdin.
+    if (!info.isFile()) return checkText(await readCapped(createReadStream(file), maxFileSize), display, maxFileSize);
     if (size > maxFileSize) {
       return {
         problem: problem(
@@ -165,9 +170,14 @@ function checkText(bytes: Buffer, display: string, maxFileSize: number): Manifes
 /** Standard input to its end, stopping one byte past `limit` (the caller refuses that). */
 async function readStdin(limit: number, display: string): Promise<Buffer> {
   if (process.stdin.isTTY) throw Object.assign(new Error(`${display} is a terminal`), { code: 'a terminal, not a file or pipe; pipe the manifests in (e.g. cat *.yaml | gatehouse validate -)' });
+  return readCapped(process.stdin, limit);
+}
+
+/** A stream to its end, stopping (and closing it) once more than `limit` bytes came. */
+async function readCapped(stream: AsyncIterable<Buffer>, limit: number): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of process.stdin as AsyncIterable<Buffer>) {
+  for await (const chunk of stream) {
     chunks.push(chunk);
     size += chunk.length;
     if (size > limit) break;

@@ -120,6 +120,16 @@ test('a file over --max-file-size is refused before it is read', async () => {
   expect((await load([dir])).problems).toEqual([]);
 });
 
+test('a file without a size (a link to a device, a pipe) named on the command line is read only up to --max-file-size', async () => {
+  const dir = tempDir();
+  // /dev/zero never ends: read whole, it would take every byte of memory there is.
+  symlinkSync('/dev/zero', join(dir, 'zero.yaml'));
+  const result = await load([join(dir, 'zero.yaml')], { maxFileSize: 64 * 1024 });
+  expect(result.problems).toHaveLength(1);
+  expect(result.problems[0]).toMatchObject({ code: 'file_too_large', at: { line: 1, col: 1 } });
+  expect(result.problems[0]!.message).toMatch(/over the manifest size limit of 64\.0 KiB/);
+});
+
 test('a BotUser manifest may not take a lock name (gatehouse-lock.<stack>)', async () => {
   const { validateManifests } = await import('../engine.js');
   const dir = tempDir();

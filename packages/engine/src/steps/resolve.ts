@@ -109,8 +109,7 @@ export function resolve(documents: ValidDocument[], declaredElsewhere: string[] 
         // A child that failed its schema (the document goes on partially) is left out.
         if (doc.partial?.excluded.has(`${child.child!.field}/${i}`)) return;
         // The address (from the natural key of the normal form) and the name are built when read.
-        const object = build(child, doc, item, { field: child.child!.field, index: i }, { address: '', name: '', parent: parent.address, parentOnly });
-        object.nameFrom(name);
+        build(child, doc, item, { field: child.child!.field, index: i }, { address: '', name: '', parent: parent.address, parentOnly });
       });
     }
   }
@@ -151,9 +150,11 @@ const SPEC = Object.freeze(['spec'] as const);
 const pathOf = (at: SpecPath): (string | number)[] => (at === SPEC ? ['spec'] : ['spec', (at as { field: string }).field, (at as { index: number }).index]);
 
 /**
- * A desired object as resolve builds it. `source` is computed when first read: positions come
- * from composing the file with `yaml`, which a plan without changes or problems never needs
- * (load reads values the fast way). A class, so that the getter costs nothing per object.
+ * A desired object as resolve builds it. A class, so that what is computed when read (`source`,
+ * a child's name and address, its spec path) costs nothing per object: a manifest may hold
+ * 100,000 IP policy rules, each one of these (issue 15: validate's peak under 10x the input).
+ * `source` is located at each read (a plan reads it once per change; validate only for a
+ * problem): no cached location per object.
  */
 class ResolvedObject implements DesiredObject {
   /** Absent for a child until first read (see `address`). */
@@ -168,13 +169,13 @@ class ResolvedObject implements DesiredObject {
    * added to every object later would cost each a separate property store.
    */
   #manifestPath: string | undefined;
-  #source: SourceLocation | undefined;
-  /** The name; for a child until first read, its parent document's name (see `nameFrom`). */
-  #name: string;
-  #labelled = true;
-  /** Where the spec is: the document's own (`#field` undefined), or item `#index` of list `#field`. */
-  #field: string | undefined;
-  #index = 0;
+  /** The name; undefined for a child until first read (see `name`). */
+  #name: string | undefined;
+  /**
+   * Where the spec is: -1 for the document's own, else item `#index` of the list its kind is a
+   * child in (`descriptor.child.field`).
+   */
+  #index = -1;
 
   constructor(
     identity: Identity,
@@ -184,34 +185,21 @@ class ResolvedObject implements DesiredObject {
     at: SpecPath,
   ) {
     if (identity.address) this.#address = identity.address;
-    this.#name = identity.name;
-    if (at !== SPEC) {
-      this.#field = (at as { field: string }).field;
-      this.#index = (at as { index: number }).index;
-    }
+    if (at === SPEC) this.#name = identity.name;
+    else this.#index = (at as { index: number }).index;
     if (identity.parent !== undefined) this.parent = identity.parent;
   }
 
   /**
-   * A child's name is `<parent name> <label>`, built when first read (reports, plans), so that
-   * validating many rules keeps no extra string per rule.
+   * A child's name is `<parent name> <label>` (its document's name), built when first read
+   * (reports, plans), so that validating many rules keeps no extra string per rule.
    */
-  nameFrom(parentName: string): void {
-    this.#name = parentName;
-    this.#labelled = false;
-  }
-
   get name(): string {
-    if (!this.#labelled) {
-      this.#name = `${this.#name} ${this.descriptor.label(this.normal)}`;
-      this.#labelled = true;
-    }
-    return this.#name;
+    return (this.#name ??= `${this.doc.value.name} ${this.descriptor.label(this.normal)}`);
   }
 
   set name(value: string) {
     this.#name = value;
-    this.#labelled = true;
   }
 
   /**
@@ -247,15 +235,11 @@ class ResolvedObject implements DesiredObject {
 
   /** `['spec']` or `['spec', field, index]`: a fresh array at each read (kept compact instead). */
   get specPath(): (string | number)[] {
-    return this.#field === undefined ? ['spec'] : ['spec', this.#field, this.#index];
+    return this.#index < 0 ? ['spec'] : ['spec', this.descriptor.child!.field, this.#index];
   }
 
   get source(): SourceLocation {
-    return (this.#source ??= this.doc.locate(this.#field === undefined ? [] : this.specPath));
-  }
-
-  set source(value: SourceLocation) {
-    this.#source = value;
+    return this.doc.locate(this.#index < 0 ? [] : this.specPath);
   }
 }
 ResolvedObject.prototype.preventDestroy = false;

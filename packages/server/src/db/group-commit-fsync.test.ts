@@ -90,6 +90,22 @@ describe('GroupCommit on a slow disk', () => {
     expect(group.stats.syncs - before.syncs).toBe(1);
   });
 
+  it('ends the pause as soon as the writers the slow fsync answered are back', async () => {
+    // A pause far longer than the test's time limit: only the early end lets it finish.
+    const group = new GroupCommit(db, undefined, { gatherMs: 60_000 });
+    const insert = (v: string) => () => db.prepare('INSERT INTO t (v) VALUES (?)').run(v);
+    await group.run(insert('warm'));
+    slowDisk.ms = 5;
+    await Promise.all([group.run(insert('a1')), group.run(insert('b1'))]);
+    const before = { ...group.stats };
+    // Both clients answered are back (in two groups): the next fsync starts without the pause.
+    const a2 = group.run(insert('a2'));
+    await new Promise((resolve) => setImmediate(resolve));
+    await Promise.all([a2, group.run(insert('b2'))]);
+    expect(group.stats.commits - before.commits).toBe(2);
+    expect(group.stats.syncs - before.syncs).toBe(1);
+  });
+
   it('does not pause after a slow fsync that answered a lone write', async () => {
     const group = new GroupCommit(db);
     const insert = (v: string) => () => db.prepare('INSERT INTO t (v) VALUES (?)').run(v);

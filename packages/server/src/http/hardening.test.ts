@@ -93,10 +93,20 @@ describe('server hardening over raw sockets', () => {
     expect(answer.text.toLowerCase()).toContain('connection: close');
   });
 
-  it('a request whose body never arrives is answered 408 and closed (requestTimeout)', async () => {
+  it('a request whose body never arrives is answered 408 in the envelope and closed (requestTimeout)', async () => {
     const answer = await exchange(`POST /ip_policies HTTP/1.1\r\nHost: x\r\n${AUTH}Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"descr`);
     expect(answer.status).toBe(408);
+    expect(answer.json).toMatchObject({ error_code: 'request_timeout', status_code: 408, details: { operation_id: expect.stringMatching(/^op_/) } });
     expect(answer.ms).toBeLessThan(10_000);
+  });
+
+  it('errors Node raises before any request exists (headers too large, a malformed request) are answered in the envelope', async () => {
+    const huge = await exchange(`GET /ip_policies/${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n${AUTH}Connection: close\r\n\r\n`);
+    expect(huge.status).toBe(431);
+    expect(huge.json).toMatchObject({ error_code: 'headers_too_large', status_code: 431 });
+    const garbage = await exchange('NOT AN HTTP REQUEST\r\n\r\n');
+    expect(garbage.status).toBe(400);
+    expect(garbage.json).toMatchObject({ error_code: 'bad_request', status_code: 400 });
   });
 });
 

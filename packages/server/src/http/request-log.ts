@@ -11,17 +11,25 @@ import type { FastifyInstance } from 'fastify';
 
 export const OPERATION_ID_HEADER = 'operation-id';
 
+/** pino's level check; absent from Fastify's logger type and from its null logger. */
+type LevelAware = { isLevelEnabled?: (level: string) => boolean };
+const infoEnabled = (log: unknown): boolean => (log as LevelAware).isLevelEnabled?.('info') === true;
+
 export function registerRequestLog(app: FastifyInstance): void {
   // Callback hooks: they run on every request, and an async one costs a promise each time.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header(OPERATION_ID_HEADER, request.id);
     done();
   });
+  // No logger (`logger: false`: Fastify's null logger has no levels): no line to build.
+  if ((app.log as LevelAware).isLevelEnabled === undefined) return;
   app.addHook('onResponse', (request, reply, done) => {
-    request.log.info(
-      { method: request.method, path: request.url, status: reply.statusCode, duration_ms: Math.round(reply.elapsedTime * 10) / 10 },
-      'request',
-    );
+    if (infoEnabled(request.log)) {
+      request.log.info(
+        { method: request.method, path: request.url, status: reply.statusCode, duration_ms: Math.round(reply.elapsedTime * 10) / 10 },
+        'request',
+      );
+    }
     done();
   });
 }

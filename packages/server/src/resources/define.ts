@@ -114,8 +114,14 @@ export function registerResource<Stored>(app: FastifyInstance, def: ResourceDefi
     services().store.setKeys(object.id, keys.map((k) => k.key));
   };
 
+  /**
+   * Records the audit event of a change and returns the object as rendered: the event carries
+   * that rendering, and a create or update answers with it (rendered once, in the savepoint).
+   */
   const recordAudit = (action: 'created' | 'updated' | 'deleted', object: StoredObject<Stored>, ctx: RequestContext) => {
-    if (def.audit) ctx.audit.record(def.audit, action, def.render(object, ctx), ctx.principal);
+    const rendered = def.render(object, ctx);
+    if (def.audit) ctx.audit.record(def.audit, action, rendered, ctx.principal);
+    return rendered;
   };
 
   const response200 = { 200: def.schemas.resource };
@@ -129,10 +135,9 @@ export function registerResource<Stored>(app: FastifyInstance, def: ResourceDefi
       const data = def.write(body, undefined, { ...ctx, id, parentId });
       claimKeys(data, { id, parentId });
       const object = ctx.store.insert(def.kind, id, data, parentId);
-      recordAudit('created', object, ctx);
-      return object;
+      return recordAudit('created', object, ctx);
     });
-    return reply.code(201).send(def.render(created, ctx));
+    return reply.code(201).send(created);
   });
 
   // Reads are answered from the render cache (cache/render-cache.ts), which every write drops.
@@ -182,10 +187,9 @@ export function registerResource<Stored>(app: FastifyInstance, def: ResourceDefi
       });
       claimKeys(data, current);
       const object = ctx.store.update(current, data);
-      recordAudit('updated', object, ctx);
-      return object;
+      return recordAudit('updated', object, ctx);
     });
-    return def.render(updated, ctx);
+    return updated;
   });
 
   app.delete(itemPath, { schema: { params: IdParams } }, async (request, reply) => {
@@ -193,7 +197,7 @@ export function registerResource<Stored>(app: FastifyInstance, def: ResourceDefi
     await ctx.store.write(() => {
       const current = load(request);
       def.onDelete?.(current, ctx);
-      recordAudit('deleted', current, ctx);
+      if (def.audit) recordAudit('deleted', current, ctx);
       ctx.store.remove(current.id);
     });
     return reply.code(204).send();
