@@ -305,7 +305,8 @@ export async function lockWhileReading<T>(api: LiveApi, stack: string, options: 
   for (;;) {
     const claimed = await claimBotUser(api, stack, ctx);
     const confirming = confirmClaim(api, stack, ctx, claimed);
-    const reading = read();
+    // (A `read` that throws at once is a failed read like any other.)
+    const reading = Promise.resolve().then(read);
     const [confirmed, value] = await Promise.allSettled([confirming, reading]);
     if (value.status === 'rejected') {
       if (confirmed.status === 'fulfilled') await confirmed.value.release().catch((error: unknown) => options.onReleaseError?.(error instanceof Error ? error : new Error(String(error))));
