@@ -29,6 +29,7 @@ RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY . .
 RUN npm rebuild better-sqlite3 \
  && npx tsc -b \
+ && node packages/cli/scripts/bundle.mjs \
  && npm run manifest -w packages/cli \
  && mkdir /packs \
  && npm pack --workspaces --ignore-scripts --pack-destination /packs

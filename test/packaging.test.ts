@@ -157,8 +157,9 @@ describe('npm pack, then npm install --omit=optional into an empty directory', (
   };
 
   beforeAll(async () => {
-    // dist/ is built: `npm test` runs `tsc -b` first. The CLI's prepack also writes its oclif
-    // manifest; run that alone rather than every prepack (each would build again).
+    // dist/ is built: `npm test` runs `tsc -b` first. The CLI's prepack also writes its bundle
+    // and its oclif manifest; run those alone rather than every prepack (each would build again).
+    await execFileAsync(process.execPath, ['packages/cli/scripts/bundle.mjs'], { cwd: REPO_ROOT });
     await execFileAsync('npm', ['run', 'manifest', '-w', 'packages/cli'], { cwd: REPO_ROOT });
     const packed = await execFileAsync('npm', ['pack', '--workspaces', '--ignore-scripts', '--json', '--pack-destination', work.path], {
       cwd: REPO_ROOT,
@@ -205,6 +206,14 @@ describe('npm pack, then npm install --omit=optional into an empty directory', (
   it('installs without the server, better-sqlite3 or any engine warning', () => {
     expect(install.stderr).not.toMatch(/EBADENGINE|gyp|prebuild/);
     expect(existsSync(join(app, 'node_modules/@gatehouse/cli/dist/commands/plan.js'))).toBe(true);
+    // The commands run from the bundle (scripts/bundle.mjs), which an installed copy trusts.
+    expect(existsSync(join(app, 'node_modules/@gatehouse/cli/dist-bundle/commands/plan.js'))).toBe(true);
+    const manifest = JSON.parse(readFileSync(join(app, 'node_modules/@gatehouse/cli/oclif.manifest.json'), 'utf8')) as {
+      gatehouseBundle: boolean;
+      commands: Record<string, { relativePath: string[] }>;
+    };
+    expect(manifest.gatehouseBundle).toBe(true);
+    expect(manifest.commands.plan!.relativePath).toEqual(['dist-bundle', 'commands', 'plan.js']);
     expect(existsSync(join(app, 'node_modules/@gatehouse/server'))).toBe(false);
     expect(existsSync(join(app, 'node_modules/better-sqlite3'))).toBe(false);
     expect(existsSync(join(app, 'node_modules/fastify'))).toBe(false);

@@ -57,7 +57,8 @@ describe('buildFingerprint', () => {
     writeFileSync(manifest, JSON.stringify({ version: '1.0.0', commands: { plan: { id: 'plan' } }, gatehouseBuild: build, gatehouseFiles: files }));
     expect(await ensureManifest(root)).toBe(false);
     const kept = JSON.parse(readFileSync(manifest, 'utf8'));
-    expect(kept).toEqual({ version: '1.0.0', commands: { plan: { id: 'plan' } }, gatehouseBuild: build, gatehouseFiles: filesFingerprint(root) });
+    // No bundle here (bundle.ts): the commands stay those of dist/, and the manifest says so.
+    expect(kept).toEqual({ version: '1.0.0', commands: { plan: { id: 'plan' } }, gatehouseBuild: build, gatehouseFiles: filesFingerprint(root), gatehouseBundle: false });
     expect(await ensureManifest(root)).toBe(false);
   });
 });

@@ -16,10 +16,15 @@
  * the content still matches, the new identities are recorded when the directory is writable.
  * Written atomically, so concurrent starts never see half a file. Nothing here imports oclif
  * unless the manifest has to be rebuilt.
+ *
+ * The manifest also says where oclif imports each command from: `dist-bundle/commands` while
+ * the bundle is fresh (bundle.ts), `dist/commands` otherwise (`gatehouseBundle` records which;
+ * the manifest is rewritten when that changes).
  */
 import { readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { BUNDLE_DIR, bundleIsFresh } from './bundle.js';
 
 /** node:crypto, loaded only when the files changed (some 4 ms of every start otherwise). */
 const crypto = () => createRequire(import.meta.url)('node:crypto') as typeof import('node:crypto');
@@ -71,6 +76,23 @@ interface Recorded {
   manifest: Record<string, unknown>;
   build?: string;
   files?: string;
+  bundled: boolean;
+}
+
+/**
+ * The manifest with every command imported from `dist-bundle/commands` (bundled) or
+ * `dist/commands`: oclif imports a command from its manifest entry's `relativePath`.
+ */
+export function commandsFrom(manifest: Record<string, unknown>, bundled: boolean): Record<string, unknown> {
+  const commands = (manifest.commands ?? {}) as Record<string, { relativePath?: string[] }>;
+  const moved = Object.fromEntries(
+    Object.entries(commands).map(([id, command]) => {
+      const path = command.relativePath;
+      if (!path || path.length !== 3 || (path[0] !== 'dist' && path[0] !== BUNDLE_DIR) || path[1] !== 'commands') return [id, command];
+      return [id, { ...command, relativePath: [bundled ? BUNDLE_DIR : 'dist', ...path.slice(1)] }];
+    }),
+  );
+  return { ...manifest, commands: moved, gatehouseBundle: bundled };
 }
 
 function recorded(root: string): Recorded | undefined {
@@ -80,6 +102,7 @@ function recorded(root: string): Recorded | undefined {
       manifest,
       ...(typeof manifest.gatehouseBuild === 'string' ? { build: manifest.gatehouseBuild } : {}),
       ...(typeof manifest.gatehouseFiles === 'string' ? { files: manifest.gatehouseFiles } : {}),
+      bundled: manifest.gatehouseBundle === true,
     };
   } catch {
     return undefined;
@@ -114,18 +137,24 @@ export async function ensureManifest(root: string): Promise<boolean> {
   } catch {
     return false;
   }
+  const bundled = bundleIsFresh(root);
   const before = recorded(root);
-  if (before?.files === identities && before.build !== undefined) return false;
+  if (before?.files === identities && before.build !== undefined) {
+    // A bundle written or gone stale since: commands from the other directory.
+    if (before.bundled !== bundled) writeManifest(path, commandsFrom(before.manifest, bundled));
+    return false;
+  }
   const fingerprint = buildFingerprint(root, files);
   if (before && before.build === fingerprint) {
     // Same content, files rewritten (an install, a copy): remember them, if this directory allows.
-    writeManifest(path, { ...before.manifest, gatehouseFiles: identities });
+    writeManifest(path, { ...commandsFrom(before.manifest, bundled), gatehouseFiles: identities });
     return false;
   }
   const { Plugin } = await import('@oclif/core');
   const plugin = new Plugin({ root, isRoot: true, ignoreManifest: true, errorOnManifestCreate: true });
   await plugin.load();
-  if (writeManifest(path, { ...plugin.manifest, gatehouseBuild: fingerprint, gatehouseFiles: identities })) return true;
+  const manifest = commandsFrom(plugin.manifest as unknown as Record<string, unknown>, bundled);
+  if (writeManifest(path, { ...manifest, gatehouseBuild: fingerprint, gatehouseFiles: identities })) return true;
   try {
     rmSync(path, { force: true });
   } catch {

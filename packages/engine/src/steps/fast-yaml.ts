@@ -95,22 +95,51 @@ export function documentsWithLongLines(text: string): { text: string; line: numb
  * `documentsWithLongLines` cuts): it works on a copy of its input, and a copy of one document at
  * a time, dropped once read, costs far less than a copy of a large file kept for the whole parse.
  */
-export function fastDocuments(text: string): { values: unknown[]; nodes: NodePositions } | undefined {
+export function fastDocuments(text: string): FastDocuments | undefined {
+  return finish(fastDocumentSteps(text));
+}
+
+export interface FastDocuments {
+  values: unknown[];
+  nodes: NodePositions;
+}
+
+/** Documents read between two pauses of `fastDocumentSteps` (a few milliseconds of work). */
+const DOCUMENTS_PER_STEP = 256;
+
+/**
+ * `fastDocuments` in steps: the generator pauses after every `DOCUMENTS_PER_STEP` documents and
+ * returns what `fastDocuments` returns. A caller that lets I/O run at each pause (`load`) keeps
+ * the listing of a plan going while a large file is read: each page's answer is taken, and the
+ * next page asked for, only when the reading yields.
+ */
+export function* fastDocumentSteps(text: string): Generator<void, FastDocuments | undefined> {
   if (holdsDifferentForm(text) || hasLongLine(text)) return undefined;
   const nodes = new NodePositions();
   const values: unknown[] = [];
-  try {
-    for (const [start, end] of documentRanges(text)) {
-      // js-yaml drops the byte order mark that starts the file: its offsets are one less there.
-      nodes.base = start === 0 && text.charCodeAt(0) === 0xfeff ? 1 : start;
-      const piece = start === 0 && end === text.length ? text : text.slice(start, end);
+  const ranges = documentRanges(text);
+  for (let i = 0; i < ranges.length; i++) {
+    const [start, end] = ranges[i]!;
+    // js-yaml drops the byte order mark that starts the file: its offsets are one less there.
+    nodes.base = start === 0 && text.charCodeAt(0) === 0xfeff ? 1 : start;
+    const piece = start === 0 && end === text.length ? text : text.slice(start, end);
+    try {
       for (const value of jsyaml.loadAll(piece, undefined, { schema: SCHEMA, listener: nodes.listener })) values.push(value);
+    } catch {
+      return undefined;
     }
-  } catch {
-    return undefined;
+    if ((i + 1) % DOCUMENTS_PER_STEP === 0 && i + 1 < ranges.length) yield;
   }
   nodes.trim();
   return { values, nodes };
+}
+
+/** Runs steps to the end at once; what they return. */
+export function finish<T>(steps: Generator<void, T>): T {
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
 }
 
 /**

@@ -192,3 +192,27 @@ test('a directory of only other YAML is no_manifests, saying why', async () => {
   expect(result.problems.map((p) => p.code)).toEqual(['no_manifests']);
   expect(result.problems[0]!.message).toContain('has a gatehouse kind');
 });
+
+test('a large file is read in steps that let I/O run between them, with the same documents and positions', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'gatehouse-load-'));
+  const documents = Array.from({ length: 6000 }, (_, i) => `---\nkind: BotUser\nname: bot-${i}\nspec: {active: true}\n`).join('');
+  writeFileSync(join(dir, 'bots.yaml'), documents);
+  // Counts the turns of the event loop while the file is read: a plan's listing (its answers
+  // and next page requests) runs in those turns.
+  let turns = 0;
+  let reading = true;
+  const count = () => {
+    turns += 1;
+    if (reading) setImmediate(count);
+  };
+  setImmediate(count);
+  const result = await load([dir]);
+  reading = false;
+  expect(result.problems).toEqual([]);
+  expect(result.documents).toHaveLength(6000);
+  expect(result.documents[5999]!.value).toEqual({ kind: 'BotUser', name: 'bot-5999', spec: { active: true } });
+  expect(result.documents[5999]!.locate(['spec', 'active'])).toMatchObject({ line: 4 * 5999 + 4, col: 16 });
+  expect(result.documents[5999]!.locate(['spec', 'active'], { key: true })).toMatchObject({ line: 4 * 5999 + 4, col: 8 });
+  // 6000 documents pause 23 times (every 256); reading the file itself takes about ten turns.
+  expect(turns).toBeGreaterThan(20);
+});

@@ -12,7 +12,7 @@ import type { Document, Node } from 'yaml';
 import { onFirstUse } from '../on-first-use.js';
 import { problem, type Problem } from '../problems.js';
 import type { SourceLocation } from '../source.js';
-import { documentsWithLongLines, fastDocuments } from './fast-yaml.js';
+import { documentsWithLongLines, fastDocumentSteps, finish } from './fast-yaml.js';
 import { LineIndex, type NodePositions } from './node-positions.js';
 import { findManifestFiles, readManifestFile, STDIN_NAME, STDIN_PATH } from './files.js';
 import {
@@ -111,7 +111,9 @@ export async function load(paths: string[], options: LoadOptions = {}): Promise<
     read.bytes = EMPTY;
     const fileDocuments: LoadedDocument[] = [];
     const fileProblems: Problem[] = [];
-    parseFile(name, text, fileDocuments, fileProblems);
+    // Read in steps, letting I/O run between them (a plan's listing goes on meanwhile).
+    const steps = parseFileSteps(name, text, fileDocuments, fileProblems);
+    while (!steps.next().done) await letIoRun();
     if (found.searched.has(file) && fileProblems.length === 0 && fileDocuments.length > 0 && !claimsManifests(fileDocuments)) {
       notes.push(`skipped ${name}: no document has a gatehouse kind (name the file to check it anyway)`);
       continue;
@@ -142,14 +144,29 @@ export async function load(paths: string[], options: LoadOptions = {}): Promise<
  * errors are reported. Either way a file is parsed once: positions never read it again.
  */
 export function parseFile(file: string, text: string, documents: LoadedDocument[], problems: Problem[]): void {
+  finish(parseFileSteps(file, text, documents, problems));
+}
+
+/** Pieces of a file with a long line read between two pauses of `parseFileSteps`. */
+const PIECES_PER_STEP = 64;
+
+/** Lets pending I/O callbacks run (`setImmediate`: after the poll phase of the event loop). */
+const letIoRun = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/**
+ * `parseFile` in steps: it pauses every few milliseconds of reading (`fastDocumentSteps`, and
+ * after each piece of a file with a long line), so that `load` lets I/O run between steps.
+ */
+function* parseFileSteps(file: string, text: string, documents: LoadedDocument[], problems: Problem[]): Generator<void, void> {
   const pieces = documentsWithLongLines(text);
   if (!pieces) {
-    parseDocuments(file, text, documents, problems);
+    yield* parseDocumentSteps(file, text, documents, problems);
     return;
   }
   // One document per piece: a long line sends only its document to `yaml`. Positions and
   // document indexes are the file's: lines shifted by where the piece starts.
   let index = 0;
+  let done = 0;
   for (const piece of pieces) {
     const found: LoadedDocument[] = [];
     const issues: Problem[] = [];
@@ -158,16 +175,21 @@ export function parseFile(file: string, text: string, documents: LoadedDocument[
     for (const doc of found) documents.push({ ...doc, index: index + doc.index, locate: shiftedLocator(doc.locate, piece.line - 1) });
     // Every piece from a `---` is one document; the text before the first only if it holds one.
     if (piece.text.startsWith('---') || found.length > 0 || issues.length > 0) index++;
+    if (++done % PIECES_PER_STEP === 0) yield;
   }
 }
 
 function parseDocuments(file: string, text: string, documents: LoadedDocument[], problems: Problem[]): void {
+  finish(parseDocumentSteps(file, text, documents, problems));
+}
+
+function* parseDocumentSteps(file: string, text: string, documents: LoadedDocument[], problems: Problem[]): Generator<void, void> {
   const tooDeep = flowNestingProblem(text, (offset) => positionOf(file, text, offset));
   if (tooDeep) {
     problems.push(tooDeep);
     return;
   }
-  const fast = fastDocuments(text);
+  const fast = yield* fastDocumentSteps(text);
   // Deep block nesting is reported by the `yaml` path, at its position. The values are measured
   // only when the parse had that many nodes open at once (a bound on their depth).
   if (!fast || (fast.nodes.deepest > MAX_NESTING && fast.values.some((value) => valueDepth(value) > MAX_NESTING))) {

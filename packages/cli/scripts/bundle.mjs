@@ -1,0 +1,94 @@
+#!/usr/bin/env node
+/**
+ * Writes `dist-bundle/`: the built commands (dist/commands/*.js) bundled with rolldown together
+ * with the engine and the client they import, as ES modules (one per command, shared code in
+ * chunks). Run after `tsc -b` by `npm run build`, `prepare`, `npm test` and the CLI's prepack.
+ *
+ * Why: each ES module Node loads costs start-up time to resolve, read, compile and link, and a
+ * command loads about 200 of our own; bundled, `validate` loads some 10 and its import takes
+ * about half the CPU (README, performance). Node packages (oclif, undici, yaml, ajv, ...) stay
+ * external, and so do @gatehouse/schemas (its files read package.json by a relative path) and
+ * @gatehouse/server (loaded only by `serve` and the embedded default, with better-sqlite3).
+ *
+ * The bundle is only an accelerator: bin/run.js uses it while it is fresh (src/startup/bundle.ts:
+ * the build information of every package it holds is as it was when it was written) and the
+ * unbundled dist/ otherwise, so a `tsc -b` after an edit is never masked by a stale bundle.
+ * Without rolldown (a devDependency), nothing is written and dist/ is used.
+ *
+ * Every output file sits in a directory two levels below the package root (dist-bundle/commands/,
+ * dist-bundle/chunks/), as the modules that read a file by a relative path do in dist/
+ * (dist/server/load.js: `../../package.json`), so such a path means the same file in both.
+ */
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const OUT = 'dist-bundle';
+/** The packages bundled in, by the build information `tsc -b` rewrites whenever it emits them. */
+const BUILD_INFO = ['tsconfig.tsbuildinfo', '../engine/tsconfig.tsbuildinfo', '../client/tsconfig.tsbuildinfo'];
+const BUNDLED = new Set(['@gatehouse/engine', '@gatehouse/client']);
+
+let rolldown;
+try {
+  ({ rolldown } = await import('rolldown'));
+} catch {
+  rmSync(join(root, OUT), { recursive: true, force: true });
+  console.log('bundle: rolldown is not installed; the CLI runs from dist/');
+  process.exit(0);
+}
+
+// The commands are those with a source (dist/ may hold outputs of deleted sources).
+const commands = readdirSync(join(root, 'src', 'commands'))
+  .filter((name) => name.endsWith('.ts') && !name.endsWith('.test.ts') && !name.endsWith('.d.ts'))
+  .map((name) => name.slice(0, -3));
+const input = Object.fromEntries(commands.map((name) => [`commands/${name}`, join(root, 'dist', 'commands', `${name}.js`)]));
+const packageOf = (id) => (id.startsWith('@') ? id.split('/').slice(0, 2).join('/') : id.split('/')[0]);
+
+// Stamped before bundling: a build that lands while this runs leaves the bundle stale, not wrong.
+const stamp = { buildInfo: Object.fromEntries(BUILD_INFO.map((file) => [file, identity(join(root, file))])) };
+// Nothing built since the bundle was written: left as it is (CLIs running now may be using it).
+if (readStamp() === JSON.stringify(stamp) && commands.every((name) => existsSync(join(root, OUT, 'commands', `${name}.js`)))) {
+  console.log(`bundle: ${OUT}/ is up to date`);
+  process.exit(0);
+}
+const temp = join(root, `${OUT}.tmp-${process.pid}`);
+const bundle = await rolldown({
+  input,
+  platform: 'node',
+  external: (id) => !id.startsWith('.') && !id.startsWith('/') && !id.startsWith('\0') && !BUNDLED.has(packageOf(id)),
+  logLevel: 'warn',
+});
+await bundle.write({ dir: temp, format: 'esm', entryFileNames: '[name].js', chunkFileNames: 'chunks/[name]-[hash].js', sourcemap: true });
+await bundle.close();
+for (const file of walk(temp)) {
+  const depth = relative(temp, file).split(/[\\/]/).length;
+  if (depth !== 2) throw new Error(`bundle: ${relative(temp, file)} is not two levels below the package root`);
+}
+writeFileSync(join(temp, 'stamp.json'), `${JSON.stringify(stamp)}\n`);
+rmSync(join(root, OUT), { recursive: true, force: true });
+renameSync(temp, join(root, OUT));
+console.log(`bundle: ${OUT}/ written (${commands.length} commands)`);
+
+function readStamp() {
+  try {
+    return readFileSync(join(root, OUT, 'stamp.json'), 'utf8').trim();
+  } catch {
+    return undefined;
+  }
+}
+
+/** `size:mtime` of a file, or null when it does not exist. */
+function identity(path) {
+  if (!existsSync(path)) return null;
+  const { size, mtimeMs } = statSync(path);
+  return `${size}:${mtimeMs}`;
+}
+
+function* walk(dir) {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) yield* walk(path);
+    else if (!entry.name.endsWith('.map')) yield path;
+  }
+}

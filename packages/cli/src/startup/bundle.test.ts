@@ -1,0 +1,79 @@
+import { mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { tempDirForFile } from '../testing/temp-dir.js';
+import { BUNDLE_DIR, bundleIsFresh } from './bundle.js';
+import { commandsFrom } from './manifest.js';
+
+const dir = tempDirForFile('gatehouse-bundle-');
+
+describe('bundleIsFresh', () => {
+  let root = '';
+  let engine = '';
+  beforeEach(() => {
+    root = join(dir.path, 'cli');
+    engine = join(dir.path, 'engine');
+  });
+  afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+  /** A package root with build information for itself and ../engine, and a bundle stamped from them. */
+  function built(): void {
+    mkdirSync(join(root, BUNDLE_DIR), { recursive: true });
+    mkdirSync(engine, { recursive: true });
+    writeFileSync(join(root, 'tsconfig.tsbuildinfo'), 'cli build 1');
+    writeFileSync(join(engine, 'tsconfig.tsbuildinfo'), 'engine build 1');
+    stamp();
+  }
+
+  /** Records the build information as scripts/bundle.mjs does. */
+  function stamp(): void {
+    const id = (path: string) => {
+      try {
+        const { size, mtimeMs } = statSync(path);
+        return `${size}:${mtimeMs}`;
+      } catch {
+        return null;
+      }
+    };
+    const buildInfo = { 'tsconfig.tsbuildinfo': id(join(root, 'tsconfig.tsbuildinfo')), '../engine/tsconfig.tsbuildinfo': id(join(engine, 'tsconfig.tsbuildinfo')) };
+    writeFileSync(join(root, BUNDLE_DIR, 'stamp.json'), JSON.stringify({ buildInfo }));
+  }
+
+  it('is fresh while nothing was built since, stale after a build of any package bundled in', () => {
+    built();
+    expect(bundleIsFresh(root)).toBe(true);
+    writeFileSync(join(engine, 'tsconfig.tsbuildinfo'), 'engine build 2, longer');
+    expect(bundleIsFresh(root)).toBe(false);
+    stamp();
+    expect(bundleIsFresh(root)).toBe(true);
+    writeFileSync(join(root, 'tsconfig.tsbuildinfo'), 'cli build 2, longer');
+    expect(bundleIsFresh(root)).toBe(false);
+  });
+
+  it('is stale when some build information is gone, trusted in an installed copy that has none', () => {
+    built();
+    rmSync(join(engine, 'tsconfig.tsbuildinfo'));
+    expect(bundleIsFresh(root)).toBe(false);
+    rmSync(join(root, 'tsconfig.tsbuildinfo'));
+    expect(bundleIsFresh(root)).toBe(true);
+  });
+
+  it('is not used without a bundle or with an unreadable stamp', () => {
+    expect(bundleIsFresh(root)).toBe(false);
+    built();
+    writeFileSync(join(root, BUNDLE_DIR, 'stamp.json'), '{"buildInfo": {}}');
+    expect(bundleIsFresh(root)).toBe(false);
+    writeFileSync(join(root, BUNDLE_DIR, 'stamp.json'), 'not json');
+    expect(bundleIsFresh(root)).toBe(false);
+  });
+});
+
+describe('commandsFrom', () => {
+  it('points every command of dist/commands at the bundle and back, and says which', () => {
+    const manifest = { version: '1', commands: { plan: { id: 'plan', relativePath: ['dist', 'commands', 'plan.js'] }, other: { id: 'other', relativePath: ['lib', 'x.js'] } } };
+    const bundled = commandsFrom(manifest, true);
+    expect(bundled).toMatchObject({ version: '1', gatehouseBundle: true, commands: { plan: { id: 'plan', relativePath: [BUNDLE_DIR, 'commands', 'plan.js'] }, other: { relativePath: ['lib', 'x.js'] } } });
+    expect(commandsFrom(bundled, false)).toMatchObject({ gatehouseBundle: false, commands: { plan: { relativePath: ['dist', 'commands', 'plan.js'] } } });
+    expect(manifest.commands.plan.relativePath[0]).toBe('dist');
+  });
+});
