@@ -22,7 +22,7 @@
 import { fork } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve as resolvePath } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
@@ -42,7 +42,7 @@ if (process.argv[2] === '--serve') {
 async function serve() {
   const { default: Fastify } = await import('fastify');
   // BENCH_DIST: another build of the server (e.g. main's, copied aside) for A/B runs.
-  const { startServer } = await import(process.env.BENCH_DIST ? pathToFileURL(join(process.cwd(), process.env.BENCH_DIST, 'index.js')).href : '../dist/index.js');
+  const { startServer } = await import(process.env.BENCH_DIST ? pathToFileURL(resolvePath(process.env.BENCH_DIST, 'index.js')).href : '../dist/index.js');
   const dir = mkdtempSync(join(tmpdir(), 'gatehouse-bench-'));
   const server = await startServer({ host: '127.0.0.1', port: 0, db: join(dir, 'bench.db'), apiKeys: [KEY] });
 
