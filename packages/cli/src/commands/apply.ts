@@ -16,7 +16,6 @@ import {
   executeApply,
   INTERRUPT_GRACE_MS,
   prepareApply,
-  readForApply,
   type ApplyResult,
   type PreparedApply,
   type PrepareOptions,
@@ -110,13 +109,14 @@ export default class Apply extends Command {
       if (saved) this.#checkTarget(saved, connection);
       const moving = fromStackOption(flags['from-stack'] ?? saved?.from_stack, connection.stack);
       const preparing = this.#prepareOptions(saved, run, { ...flags, ...moving, targets }, connection);
-      // The manifests are files: read while the lock is being taken (prepareApply awaits it).
-      preparing.read = readForApply(preparing);
       const releaseFailed = (error: unknown) =>
         this.logToStderr(`warning: could not release the lock of stack "${sanitize(connection.stack)}": ${sanitize(String((error as Error).message ?? error))}; run gatehouse unlock --stack ${sanitize(connection.stack)}`);
       // Live state is read under the stack's lock (a plan read before another apply ended would
       // be applied stale, and create what that apply created): from the moment the lock's bot
-      // user is ours, overlapping the lock's confirmation, which comes before any write.
+      // user is ours, overlapping the lock's confirmation, which comes before any write. The
+      // manifests are read then too, once the list requests are out (as plan does: the server
+      // lists while this process parses), not before the lock: parsing first held back the
+      // lock's request and with it the listing.
       const { lock, value: prepared } = await lockStacksWhileReading(
         connection.api,
         connection.stack,
@@ -143,7 +143,7 @@ export default class Apply extends Command {
     if (!result.ok) this.exit(1);
   }
 
-  /** What `prepareApply` is given (and `readForApply`, which starts before the lock). */
+  /** What `prepareApply` is given. */
   #prepareOptions(
     saved: Plan | undefined,
     run: { paths: string[]; environment?: EnvironmentInput | undefined },

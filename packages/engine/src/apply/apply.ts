@@ -68,7 +68,11 @@ export async function executeApply(prepared: PreparedApply, api: LiveApi, option
 
   // Parts per change, to report a change once all of its parts settled.
   const partsOf = new Map<string, Part[]>();
-  for (const part of parts) partsOf.set(part.subject.change.address, [...(partsOf.get(part.subject.change.address) ?? []), part]);
+  for (const part of parts) {
+    const mine = partsOf.get(part.subject.change.address);
+    if (mine) mine.push(part);
+    else partsOf.set(part.subject.change.address, [part]);
+  }
   const outcomes = new Map<string, StepOutcome<PartValue>>();
   const partByKey = new Map(parts.map((p) => [p.key, p]));
   const started = new Set<string>();

@@ -52,13 +52,20 @@ const liveRefs = (o: LiveObject): Set<string> => {
   return new Set(o.descriptor.refs.flatMap((r) => collect(normal, r.pattern).map((f) => String(f.value))));
 };
 
+/** Adds `value` to the list `map` holds under `key` (in place: a parent of 1,000 children is no quadratic copy). */
+function append<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+}
+
 /** Index of the live objects: who references an id, who is a child of an id. */
 function liveIndex(all: LiveObject[]) {
   const referrers = new Map<string, LiveObject[]>();
   const children = new Map<string, LiveObject[]>();
   for (const o of all) {
-    for (const id of liveRefs(o)) if (id !== o.id) referrers.set(id, [...(referrers.get(id) ?? []), o]);
-    if (o.parentId !== undefined) children.set(o.parentId, [...(children.get(o.parentId) ?? []), o]);
+    for (const id of liveRefs(o)) if (id !== o.id) append(referrers, id, o);
+    if (o.parentId !== undefined) append(children, o.parentId, o);
   }
   return { referrersOf: (id: string) => referrers.get(id) ?? [], childrenOf: (id: string) => children.get(id) ?? [] };
 }
@@ -119,7 +126,7 @@ export function buildParts(subjects: Subject[], matching: Matching): Part[] {
         part = add({ change, desired: d, live: o }, 'repoint');
       }
       if (part.kind === 'update' || part.kind === 'repoint') part.extraFields.push(...fields.filter((f) => !part!.extraFields.includes(f)));
-      repoints.set(address, [...(repoints.get(address) ?? []), part]);
+      append(repoints, address, part);
     }
   }
 

@@ -15,7 +15,7 @@
  * plan is the targeted one (`steps/targets.ts`).
  */
 import type { DesiredObject } from '../desired.js';
-import { readAndMatch, readManifests, type Desired } from '../engine.js';
+import { readAndMatch } from '../engine.js';
 import type { EnvironmentInput } from '../environments/documents.js';
 import type { LiveObject } from '../live.js';
 import type { Change, Plan } from '../plan-model.js';
@@ -50,8 +50,6 @@ export interface PrepareOptions {
   /** As in `EngineOptions`. */
   maxFileSize?: number;
   onWarning?: (warning: Problem) => void;
-  /** The reading of these manifests, already under way (`readForApply`); read here when absent. */
-  read?: Promise<Desired>;
 }
 
 /** One change as apply runs it, with the objects behind it. */
@@ -97,25 +95,6 @@ export interface PreparedApply {
 const pathsToRead = (options: Pick<PrepareOptions, 'paths' | 'saved'>): string[] =>
   options.paths && options.paths.length > 0 ? options.paths : options.saved?.manifest_paths ?? ['.'];
 
-/**
- * Starts reading the manifests exactly as `prepareApply(options)` would (files only: no
- * request), to be passed to it as `options.read`. Apply starts it before it takes the stack's
- * lock, so that parsing overlaps the lock's round trips instead of following them; the lock
- * still comes before any live state is read. A failure surfaces where `prepareApply` awaits it.
- */
-export function readForApply(options: PrepareOptions): Promise<Desired> {
-  const reading = readManifests({
-    paths: pathsToRead(options),
-    env: options.env ?? process.env,
-    stack: options.stack,
-    environment: options.environment,
-    ...(options.maxFileSize !== undefined ? { maxFileSize: options.maxFileSize } : {}),
-    ...(options.onWarning ? { onWarning: options.onWarning } : {}),
-  });
-  reading.catch(() => {});
-  return reading;
-}
-
 export async function prepareApply(options: PrepareOptions): Promise<PreparedApply> {
   const { api, stack, saved } = options;
   // A saved plan carries its scope: the fresh plan it is checked against uses the same, and only
@@ -139,7 +118,6 @@ export async function prepareApply(options: PrepareOptions): Promise<PreparedApp
       ...(options.onWarning ? { onWarning: options.onWarning } : {}),
       pruneAll,
       fromStack,
-      ...(options.read ? { read: options.read } : {}),
     },
     api,
     stack,

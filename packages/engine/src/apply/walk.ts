@@ -57,7 +57,9 @@ export async function walk<T>(steps: readonly Step<T>[], options: WalkOptions<T>
     waitingOn.set(step.key, step.dependsOn.length);
     for (const dep of step.dependsOn) {
       if (!byKey.has(dep)) throw new WalkError(`step ${step.key} depends on unknown step ${dep}`, [step.key, dep]);
-      dependents.set(dep, [...(dependents.get(dep) ?? []), step.key]);
+      const waiting = dependents.get(dep);
+      if (waiting) waiting.push(step.key);
+      else dependents.set(dep, [step.key]);
     }
   }
   assertAcyclic(steps, dependents);
