@@ -12,6 +12,9 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
   const { userAgent } = await import('../dist/startup/version.js');
   process.stdout.write(`${userAgent(root)}\n`);
 } else {
+  // validate keeps nearly everything it reads: its heap is set for memory before oclif and the
+  // engine are loaded (loading alone grew the young generation to 8 MB; src/startup/heap-settings.ts).
+  if (argv[0] === 'validate') (await import('../dist/startup/heap-settings.js')).keepHeapCompact();
   // Always the compiled dist/: without this, oclif looks for TypeScript sources whenever
   // NODE_ENV is `development` or `test`, and warns "Could not find typescript" in every
   // installed copy run from such a shell. oclif's settings start from `globalThis.oclif`.

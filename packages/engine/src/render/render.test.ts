@@ -36,6 +36,17 @@ describe('text renderer', () => {
   });
 });
 
+describe('a create with no field of its own (an IP policy with only rules)', () => {
+  it('lists nothing under its line: no ": {}"', () => {
+    const plan = mixedPlan();
+    const create = plan.changes.find((c) => c.action === 'create')!;
+    create.after = {};
+    const text = renderText(plan);
+    expect(text).not.toContain(': {}');
+    expect(renderMarkdown(plan)).not.toContain(': {}');
+  });
+});
+
 describe('json renderer', () => {
   it('matches the golden output and round-trips through parsePlanJson', async () => {
     const json = renderJson(mixedPlan());

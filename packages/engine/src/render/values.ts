@@ -32,7 +32,8 @@ export function flatten(value: unknown, prefix = ''): [string, unknown][] {
   }
   if (value !== null && typeof value === 'object') {
     const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
-    if (entries.length === 0) return [[prefix, value]];
+    // An empty object is a value where it is nested ({} -> {}); the whole of one is nothing to list.
+    if (entries.length === 0) return prefix === '' ? [] : [[prefix, value]];
     return entries.flatMap(([key, v]) => flatten(v, prefix === '' ? key : `${prefix}.${key}`));
   }
   return [[prefix, value]];

@@ -50,7 +50,8 @@ export async function findManifestFiles(paths: readonly string[]): Promise<Found
   const found: FoundFiles = { files: [], problems: [], warnings: [], searched: new Set(), notes: [] };
   const seen = new Set<string>();
   const add = async (file: string) => {
-    const real = file === STDIN_PATH ? file : await realpath(file);
+    // A pipe named by its /dev/fd path (a shell's `<(...)`) has no real path: it is itself.
+    const real = file === STDIN_PATH ? file : await realpath(file).catch(() => file);
     if (seen.has(real)) return;
     seen.add(real);
     found.files.push(file);

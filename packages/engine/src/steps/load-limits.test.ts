@@ -130,6 +130,30 @@ test('a file without a size (a link to a device, a pipe) named on the command li
   expect(result.problems[0]!.message).toMatch(/over the manifest size limit of 64\.0 KiB/);
 });
 
+test('a pipe named by its /proc or /dev/fd path (a shell\'s process substitution, <(...)) is read', async () => {
+  if (process.platform !== 'linux') return;
+  const { spawn } = await import('node:child_process');
+  // `sleep` reads nothing: its standard input is a shell pipe holding one manifest, as `<(...)` gives.
+  const holder = spawn('bash', ['-c', 'exec sleep 30 < <(printf %s "$DOC")'], { env: { ...process.env, DOC: BOT('piped') }, stdio: 'ignore' });
+  try {
+    const { readlinkSync } = await import('node:fs');
+    const isPipe = () => {
+      try {
+        return readlinkSync(`/proc/${holder.pid}/fd/0`).startsWith('pipe:');
+      } catch {
+        return false;
+      }
+    };
+    // Until bash has exec'ed sleep on the pipe (a few milliseconds).
+    while (!isPipe()) await new Promise((resolve) => setImmediate(resolve));
+    const result = await load([`/proc/${holder.pid}/fd/0`]);
+    expect(result.problems).toEqual([]);
+    expect(names(result)).toEqual(['piped']);
+  } finally {
+    holder.kill();
+  }
+});
+
 test('a BotUser manifest may not take a lock name (gatehouse-lock.<stack>)', async () => {
   const { validateManifests } = await import('../engine.js');
   const dir = tempDir();

@@ -138,6 +138,18 @@ describe('limits on string fields', () => {
     expect((await send('PUT', `/edges/https/${edge.id}/routes/${route.id}/traffic_policy`, { value: 'p'.repeat(1024) })).status).toBe(200);
   });
 
+  it('every other string field is at most 64 KiB (labels, header values, patterns, module fields)', async () => {
+    const long = 'v'.repeat(64 * 1024 + 1);
+    const label = await send('POST', '/backends/tunnel_group', { labels: { app: long } });
+    expect(label.status).toBe(400);
+    expect(label.body).toMatchObject({ error_code: 'invalid_value', details: { field: 'labels.app' } });
+    expect((await send('POST', '/backends/http_response', { body: 'x', status_code: 200, headers: { 'x-big': long } })).body.details).toMatchObject({ field: 'headers.x-big' });
+    const edge = (await send('POST', '/edges/https', {})).body as { id: string };
+    const route = (await send('POST', `/edges/https/${edge.id}/routes`, { match_type: 'path_prefix', match: '/long' })).body as { id: string };
+    expect((await send('PUT', `/edges/https/${edge.id}/routes/${route.id}/user_agent_filter`, { allow: [long] })).status).toBe(400);
+    expect((await send('POST', '/backends/tunnel_group', { labels: { app: 'v'.repeat(64 * 1024) } })).status).toBe(201);
+  });
+
   it('user_agent_filter patterns must be RE2 regular expressions', async () => {
     const edge = (await send('POST', '/edges/https', {})).body as { id: string };
     const route = (await send('POST', `/edges/https/${edge.id}/routes`, { match_type: 'path_prefix', match: '/ua' })).body as { id: string };

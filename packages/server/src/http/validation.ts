@@ -31,7 +31,24 @@ const bodyAjv = makeAjv(false);
 const textAjv = makeAjv(true);
 
 export const validatorCompiler: FastifySchemaCompiler<object> = ({ schema, httpPart }) =>
-  (httpPart === 'body' ? bodyAjv : textAjv).compile(schema);
+  (httpPart === 'body' ? bodyAjv : textAjv).compile(withStringLimit(schema));
+
+/**
+ * The longest string a field accepts when its schema names no limit of its own (labels, header
+ * values, user agent patterns, module fields): 64 KiB, as the bodies and traffic policy values
+ * that do name one. The 1 MiB body limit alone would let one value hold nearly all of it.
+ */
+export const DEFAULT_STRING_MAX = 64 * 1024;
+
+/** A copy of `schema` in which every string without a `maxLength` (nor enum, const) has `DEFAULT_STRING_MAX`. */
+export function withStringLimit<T>(schema: T): T {
+  if (Array.isArray(schema)) return schema.map(withStringLimit) as T;
+  if (schema === null || typeof schema !== 'object') return schema;
+  const copy = Object.fromEntries(Object.entries(schema).map(([key, value]) => [key, withStringLimit(value)])) as Record<string, unknown>;
+  const isString = copy.type === 'string' || (Array.isArray(copy.type) && copy.type.includes('string'));
+  if (isString && copy.maxLength === undefined && copy.enum === undefined && copy.const === undefined) copy.maxLength = DEFAULT_STRING_MAX;
+  return copy as T;
+}
 
 /** JSON pointer `/a/b/0` -> `a.b[0]`, the field name users see in messages. */
 export function fieldName(instancePath: string, child?: string): string {
