@@ -147,15 +147,14 @@ export async function observeAndMatch(desired: DesiredObject[], api: LiveApi, st
  * thrown; so it is for matching problems.
  */
 export async function readAndMatch(
-  options: EngineOptions & { exclude?: readonly string[]; pruneAll?: boolean; read?: Promise<Desired> },
+  options: EngineOptions & { exclude?: readonly string[]; pruneAll?: boolean },
   api: LiveApi,
   stack: string,
 ): Promise<{ read: Desired; matching: Matching; requests: number; lock?: LockInfo }> {
   const observing = observe(api);
   // Handled here so that a failed listing that is discarded is not an unhandled rejection.
   observing.catch(() => {});
-  // `read`: a reading of these manifests already under way (apply starts it before its lock).
-  const read = await (options.read ?? readManifests({ ...options, stack }));
+  const read = await readManifests({ ...options, stack });
   if (read.problems.length > 0) throw new ManifestProblems(read.problems);
   const observation = await observing;
   // Deletes only within what was read, unless --prune-all (steps/prune-scope.ts).
