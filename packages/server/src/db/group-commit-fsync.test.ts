@@ -31,6 +31,8 @@ const { GroupCommit } = await import('./group-commit.js');
 
 let dir: string;
 let db: ReturnType<typeof openDatabase>;
+/** A write of one row, as `GroupCommit.run` takes it. */
+const insert = (v: string) => () => db.prepare('INSERT INTO t (v) VALUES (?)').run(v);
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'gatehouse-group-fsync-'));
   db = openDatabase(join(dir, 'server.db'));
@@ -45,7 +47,6 @@ afterEach(() => {
 describe('GroupCommit when an fsync fails', () => {
   it('rejects the writes of the group and every later write and read wait', async () => {
     const group = new GroupCommit(db);
-    const insert = (v: string) => () => db.prepare('INSERT INTO t (v) VALUES (?)').run(v);
     await group.run(insert('durable'));
 
     failNext.on = true;
@@ -59,7 +60,6 @@ describe('GroupCommit when an fsync fails', () => {
 
   it('rejects a write queued behind the failing fsync without committing it', async () => {
     const group = new GroupCommit(db);
-    const insert = (v: string) => () => db.prepare('INSERT INTO t (v) VALUES (?)').run(v);
     failNext.on = true;
     const first = group.run(insert('a'));
     // Let the group commit (its fsync is now running), then queue one more write.
@@ -71,16 +71,23 @@ describe('GroupCommit when an fsync fails', () => {
   });
 });
 
+/**
+ * Makes the disk slow and has two clients' writes answered by one slow fsync (which starts the
+ * pause after it); resolves with the group's stats at that point.
+ */
+async function answerTwoBySlowFsync(group: InstanceType<typeof GroupCommit>): Promise<InstanceType<typeof GroupCommit>['stats']> {
+  await group.run(insert('warm'));
+  slowDisk.ms = 5;
+  await Promise.all([group.run(insert('a1')), group.run(insert('b1'))]);
+  return { ...group.stats };
+}
+
 describe('GroupCommit on a slow disk', () => {
   it('lets the clients a slow fsync answered join the next fsync together', async () => {
     // A longer pause than the server's 1 ms, so that a loaded test machine cannot outrun it.
     const group = new GroupCommit(db, undefined, { gatherMs: 100 });
-    const insert = (v: string) => () => db.prepare('INSERT INTO t (v) VALUES (?)').run(v);
-    await group.run(insert('warm'));
-    slowDisk.ms = 5;
-    // Two clients answered by one slow fsync each send their next write, a moment apart.
-    await Promise.all([group.run(insert('a1')), group.run(insert('b1'))]);
-    const before = { ...group.stats };
+    const before = await answerTwoBySlowFsync(group);
+    // Each sends its next write, a moment apart.
     const a2 = group.run(insert('a2'));
     await new Promise((resolve) => setImmediate(resolve));
     const b2 = group.run(insert('b2'));
@@ -93,11 +100,7 @@ describe('GroupCommit on a slow disk', () => {
   it('ends the pause as soon as the writers the slow fsync answered are back', async () => {
     // A pause far longer than the test's time limit: only the early end lets it finish.
     const group = new GroupCommit(db, undefined, { gatherMs: 60_000 });
-    const insert = (v: string) => () => db.prepare('INSERT INTO t (v) VALUES (?)').run(v);
-    await group.run(insert('warm'));
-    slowDisk.ms = 5;
-    await Promise.all([group.run(insert('a1')), group.run(insert('b1'))]);
-    const before = { ...group.stats };
+    const before = await answerTwoBySlowFsync(group);
     // Both clients answered are back (in two groups): the next fsync starts without the pause.
     const a2 = group.run(insert('a2'));
     await new Promise((resolve) => setImmediate(resolve));
@@ -108,7 +111,6 @@ describe('GroupCommit on a slow disk', () => {
 
   it('does not pause after a slow fsync that answered a lone write', async () => {
     const group = new GroupCommit(db);
-    const insert = (v: string) => () => db.prepare('INSERT INTO t (v) VALUES (?)').run(v);
     slowDisk.ms = 5;
     await group.run(insert('lone'));
     const before = { ...group.stats };
