@@ -36,12 +36,18 @@ const records = (api: MemoryLiveApi) => api.objects('/ip_policies').filter((p) =
 const entries = (api: MemoryLiveApi, stack = 'default') => Object.fromEntries([...readRegistry(stack, records(api)).entries].map(([name, e]) => [name, e.id]));
 const summary = (changes: { address: string; action: string }[]) => changes.map((c) => `${c.action} ${c.address}`);
 
+/** A bot user `ci` in main.yaml and an IP policy in policy.yaml of one directory, applied. */
+async function botAndPolicyApplied(): Promise<{ api: MemoryLiveApi; dir: string }> {
+  const api = new MemoryLiveApi();
+  const dir = manifests(bot('ci', 'CI bot'));
+  writeFileSync(join(dir, 'policy.yaml'), 'kind: IPPolicy\nname: office\nspec: {description: Office}\n');
+  await apply(api, dir);
+  return { api, dir };
+}
+
 describe('prune scope', () => {
   it('planning one file keeps the entries of bot users other files declare; a plan of every file drops them', async () => {
-    const api = new MemoryLiveApi();
-    const dir = manifests(bot('ci', 'CI bot'));
-    writeFileSync(join(dir, 'policy.yaml'), 'kind: IPPolicy\nname: office\nspec: {description: Office}\n');
-    await apply(api, dir);
+    const { api, dir } = await botAndPolicyApplied();
     const id = String(api.objects('/bot_users')[0]!.id);
     expect(readRegistry('default', records(api)).entries.get('ci')).toMatchObject({ id, path: expect.stringMatching(/main\.yaml$/) });
 
@@ -433,10 +439,7 @@ describe('--from-stack', () => {
 
 describe('prune scope and unmanaged objects', () => {
   it('planning or checking drift of one file never lists the stack\'s own bot users, declared in another file, as unmanaged', async () => {
-    const api = new MemoryLiveApi();
-    const dir = manifests(bot('ci', 'CI bot'));
-    writeFileSync(join(dir, 'policy.yaml'), 'kind: IPPolicy\nname: office\nspec: {description: Office}\n');
-    await apply(api, dir);
+    const { api, dir } = await botAndPolicyApplied();
     // A bot user nobody recorded is unmanaged still.
     api.objects('/bot_users').push({ id: 'bot_stranger', name: 'stranger', active: true, created_at: '2026-01-01T00:00:00Z', uri: 'x' });
     const one = await computePlan({ paths: [join(dir, 'policy.yaml')], env: {}, api, stack: 'default' });
