@@ -7,8 +7,8 @@ import { formatLocation, sanitize, type Problem, type Style } from '@gatehouse/e
 import type Picocolors from 'picocolors';
 import { CliError } from './errors.js';
 
-// CommonJS, so `require`d rather than imported (see oclif.ts: no export lexer).
-const pc = createRequire(import.meta.url)('picocolors') as typeof Picocolors;
+/** picocolors, for every module of the CLI: CommonJS, so `require`d rather than imported (see oclif.ts: no export lexer). */
+export const pc = createRequire(import.meta.url)('picocolors') as typeof Picocolors;
 
 /**
  * Colour on a terminal only: off when NO_COLOR is set to anything but "" (no-color.org), on

@@ -3,13 +3,9 @@
  * kind/name, id, time), a live counter on a terminal (rewritten in place on stderr, erased
  * before each line), and a final summary. Lines go to `out`; the counter only to a TTY.
  */
-import { createRequire } from 'node:module';
 import { listSome, sanitize } from '@gatehouse/engine/core';
 import type { ApplyResult, StepResult } from '@gatehouse/engine/apply';
-import type Picocolors from 'picocolors';
-
-// CommonJS, so `require`d rather than imported (see ../oclif.ts: no export lexer).
-const pc = createRequire(import.meta.url)('picocolors') as typeof Picocolors;
+import { pc } from '../output.js';
 
 export interface ProgressStream {
   write(text: string): unknown;
