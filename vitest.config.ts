@@ -1,4 +1,3 @@
-import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
@@ -27,10 +26,6 @@ export default defineConfig({
   },
   test: {
     include: ['schemas/src/**/*.test.ts', 'packages/*/src/**/*.test.ts', 'test/**/*.test.ts'],
-    // Vitest's default is one worker per core but one: a single worker on a 2-core CI machine,
-    // where the end-to-end files spend much of their time waiting on the CLI and server
-    // processes they start. Two files at once keep both cores busy.
-    maxWorkers: Math.max(2, availableParallelism() - 1),
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },
