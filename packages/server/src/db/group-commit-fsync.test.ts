@@ -1,7 +1,9 @@
 /**
  * An fsync of the WAL that fails: the writes it was to make durable are not acknowledged,
  * and nothing later is either (the kernel may have dropped the pages, so a later fsync that
- * succeeds proves nothing). `fs.fsync` is replaced for this file only.
+ * succeeds proves nothing), and writes answered only by an fsync that started after their
+ * commit, which a SIGKILL test cannot tell (the page cache outlives the process).
+ * `fs.fdatasync` is replaced for this file only.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,19 +13,22 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 const failNext = { on: false };
 /** Makes every fsync take at least this long (a busy disk). */
 const slowDisk = { ms: 0 };
+/** While `on`, fsyncs do not complete until the test calls the callbacks held here. */
+const held = { on: false, callbacks: [] as (() => void)[] };
 vi.mock('node:fs', async (importOriginal) => {
   const fs = await importOriginal<typeof import('node:fs')>();
-  const fsync = (fd: number, callback: (error: NodeJS.ErrnoException | null) => void) => {
+  const fdatasync = (fd: number, callback: (error: NodeJS.ErrnoException | null) => void) => {
     if (failNext.on) {
       failNext.on = false;
-      const error = Object.assign(new Error('EIO: i/o error, fsync'), { code: 'EIO' });
+      const error = Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' });
       setImmediate(() => callback(error));
       return;
     }
-    if (slowDisk.ms > 0) setTimeout(() => fs.fsync(fd, callback), slowDisk.ms);
-    else fs.fsync(fd, callback);
+    if (held.on) held.callbacks.push(() => fs.fdatasync(fd, callback));
+    else if (slowDisk.ms > 0) setTimeout(() => fs.fdatasync(fd, callback), slowDisk.ms);
+    else fs.fdatasync(fd, callback);
   };
-  return { ...fs, fsync, default: { ...fs, fsync } };
+  return { ...fs, fdatasync, default: { ...fs, fdatasync } };
 });
 
 const { openDatabase } = await import('./database.js');
@@ -40,6 +45,8 @@ beforeEach(() => {
 });
 afterEach(() => {
   slowDisk.ms = 0;
+  held.on = false;
+  held.callbacks = [];
   db.close();
   rmSync(dir, { recursive: true, force: true });
 });
@@ -119,5 +126,51 @@ describe('GroupCommit on a slow disk', () => {
     const second = group.run(insert('c2'));
     await Promise.all([first, second]);
     expect(group.stats.syncs - before.syncs).toBe(2);
+  });
+});
+
+/** Lets the event loop run a few turns (commits, fsync callbacks, settlements). */
+const turns = async (n = 5) => {
+  for (let i = 0; i < n; i++) await new Promise((resolve) => setImmediate(resolve));
+};
+
+describe('GroupCommit acknowledges only what an fsync made durable', () => {
+  it('answers no write while the fsync that covers its commit has not completed', async () => {
+    const group = new GroupCommit(db);
+    held.on = true;
+    let settled = false;
+    const write = group.run(insert('a')).then(() => (settled = true));
+    await turns();
+    // Committed (visible to this connection), its fsync started and still running: no answer.
+    expect(db.prepare('SELECT v FROM t').pluck().all()).toEqual(['a']);
+    expect(held.callbacks).toHaveLength(1);
+    expect(settled).toBe(false);
+    held.on = false;
+    held.callbacks.shift()!();
+    await write;
+    expect(settled).toBe(true);
+  });
+
+  it('does not answer a write by an fsync that started before its commit', async () => {
+    const group = new GroupCommit(db);
+    held.on = true;
+    const first = group.run(insert('first'));
+    await turns();
+    expect(held.callbacks).toHaveLength(1);
+    // Committed while the first fsync runs: that fsync may not cover it.
+    let secondSettled = false;
+    const second = group.run(insert('second')).then(() => (secondSettled = true));
+    await turns();
+    expect(db.prepare('SELECT v FROM t').pluck().all()).toEqual(['first', 'second']);
+    held.callbacks.shift()!();
+    await first;
+    await turns();
+    // The first fsync is done and answered its write; the second waits for the next one.
+    expect(secondSettled).toBe(false);
+    expect(held.callbacks).toHaveLength(1);
+    held.on = false;
+    held.callbacks.shift()!();
+    await second;
+    expect(secondSettled).toBe(true);
   });
 });

@@ -17,9 +17,13 @@
  *
  * Durability. For a database file, the group's COMMIT runs with `synchronous = NORMAL` (the
  * WAL is written, not yet fsynced; the connection is `FULL` otherwise, so writes made outside
- * groups stay durable at their commit) and the WAL file is then fsynced by `fs.fsync` in
+ * groups stay durable at their commit) and the WAL file is then synced by `fs.fdatasync` in
  * libuv's thread pool, while the event loop goes on parsing, reading and committing the next
- * group. One fsync covers every group committed before it started. A function's promise
+ * group. `fdatasync`, not `fsync`, because it is what SQLite itself calls for a WAL sync on
+ * Linux under `synchronous = FULL` (os_unix.c's `full_fsync`): it flushes the data and the
+ * metadata needed to read it back (the file's size when the WAL grows), not the timestamps
+ * (libuv makes it `F_FULLFSYNC` on macOS, as SQLite's `fullfsync` would). One fsync covers
+ * every group committed before it started. A function's promise
  * settles only once an fsync that started after its group's COMMIT has completed: every
  * request is answered after the commit that holds it is durable. Readers must not be shown
  * what is committed but not yet durable either: `durable(seq)` tells a reader whether to
@@ -36,7 +40,7 @@
  * `afterCommit` runs once per committed group (the render cache is cleared once per commit
  * rather than once per row written).
  */
-import { closeSync, fsync, openSync } from 'node:fs';
+import { closeSync, fdatasync, openSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Statement } from 'better-sqlite3';
 import { Checkpointer } from './checkpointer.js';
@@ -258,7 +262,7 @@ export class GroupCommit {
       this.fail(error);
       return;
     }
-    fsync(this.walFd, (error) => {
+    fdatasync(this.walFd, (error) => {
       this.syncing = false;
       if (error) {
         this.fail(error);
