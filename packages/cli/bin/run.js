@@ -15,6 +15,9 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
   // validate keeps nearly everything it reads: its heap is set for memory before oclif and the
   // engine are loaded (loading alone grew the young generation to 8 MB; src/startup/heap-settings.ts).
   if (argv[0] === 'validate') (await import('../dist/startup/heap-settings.js')).keepHeapCompact();
+  // Every other command may connect: undici's HTTP parser (WebAssembly) stays in V8's baseline
+  // tier, so that exit does not wait 100+ ms for its optimised recompilation (src/startup/wasm-tiering.ts).
+  else (await import('../dist/startup/wasm-tiering.js')).keepWasmInBaselineTier();
   // Always the compiled dist/: without this, oclif looks for TypeScript sources whenever
   // NODE_ENV is `development` or `test`, and warns "Could not find typescript" in every
   // installed copy run from such a shell. oclif's settings start from `globalThis.oclif`.
