@@ -290,14 +290,23 @@ describe('lockWhileReading: reads overlap the lock\'s confirmation; nothing reso
     const api = new MemoryLiveApi();
     let letRecordThrough!: () => void;
     const recordHeld = new Promise<undefined>((resolve) => (letRecordThrough = () => resolve(undefined)));
-    api.intercept = (request) => (request.method === 'POST' && request.path === '/ip_policies' ? recordHeld : undefined);
+    let recordArrived!: () => void;
+    const recordSent = new Promise<void>((resolve) => (recordArrived = resolve));
+    api.intercept = (request) => {
+      if (request.method !== 'POST' || request.path !== '/ip_policies') return undefined;
+      recordArrived();
+      return recordHeld;
+    };
     let readAfter: string[] | undefined;
+    let readDone!: () => void;
+    const readRan = new Promise<void>((resolve) => (readDone = resolve));
     let settled = false;
     const locking = lockWhileReading(api, STACK, options, async () => {
       readAfter = api.log.map((r) => `${r.method} ${r.path}`);
+      readDone();
       return 'live state';
     }).finally(() => (settled = true));
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    await Promise.all([readRan, recordSent]);
     // The read ran after the bot user's create, before the record exists; the lock is not given yet.
     expect(readAfter).toEqual(['POST /bot_users']);
     expect(settled).toBe(false);
