@@ -3,6 +3,7 @@
 // slow part of start-up). Otherwise: bring oclif's manifest up to date with the build (see
 // src/startup/manifest.ts), so that only the command being run is imported; run it; report a
 // failure as plain `Error:` lines (src/startup/report-error.ts), not oclif's wrapped text.
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -30,10 +31,10 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
   process.env.OCLIF_DISABLE_ENGINE_WARNING = 'true';
   // `require`, not `import`: @oclif/core is CommonJS, and an ES module's import of CommonJS
   // loads Node's export lexer (WebAssembly, some 10 MB resident until exit; see src/oclif.ts).
-  // Its vendored copy (one file) while usable, registered as the one instance of the process
-  // (src/startup/vendor.ts).
-  const { loadOclif } = await import('../dist/startup/vendor.js');
-  const { flush, run } = loadOclif(root);
+  // From its vendored copy (one file) while usable, as undici's parts the client uses: both
+  // registered as the process's one instance of each module (src/startup/vendor.ts).
+  (await import('../dist/startup/vendor.js')).registerVendored(root);
+  const { flush, run } = createRequire(import.meta.url)('@oclif/core');
   if (engineWarning === undefined) delete process.env.OCLIF_DISABLE_ENGINE_WARNING;
   else process.env.OCLIF_DISABLE_ENGINE_WARNING = engineWarning;
   try {

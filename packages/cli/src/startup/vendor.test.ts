@@ -6,20 +6,22 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { tempDirForFile } from '../testing/temp-dir.js';
 import { BUNDLE_DIR } from './bundle.js';
-import { VENDORED_OCLIF } from './vendor.js';
 
 const REPO = fileURLToPath(new URL('../../../..', import.meta.url));
 const VENDOR_JS = pathToFileURL(fileURLToPath(new URL('../../dist/startup/vendor.js', import.meta.url))).href;
-const OCLIF_VERSION = (JSON.parse(readFileSync(createRequire(import.meta.url).resolve('@oclif/core/package.json'), 'utf8')) as { version: string }).version;
+const version = (name: string) => (JSON.parse(readFileSync(createRequire(join(REPO, 'package.json')).resolve(`${name}/package.json`), 'utf8')) as { version: string }).version;
+const OCLIF_VERSION = version('@oclif/core');
+const UNDICI_VERSION = version('undici');
+const AGENT = 'undici/lib/dispatcher/agent.js';
 const dir = tempDirForFile('gatehouse-vendor-');
 
 /**
- * Runs `script` in a fresh Node process (loadOclif registers modules in require.cache, which
- * must not leak into the test worker) with `loadOclif`, `root` and `require` (from `root`) in
+ * Runs `script` in a fresh Node process (registerVendored changes require.cache, which must not
+ * leak into the test worker) with `registerVendored`, `root` and `require` (from `root`) in
  * scope; returns what it printed, parsed.
  */
 function inChild(root: string, script: string): unknown {
-  const source = `const { loadOclif } = await import(${JSON.stringify(VENDOR_JS)});
+  const source = `const { registerVendored } = await import(${JSON.stringify(VENDOR_JS)});
     const { createRequire } = await import('node:module');
     const root = ${JSON.stringify(root)};
     const require = createRequire(root + '/package.json');
@@ -27,53 +29,83 @@ function inChild(root: string, script: string): unknown {
   return JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', source], { encoding: 'utf8' }));
 }
 
-describe('loadOclif', () => {
+describe('registerVendored', () => {
   let root = '';
   beforeEach(() => {
     root = join(dir.path, `cli-${Math.random().toString(36).slice(2)}`);
     mkdirSync(join(root, BUNDLE_DIR, 'vendor'), { recursive: true });
     writeFileSync(join(root, 'package.json'), '{"name": "cli", "type": "module"}');
-    // node_modules of the repository: the real @oclif/core and its plugins.
+    // node_modules of the repository: the real @oclif/core, undici and oclif's plugins.
     symlinkSync(join(REPO, 'node_modules'), join(root, 'node_modules'));
-    // A stand-in for the vendored copy, recognisable by its exports.
-    writeFileSync(join(root, VENDORED_OCLIF), 'module.exports = { vendored: true, Command: class Command {} };\n');
+    // Stand-ins for the vendored files, recognisable by their exports; each counts its loads.
+    writeFileSync(
+      join(root, BUNDLE_DIR, 'vendor', 'oclif-core.cjs'),
+      `globalThis.oclifLoads = (globalThis.oclifLoads ?? 0) + 1;\nmodule.exports = { '@oclif/core': { vendored: true } };\n`,
+    );
+    writeFileSync(
+      join(root, BUNDLE_DIR, 'vendor', 'undici.cjs'),
+      `globalThis.undiciLoads = (globalThis.undiciLoads ?? 0) + 1;\nmodule.exports = { '${AGENT}': { vendored: 'agent' } };\n`,
+    );
   });
-  const stampVersion = (version: string | null) => writeFileSync(join(root, BUNDLE_DIR, 'stamp.json'), JSON.stringify({ buildInfo: {}, vendor: { '@oclif/core': version } }));
+  const stamp = (oclif: string | null, undici: string | null = UNDICI_VERSION) =>
+    writeFileSync(
+      join(root, BUNDLE_DIR, 'stamp.json'),
+      JSON.stringify({
+        buildInfo: {},
+        vendor: {
+          'vendor/oclif-core.cjs': { versions: { '@oclif/core': oclif }, modules: ['@oclif/core'] },
+          'vendor/undici.cjs': { versions: { undici }, modules: [AGENT] },
+        },
+      }),
+    );
 
-  it('loads the vendored copy while node_modules holds its version, as the one instance for require and import', () => {
-    stampVersion(OCLIF_VERSION);
+  it('makes the vendored copy the one instance for require and import, from anywhere, loaded on first use', () => {
+    stamp(OCLIF_VERSION);
     const result = inChild(
       root,
-      `const oclif = loadOclif(root);
+      `const registered = registerVendored(root);
+      const loadsBefore = [globalThis.oclifLoads ?? 0, globalThis.undiciLoads ?? 0];
+      const oclif = require('@oclif/core');
       const plugin = createRequire(require.resolve('@oclif/plugin-help'));
       const imported = await import(require.resolve('@oclif/core'));
       console.log(JSON.stringify({
+        registered, loadsBefore,
         vendored: oclif.vendored === true,
-        required: require('@oclif/core') === oclif,
         fromPlugin: plugin('@oclif/core') === oclif,
         imported: imported.default === oclif,
-        again: loadOclif(root) === oclif,
+        again: registerVendored(root).length,
+        loadsAfter: [globalThis.oclifLoads ?? 0, globalThis.undiciLoads ?? 0],
+        agent: require('${AGENT}').vendored,
       }));`,
     );
-    expect(result).toEqual({ vendored: true, required: true, fromPlugin: true, imported: true, again: true });
+    expect(result).toEqual({
+      registered: ['@oclif/core', AGENT],
+      loadsBefore: [0, 0],
+      vendored: true,
+      fromPlugin: true,
+      imported: true,
+      again: 0,
+      loadsAfter: [1, 0],
+      agent: 'agent',
+    });
   });
 
-  it('loads node_modules’ copy after an upgrade the bundle does not hold, or without a vendored copy or stamp', () => {
-    const real = `const oclif = loadOclif(root); console.log(JSON.stringify({ vendored: oclif.vendored === true, real: typeof oclif.Config?.load === 'function', same: require('@oclif/core') === oclif }));`;
-    stampVersion('0.0.1');
-    expect(inChild(root, real)).toEqual({ vendored: false, real: true, same: true });
-    stampVersion(null);
-    expect(inChild(root, real)).toEqual({ vendored: false, real: true, same: true });
+  it('leaves a file whose packages node_modules holds in another version, or without a stamp or file, to node_modules', () => {
+    const real = `registerVendored(root); const oclif = require('@oclif/core'); console.log(JSON.stringify({ vendored: oclif.vendored === true, real: typeof oclif.Config?.load === 'function', agent: require('${AGENT}').vendored ?? 'real' }));`;
+    stamp('0.0.1');
+    expect(inChild(root, real)).toEqual({ vendored: false, real: true, agent: 'agent' });
+    stamp(null, '0.0.1');
+    expect(inChild(root, real)).toEqual({ vendored: false, real: true, agent: 'real' });
     rmSync(join(root, BUNDLE_DIR, 'stamp.json'));
-    expect(inChild(root, real)).toEqual({ vendored: false, real: true, same: true });
-    stampVersion(OCLIF_VERSION);
-    rmSync(join(root, VENDORED_OCLIF));
-    expect(inChild(root, real)).toEqual({ vendored: false, real: true, same: true });
+    expect(inChild(root, real)).toEqual({ vendored: false, real: true, agent: 'real' });
+    stamp(OCLIF_VERSION);
+    rmSync(join(root, BUNDLE_DIR, 'vendor', 'oclif-core.cjs'));
+    expect(inChild(root, real)).toEqual({ vendored: false, real: true, agent: 'agent' });
   });
 
-  it('keeps the instance already loaded', () => {
-    stampVersion(OCLIF_VERSION);
-    const result = inChild(root, `const first = require('@oclif/core'); const oclif = loadOclif(root); console.log(JSON.stringify({ same: oclif === first, vendored: oclif.vendored === true }));`);
-    expect(result).toEqual({ same: true, vendored: false });
+  it('keeps a module already loaded', () => {
+    stamp(OCLIF_VERSION);
+    const result = inChild(root, `const first = require('@oclif/core'); const registered = registerVendored(root); console.log(JSON.stringify({ registered, same: require('@oclif/core') === first }));`);
+    expect(result).toEqual({ registered: [AGENT], same: true });
   });
 });
