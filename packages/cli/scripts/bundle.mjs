@@ -96,6 +96,7 @@ for (const [file, { modules }] of Object.entries(VENDOR)) {
         resolveId: (id) => (id === entry ? id : undefined),
         // Getters: a module is evaluated only when first asked for (undici's index only with a proxy).
         load: (id) => (id === entry ? `module.exports = {\n${modules.map((m) => `  get ${JSON.stringify(m)}() { return require(${JSON.stringify(m)}); },`).join('\n')}\n};\n` : undefined),
+        renderChunk: (code) => ({ code: importThroughLoader(code) }),
       },
     ],
   });
@@ -110,6 +111,21 @@ writeFileSync(join(temp, 'stamp.json'), `${JSON.stringify(stamp)}\n`);
 rmSync(join(root, OUT), { recursive: true, force: true });
 renameSync(temp, join(root, OUT));
 console.log(`bundle: ${OUT}/ written (${commands.length} commands)`);
+
+/**
+ * `import(x)` in a vendored file becomes `__vendorImport(x)`: the import of the CLI's loader when
+ * it compiled the file with V8's code cache (src/startup/code-cache.ts passes it; Node 20 cannot
+ * run a dynamic import in code compiled from a cache), the file's own `import()` otherwise (a
+ * plain `require`). Only call expressions: `import()` in a string (an error message) stays.
+ */
+function importThroughLoader(code) {
+  const rewritten = code.replace(/(?<![\w$.'"`])import\((?!\))/g, '__vendorImport(');
+  return `${rewritten}
+function __vendorImport(specifier) {
+  return typeof __gatehouseImport === 'function' ? __gatehouseImport(specifier) : import(specifier);
+}
+`;
+}
 
 /** The version of `name` as node_modules holds it, seen from the CLI's package (null: none). */
 function installedVersion(name) {
