@@ -208,6 +208,9 @@ describe('npm pack, then npm install --omit=optional into an empty directory', (
     expect(existsSync(join(app, 'node_modules/@gatehouse/cli/dist/commands/plan.js'))).toBe(true);
     // The commands run from the bundle (scripts/bundle.mjs), which an installed copy trusts.
     expect(existsSync(join(app, 'node_modules/@gatehouse/cli/dist-bundle/commands/plan.js'))).toBe(true);
+    // And oclif from its vendored copy (src/startup/vendor.ts) while the installed @oclif/core is
+    // the version it was built from, which a lockfile install gives.
+    expect(existsSync(join(app, 'node_modules/@gatehouse/cli/dist-bundle/vendor/oclif-core.cjs'))).toBe(true);
     const manifest = JSON.parse(readFileSync(join(app, 'node_modules/@gatehouse/cli/oclif.manifest.json'), 'utf8')) as {
       gatehouseBundle: boolean;
       commands: Record<string, { relativePath: string[] }>;
