@@ -20,6 +20,7 @@
  * (dist/server/load.js: `../../package.json`), so such a path means the same file in both.
  */
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire, isBuiltin } from 'node:module';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -28,6 +29,20 @@ const OUT = 'dist-bundle';
 /** The packages bundled in, by the build information `tsc -b` rewrites whenever it emits them. */
 const BUILD_INFO = ['tsconfig.tsbuildinfo', '../engine/tsconfig.tsbuildinfo', '../client/tsconfig.tsbuildinfo'];
 const BUNDLED = new Set(['@gatehouse/engine', '@gatehouse/client']);
+/**
+ * CommonJS modules of node packages bundled, with everything they require, into one CommonJS file
+ * each under dist-bundle/vendor/ (src/startup/vendor.ts says why and how they are loaded): the
+ * file's exports are `{ [module]: exports }`. `packages` are those whose versions the stamp
+ * records (a vendored file is used only while node_modules holds the same). Left out: modules
+ * oclif requires only on paths the CLI never takes (TypeScript sources, its Node check).
+ */
+const VENDOR = {
+  'vendor/oclif-core.cjs': { packages: ['@oclif/core'], modules: ['@oclif/core'] },
+  // Not undici: the client's parts of it (26 files) cost about as much CPU from one file (its
+  // time is in its own and Node's modules' evaluation, not in finding files), and the file must
+  // then hold the index too (a proxy loads it, and its modules must be the same instances).
+};
+const NOT_VENDORED = new Set(['typescript', 'ts-node', 'tsx', 'semver']);
 
 let rolldown;
 try {
@@ -46,7 +61,14 @@ const input = Object.fromEntries(commands.map((name) => [`commands/${name}`, joi
 const packageOf = (id) => (id.startsWith('@') ? id.split('/').slice(0, 2).join('/') : id.split('/')[0]);
 
 // Stamped before bundling: a build that lands while this runs leaves the bundle stale, not wrong.
-const stamp = { buildInfo: Object.fromEntries(BUILD_INFO.map((file) => [file, identity(join(root, file))])) };
+// `vendor`: the version of each package bundled into dist-bundle/vendor/ (src/startup/vendor.ts
+// uses a vendored copy only while node_modules holds that same version).
+const stamp = {
+  buildInfo: Object.fromEntries(BUILD_INFO.map((file) => [file, identity(join(root, file))])),
+  vendor: Object.fromEntries(
+    Object.entries(VENDOR).map(([file, { packages, modules }]) => [file, { versions: Object.fromEntries(packages.map((name) => [name, installedVersion(name)])), modules }]),
+  ),
+};
 // Nothing built since the bundle was written: left as it is (CLIs running now may be using it).
 if (readStamp() === JSON.stringify(stamp) && commands.every((name) => existsSync(join(root, OUT, 'commands', `${name}.js`)))) {
   console.log(`bundle: ${OUT}/ is up to date`);
@@ -61,6 +83,26 @@ const bundle = await rolldown({
 });
 await bundle.write({ dir: temp, format: 'esm', entryFileNames: '[name].js', chunkFileNames: 'chunks/[name]-[hash].js', sourcemap: true });
 await bundle.close();
+for (const [file, { modules }] of Object.entries(VENDOR)) {
+  const entry = `\0vendor:${file}`;
+  const vendor = await rolldown({
+    input: { [file.replace(/\.cjs$/, '')]: entry },
+    platform: 'node',
+    external: (id) => isBuiltin(id) || NOT_VENDORED.has(packageOf(id)) || id.startsWith('@oclif/plugin-'),
+    logLevel: 'warn',
+    plugins: [
+      {
+        name: 'vendor-entry',
+        resolveId: (id) => (id === entry ? id : undefined),
+        // Getters: a module is evaluated only when first asked for (undici's index only with a proxy).
+        load: (id) => (id === entry ? `module.exports = {\n${modules.map((m) => `  get ${JSON.stringify(m)}() { return require(${JSON.stringify(m)}); },`).join('\n')}\n};\n` : undefined),
+        renderChunk: (code) => ({ code: importThroughLoader(code) }),
+      },
+    ],
+  });
+  await vendor.write({ dir: temp, format: 'cjs', entryFileNames: '[name].cjs', codeSplitting: false });
+  await vendor.close();
+}
 for (const file of walk(temp)) {
   const depth = relative(temp, file).split(/[\\/]/).length;
   if (depth !== 2) throw new Error(`bundle: ${relative(temp, file)} is not two levels below the package root`);
@@ -69,6 +111,30 @@ writeFileSync(join(temp, 'stamp.json'), `${JSON.stringify(stamp)}\n`);
 rmSync(join(root, OUT), { recursive: true, force: true });
 renameSync(temp, join(root, OUT));
 console.log(`bundle: ${OUT}/ written (${commands.length} commands)`);
+
+/**
+ * `import(x)` in a vendored file becomes `__vendorImport(x)`: the import of the CLI's loader when
+ * it compiled the file with V8's code cache (src/startup/code-cache.ts passes it; Node 20 cannot
+ * run a dynamic import in code compiled from a cache), the file's own `import()` otherwise (a
+ * plain `require`). Only call expressions: `import()` in a string (an error message) stays.
+ */
+function importThroughLoader(code) {
+  const rewritten = code.replace(/(?<![\w$.'"`])import\((?!\))/g, '__vendorImport(');
+  return `${rewritten}
+function __vendorImport(specifier) {
+  return typeof __gatehouseImport === 'function' ? __gatehouseImport(specifier) : import(specifier);
+}
+`;
+}
+
+/** The version of `name` as node_modules holds it, seen from the CLI's package (null: none). */
+function installedVersion(name) {
+  try {
+    return JSON.parse(readFileSync(createRequire(join(root, 'package.json')).resolve(`${name}/package.json`), 'utf8')).version;
+  } catch {
+    return null;
+  }
+}
 
 function readStamp() {
   try {
