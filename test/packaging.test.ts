@@ -197,7 +197,7 @@ describe('npm pack, then npm install --omit=optional into an empty directory', (
       const files = tarball.files.map((f) => f.path);
       const entry = tarball.name === '@gatehouse/cli' ? ['bin/run.js', 'dist/commands/plan.js', 'oclif.manifest.json'] : ['dist/index.js', 'dist/index.d.ts'];
       expect(files, tarball.name).toEqual(expect.arrayContaining(['package.json', 'LICENSE', 'README.md', ...entry]));
-      expect(files.filter((f) => /^src\/|\.test\.|tsbuildinfo|^node_modules\//.test(f)), tarball.name).toEqual([]);
+      expect(files.filter((f) => /^src\/|\.test\.|tsbuildinfo|^node_modules\/|\.v8cache$/.test(f)), tarball.name).toEqual([]);
     }
     const files = (name: string) => tarballs.find((t) => t.name === name)!.files.map((f) => f.path);
     expect(files('@gatehouse/schemas')).toContain('json/manifests/AnyManifest.schema.json');

@@ -33,7 +33,8 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
   // loads Node's export lexer (WebAssembly, some 10 MB resident until exit; see src/oclif.ts).
   // From its vendored copy (one file) while usable, as undici's parts the client uses: both
   // registered as the process's one instance of each module (src/startup/vendor.ts).
-  (await import('../dist/startup/vendor.js')).registerVendored(root);
+  // Compiled with V8's code cache of this command's V8 flags (src/startup/code-cache.ts).
+  (await import('../dist/startup/vendor.js')).registerVendored(root, { codeCache: argv[0] === 'validate' ? 'validate' : 'default' });
   const { flush, run } = createRequire(import.meta.url)('@oclif/core');
   if (engineWarning === undefined) delete process.env.OCLIF_DISABLE_ENGINE_WARNING;
   else process.env.OCLIF_DISABLE_ENGINE_WARNING = engineWarning;

@@ -26,6 +26,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire, Module } from 'node:module';
 import { dirname, join } from 'node:path';
 import { BUNDLE_DIR } from './bundle.js';
+import { requireWithCodeCache } from './code-cache.js';
 
 /** What the stamp records of one vendored file: its packages' versions and its modules. */
 interface Vendored {
@@ -80,9 +81,11 @@ function lazyEntry(path: string, load: () => unknown): Module {
 
 /**
  * Registers every usable vendored module of the CLI at `root` (see above). Returns the modules
- * registered. Idempotent: a module already in the cache (registered or loaded) is kept.
+ * registered. Idempotent: a module already in the cache (registered or loaded) is kept. With
+ * `codeCache` (the name of the V8 flags the process runs with), a vendored file is compiled with
+ * V8's code cache (src/startup/code-cache.ts).
  */
-export function registerVendored(root: string): string[] {
+export function registerVendored(root: string, options: { codeCache?: string } = {}): string[] {
   const require = createRequire(join(root, 'package.json'));
   const registered: string[] = [];
   for (const [file, { versions, modules }] of Object.entries(vendoredFiles(root))) {
@@ -100,7 +103,8 @@ export function registerVendored(root: string): string[] {
     });
     if (!current || paths.some((path) => require.cache[path]) || !existsSync(vendored)) continue;
     let exports: Record<string, unknown> | undefined;
-    const load = () => (exports ??= require(vendored) as Record<string, unknown>);
+    const load = () =>
+      (exports ??= (options.codeCache === undefined ? require(vendored) : requireWithCodeCache(vendored, options.codeCache)) as Record<string, unknown>);
     modules.forEach((module, i) => {
       require.cache[paths[i]!] = lazyEntry(paths[i]!, () => load()[module]);
       registered.push(module);
