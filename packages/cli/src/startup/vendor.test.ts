@@ -3,6 +3,7 @@ import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'nod
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Config } from '@oclif/core';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { tempDirForFile } from '../testing/temp-dir.js';
 import { BUNDLE_DIR } from './bundle.js';
@@ -107,5 +108,22 @@ describe('registerVendored', () => {
     stamp(OCLIF_VERSION);
     const result = inChild(root, `const first = require('@oclif/core'); const registered = registerVendored(root); console.log(JSON.stringify({ registered, same: require('@oclif/core') === first }));`);
     expect(result).toEqual({ registered: [AGENT], same: true });
+  });
+});
+
+describe('the vendored oclif', () => {
+  it('is of the exact version package.json asks for, so that installed copies resolve the version vendored', () => {
+    const cli = JSON.parse(readFileSync(fileURLToPath(new URL('../../package.json', import.meta.url)), 'utf8')) as { dependencies: Record<string, string> };
+    expect(cli.dependencies['@oclif/core']).toBe(OCLIF_VERSION);
+  });
+
+  it('sorts the commands in code-unit order, which is localeCompare’s order for every command id of the CLI', async () => {
+    // scripts/bundle.mjs (PATCHES): a command id where the two orders differ (capitals, accents)
+    // would change the order of the help's list; rename it or drop the patch.
+    const config = await Config.load(fileURLToPath(new URL('../..', import.meta.url)));
+    const ids = [...config.commandIDs, ...config.commands.flatMap((c) => c.aliases)];
+    expect(ids).toContain('plan');
+    expect(ids).toContain('help');
+    expect([...ids].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))).toEqual([...ids].sort((a, b) => a.localeCompare(b)));
   });
 });
