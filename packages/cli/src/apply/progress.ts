@@ -73,7 +73,8 @@ export class Progress {
 
   started(): void {
     this.#running += 1;
-    this.#schedule();
+    // Only the counter shows what started: without a terminal there is nothing to redraw.
+    if (this.counter) this.#schedule();
   }
 
   finished(step: StepResult): void {
