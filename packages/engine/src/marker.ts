@@ -74,10 +74,10 @@ export const fitsMetadata = (text: string): boolean => text.length * 3 <= METADA
 export function parseMarker(metadata: unknown): { user: string | undefined; marker?: Marker } {
   if (typeof metadata !== 'string') return { user: undefined };
   const cut = metadata.lastIndexOf('\n');
-  const line = metadata.slice(cut + 1);
-  if (!line.startsWith(MARKER_PREFIX)) return { user: metadata };
+  // The last line is looked at in place: a plan parses the marker of every object it reads.
+  if (!metadata.startsWith(MARKER_PREFIX, cut + 1)) return { user: metadata };
   try {
-    const parsed = JSON.parse(line.slice(MARKER_PREFIX.length)) as Partial<Marker>;
+    const parsed = JSON.parse(metadata.slice(cut + 1 + MARKER_PREFIX.length)) as Partial<Marker>;
     if (typeof parsed.stack !== 'string' || typeof parsed.name !== 'string') return { user: metadata };
     const marker: Marker = { stack: parsed.stack, name: parsed.name, hash: typeof parsed.hash === 'string' ? parsed.hash : '' };
     if (typeof parsed.children === 'string') marker.children = parsed.children;
