@@ -20,15 +20,22 @@
  * (dist/server/load.js: `../../package.json`), so such a path means the same file in both.
  */
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createRequire, isBuiltin } from 'node:module';
-import { join, relative } from 'node:path';
+import { isBuiltin } from 'node:module';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const OUT = 'dist-bundle';
 /** The packages bundled in, by the build information `tsc -b` rewrites whenever it emits them. */
 const BUILD_INFO = ['tsconfig.tsbuildinfo', '../engine/tsconfig.tsbuildinfo', '../client/tsconfig.tsbuildinfo'];
-const BUNDLED = new Set(['@gatehouse/engine', '@gatehouse/client']);
+/**
+ * Node packages bundled into the commands too, by the versions node_modules holds (the stamp
+ * records them; src/startup/bundle.ts). p-queue is an ES module that imports eventemitter3, a
+ * CommonJS one: from node_modules, that import made Node load its CommonJS export lexer
+ * (WebAssembly) in every plan and apply, some 50 ms of CPU (README, performance).
+ */
+const NODE_BUNDLED = ['p-queue', 'p-timeout', 'eventemitter3'];
+const BUNDLED = new Set(['@gatehouse/engine', '@gatehouse/client', ...NODE_BUNDLED]);
 /**
  * CommonJS modules of node packages bundled, with everything they require, into one CommonJS file
  * each under dist-bundle/vendor/ (src/startup/vendor.ts says why and how they are loaded): the
@@ -81,6 +88,7 @@ const stamp = {
   // This script itself: a change to how the bundle is made makes it again.
   bundler: identity(fileURLToPath(import.meta.url)),
   buildInfo: Object.fromEntries(BUILD_INFO.map((file) => [file, identity(join(root, file))])),
+  packages: Object.fromEntries(NODE_BUNDLED.map((name) => [name, installedVersion(name)])),
   vendor: Object.fromEntries(
     Object.entries(VENDOR).map(([file, { packages, modules }]) => [file, { versions: Object.fromEntries(packages.map((name) => [name, installedVersion(name)])), modules }]),
   ),
@@ -160,10 +168,12 @@ function __vendorImport(specifier) {
 
 /** The version of `name` as node_modules holds it, seen from the CLI's package (null: none). */
 function installedVersion(name) {
-  try {
-    return JSON.parse(readFileSync(createRequire(join(root, 'package.json')).resolve(`${name}/package.json`), 'utf8')).version;
-  } catch {
-    return null;
+  for (let dir = root; ; dir = dirname(dir)) {
+    try {
+      return JSON.parse(readFileSync(join(dir, 'node_modules', name, 'package.json'), 'utf8')).version;
+    } catch {
+      if (dir === dirname(dir)) return null;
+    }
   }
 }
 

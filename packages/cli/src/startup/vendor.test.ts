@@ -112,6 +112,11 @@ describe('registerVendored', () => {
 });
 
 describe('the vendored oclif', () => {
+  it('is of the exact version package.json asks for, so that installed copies resolve the version vendored', () => {
+    const cli = JSON.parse(readFileSync(fileURLToPath(new URL('../../package.json', import.meta.url)), 'utf8')) as { dependencies: Record<string, string> };
+    expect(cli.dependencies['@oclif/core']).toBe(OCLIF_VERSION);
+  });
+
   it('sorts the commands in code-unit order, which is localeCompare’s order for every command id of the CLI', async () => {
     // scripts/bundle.mjs (PATCHES): a command id where the two orders differ (capitals, accents)
     // would change the order of the help's list; rename it or drop the patch.
