@@ -125,7 +125,9 @@ export function* fastDocumentSteps(text: string, options: FastOptions = {}): Gen
     const [start, end] = ranges[i]!;
     if (simple) {
       const mark = nodes.mark();
-      if (readSimpleDocument(text, start, end, nodes, values)) {
+      const read = readSimpleDocument(text, start, end, nodes, values);
+      if (read === 'yaml') return undefined;
+      if (read) {
         if ((i + 1) % DOCUMENTS_PER_STEP === 0 && i + 1 < ranges.length) yield;
         continue;
       }

@@ -56,6 +56,11 @@ export const readsSimply = (text: string): boolean => !NOT_READ.test(text) && !N
 
 /** Thrown (and caught at the document) when the document is not one this reader reads. */
 const GIVE_UP = new Error('not read by simple-yaml');
+/**
+ * Thrown when the file must be read by `yaml` itself: a quoted scalar continued on a line that
+ * is not indented past its block collection, which `yaml` refuses and js-yaml reads.
+ */
+const TO_YAML = new Error('for yaml');
 
 /** A value read, and where reading goes on. */
 let end = 0;
@@ -64,9 +69,10 @@ let end = 0;
  * Reads the document written in `text` from `start` to `to` (a `---` line starts it, or the
  * file does), recording its nodes in `nodes` (offsets in `text`) and pushing its values (none,
  * or one) onto `values`. False, with nothing pushed but possibly nodes recorded (the caller
- * rolls them back), when it is not a document this reader reads.
+ * rolls them back), when it is not a document this reader reads; `'yaml'` when the file must be
+ * read by `yaml` (see `Reader#continued`).
  */
-export function readSimpleDocument(text: string, start: number, to: number, nodes: NodePositions, values: unknown[]): boolean {
+export function readSimpleDocument(text: string, start: number, to: number, nodes: NodePositions, values: unknown[]): boolean | 'yaml' {
   const reader = new Reader(text, to, nodes);
   try {
     let at = start;
@@ -91,6 +97,7 @@ export function readSimpleDocument(text: string, start: number, to: number, node
     return true;
   } catch (error) {
     if (error === GIVE_UP) return false;
+    if (error === TO_YAML) return 'yaml';
     throw error;
   }
 }
@@ -101,6 +108,29 @@ class Reader {
     readonly to: number,
     readonly nodes: NodePositions,
   ) {}
+
+  /** The indentation of the block collection whose value or item is being read. */
+  blockIndent = 0;
+
+  /**
+   * A quoted scalar continues past the line end at `newline`: js-yaml reads it whatever the
+   * indentation of the lines that continue it, `yaml` refuses a line not indented past the
+   * block collection it is in. Such a line before the one that closes the quote (`quote`)
+   * sends the file to `yaml` (which reports it); otherwise the document is js-yaml's.
+   */
+  continued(newline: number, quote: string): never {
+    const { text, to } = this;
+    for (let start = newline + 1; start < to; ) {
+      let at = start;
+      while (text.charCodeAt(at) === SPACE) at++;
+      const end = text.indexOf('\n', at);
+      const lineEnd = end < 0 || end > to ? to : end;
+      if (at < lineEnd && at - start <= this.blockIndent) throw TO_YAML;
+      if (text.slice(at, lineEnd).includes(quote)) break;
+      start = lineEnd + 1;
+    }
+    throw GIVE_UP;
+  }
 
   lineStart(at: number): number {
     return this.text.lastIndexOf('\n', at - 1) + 1;
@@ -191,6 +221,7 @@ class Reader {
           end = line;
         }
       } else {
+        this.blockIndent = indent;
         value = this.inline(valueAt, false);
         const line = this.contentLine(this.lineRest(end));
         if (line < to && this.indentOf(line) > indent) throw GIVE_UP; // a scalar continued, or a stray line
@@ -214,6 +245,7 @@ class Reader {
     const items: unknown[] = [];
     nodes.open(at);
     for (;;) {
+      this.blockIndent = indent;
       let itemAt = at + 1;
       while (text.charCodeAt(itemAt) === SPACE) itemAt++;
       const c = text.charCodeAt(itemAt);
@@ -367,7 +399,7 @@ class Reader {
       if (c === BACKSLASH) {
         this.escaped = true;
         i++;
-      } else if (c === NEWLINE) throw GIVE_UP;
+      } else if (c === NEWLINE) this.continued(i, '"');
     }
     throw GIVE_UP;
   }
@@ -401,7 +433,7 @@ class Reader {
       if (c === SINGLE) {
         if (text.charCodeAt(i + 1) !== SINGLE) return i;
         i++;
-      } else if (c === NEWLINE) throw GIVE_UP;
+      } else if (c === NEWLINE) this.continued(i, "'");
     }
     throw GIVE_UP;
   }
