@@ -5,12 +5,12 @@
  * all that stands between the answers and the user.
  *
  * What is done ahead is exactly what the plan computes later, kept where the plan finds it: each
- * object's address (built once, when first read) and the hashes `desiredHash` keeps (kinds that
+ * object's address (built once, when first read) and the hashes `desiredHash` keeps (objects that
  * reference nothing). Nothing else changes: a listing that ends first stops the work, and the
  * rest is computed when needed, as before.
  */
 import type { DesiredObject } from '../desired.js';
-import { desiredHash } from './plan.js';
+import { desiredHash, hashKept } from './plan.js';
 
 /** Objects prepared in one turn of the event loop (well under a millisecond of work). */
 const OBJECTS_PER_STEP = 64;
@@ -21,7 +21,7 @@ export function* prepareAhead(desired: readonly DesiredObject[]): Generator<void
     const d = desired[i]!;
     void d.address;
     // Only the hashes desiredHash keeps: the others depend on live ids.
-    if (d.descriptor.refs.length === 0) desiredHash(d);
+    if (hashKept(d)) desiredHash(d);
     if ((i + 1) % OBJECTS_PER_STEP === 0) yield;
   }
 }

@@ -1,5 +1,5 @@
 /**
- * `desiredHash` keeps the hash of an object of a kind that references nothing (plan.ts): the
+ * `desiredHash` keeps the hash of an object that references nothing (plan.ts, `hashKept`): the
  * kept hash is the one computed afresh, whatever the tokens, and an object whose hash depends
  * on live ids is never kept.
  */
@@ -10,7 +10,7 @@ import { expect, test } from 'vitest';
 import { readManifests } from '../engine.js';
 import { specHash } from '../marker.js';
 import { canonical, mask } from './diff.js';
-import { desiredHash } from './plan.js';
+import { desiredHash, hashKept } from './plan.js';
 
 const MANIFESTS = [
   'kind: IPPolicy\nname: office\nspec: {description: d, rules: [{cidr: 10.0.0.0/8, action: allow}]}',
@@ -34,4 +34,6 @@ test('a kept hash is the one computed afresh; a hash that depends on live ids fo
   }
   const weighted = desired.find((d) => d.address === 'Backend/both')!;
   expect(fresh(weighted, tokens)).not.toBe(fresh(weighted, new Map()));
+  // Kept: the objects whose references reach no value (a tunnel group has no `backends`).
+  expect(desired.filter(hashKept).map((d) => d.address)).toEqual(['IPPolicy/office', 'IPPolicyRule/office/10.0.0.0/8', 'BotUser/ci', 'Backend/web']);
 });

@@ -64,7 +64,7 @@ export function liveNormal(o: LiveObject): Spec {
  * written: an address or an id); apply and drift must pass the same `tokens` (or none).
  */
 export function desiredHash(d: DesiredObject, tokens: Map<string, string> = NO_TOKENS): string {
-  const memoized = d.descriptor.refs.length === 0;
+  const memoized = hashKept(d);
   const known = memoized ? tokenFreeHashes.get(d) : undefined;
   if (known !== undefined) return known;
   const [, masked] = mask(d.descriptor.sensitive, null, canonical(d.descriptor, d.normal, tokens));
@@ -76,12 +76,27 @@ export function desiredHash(d: DesiredObject, tokens: Map<string, string> = NO_T
 const NO_TOKENS = new Map<string, string>();
 
 /**
- * `desiredHash` of the objects of kinds that reference nothing (IP policies and their rules,
- * bot users): their hash is the same whatever `tokens`, so it is computed once per object (a
- * plan asks for it for the marker or the bot user registry, apply's registry write and drift
- * again). Keyed by the object: a normal form is never changed once resolved.
+ * `desiredHash` of the objects that reference nothing (`hashKept`): their hash is the same
+ * whatever `tokens`, so it is computed once per object (a plan asks for it for the marker or
+ * the bot user registry, apply's registry write and drift again; steps/ahead.ts computes it
+ * while the listing is out). Keyed by the object: a normal form is never changed once resolved.
  */
 const tokenFreeHashes = new WeakMap<DesiredObject, string>();
+
+/**
+ * Whether `d`'s hash is the same whatever the tokens: no reference pattern of its kind can
+ * reach a value, because the field each starts at is absent from its normal form (IP policies
+ * and rules and bot users have no references at all; a tunnel-group backend has no `backends`).
+ * A pattern that starts with a wildcard counts as reaching one. No value is collected.
+ */
+export function hashKept(d: DesiredObject): boolean {
+  const refs = d.descriptor.refs;
+  for (let i = 0; i < refs.length; i++) {
+    const head = refs[i]!.pattern[0];
+    if (head === undefined || head === '*' || head === '{}' || head in d.normal) return false;
+  }
+  return true;
+}
 
 const kindRank = new Map(KINDS.map((k, i) => [k.kind, i]));
 const fingerprint = (o: LiveObject) => hash('sha256', canonicalJson(o.raw), 'hex');
