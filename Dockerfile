@@ -41,11 +41,13 @@ RUN apt-get update \
 COPY --from=build /packs /packs
 WORKDIR /opt/gatehouse
 # `--help` once writes oclif's command manifest, while the package directory is still
-# writable (it is read-only to the final image's user).
+# writable (it is read-only to the final image's user), and V8's code cache of the vendored
+# oclif for every command; `validate --help` the one for validate's heap settings.
 RUN echo '{"name":"gatehouse-image","private":true}' > package.json \
  && npm install --omit=dev --no-audit --no-fund /packs/*.tgz \
  && npm cache clean --force \
- && node node_modules/@gatehouse/cli/bin/run.js --help > /dev/null
+ && node node_modules/@gatehouse/cli/bin/run.js --help > /dev/null \
+ && node node_modules/@gatehouse/cli/bin/run.js validate --help > /dev/null
 
 FROM ${NODE_IMAGE}
 ENV NODE_ENV=production \

@@ -136,13 +136,10 @@ describe('failures that would fail again are reported at once', () => {
 
 describe('--timeout and --deadline', () => {
   it('a server that never answers fails after the deadline, naming it', async () => {
-    const started = Date.now();
     const result = await plan({ GATEHOUSE_API_URL: silentUrl, GATEHOUSE_API_KEY: KEY, GATEHOUSE_DEADLINE: '1500ms' }, '--timeout', '400ms');
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(`the API failed: GET ${silentUrl}/`);
     expect(result.stderr).toMatch(/deadline_exceeded: .*; --deadline \(GATEHOUSE_DEADLINE\) passed/);
-    // Start-up included; far from the minutes it took without a timeout.
-    expect(Date.now() - started).toBeLessThan(20_000);
   });
 
   it('--timeout alone: each attempt times out, and the retries are counted', async () => {

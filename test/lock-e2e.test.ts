@@ -119,11 +119,11 @@ describe('the per-stack lock', { timeout: 300_000 }, () => {
     expect(JSON.parse(drift.stdout).lock).toMatchObject({ stack, holder: 'ci@runner-7 (pid 42)', stale: false });
     expect(await markerCounts(stack)).toEqual(new Map());
 
-    // Waiting: the holder lets go after a moment; apply then takes the lock and applies.
-    const waiting = cli(stack, 'apply', repoOf(stack), '--yes', '--lock-timeout', '2m');
-    await new Promise((resolve) => setTimeout(resolve, 4000));
+    // Waiting: the holder lets go once apply says it waits; apply then takes the lock and applies.
+    const waiting = spawnCli(['apply', repoOf(stack), '--yes', '--lock-timeout', '2m'], { env: env(stack) });
+    await waiting.waitFor(/waiting up to 120 s \(--lock-timeout\) for the lock: stack "held" is locked by ci@runner-7 \(pid 42\)/);
     await release();
-    const waited = await waiting;
+    const waited = await waiting.exited;
     expect(waited.code, waited.stderr).toBe(0);
     expect((await markerCounts(stack)).size).toBe(160);
   });

@@ -197,7 +197,7 @@ describe('npm pack, then npm install --omit=optional into an empty directory', (
       const files = tarball.files.map((f) => f.path);
       const entry = tarball.name === '@gatehouse/cli' ? ['bin/run.js', 'dist/commands/plan.js', 'oclif.manifest.json'] : ['dist/index.js', 'dist/index.d.ts'];
       expect(files, tarball.name).toEqual(expect.arrayContaining(['package.json', 'LICENSE', 'README.md', ...entry]));
-      expect(files.filter((f) => /^src\/|\.test\.|tsbuildinfo|^node_modules\//.test(f)), tarball.name).toEqual([]);
+      expect(files.filter((f) => /^src\/|\.test\.|tsbuildinfo|^node_modules\/|\.v8cache$/.test(f)), tarball.name).toEqual([]);
     }
     const files = (name: string) => tarballs.find((t) => t.name === name)!.files.map((f) => f.path);
     expect(files('@gatehouse/schemas')).toContain('json/manifests/AnyManifest.schema.json');
@@ -208,6 +208,9 @@ describe('npm pack, then npm install --omit=optional into an empty directory', (
     expect(existsSync(join(app, 'node_modules/@gatehouse/cli/dist/commands/plan.js'))).toBe(true);
     // The commands run from the bundle (scripts/bundle.mjs), which an installed copy trusts.
     expect(existsSync(join(app, 'node_modules/@gatehouse/cli/dist-bundle/commands/plan.js'))).toBe(true);
+    // And oclif from its vendored copy (src/startup/vendor.ts) while the installed @oclif/core is
+    // the version it was built from, which a lockfile install gives.
+    expect(existsSync(join(app, 'node_modules/@gatehouse/cli/dist-bundle/vendor/oclif-core.cjs'))).toBe(true);
     const manifest = JSON.parse(readFileSync(join(app, 'node_modules/@gatehouse/cli/oclif.manifest.json'), 'utf8')) as {
       gatehouseBundle: boolean;
       commands: Record<string, { relativePath: string[] }>;
@@ -237,6 +240,11 @@ describe('npm pack, then npm install --omit=optional into an empty directory', (
     const again = await gatehouse(['plan', 'manifests', '--detailed-exitcode'], api);
     expect(again.code, again.stdout + again.stderr).toBe(0);
     expect(again.stdout).toMatch(/No changes/);
+    // oclif ran from its vendored copy, compiled with V8's code cache (src/startup/vendor.ts,
+    // code-cache.ts), which each profile wrote on its first run.
+    const vendor = join(app, 'node_modules/@gatehouse/cli/dist-bundle/vendor');
+    expect(existsSync(join(vendor, 'oclif-core.cjs.default.v8cache'))).toBe(true);
+    expect(existsSync(join(vendor, 'oclif-core.cjs.validate.v8cache'))).toBe(true);
   }, 180_000);
 
   it('the shell recipe plans a change, applies the plan it saved, and then finds no drift', async () => {

@@ -8,7 +8,7 @@
  * they mean to test through `env`.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -154,9 +154,32 @@ export function startServe(args: readonly string[], options: SpawnOptions = {}):
   });
 }
 
-/** A port that was free a moment ago (for testing `--port` / `GATEHOUSE_PORT` with a number). */
+/**
+ * A port that was free a moment ago (for testing `--port` / `GATEHOUSE_PORT` with a number).
+ * Chosen below the system's ephemeral range, which `listen(0)` and outgoing connections draw
+ * from: another test file running at the same time (servers on port 0, clients) cannot take
+ * it between this check and the server's bind, as it could take a port from `listen(0)`.
+ */
 export async function freePort(): Promise<number> {
   const { createServer } = await import('node:net');
+  let ephemeralStart = 32768;
+  try {
+    ephemeralStart = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || ephemeralStart;
+  } catch {
+    // Not Linux: the common default stands.
+  }
+  const low = 10_000;
+  const tryPort = (port: number) =>
+    new Promise<boolean>((resolve) => {
+      const server = createServer();
+      server.once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+    });
+  for (let tries = 0; tries < 50 && ephemeralStart > low; tries++) {
+    const port = low + Math.floor(Math.random() * (ephemeralStart - low));
+    if (await tryPort(port)) return port;
+  }
+  // No room below the ephemeral range (an unusual system setting): one the system picks.
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.on('error', reject);

@@ -15,6 +15,9 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
   // validate keeps nearly everything it reads: its heap is set for memory before oclif and the
   // engine are loaded (loading alone grew the young generation to 8 MB; src/startup/heap-settings.ts).
   if (argv[0] === 'validate') (await import('../dist/startup/heap-settings.js')).keepHeapCompact();
+  // Every other command may connect: undici's HTTP parser (WebAssembly) stays in V8's baseline
+  // tier, so that exit does not wait 100+ ms for its optimised recompilation (src/startup/wasm-tiering.ts).
+  else (await import('../dist/startup/wasm-tiering.js')).keepWasmInBaselineTier();
   // Always the compiled dist/: without this, oclif looks for TypeScript sources whenever
   // NODE_ENV is `development` or `test`, and warns "Could not find typescript" in every
   // installed copy run from such a shell. oclif's settings start from `globalThis.oclif`.
@@ -28,6 +31,10 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
   process.env.OCLIF_DISABLE_ENGINE_WARNING = 'true';
   // `require`, not `import`: @oclif/core is CommonJS, and an ES module's import of CommonJS
   // loads Node's export lexer (WebAssembly, some 10 MB resident until exit; see src/oclif.ts).
+  // From its vendored copy (one file) while usable, as undici's parts the client uses: both
+  // registered as the process's one instance of each module (src/startup/vendor.ts).
+  // Compiled with V8's code cache of this command's V8 flags (src/startup/code-cache.ts).
+  (await import('../dist/startup/vendor.js')).registerVendored(root, { codeCache: argv[0] === 'validate' ? 'validate' : 'default' });
   const { flush, run } = createRequire(import.meta.url)('@oclif/core');
   if (engineWarning === undefined) delete process.env.OCLIF_DISABLE_ENGINE_WARNING;
   else process.env.OCLIF_DISABLE_ENGINE_WARNING = engineWarning;

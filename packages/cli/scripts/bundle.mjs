@@ -20,14 +20,50 @@
  * (dist/server/load.js: `../../package.json`), so such a path means the same file in both.
  */
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { isBuiltin } from 'node:module';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const OUT = 'dist-bundle';
 /** The packages bundled in, by the build information `tsc -b` rewrites whenever it emits them. */
 const BUILD_INFO = ['tsconfig.tsbuildinfo', '../engine/tsconfig.tsbuildinfo', '../client/tsconfig.tsbuildinfo'];
-const BUNDLED = new Set(['@gatehouse/engine', '@gatehouse/client']);
+/**
+ * Node packages bundled into the commands too, by the versions node_modules holds (the stamp
+ * records them; src/startup/bundle.ts). p-queue is an ES module that imports eventemitter3, a
+ * CommonJS one: from node_modules, that import made Node load its CommonJS export lexer
+ * (WebAssembly) in every plan and apply, some 50 ms of CPU (README, performance).
+ */
+const NODE_BUNDLED = ['p-queue', 'p-timeout', 'eventemitter3'];
+const BUNDLED = new Set(['@gatehouse/engine', '@gatehouse/client', ...NODE_BUNDLED]);
+/**
+ * CommonJS modules of node packages bundled, with everything they require, into one CommonJS file
+ * each under dist-bundle/vendor/ (src/startup/vendor.ts says why and how they are loaded): the
+ * file's exports are `{ [module]: exports }`. `packages` are those whose versions the stamp
+ * records (a vendored file is used only while node_modules holds the same). Left out: modules
+ * oclif requires only on paths the CLI never takes (TypeScript sources, its Node check).
+ */
+const VENDOR = {
+  'vendor/oclif-core.cjs': { packages: ['@oclif/core'], modules: ['@oclif/core'] },
+  // Not undici: the client's parts of it (26 files) cost about as much CPU from one file (its
+  // time is in its own and Node's modules' evaluation, not in finding files), and the file must
+  // then hold the index too (a proxy loads it, and its modules must be the same instances).
+};
+const NOT_VENDORED = new Set(['typescript', 'ts-node', 'tsx', 'semver']);
+/**
+ * Edits of vendored code, each of one exact text that must be found once (an upgrade that
+ * changes it stops the build, to be looked at again):
+ * - oclif sorts each plugin's commands with `localeCompare`, whose first call builds ICU's
+ *   collator: some 6 ms of every start, half of `Config.load`. Code-unit order is the same order
+ *   for the CLI's command ids (lower-case words; src/startup/vendor.test.ts checks every id).
+ */
+const PATCHES = [
+  {
+    file: '@oclif/core/lib/config/plugin.js',
+    from: '.sort((a, b) => a.id.localeCompare(b.id));',
+    to: '.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));',
+  },
+];
 
 let rolldown;
 try {
@@ -46,7 +82,17 @@ const input = Object.fromEntries(commands.map((name) => [`commands/${name}`, joi
 const packageOf = (id) => (id.startsWith('@') ? id.split('/').slice(0, 2).join('/') : id.split('/')[0]);
 
 // Stamped before bundling: a build that lands while this runs leaves the bundle stale, not wrong.
-const stamp = { buildInfo: Object.fromEntries(BUILD_INFO.map((file) => [file, identity(join(root, file))])) };
+// `vendor`: the version of each package bundled into dist-bundle/vendor/ (src/startup/vendor.ts
+// uses a vendored copy only while node_modules holds that same version).
+const stamp = {
+  // This script itself: a change to how the bundle is made makes it again.
+  bundler: identity(fileURLToPath(import.meta.url)),
+  buildInfo: Object.fromEntries(BUILD_INFO.map((file) => [file, identity(join(root, file))])),
+  packages: Object.fromEntries(NODE_BUNDLED.map((name) => [name, installedVersion(name)])),
+  vendor: Object.fromEntries(
+    Object.entries(VENDOR).map(([file, { packages, modules }]) => [file, { versions: Object.fromEntries(packages.map((name) => [name, installedVersion(name)])), modules }]),
+  ),
+};
 // Nothing built since the bundle was written: left as it is (CLIs running now may be using it).
 if (readStamp() === JSON.stringify(stamp) && commands.every((name) => existsSync(join(root, OUT, 'commands', `${name}.js`)))) {
   console.log(`bundle: ${OUT}/ is up to date`);
@@ -61,6 +107,29 @@ const bundle = await rolldown({
 });
 await bundle.write({ dir: temp, format: 'esm', entryFileNames: '[name].js', chunkFileNames: 'chunks/[name]-[hash].js', sourcemap: true });
 await bundle.close();
+for (const [file, { modules }] of Object.entries(VENDOR)) {
+  const entry = `\0vendor:${file}`;
+  const vendor = await rolldown({
+    input: { [file.replace(/\.cjs$/, '')]: entry },
+    platform: 'node',
+    external: (id) => isBuiltin(id) || NOT_VENDORED.has(packageOf(id)) || id.startsWith('@oclif/plugin-'),
+    logLevel: 'warn',
+    plugins: [
+      {
+        name: 'vendor-entry',
+        resolveId: (id) => (id === entry ? id : undefined),
+        // Getters: a module is evaluated only when first asked for (undici's index only with a proxy).
+        load: (id) => (id === entry ? `module.exports = {\n${modules.map((m) => `  get ${JSON.stringify(m)}() { return require(${JSON.stringify(m)}); },`).join('\n')}\n};\n` : undefined),
+        transform: (code, id) => patch(code, id),
+        renderChunk: (code) => ({ code: importThroughLoader(code) }),
+      },
+    ],
+  });
+  await vendor.write({ dir: temp, format: 'cjs', entryFileNames: '[name].cjs', codeSplitting: false });
+  await vendor.close();
+}
+const unapplied = PATCHES.filter((p) => !p.applied);
+if (unapplied.length > 0) throw new Error(`bundle: ${unapplied.map((p) => p.file).join(', ')} not found to patch`);
 for (const file of walk(temp)) {
   const depth = relative(temp, file).split(/[\\/]/).length;
   if (depth !== 2) throw new Error(`bundle: ${relative(temp, file)} is not two levels below the package root`);
@@ -69,6 +138,44 @@ writeFileSync(join(temp, 'stamp.json'), `${JSON.stringify(stamp)}\n`);
 rmSync(join(root, OUT), { recursive: true, force: true });
 renameSync(temp, join(root, OUT));
 console.log(`bundle: ${OUT}/ written (${commands.length} commands)`);
+
+/** `code` of module `id` with the PATCHES for it applied. */
+function patch(code, id) {
+  const path = id.split('\\').join('/');
+  for (const p of PATCHES.filter((p) => path.endsWith(`/node_modules/${p.file}`))) {
+    const at = code.indexOf(p.from);
+    if (at < 0 || code.indexOf(p.from, at + 1) >= 0) throw new Error(`bundle: ${p.file} no longer holds ${p.from} exactly once; review PATCHES`);
+    code = code.replace(p.from, p.to);
+    p.applied = true;
+  }
+  return { code };
+}
+
+/**
+ * `import(x)` in a vendored file becomes `__vendorImport(x)`: the import of the CLI's loader when
+ * it compiled the file with V8's code cache (src/startup/code-cache.ts passes it; Node 20 cannot
+ * run a dynamic import in code compiled from a cache), the file's own `import()` otherwise (a
+ * plain `require`). Only call expressions: `import()` in a string (an error message) stays.
+ */
+function importThroughLoader(code) {
+  const rewritten = code.replace(/(?<![\w$.'"`])import\((?!\))/g, '__vendorImport(');
+  return `${rewritten}
+function __vendorImport(specifier) {
+  return typeof __gatehouseImport === 'function' ? __gatehouseImport(specifier) : import(specifier);
+}
+`;
+}
+
+/** The version of `name` as node_modules holds it, seen from the CLI's package (null: none). */
+function installedVersion(name) {
+  for (let dir = root; ; dir = dirname(dir)) {
+    try {
+      return JSON.parse(readFileSync(join(dir, 'node_modules', name, 'package.json'), 'utf8')).version;
+    } catch {
+      if (dir === dirname(dir)) return null;
+    }
+  }
+}
 
 function readStamp() {
   try {

@@ -14,6 +14,7 @@ import { readRegistry } from './bot-registry/registry.js';
 import { match, type Matching } from './steps/match.js';
 import { fromStackWarning } from './steps/stacks.js';
 import { observe } from './steps/observe.js';
+import { prepareAhead, workWhileWaiting } from './steps/ahead.js';
 import { lockOf, type LockInfo } from './lock/lock.js';
 import { plan } from './steps/plan.js';
 import { manifestPaths, recordedPath, type ManifestPaths } from './steps/manifest-paths.js';
@@ -156,7 +157,8 @@ export async function readAndMatch(
   observing.catch(() => {});
   const read = await readManifests({ ...options, stack });
   if (read.problems.length > 0) throw new ManifestProblems(read.problems);
-  const observation = await observing;
+  // While the last answers arrive: what the plan computes from the manifests alone (steps/ahead.ts).
+  const observation = await workWhileWaiting(observing, prepareAhead(read.desired));
   // Deletes only within what was read, unless --prune-all (steps/prune-scope.ts).
   const fromRegistry = options.fromStack !== undefined && options.fromStack !== stack ? readRegistry(options.fromStack, observation.registryObjects) : undefined;
   const matched = match(read.desired, observation.live, stack, { fromStack: options.fromStack, registry: readRegistry(stack, observation.registryObjects), ...(fromRegistry ? { fromRegistry } : {}) });

@@ -1,5 +1,6 @@
-import { expect, test } from 'vitest';
-import { composeMetadata, formatMarker, metadataRoom, parseMarker } from './marker.js';
+import { METADATA_MAX_BYTES } from '@gatehouse/schemas/runtime';
+import { describe, expect, test } from 'vitest';
+import { composeMetadata, fitsMetadata, formatMarker, metadataRoom, parseMarker } from './marker.js';
 
 const marker = { stack: 'default', name: 'office', hash: '0123456789abcdef' };
 
@@ -40,4 +41,15 @@ test('formatMarker writes the JSON of the marker object, fields in their fixed o
       }
     }
   }
+});
+
+describe('fitsMetadata', () => {
+  test('agrees with the UTF-8 length at the limit, for 1-, 2-, 3- and 4-byte characters', () => {
+    for (const [char, bytes] of [['a', 1], ['é', 2], ['€', 3], ['😀', 4]] as const) {
+      const fitting = char.repeat(Math.floor(METADATA_MAX_BYTES / bytes));
+      expect(fitsMetadata(fitting), char).toBe(true);
+      expect(fitsMetadata(fitting + char), char).toBe(Buffer.byteLength(fitting + char) <= METADATA_MAX_BYTES);
+      expect(fitsMetadata(`${fitting}a`), char).toBe(Buffer.byteLength(`${fitting}a`) <= METADATA_MAX_BYTES);
+    }
+  });
 });

@@ -58,19 +58,26 @@ export function formatMarker(marker: Marker): string {
 export function composeMetadata(user: string | undefined, marker: Marker): string {
   const line = formatMarker(marker);
   const metadata = user === undefined ? line : `${user}\n${line}`;
-  if (marker.children === undefined || Buffer.byteLength(metadata, 'utf8') <= METADATA_MAX_BYTES) return metadata;
+  if (marker.children === undefined || fitsMetadata(metadata)) return metadata;
   const { children: _evidence, ...required } = marker;
   return composeMetadata(user, required);
 }
+
+/**
+ * Whether `text` is at most METADATA_MAX_BYTES in UTF-8. A UTF-16 code unit is at most 3 bytes
+ * (a pair of them, 4), so a text of at most a third of the limit in length fits without being
+ * measured: a plan checks the metadata of every object it compares.
+ */
+export const fitsMetadata = (text: string): boolean => text.length * 3 <= METADATA_MAX_BYTES || Buffer.byteLength(text, 'utf8') <= METADATA_MAX_BYTES;
 
 /** Splits live metadata into the user's value and the marker (absent when not marked). */
 export function parseMarker(metadata: unknown): { user: string | undefined; marker?: Marker } {
   if (typeof metadata !== 'string') return { user: undefined };
   const cut = metadata.lastIndexOf('\n');
-  const line = metadata.slice(cut + 1);
-  if (!line.startsWith(MARKER_PREFIX)) return { user: metadata };
+  // The last line is looked at in place: a plan parses the marker of every object it reads.
+  if (!metadata.startsWith(MARKER_PREFIX, cut + 1)) return { user: metadata };
   try {
-    const parsed = JSON.parse(line.slice(MARKER_PREFIX.length)) as Partial<Marker>;
+    const parsed = JSON.parse(metadata.slice(cut + 1 + MARKER_PREFIX.length)) as Partial<Marker>;
     if (typeof parsed.stack !== 'string' || typeof parsed.name !== 'string') return { user: metadata };
     const marker: Marker = { stack: parsed.stack, name: parsed.name, hash: typeof parsed.hash === 'string' ? parsed.hash : '' };
     if (typeof parsed.children === 'string') marker.children = parsed.children;

@@ -11,15 +11,20 @@ export interface ProgressStream {
   write(text: string): unknown;
 }
 
-export function formatStep(step: StepResult, colour = false): string {
+/** The status column of a line, with and without colour; built once, not per line. */
+const STATUS_LABELS = [false, true].map((colour) => {
   const c = pc.createColors(colour);
-  const status = {
+  return {
     done: c.green('done   '),
     failed: c.red('failed '),
     skipped: c.yellow('skipped'),
     cancelled: c.red('cancelled'),
     not_started: c.yellow('not started'),
-  }[step.status];
+  } satisfies Record<StepResult['status'], string>;
+});
+
+export function formatStep(step: StepResult, colour = false): string {
+  const status = STATUS_LABELS[colour ? 1 : 0]![step.status];
   const id = step.id ?? '-';
   const time = step.status === 'skipped' || step.status === 'not_started' ? '' : `  ${step.duration_ms} ms`;
   const why = step.reason ? `: ${step.reason.message}` : step.note ? ` (${step.note})` : '';
@@ -68,7 +73,8 @@ export class Progress {
 
   started(): void {
     this.#running += 1;
-    this.#schedule();
+    // Only the counter shows what started: without a terminal there is nothing to redraw.
+    if (this.counter) this.#schedule();
   }
 
   finished(step: StepResult): void {

@@ -1,4 +1,4 @@
-import { mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tempDirForFile } from '../testing/temp-dir.js';
@@ -48,6 +48,25 @@ describe('bundleIsFresh', () => {
     expect(bundleIsFresh(root)).toBe(true);
     writeFileSync(join(root, 'tsconfig.tsbuildinfo'), 'cli build 2, longer');
     expect(bundleIsFresh(root)).toBe(false);
+  });
+
+  it('is stale where it was built when node_modules holds another version of a node package bundled in', () => {
+    built();
+    const stampPath = join(root, BUNDLE_DIR, 'stamp.json');
+    const withPackages = (version: string) => writeFileSync(stampPath, JSON.stringify({ ...JSON.parse(readFileSync(stampPath, 'utf8')), packages: { 'p-queue': version } }));
+    mkdirSync(join(root, 'node_modules', 'p-queue'), { recursive: true });
+    writeFileSync(join(root, 'node_modules', 'p-queue', 'package.json'), '{"name": "p-queue", "version": "9.0.0"}');
+    withPackages('9.0.0');
+    expect(bundleIsFresh(root)).toBe(true);
+    withPackages('9.1.0');
+    expect(bundleIsFresh(root)).toBe(false);
+    rmSync(join(root, 'node_modules'), { recursive: true });
+    withPackages('9.0.0');
+    expect(bundleIsFresh(root)).toBe(false);
+    // An installed copy (no build information) trusts what it shipped.
+    rmSync(join(root, 'tsconfig.tsbuildinfo'));
+    rmSync(join(engine, 'tsconfig.tsbuildinfo'));
+    expect(bundleIsFresh(root)).toBe(true);
   });
 
   it('is stale when some build information is gone, trusted in an installed copy that has none', () => {

@@ -3,8 +3,9 @@
  *
  * - A POST whose answer was lost (`outcomeUnknown`) or failed with 5xx may have created the
  *   object. Before trying again, the object is looked up by its identity (this stack's marker
- *   name, or the natural key for kinds without metadata); when found, that is the create's
- *   result. So a retry never makes a duplicate.
+ *   name, or the natural key for kinds without metadata; or a caller's own `LookUp`, as the
+ *   lock's record by its run id); when found, that is the create's result. So a retry never
+ *   makes a duplicate.
  * - Retryable failures (429, 5xx, network) that survived the client's own retries are tried
  *   again a few times with backoff; others (4xx) fail the step at once.
  * - A DELETE answered 404 has reached its goal (gone already, or an earlier attempt did it).
@@ -24,6 +25,12 @@ export interface Identity {
   /** A live object that has the same identity but is not the one created (a replace's old object). */
   excludeId?: string;
 }
+
+/**
+ * Finds the object a POST to `path` may have made, for objects that are not a kind's (the
+ * lock's record): `found` when it exists, and the requests the search took.
+ */
+export type LookUp = (api: LiveApi, path: string) => Promise<{ found?: ApiObject; requests: number }>;
 
 export interface CallOptions {
   api: LiveApi;
@@ -45,14 +52,14 @@ export interface CallsOutcome {
   requests: number;
 }
 
-export async function runCalls(calls: readonly ApiCall[], options: CallOptions, identity?: Identity): Promise<CallsOutcome> {
+export async function runCalls(calls: readonly ApiCall[], options: CallOptions, identity?: Identity | LookUp): Promise<CallsOutcome> {
   let first: ApiObject | undefined;
   let requests = 0;
   for (const [index, call] of calls.entries()) {
     let maybeCreated = false;
     for (let attempt = 1; ; attempt++) {
       if (maybeCreated && identity) {
-        const lookup = await findByIdentity(options.api, call.path, identity);
+        const lookup = typeof identity === 'function' ? await identity(options.api, call.path) : await findByIdentity(options.api, call.path, identity);
         requests += lookup.requests;
         if (lookup.found) {
           if (index === 0) first = lookup.found;

@@ -67,6 +67,82 @@ describe('acquireLock when answers are lost or two callers claim one lock', () =
     expect(records(api)).toEqual([]);
   });
 
+  /** Lets `answer` decide the first `times` record creates (`'lost'`, or a throw); then the service's own rules. */
+  function recordCreates(api: MemoryLiveApi, times: number, answer: () => 'lost' | never): { posts: () => number } {
+    const unique = api.intercept!;
+    let posts = 0;
+    api.intercept = (request) => {
+      if (request.method === 'POST' && request.path === '/ip_policies' && ++posts <= times) return answer();
+      return unique(request);
+    };
+    return { posts: () => posts };
+  }
+  const runIdOf = (policy: { metadata?: unknown }) => JSON.parse(String(policy.metadata).slice('gatehouse-lock:v1 '.length)).run_id;
+
+  it('holds the lock when the answer to its record create was lost: finds its record by run id, sends it once, and releases it whole', async () => {
+    const api = apiWithUniqueNames();
+    const creates = recordCreates(api, 1, () => 'lost');
+    const held = await acquireLock(api, STACK, { ...options, runId: 'run-a', renewEveryMs: 3_600_000 });
+    expect(creates.posts()).toBe(1);
+    expect(records(api).map(runIdOf)).toEqual(['run-a']);
+    expect(held.recordId).toBe(records(api)[0]!.id);
+    expect(await readLock(api, STACK)).toMatchObject({ run_id: 'run-a', holder: 'me@here', record_id: held.recordId, bot_user_id: held.botUserId });
+    // Held for real: another caller is refused, naming this run.
+    await expect(acquireLock(api, STACK, { ...options, holder: 'other@there', runId: 'run-b' })).rejects.toThrow(/locked by me@here .*run run-a/);
+    await held.release();
+    expect(api.objects('/bot_users')).toEqual([]);
+    expect(records(api)).toEqual([]);
+  });
+
+  it('sends the record again when a failed create (5xx before the write) left none; one record, the lock held', async () => {
+    const api = apiWithUniqueNames();
+    const creates = recordCreates(api, 2, () => {
+      throw new LiveApiError('service unavailable', 503, 'unavailable', true);
+    });
+    const held = await acquireLock(api, STACK, { ...options, runId: 'run-a', renewEveryMs: 3_600_000 });
+    expect(creates.posts()).toBe(3);
+    expect(records(api).map(runIdOf)).toEqual(['run-a']);
+    expect(await readLock(api, STACK)).toMatchObject({ run_id: 'run-a', record_id: held.recordId });
+    await held.release();
+    expect(records(api)).toEqual([]);
+  });
+
+  it('a record of the same run id written by another process is not taken for its own: it sends its own, and the earlier claim wins', async () => {
+    const api = apiWithUniqueNames();
+    const bot = await api.create('/bot_users', { name: lockName(STACK), active: false });
+    const unique = api.intercept!;
+    let posts = 0;
+    api.intercept = async (request) => {
+      if (request.method === 'POST' && request.path === '/ip_policies' && String(request.body?.metadata).includes('me@here') && ++posts === 1) {
+        // A second process given the same GATEHOUSE_RUN_ID claims the bot user first; our answer is then lost before the write.
+        await api.create('/ip_policies', { metadata: `gatehouse-lock:v1 ${JSON.stringify({ stack: STACK, holder: 'other@there', run_id: 'run-a', started_at: new Date().toISOString(), lease_seconds: 3600, bot_user_id: bot.id })}` });
+        throw new LiveApiError('socket hang up', undefined, 'network_error', true, true);
+      }
+      return unique(request);
+    };
+    await expect(acquireLock(api, STACK, { ...options, runId: 'run-a' })).rejects.toThrow(/locked by other@there/);
+    expect(posts).toBe(2);
+    expect(records(api).map((r) => JSON.parse(String(r.metadata).slice('gatehouse-lock:v1 '.length)).holder)).toEqual(['other@there']);
+  });
+
+  it('never proceeds without its record: when every create fails it throws, leaves no record of its run, and the bot user stays claimable', async () => {
+    const api = apiWithUniqueNames();
+    // Each create answered 502 without its write being made: looked up, not found, sent again.
+    // (Four: the attempts of one acquisition; the next acquisition's create goes through.)
+    const creates = recordCreates(api, 4, () => {
+      throw new LiveApiError('bad gateway', 502, 'bad_gateway', true);
+    });
+    await expect(acquireLock(api, STACK, { ...options, runId: 'run-a' })).rejects.toThrow('bad gateway');
+    expect(creates.posts()).toBe(4);
+    expect(records(api)).toEqual([]);
+    expect(await readLock(api, STACK)).toMatchObject({ bot_user_id: api.objects('/bot_users')[0]!.id });
+    expect((await readLock(api, STACK))!.record_id).toBeUndefined();
+    // The next apply claims the bot user left without a record.
+    const next = await acquireLock(api, STACK, { ...options, runId: 'run-b', renewEveryMs: 3_600_000 });
+    expect(records(api).map(runIdOf)).toEqual(['run-b']);
+    await next.release();
+  });
+
   it('claims a lock bot user left without a record; the next caller then sees the holder', async () => {
     const api = apiWithUniqueNames();
     await api.create('/bot_users', { name: lockName(STACK), active: false });
@@ -214,14 +290,23 @@ describe('lockWhileReading: reads overlap the lock\'s confirmation; nothing reso
     const api = new MemoryLiveApi();
     let letRecordThrough!: () => void;
     const recordHeld = new Promise<undefined>((resolve) => (letRecordThrough = () => resolve(undefined)));
-    api.intercept = (request) => (request.method === 'POST' && request.path === '/ip_policies' ? recordHeld : undefined);
+    let recordArrived!: () => void;
+    const recordSent = new Promise<void>((resolve) => (recordArrived = resolve));
+    api.intercept = (request) => {
+      if (request.method !== 'POST' || request.path !== '/ip_policies') return undefined;
+      recordArrived();
+      return recordHeld;
+    };
     let readAfter: string[] | undefined;
+    let readDone!: () => void;
+    const readRan = new Promise<void>((resolve) => (readDone = resolve));
     let settled = false;
     const locking = lockWhileReading(api, STACK, options, async () => {
       readAfter = api.log.map((r) => `${r.method} ${r.path}`);
+      readDone();
       return 'live state';
     }).finally(() => (settled = true));
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    await Promise.all([readRan, recordSent]);
     // The read ran after the bot user's create, before the record exists; the lock is not given yet.
     expect(readAfter).toEqual(['POST /bot_users']);
     expect(settled).toBe(false);

@@ -26,6 +26,7 @@
 import { readFileSync, readlinkSync } from 'node:fs';
 import { hostname, userInfo } from 'node:os';
 import { randomUUID } from 'node:crypto';
+import { runCalls, type LookUp } from '../apply/calls.js';
 import { type ApiObject, type LiveApi, LiveApiError } from '../ports.js';
 
 export const LOCK_BOT_PREFIX = 'gatehouse-lock.';
@@ -206,6 +207,11 @@ export interface AcquireOptions {
   timeoutMs?: number;
   /** Between two attempts while waiting (default 2 s). */
   pollMs?: number;
+  /**
+   * Attempts of the record's create in all, the first included (default 4, as apply's calls);
+   * after a lost answer, the record is looked up by run id before the next.
+   */
+  attempts?: number;
   leaseSeconds?: number;
   holder?: string;
   runId?: string;
@@ -409,7 +415,9 @@ async function claimBotUser(api: LiveApi, stack: string, ctx: LockContext): Prom
 }
 
 /**
- * Confirms a claimed bot user: writes this holder's record and reads the records back. Two
+ * Confirms a claimed bot user: writes this holder's record (looked up by run id and sent again
+ * after a lost answer, see `ownRecord`; the claim ends only when the create fails for good)
+ * and reads the records back. Two
  * records claim one bot user when two callers claimed it without a record (one of them perhaps
  * its creator). The earliest record wins: whoever wrote later sees the earlier one when it reads
  * back its own, withdraws its record (never the bot user) and throws `ClaimLost`. The winner
@@ -442,12 +450,17 @@ async function confirmClaim(api: LiveApi, stack: string, ctx: LockContext, botUs
     bot_user_id: botUserId,
     ...(here ? { process: { ...here } } : {}),
   };
+  const metadata = `${LOCK_RECORD_PREFIX}${JSON.stringify(record)}`;
   try {
-    const created = await api.create('/ip_policies', {
-      description: `gatehouse lock of stack "${stack}"`.slice(0, 255),
-      metadata: `${LOCK_RECORD_PREFIX}${JSON.stringify(record)}`,
-    });
-    held.recordId = String(created.id);
+    // A create whose answer was lost (or a 5xx) may have written the record: before sending it
+    // again, apply's `runCalls` looks it up (`ownRecord`), so one run never leaves two records
+    // and a record written despite the error is this holder's, not a reason to give up.
+    const { first } = await runCalls(
+      [{ method: 'POST', path: '/ip_policies', body: { description: `gatehouse lock of stack "${stack}"`.slice(0, 255), metadata } }],
+      { api, attempts: options.attempts ?? 4, delay: ctx.sleep },
+      ownRecord(stack, runId, metadata),
+    );
+    held.recordId = String(first!.id);
   } catch (error) {
     // The bot user stays: another claimant may hold it by now, and without a record it is
     // claimable by the next apply. A record of ours written despite the error is withdrawn.
@@ -554,6 +567,23 @@ async function removeListed(api: LiveApi, records: readonly { id: string; record
   for (const { id, record } of records) {
     if (select(record)) await api.remove(`/ip_policies/${id}`).catch(ignoreMissing);
   }
+}
+
+/**
+ * Finds this holder's record after its create lost its answer: a record of `stack` with run id
+ * `runId` that is the very one sent (`metadata`: same bot user, start, holder and process), not
+ * a record another process wrote under the same run id (a CI's id reused by two jobs).
+ */
+function ownRecord(stack: string, runId: string, metadata: string): LookUp {
+  return async (api) => {
+    let seen = 0;
+    for await (const raw of api.list('/ip_policies', 'ip_policies')) {
+      seen += 1;
+      const record = isLockObject('IPPolicy', raw) ? parseRecord(raw.metadata) : undefined;
+      if (record?.stack === stack && record.run_id === runId && raw.metadata === metadata) return { found: raw, requests: Math.ceil(seen / 100) };
+    }
+    return { requests: Math.max(1, Math.ceil(seen / 100)) };
+  };
 }
 
 /** Removes the lock records of `stack` written by run `runId`. */

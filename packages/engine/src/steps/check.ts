@@ -30,8 +30,7 @@ export function check(desired: DesiredObject[], stack: string): Problem[] {
     const metadata = object.normal.metadata;
     // Without user metadata only a marker that cannot fit matters: possible only for a name and
     // path thousands of bytes long (each character is at most 6 bytes of JSON), so most skip it.
-    const markerMayNotFit = () => (object.markerName.length + (object.manifestPath?.length ?? 0) + stack.length) * 6 + 200 > 4096;
-    if (object.descriptor.metadata && (typeof metadata === 'string' || (metadata === undefined && markerMayNotFit()))) {
+    if (object.descriptor.metadata && (typeof metadata === 'string' || (metadata === undefined && markerMayNotFit(object, stack)))) {
       // The marker records the manifest's path too (prune scope): a long path takes room.
       const room = metadataRoom(stack, object.markerName, object.manifestPath);
       const bytes = typeof metadata === 'string' ? Buffer.byteLength(metadata, 'utf8') : 0;
@@ -70,6 +69,9 @@ export function check(desired: DesiredObject[], stack: string): Problem[] {
   problems.push(...cycles(desired));
   return problems;
 }
+
+/** Whether the ownership marker could exceed the metadata limit (see `check`): a bound, no string built. */
+const markerMayNotFit = (object: DesiredObject, stack: string) => (object.markerName.length + (object.manifestPath?.length ?? 0) + stack.length) * 6 + 200 > 4096;
 
 /**
  * Reference cycles among desired objects (a failover backend that reaches itself), each

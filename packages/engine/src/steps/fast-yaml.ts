@@ -15,31 +15,27 @@
  *   characters (`yaml` refuses such implicit keys), null keys;
  * - anything js-yaml refuses (syntax errors, duplicate keys) goes to `yaml`, which reports it.
  * `fast-yaml.test.ts` checks a corpus of valid and broken inputs against `yaml` itself.
+ *
+ * Within a file, each document is first offered to simple-yaml.ts, a reader of the plain YAML
+ * manifests are nearly always written in (several times faster than js-yaml with its listener);
+ * js-yaml reads the documents it gives up on. Both record positions into the same
+ * `NodePositions`, and simple-yaml.test.ts checks they record the same ones.
  */
 import jsyaml from 'js-yaml';
 import { NodePositions } from './node-positions.js';
+import { readSimpleDocument, readsSimply } from './simple-yaml.js';
+import { CORE_SCALARS } from './yaml-core.js';
 
-const scalar = (tag: string, test: RegExp, construct: (text: string) => unknown) =>
-  new jsyaml.Type(`tag:yaml.org,2002:${tag}`, {
-    kind: 'scalar',
-    resolve: (text: string | null) => test.test(text ?? ''),
-    construct: (text: string | null) => construct(text ?? ''),
-  });
-
-/** `yaml`'s core schema (yaml/dist/schema/core), pattern for pattern, in its order. */
+/** `yaml`'s core schema (yaml-core.ts), pattern for pattern, in its order. */
 const SCHEMA = jsyaml.FAILSAFE_SCHEMA.extend({
-  implicit: [
-    scalar('null', /^(?:~|[Nn]ull|NULL)?$/, () => null),
-    scalar('bool', /^(?:[Tt]rue|TRUE|[Ff]alse|FALSE)$/, (s) => s[0] === 't' || s[0] === 'T'),
-    scalar('int', /^(?:0o[0-7]+|[-+]?[0-9]+|0x[0-9a-fA-F]+)$/, (s) =>
-      s.startsWith('0o') ? parseInt(s.slice(2), 8) : s.startsWith('0x') ? parseInt(s.slice(2), 16) : parseInt(s, 10),
-    ),
-    scalar(
-      'float',
-      /^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN|[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+|[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*))$/,
-      (s) => (s.slice(-3).toLowerCase() === 'nan' ? NaN : /inf$/i.test(s) ? (s[0] === '-' ? -Infinity : Infinity) : parseFloat(s)),
-    ),
-  ],
+  implicit: CORE_SCALARS.map(
+    ({ tag, test, construct }) =>
+      new jsyaml.Type(`tag:yaml.org,2002:${tag}`, {
+        kind: 'scalar',
+        resolve: (text: string | null) => test.test(text ?? ''),
+        construct: (text: string | null) => construct(text ?? ''),
+      }),
+  ),
 });
 
 /**
@@ -95,8 +91,13 @@ export function documentsWithLongLines(text: string): { text: string; line: numb
  * `documentsWithLongLines` cuts): it works on a copy of its input, and a copy of one document at
  * a time, dropped once read, costs far less than a copy of a large file kept for the whole parse.
  */
-export function fastDocuments(text: string): FastDocuments | undefined {
-  return finish(fastDocumentSteps(text));
+export function fastDocuments(text: string, options: FastOptions = {}): FastDocuments | undefined {
+  return finish(fastDocumentSteps(text, options));
+}
+
+export interface FastOptions {
+  /** False: every document is read by js-yaml (the tests' reference for simple-yaml.ts). */
+  simple?: boolean;
 }
 
 export interface FastDocuments {
@@ -113,13 +114,25 @@ const DOCUMENTS_PER_STEP = 256;
  * the listing of a plan going while a large file is read: each page's answer is taken, and the
  * next page asked for, only when the reading yields.
  */
-export function* fastDocumentSteps(text: string): Generator<void, FastDocuments | undefined> {
+export function* fastDocumentSteps(text: string, options: FastOptions = {}): Generator<void, FastDocuments | undefined> {
   if (holdsDifferentForm(text) || hasLongLine(text)) return undefined;
   const nodes = new NodePositions();
   const values: unknown[] = [];
   const ranges = documentRanges(text);
+  // Most documents are read by simple-yaml.ts; js-yaml reads the others.
+  const simple = options.simple !== false && readsSimply(text);
   for (let i = 0; i < ranges.length; i++) {
     const [start, end] = ranges[i]!;
+    if (simple) {
+      const mark = nodes.mark();
+      const read = readSimpleDocument(text, start, end, nodes, values);
+      if (read === 'yaml') return undefined;
+      if (read) {
+        if ((i + 1) % DOCUMENTS_PER_STEP === 0 && i + 1 < ranges.length) yield;
+        continue;
+      }
+      nodes.rollback(mark);
+    }
     // js-yaml drops the byte order mark that starts the file: its offsets are one less there.
     nodes.base = start === 0 && text.charCodeAt(0) === 0xfeff ? 1 : start;
     const piece = start === 0 && end === text.length ? text : text.slice(start, end);

@@ -19,7 +19,7 @@
 import { problem, type Problem } from '../problems.js';
 import type { SourceLocation } from '../source.js';
 import { formatLocation } from '../source.js';
-import type { LoadedDocument, Path } from './load.js';
+import { WITHOUT_DOLLAR, type LoadedDocument, type Path } from './load.js';
 
 /** `$$` before `{` or a name; `${...}`; shell-style `$NAME`. */
 const PATTERN = /\$\$(?=[{A-Za-z_])|\$\{([^}]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)/g;
@@ -193,6 +193,7 @@ export function interpolate(
   };
   // A document without placeholders (nearly all) is passed on as it is, not copied.
   const result = documents.map((doc) => {
+    if (typeof doc.value === 'object' && doc.value !== null && WITHOUT_DOLLAR.has(doc.value)) return doc;
     const value = walk(doc.value, doc, []);
     return value === doc.value ? doc : { ...doc, value };
   });

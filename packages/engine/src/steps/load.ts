@@ -200,11 +200,21 @@ function* parseDocumentSteps(file: string, text: string, documents: LoadedDocume
   // never composed with `yaml`.
   const { values, nodes } = fast;
   const lines = new LineIndex(text);
+  const dollarFree = !text.includes('$');
   values.forEach((value, index) => {
     if (value === null || value === undefined) return;
+    if (dollarFree && typeof value === 'object') WITHOUT_DOLLAR.add(value);
     documents.push({ file, index, value, locate: fastLocator(file, lines, nodes, index) });
   });
 }
+
+/**
+ * Document values read from a file that holds no `$` at all: no string in them can hold a
+ * placeholder, so interpolation passes them over without walking them (interpolate.ts). Keyed
+ * by the value itself: a document whose value is replaced (an environment's overlay merges
+ * into a copy) is walked as any other.
+ */
+export const WITHOUT_DOLLAR = new WeakSet<object>();
 
 type Locate = LoadedDocument['locate'];
 

@@ -4,11 +4,10 @@
  * every marker write apply will make (a marker refresh is a change with a reason, never a
  * surprise) and apply writes exactly what the plan compared.
  */
-import { METADATA_MAX_BYTES } from '@gatehouse/schemas/runtime';
 import type { DesiredObject } from '../desired.js';
 import { childrenHash, referenceTokens } from '../drift/evidence.js';
 import { childrenOf } from '../kinds/index.js';
-import { composeMetadata, type Marker } from '../marker.js';
+import { composeMetadata, fitsMetadata, type Marker } from '../marker.js';
 import type { Matching } from './match.js';
 import { desiredHash } from './plan.js';
 
@@ -42,12 +41,12 @@ export function metadataWriter(matching: Matching, stack: string): MetadataFor {
     if (d.preventDestroy) marker.preventDestroy = true;
     const user = d.normal.metadata as string | undefined;
     const full = composeMetadata(user, marker);
-    if (Buffer.byteLength(full, 'utf8') <= METADATA_MAX_BYTES) return full;
+    if (fitsMetadata(full)) return full;
     // A path kept from the live marker was not counted by validate: it goes first.
     if (d.manifestPath === undefined && marker.path !== undefined) {
       const { path: _kept, ...withoutPath } = marker;
       const shorter = composeMetadata(user, withoutPath);
-      if (Buffer.byteLength(shorter, 'utf8') <= METADATA_MAX_BYTES) return shorter;
+      if (fitsMetadata(shorter)) return shorter;
     }
     return composeMetadata(user, { ...marker, preventDestroy: false });
   };

@@ -23,6 +23,13 @@ interface ParserState {
 
 export type NodePath = readonly (string | number)[];
 
+/** The nodes recorded at some moment (`NodePositions#mark`). */
+export interface NodeMark {
+  count: number;
+  roots: number;
+  deepest: number;
+}
+
 export class NodePositions {
   /** How many nodes were recorded; `#nodes` is filled up to twice it. */
   #count = 0;
@@ -72,9 +79,74 @@ export class NodePositions {
     this.#nodes.set(2 * node, this.base + (state.kind === null ? skipBlanks(input, start) : skipSpace(input, start)));
     const keyed = input.charCodeAt(skipBlanks(input, state.position)) === COLON ? 1 : 0;
     this.#nodes.set(2 * node + 1, 2 * (this.#count - 1) + keyed);
-    if (typeof state.result === 'string') state.result = state.result.length >= SLICE_MIN ? ownCopy(state.result) : this.#shared(state.result);
+    if (typeof state.result === 'string') state.result = this.own(state.result);
     this.#value.set(node, state.result);
   };
+
+  /**
+   * A node opened by a reader other than js-yaml (simple-yaml.ts), at `offset` in the file's
+   * text (its first character); its descendants follow, then `close`.
+   */
+  open(offset: number): number {
+    const node = this.#count++;
+    const open = this.#open;
+    if (open.length === 0) this.#roots.push(node);
+    this.#nodes.set(2 * node, offset);
+    this.#nodes.set(2 * node + 1, 2 * node);
+    this.#value.push(undefined);
+    open.push(node);
+    if (open.length > this.deepest) this.deepest = open.length;
+    return node;
+  }
+
+  /** Closes the last node opened by `open`, with its value; `keyed` when it is the key of a pair. */
+  close(value: unknown, keyed: boolean): void {
+    const node = this.#open.pop()!;
+    this.#nodes.set(2 * node + 1, 2 * (this.#count - 1) + (keyed ? 1 : 0));
+    this.#value.set(node, value);
+  }
+
+  /** What `rollback` returns to: the nodes recorded so far. */
+  mark(): NodeMark {
+    return { count: this.#count, roots: this.#roots.length, deepest: this.deepest };
+  }
+
+  /** Forgets every node recorded since `mark` (a reader that gave up on a document). */
+  rollback(mark: NodeMark): void {
+    this.#count = mark.count;
+    this.#roots.length = mark.roots;
+    this.#open.length = 0;
+    this.deepest = mark.deepest;
+    this.#value.truncate(mark.count);
+  }
+
+  /**
+   * A string value as it is kept: one that is long enough to be a slice of the text it was
+   * cut from (`SLICE_MIN`) is copied out, a short one is shared with its earlier copies.
+   */
+  own(text: string): string {
+    return text.length >= SLICE_MIN ? ownCopy(text) : this.#shared(text);
+  }
+
+  /** Short strings recently cut by `cut`, by a hash of their length and ends (see `cut`). */
+  #recent: (string | undefined)[] = new Array<string | undefined>(RECENT_SLOTS);
+
+  /**
+   * `own(text.slice(start, stop))`, without cutting a short string that was cut recently: a
+   * slot per hash of its length and first and last characters holds the last one cut, and a
+   * comparison in place finds it again (keys and values such as `allow` recur in every
+   * document; no string is made for them, and no map is searched).
+   */
+  cut(text: string, start: number, stop: number): string {
+    const length = stop - start;
+    if (length >= SLICE_MIN) return ownCopy(text.slice(start, stop));
+    const slot = (length * 97 + text.charCodeAt(start) * 31 + text.charCodeAt(stop - 1)) & (RECENT_SLOTS - 1);
+    const recent = this.#recent[slot];
+    if (recent !== undefined && recent.length === length && text.startsWith(recent, start)) return recent;
+    const cut = text.slice(start, stop);
+    this.#recent[slot] = cut;
+    return cut;
+  }
 
   #startOf(node: number): number {
     return this.#nodes.get(2 * node);
@@ -113,6 +185,7 @@ export class NodePositions {
     this.#nodes.trim(2 * this.#count);
     this.#value.trim();
     this.#short = new Map();
+    this.#recent = new Array<string | undefined>(RECENT_SLOTS);
   }
 
 
@@ -223,6 +296,13 @@ class ValuePages {
     this.#pages[index >>> PAGE_BITS]![index & (PAGE - 1)] = value;
   }
 
+  /** Keeps the first `length` values only. */
+  truncate(length: number): void {
+    const pages = length === 0 ? 1 : ((length - 1) >>> PAGE_BITS) + 1;
+    this.#pages.length = pages;
+    this.#pages[pages - 1]!.length = length - (pages - 1) * PAGE;
+  }
+
   /** Gives back what the last page holds beyond its values. */
   trim(): void {
     const last = this.#pages.length - 1;
@@ -271,6 +351,8 @@ const SLICE_MIN = 13;
 
 /** How many distinct short strings a file's reading remembers at once (`NodePositions#shared`). */
 const SHORT_CACHE = 4096;
+/** Slots of `NodePositions#cut` (a power of 2). */
+const RECENT_SLOTS = 1024;
 /** A string of its own (flat, not a slice of another). */
 const ownCopy = (text: string): string => JSON.parse(JSON.stringify(text)) as string;
 

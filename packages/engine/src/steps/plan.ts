@@ -63,9 +63,39 @@ export function liveNormal(o: LiveObject): Spec {
  * secrets masked. Without `tokens` it depends on the manifests alone (references stay as
  * written: an address or an id); apply and drift must pass the same `tokens` (or none).
  */
-export function desiredHash(d: DesiredObject, tokens: Map<string, string> = new Map()): string {
+export function desiredHash(d: DesiredObject, tokens: Map<string, string> = NO_TOKENS): string {
+  const memoized = hashKept(d);
+  const known = memoized ? tokenFreeHashes.get(d) : undefined;
+  if (known !== undefined) return known;
   const [, masked] = mask(d.descriptor.sensitive, null, canonical(d.descriptor, d.normal, tokens));
-  return specHash(masked);
+  const digest = specHash(masked);
+  if (memoized) tokenFreeHashes.set(d, digest);
+  return digest;
+}
+
+const NO_TOKENS = new Map<string, string>();
+
+/**
+ * `desiredHash` of the objects that reference nothing (`hashKept`): their hash is the same
+ * whatever `tokens`, so it is computed once per object (a plan asks for it for the marker or
+ * the bot user registry, apply's registry write and drift again; steps/ahead.ts computes it
+ * while the listing is out). Keyed by the object: a normal form is never changed once resolved.
+ */
+const tokenFreeHashes = new WeakMap<DesiredObject, string>();
+
+/**
+ * Whether `d`'s hash is the same whatever the tokens: no reference pattern of its kind can
+ * reach a value, because the field each starts at is absent from its normal form (IP policies
+ * and rules and bot users have no references at all; a tunnel-group backend has no `backends`).
+ * A pattern that starts with a wildcard counts as reaching one. No value is collected.
+ */
+export function hashKept(d: DesiredObject): boolean {
+  const refs = d.descriptor.refs;
+  for (let i = 0; i < refs.length; i++) {
+    const head = refs[i]!.pattern[0];
+    if (head === undefined || head === '*' || head === '{}' || head in d.normal) return false;
+  }
+  return true;
 }
 
 const kindRank = new Map(KINDS.map((k, i) => [k.kind, i]));
@@ -90,7 +120,9 @@ export function plan(input: PlanInput): Plan {
    */
   const duplicates = new Map(matching.duplicates.map((d) => [d.live.id, d]));
   const liveById = new Map([...matching.deletes, ...matching.duplicates.map((d) => d.live)].map((o) => [o.id, o]));
-  const desiredAddresses = new Set([...matching.pairs.map((p) => p.desired.address), ...matching.creates.map((d) => d.address)]);
+  const desiredAddresses = new Set<string>();
+  for (const { desired } of matching.pairs) desiredAddresses.add(desired.address);
+  for (const d of matching.creates) desiredAddresses.add(d.address);
   const liveAddress = (o: LiveObject): string => (duplicates.has(o.id) ? duplicateAddress(plainAddress(o), o.id) : plainAddress(o));
   const plainAddress = (o: LiveObject): string => {
     if (o.marker && (duplicates.has(o.id) || !desiredAddresses.has(`${o.descriptor.kind}/${o.marker.name}`))) return `${o.descriptor.kind}/${o.marker.name}`;
@@ -169,9 +201,9 @@ export function plan(input: PlanInput): Plan {
 
   // Re-points: a replace of a kind without a unique key is done create-first (apply/graph.ts);
   // unchanged objects that reference it are then written to point at the new object.
-  const pairByLiveId = new Map(matching.pairs.map((p) => [p.live.id, p]));
   const replaced = changes.filter((c) => c.action === 'replace' && c.id !== null);
   if (replaced.length > 0) {
+    const pairByLiveId = new Map(matching.pairs.map((p) => [p.live.id, p]));
     const replacedById = new Map(replaced.map((c) => [c.id!, c]));
     for (const { desired: d, live: o } of matching.pairs) {
       if (planned.has(d.address)) continue;

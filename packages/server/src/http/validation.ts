@@ -30,8 +30,20 @@ function makeAjv(coerceTypes: boolean) {
 const bodyAjv = makeAjv(false);
 const textAjv = makeAjv(true);
 
-export const validatorCompiler: FastifySchemaCompiler<object> = ({ schema, httpPart }) =>
-  (httpPart === 'body' ? bodyAjv : textAjv).compile(withStringLimit(schema));
+/**
+ * Validators by request part and schema text, shared by every app of the process: compiling
+ * is some 70% of `buildApp` (tests build hundreds of apps, one per test), and a validator keeps
+ * no state between calls but `errors`, which fastify reads at once, as within one app.
+ */
+const compiled = new Map<string, ReturnType<FastifySchemaCompiler<object>>>();
+
+export const validatorCompiler: FastifySchemaCompiler<object> = ({ schema, httpPart }) => {
+  const ajv = httpPart === 'body' ? bodyAjv : textAjv;
+  const key = `${ajv === bodyAjv ? 'body' : 'text'} ${JSON.stringify(schema)}`;
+  let validate = compiled.get(key);
+  if (!validate) compiled.set(key, (validate = ajv.compile(withStringLimit(schema))));
+  return validate;
+};
 
 /**
  * The longest string a field accepts when its schema names no limit of its own (labels, header

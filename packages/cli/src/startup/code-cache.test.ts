@@ -1,0 +1,55 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { tempDirForFile } from '../testing/temp-dir.js';
+
+const CODE_CACHE_JS = pathToFileURL(fileURLToPath(new URL('../../dist/startup/code-cache.js', import.meta.url))).href;
+const dir = tempDirForFile('gatehouse-code-cache-');
+
+/** Runs requireWithCodeCache(file, 'test') in a fresh process (the cache is written at its exit); returns what `script` prints. */
+function run(file: string, script = 'console.log(JSON.stringify(exports.value));'): string {
+  const source = `const { requireWithCodeCache } = await import(${JSON.stringify(CODE_CACHE_JS)});
+    const exports = requireWithCodeCache(${JSON.stringify(file)}, 'test');
+    ${script}`;
+  return execFileSync(process.execPath, ['--input-type=module', '-e', source], { encoding: 'utf8' }).trim();
+}
+
+describe('requireWithCodeCache', () => {
+  let file = '';
+  beforeEach(() => {
+    const sub = join(dir.path, Math.random().toString(36).slice(2));
+    mkdirSync(sub);
+    file = join(sub, 'vendored.cjs');
+  });
+
+  it('runs the file as CommonJS, writes its cache at exit, and runs from it next time', () => {
+    writeFileSync(file, `module.exports.value = [typeof require('node:path').join, __filename === ${JSON.stringify(file)}, this === module.exports];\n`);
+    expect(run(file)).toBe('["function",true,true]');
+    const cache = readFileSync(`${file}.test.v8cache`);
+    expect(cache.toString('latin1', 0, cache.indexOf(10))).toMatch(/^gatehouse-v8cache \d+:\d+:[\d.]+:[\d.]+ v\d+/);
+    expect(run(file)).toBe('["function",true,true]');
+  });
+
+  it('never runs a cache of other content, even of the same length', () => {
+    writeFileSync(file, 'module.exports.value = "first";\n');
+    expect(run(file)).toBe('"first"');
+    expect(existsSync(`${file}.test.v8cache`)).toBe(true);
+    writeFileSync(file, 'module.exports.value = "other";\n');
+    expect(run(file)).toBe('"other"');
+  });
+
+  it('imports through the loader, also when compiled from the cache (vendored files call __vendorImport)', () => {
+    writeFileSync(join(file, '..', 'esm.mjs'), 'export const answer = 42;\n');
+    writeFileSync(
+      file,
+      `exports.load = () => __vendorImport('./esm.mjs').then((m) => m.answer);
+function __vendorImport(specifier) { return typeof __gatehouseImport === 'function' ? __gatehouseImport(specifier) : import(specifier); }\n`,
+    );
+    const script = 'console.log(await exports.load());';
+    expect(run(file, script)).toBe('42');
+    expect(existsSync(`${file}.test.v8cache`)).toBe(true);
+    expect(run(file, script)).toBe('42');
+  });
+});

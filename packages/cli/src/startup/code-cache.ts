@@ -1,0 +1,93 @@
+/**
+ * Runs a CommonJS file of the CLI's own package (a vendored file, src/startup/vendor.ts) with
+ * V8's code cache, so that a start does not parse and compile what the last one did.
+ *
+ * The vendored @oclif/core is 580 KB of JavaScript; compiling it (the whole file's pre-parse,
+ * then each function oclif runs) is about half of its 60 ms of CPU (require and `Config.load`).
+ * Node 20 has no module compile cache (`module.enableCompileCache` is Node 22), so the file is
+ * compiled here as Node would (the CommonJS wrapper, `require` from the file's directory), with
+ * the cache V8 made for it last time: 58 -> 31 ms. Its `import()` calls (oclif imports the
+ * commands, ES modules) go through this module's own `import()` (see `__gatehouseImport`).
+ *
+ * Where and when the cache is trusted:
+ * - It sits next to the file, `<file>.<profile>.v8cache`, in the package's own directory (never
+ *   a shared or temporary directory another user could write to); a directory that cannot be
+ *   written (an installed, read-only copy) just gets no cache.
+ * - Its first line records the file's identity as the stat call sees it (inode, size, mtime,
+ *   ctime: any rewrite changes them; scripts/bundle.mjs writes a new directory each time) and
+ *   Node's version; V8 itself refuses data of another V8 version, of other V8 flags, or of a
+ *   source of another length. Anything refused is compiled from the source, as without a cache.
+ * - V8's flags are part of what it checks, and bin/run.js sets different ones for `validate`
+ *   (heap) and for the other commands (WebAssembly): each set is a `profile` with its own file.
+ * - A missing or refused cache is written at exit, once the command ran (so that it holds the
+ *   functions compiled during the run, not only the top level), atomically (a temporary file
+ *   renamed), and errors writing it are ignored.
+ */
+import { readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire, Module } from 'node:module';
+import { dirname } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Script } from 'node:vm';
+
+/** The header line of a cache file for `file` as it is now. */
+function header(file: string): string {
+  const { ino, size, mtimeMs, ctimeMs } = statSync(file);
+  return `gatehouse-v8cache ${ino}:${size}:${mtimeMs}:${ctimeMs} ${process.version}\n`;
+}
+
+/** The V8 data of `cachePath` when its header is `expected`, else undefined. */
+function readCache(cachePath: string, expected: string): Buffer | undefined {
+  let data: Buffer;
+  try {
+    data = readFileSync(cachePath);
+  } catch {
+    return undefined;
+  }
+  const end = data.indexOf(10);
+  return end > 0 && data.toString('latin1', 0, end + 1) === expected ? data.subarray(end + 1) : undefined;
+}
+
+function writeCache(cachePath: string, head: string, data: Buffer): void {
+  // Named like a cache file (npm pack leaves those out), never read as one.
+  const temp = cachePath.replace(/\.v8cache$/, `.${process.pid}-tmp.v8cache`);
+  try {
+    writeFileSync(temp, Buffer.concat([Buffer.from(head, 'latin1'), data]));
+    renameSync(temp, cachePath);
+  } catch {
+    rmSync(temp, { force: true });
+  }
+}
+
+/**
+ * `require(file)` for a CommonJS file, compiled with the code cache of `profile` (a name for the
+ * V8 flags the process runs with). Returns the module's exports.
+ */
+export function requireWithCodeCache(file: string, profile: string): unknown {
+  const source = readFileSync(file, 'utf8');
+  const head = header(file);
+  const cachePath = `${file}.${profile}.v8cache`;
+  const cachedData = readCache(cachePath, head);
+  // Node's CommonJS wrapper, on the first line as Node puts it (stack traces keep their lines),
+  // and `__gatehouseImport`: Node 20 cannot run `import()` in code compiled from a cache (without
+  // its experimental vm modules), so scripts/bundle.mjs makes the vendored files call this instead.
+  const script = new Script(`(function (exports, require, module, __filename, __dirname, __gatehouseImport) { ${source}\n});`, {
+    filename: file,
+    ...(cachedData ? { cachedData } : {}),
+  });
+  if (!cachedData || script.cachedDataRejected) process.once('exit', () => writeCache(cachePath, head, script.createCachedData()));
+  const wrapper = script.runInThisContext() as (
+    exports: unknown,
+    require: NodeJS.Require,
+    module: Module,
+    filename: string,
+    dirname: string,
+    importer: (specifier: string) => Promise<unknown>,
+  ) => void;
+  const module = new Module(file);
+  module.filename = file;
+  const base = pathToFileURL(file);
+  const importer = (specifier: string) => import(specifier.startsWith('./') || specifier.startsWith('../') ? new URL(specifier, base).href : specifier);
+  wrapper.call(module.exports, module.exports, createRequire(file), module, file, dirname(file), importer);
+  module.loaded = true;
+  return module.exports;
+}
