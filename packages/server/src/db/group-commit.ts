@@ -5,11 +5,8 @@
  * Grouping. `run(fn)` queues `fn` and returns a promise of its result. The queue is flushed
  * in a `setImmediate` callback, i.e. after the event loop has handled every request whose
  * bytes arrived in the current turn; requests arriving while a group commits (better-sqlite3
- * is synchronous) are parsed in later turns and form the next group. While an fsync runs
- * nothing is committed: what arrives meanwhile commits as one group when it ends (it could not
- * be answered sooner, the next fsync starting only then), and after an fsync that answered
- * several writes the next waits a moment for their clients (`GATHER_MS`). Under load a group
- * holds about as many writes as there are concurrent clients.
+ * is synchronous) or while its fsync runs are parsed in later turns and form the next group.
+ * Under load a group holds about as many writes as there are concurrent clients.
  *
  * Isolation. A flush is `BEGIN IMMEDIATE`, then each queued function inside its own
  * `SAVEPOINT`: a function that throws has its savepoint rolled back and its promise rejected
@@ -62,17 +59,15 @@ interface Waiter {
 }
 
 /**
- * An fsync that answered two or more writes is followed by a pause of at most `GATHER_MS`
- * before the next one. Without it, ten clients split into cohorts that take turns: each fsync
- * answers the few writes committed while the previous one ran, and the clients it answers
- * come back just after the next one started, so they wait for a third. With it, one fsync
- * answers about all of them (7-8 of 10 clients rather than 3.7 on the POST bench), and the
- * fsyncs, their thread-pool round trips and the kernel's work per fsync are shared by twice
- * as many writes (server CPU per POST 140-160 us instead of 165-190, load average 2). The pause
- * ends as soon as as many writes as that fsync answered have committed since it ended, i.e.
- * when the clients it answered are back (typically a few hundred microseconds), so the disk
- * idles no longer than needed. A lone client never waits.
+ * An fsync at least this slow (ms) that answered two or more writes is followed by a pause of
+ * at most `GATHER_MS` before the next one. Without it, ten clients on a busy disk split into
+ * two cohorts that take turns: each fsync answers about five writes while the other five, sent
+ * during it, wait for the next. With it, one fsync answers all ten. The pause ends as soon as
+ * as many writes as that fsync answered have committed since it ended, i.e. when the clients
+ * it answered are back (typically a few hundred microseconds), so the disk idles no longer
+ * than needed. A fast disk (a quiet machine's 0.1-0.3 ms) and a lone client never wait.
  */
+const SLOW_SYNC_MS = 2;
 const GATHER_MS = 1;
 
 type Sql = 'begin' | 'commit' | 'rollback' | 'savepoint' | 'release' | 'rollbackTo' | 'deferSync' | 'fullSync';
@@ -142,9 +137,6 @@ export class GroupCommit {
   /** Flushes the queue in the next turn (or when a checkpoint's hold ends). */
   private schedule(): void {
     if (this.scheduled || this.queue.length === 0 || this.checkpointer?.holding) return;
-    // While an fsync runs, what arrives waits for its end and commits as one group: it could
-    // not be answered before the next fsync anyway, which starts only after this one ends.
-    if (this.syncing) return;
     this.scheduled = true;
     setImmediate(() => this.flush());
   }
@@ -262,6 +254,7 @@ export class GroupCommit {
     const covers = this.committedSeq;
     const writes = this.unsyncedWrites;
     this.unsyncedWrites = 0;
+    const started = performance.now();
     try {
       this.walFd ??= openSync(this.walPath!, 'r');
     } catch (error) {
@@ -280,12 +273,9 @@ export class GroupCommit {
       const ready = this.waiters.filter((w) => w.seq <= covers);
       this.waiters = this.waiters.filter((w) => w.seq > covers);
       for (const waiter of ready) waiter.resolve();
-      // What queued during the fsync commits in the next turn, after these answers are written
-      // and the requests that arrived meanwhile are parsed; its commit starts the next fsync.
-      this.schedule();
-      // Several clients: the ones just answered send their next writes within a moment; the
-      // next fsync waits for them (one fsync for all rather than cohorts taking turns).
-      if (writes >= 2) {
+      // A slow disk and several clients: the ones just answered send their next writes within
+      // a moment; the next fsync waits for them (one fsync for all rather than every other).
+      if (performance.now() - started >= SLOW_SYNC_MS && writes >= 2) {
         this.gatherTarget = this.unsyncedWrites + writes;
         this.gathering = setTimeout(() => {
           this.gathering = undefined;
