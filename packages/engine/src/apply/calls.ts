@@ -32,6 +32,21 @@ export interface Identity {
  */
 export type LookUp = (api: LiveApi, path: string) => Promise<{ found?: ApiObject; requests: number }>;
 
+/**
+ * The `LookUp` of the lock's and the registry's records, which are IP policies: the first one
+ * `matches` accepts, listed page by page (a page is 100).
+ */
+export const ipPolicyLookUp =
+  (matches: (raw: ApiObject) => boolean): LookUp =>
+  async (api) => {
+    let seen = 0;
+    for await (const raw of api.list('/ip_policies', 'ip_policies')) {
+      seen += 1;
+      if (matches(raw)) return { found: raw, requests: Math.ceil(seen / 100) };
+    }
+    return { requests: Math.max(1, Math.ceil(seen / 100)) };
+  };
+
 export interface CallOptions {
   api: LiveApi;
   /** Attempts per call in all, the first included (default 4). */

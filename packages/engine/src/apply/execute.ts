@@ -41,7 +41,7 @@ export interface PartValue {
 export async function executePart(part: Part, env: ExecuteEnv): Promise<PartValue> {
   const { desired: d, live: o, change } = part.subject;
   if (part.kind === 'stale') throw new StaleChange(part.subject.stale!);
-  if (part.subject.bookkeeping) return part.subject.bookkeeping({ api: env.api, ids: env.ids, attempts: env.attempts, delay: env.delay, send: (calls, attempts) => runCalls(calls, attempts === undefined ? env : { ...env, attempts }) });
+  if (part.subject.bookkeeping) return part.subject.bookkeeping({ ids: env.ids, send: (calls, lookUp) => runCalls(calls, env, lookUp) });
   const resolve = (token: string): string => {
     const id = env.ids.get(token);
     if (id !== undefined) return id;

@@ -53,7 +53,8 @@ import { METADATA_MAX_BYTES } from '@gatehouse/schemas/runtime';
 import type { DesiredObject } from '../desired.js';
 import type { LiveObject } from '../live.js';
 import type { Change } from '../plan-model.js';
-import { LiveApiError, type ApiObject, type LiveApi } from '../ports.js';
+import type { ApiObject } from '../ports.js';
+import { ipPolicyLookUp, type LookUp } from '../apply/calls.js';
 import type { ApiCall } from '../kinds/types.js';
 import { fieldChanges } from '../steps/diff.js';
 import { canonicalJson } from '../steps/walk.js';
@@ -388,14 +389,13 @@ export function registryChange(
 
 /** What the registry write needs of apply's environment. */
 export interface RegistryWriteEnv {
-  api: LiveApi;
   /** Desired address -> live id (creates add theirs as they run). */
   ids: Map<string, string>;
-  /** Sends the calls (apply's `runCalls`, with its retries; `attempts` overrides their number). */
-  send(calls: ApiCall[], attempts?: number): Promise<{ first: ApiObject | undefined; requests: number }>;
-  /** Attempts per request (apply's), and the wait between two. */
-  attempts: number;
-  delay(ms: number): Promise<void>;
+  /**
+   * Sends the calls through apply's `runCalls` (its retries; `lookUp` finds what a create whose
+   * answer was lost may have made, before it is sent again).
+   */
+  send(calls: ApiCall[], lookUp?: LookUp): Promise<{ first: ApiObject | undefined; requests: number }>;
 }
 
 /**
@@ -422,35 +422,14 @@ export function registryWriter(
 }
 
 /**
- * POSTs a record; when an answer is lost (the create may have been made), looks for a record
- * with exactly this metadata before sending it again, so a retry never leaves two.
+ * POSTs a record through apply's `runCalls`: when an answer is lost (the create may have been
+ * made), a record with exactly this metadata is looked up before it is sent again, so a retry
+ * never leaves two.
  */
-async function createRecord(env: RegistryWriteEnv, call: ApiCall): Promise<{ first: ApiObject | undefined; requests: number }> {
-  let requests = 0;
-  for (let attempt = 1; ; attempt++) {
-    try {
-      const sent = await env.send([call], 1);
-      return { first: sent.first, requests: requests + sent.requests };
-    } catch (error) {
-      requests += 1;
-      if (!(error instanceof LiveApiError) || !error.retryable || attempt >= env.attempts) throw error;
-      if (error.outcomeUnknown || error.status === undefined || error.status >= 500) {
-        let seen = 0;
-        let found: ApiObject | undefined;
-        for await (const raw of env.api.list('/ip_policies', 'ip_policies')) {
-          seen += 1;
-          if (raw.metadata === call.body?.metadata) {
-            found = raw;
-            break;
-          }
-        }
-        requests += Math.max(1, Math.ceil(seen / 100));
-        if (found) return { first: found, requests };
-      }
-      await env.delay(Math.round(Math.random() * Math.min(8000, 250 * 2 ** (attempt - 1))));
-    }
-  }
-}
+const createRecord = (env: RegistryWriteEnv, call: ApiCall) => env.send([call], recordWithMetadata(call.body?.metadata));
+
+/** Finds the IP policy whose metadata is `metadata` (a registry record, unique to its write). */
+const recordWithMetadata = (metadata: unknown) => ipPolicyLookUp((raw) => raw.metadata === metadata);
 
 /** The bot user ids the registry of a stack records (export's choice without `--all`). */
 export const registeredIds = (registry: BotRegistry): Set<string> => new Set([...registry.entries.values()].map((e) => e.id));

@@ -26,7 +26,7 @@
 import { readFileSync, readlinkSync } from 'node:fs';
 import { hostname, userInfo } from 'node:os';
 import { randomUUID } from 'node:crypto';
-import { runCalls, type LookUp } from '../apply/calls.js';
+import { ipPolicyLookUp, runCalls, type LookUp } from '../apply/calls.js';
 import { type ApiObject, type LiveApi, LiveApiError } from '../ports.js';
 
 export const LOCK_BOT_PREFIX = 'gatehouse-lock.';
@@ -575,15 +575,10 @@ async function removeListed(api: LiveApi, records: readonly { id: string; record
  * a record another process wrote under the same run id (a CI's id reused by two jobs).
  */
 function ownRecord(stack: string, runId: string, metadata: string): LookUp {
-  return async (api) => {
-    let seen = 0;
-    for await (const raw of api.list('/ip_policies', 'ip_policies')) {
-      seen += 1;
-      const record = isLockObject('IPPolicy', raw) ? parseRecord(raw.metadata) : undefined;
-      if (record?.stack === stack && record.run_id === runId && raw.metadata === metadata) return { found: raw, requests: Math.ceil(seen / 100) };
-    }
-    return { requests: Math.max(1, Math.ceil(seen / 100)) };
-  };
+  return ipPolicyLookUp((raw) => {
+    const record = isLockObject('IPPolicy', raw) ? parseRecord(raw.metadata) : undefined;
+    return record?.stack === stack && record.run_id === runId && raw.metadata === metadata;
+  });
 }
 
 /** Removes the lock records of `stack` written by run `runId`. */
