@@ -18,6 +18,7 @@ import { buildParts, type Part } from './graph.js';
 import { ApplyRefused, summarize, type ApplyResult, type StepResult } from './model.js';
 import { prepareApply, type PrepareOptions, type PreparedApply } from './prepare.js';
 import { walk, type StepOutcome } from './walk.js';
+import { append } from '../append.js';
 
 export const DEFAULT_PARALLELISM = 10;
 
@@ -68,11 +69,7 @@ export async function executeApply(prepared: PreparedApply, api: LiveApi, option
 
   // Parts per change, to report a change once all of its parts settled.
   const partsOf = new Map<string, Part[]>();
-  for (const part of parts) {
-    const mine = partsOf.get(part.subject.change.address);
-    if (mine) mine.push(part);
-    else partsOf.set(part.subject.change.address, [part]);
-  }
+  for (const part of parts) append(partsOf, part.subject.change.address, part);
   const outcomes = new Map<string, StepOutcome<PartValue>>();
   const partByKey = new Map(parts.map((p) => [p.key, p]));
   const started = new Set<string>();

@@ -24,6 +24,7 @@ import { liveNormal } from '../steps/plan.js';
 import { collect } from '../steps/walk.js';
 import type { Subject } from './prepare.js';
 import type { Matching } from '../steps/match.js';
+import { append } from '../append.js';
 
 export type PartKind = 'create' | 'update' | 'delete' | 'repoint' | 'stale';
 
@@ -51,13 +52,6 @@ const liveRefs = (o: LiveObject): Set<string> => {
   const normal = liveNormal(o);
   return new Set(o.descriptor.refs.flatMap((r) => collect(normal, r.pattern).map((f) => String(f.value))));
 };
-
-/** Adds `value` to the list `map` holds under `key` (in place: a parent of 1,000 children is no quadratic copy). */
-function append<K, V>(map: Map<K, V[]>, key: K, value: V): void {
-  const list = map.get(key);
-  if (list) list.push(value);
-  else map.set(key, [value]);
-}
 
 /** Index of the live objects: who references an id, who is a child of an id. */
 function liveIndex(all: LiveObject[]) {

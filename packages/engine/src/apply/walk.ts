@@ -14,6 +14,7 @@
  * The input is expected to be acyclic (the plan orders it); a cycle or a dependency on an
  * unknown step is reported as `WalkError` before anything runs.
  */
+import { append } from '../append.js';
 
 export interface Step<T> {
   key: string;
@@ -57,9 +58,7 @@ export async function walk<T>(steps: readonly Step<T>[], options: WalkOptions<T>
     waitingOn.set(step.key, step.dependsOn.length);
     for (const dep of step.dependsOn) {
       if (!byKey.has(dep)) throw new WalkError(`step ${step.key} depends on unknown step ${dep}`, [step.key, dep]);
-      const waiting = dependents.get(dep);
-      if (waiting) waiting.push(step.key);
-      else dependents.set(dep, [step.key]);
+      append(dependents, dep, step.key);
     }
   }
   assertAcyclic(steps, dependents);

@@ -26,6 +26,7 @@ import { recordedHash } from '../bot-registry/registry.js';
 import { targetDrift, targetPatterns } from '../steps/targets.js';
 import { childrenHash, liveHash, referenceTokens } from './evidence.js';
 import { DRIFT_FORMAT_VERSION, DRIFT_KINDS, type DriftField, type DriftKind, type DriftReport, type DriftedObject } from './model.js';
+import { append } from '../append.js';
 
 export interface DriftInput {
   matching: Matching;
@@ -103,7 +104,7 @@ export function classifyDrift(input: DriftInput): DriftReport {
 function appliedEvidence(input: DriftInput, tokens: Map<string, string>): Set<string> {
   const applied = new Set<string>();
   const children = new Map<string, DesiredObject[]>();
-  for (const d of input.desired) if (d.parent !== undefined) children.set(d.parent, [...(children.get(d.parent) ?? []), d]);
+  for (const d of input.desired) if (d.parent !== undefined) append(children, d.parent, d);
   // A bot user the registry records under its manifest name was applied (its entry is written
   // only after its create succeeded).
   for (const d of input.matching.creates) if (input.matching.registry?.entries.has(d.name) && d.descriptor.kind === 'BotUser') applied.add(d.address);

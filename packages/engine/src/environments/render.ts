@@ -11,6 +11,7 @@ import { sortProblems } from '../problems.js';
 import { interpolate } from '../steps/interpolate.js';
 import type { LoadOptions } from '../steps/load.js';
 import { environmentDocuments, type EnvironmentInput } from './documents.js';
+import { append } from '../append.js';
 
 /** `yaml`, loaded when the first environment is rendered (every command imports the engine). */
 const yaml = onFirstUse<typeof import('yaml')>('yaml');
@@ -31,7 +32,7 @@ export async function renderEnvironment(
   for (const warning of loaded.warnings) options.onWarning?.(warning);
   const interpolated = interpolate(loaded.documents, {}, { vars: options.environment.vars, keepEnv: true });
   const byFile = new Map<string, unknown[]>();
-  for (const doc of interpolated.documents) byFile.set(doc.file, [...(byFile.get(doc.file) ?? []), doc.value]);
+  for (const doc of interpolated.documents) append(byFile, doc.file, doc.value);
   const files = [...byFile].map(([file, values]) => ({
     file,
     documents: values.length,

@@ -24,6 +24,7 @@ import { liveNormal } from '../steps/plan.js';
 import { renderFiles, type ExportFile, type ManifestDocument } from './files.js';
 import { VALID_NAME, nameObjects } from './names.js';
 import { toManifestSpec } from './spec.js';
+import { append } from '../append.js';
 
 export interface SecretPlaceholder {
   /** The variable the manifests read: `${env:<variable>}`. */
@@ -88,7 +89,7 @@ export async function exportLive(options: ExportOptions): Promise<ExportResult> 
   };
 
   const childrenByParent = new Map<string, LiveObject[]>();
-  for (const c of live) if (c.parentId !== undefined) childrenByParent.set(c.parentId, [...(childrenByParent.get(c.parentId) ?? []), c]);
+  for (const c of live) if (c.parentId !== undefined) append(childrenByParent, c.parentId, c);
 
   const documents: ManifestDocument[] = [];
   let exported = 0;

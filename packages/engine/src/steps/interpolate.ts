@@ -20,6 +20,7 @@ import { problem, type Problem } from '../problems.js';
 import type { SourceLocation } from '../source.js';
 import { formatLocation } from '../source.js';
 import { WITHOUT_DOLLAR, type LoadedDocument, type Path } from './load.js';
+import { append } from '../append.js';
 
 /** `$$` before `{` or a name; `${...}`; shell-style `$NAME`. */
 const PATTERN = /\$\$(?=[{A-Za-z_])|\$\{([^}]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)/g;
@@ -84,7 +85,7 @@ export function interpolate(
   };
   const recordUse = (at: SourceLocation, name: string, value: unknown) => {
     const key = formatLocation(at);
-    variableUses.set(key, [...(variableUses.get(key) ?? []), { name, value }]);
+    append(variableUses, key, { name, value });
   };
   /** The value of `${var:name}`, or `undefined` after reporting why there is none. */
   const variable = (name: string, at: () => SourceLocation): { value: unknown } | undefined => {

@@ -38,6 +38,7 @@ import { order } from './order.js';
 import { pruneScopeNote } from './prune-scope.js';
 import { takeOverReason } from './stacks.js';
 import { canonicalJson, collect } from './walk.js';
+import { append } from '../append.js';
 
 export interface PlanInput {
   matching: Matching;
@@ -244,14 +245,14 @@ export function plan(input: PlanInput): Plan {
   // for the creates of its new siblings, so the parent never passes through having none (the
   // service refuses to delete the last rule of a policy a dashboard restriction uses).
   const createsByParent = new Map<string, DesiredObject[]>();
-  for (const d of matching.creates) if (d.parent) createsByParent.set(d.parent, [...(createsByParent.get(d.parent) ?? []), d]);
+  for (const d of matching.creates) if (d.parent) append(createsByParent, d.parent, d);
   const deleteOf = new Map(changes.filter((c) => c.action === 'delete').map((c) => [c.id, c]));
   const childDeletes = new Map<string, Change[]>(); // parent address -> deletes of its children
   for (const o of matching.deletes) {
     const parentAddress = o.parentId !== undefined ? tokens.get(o.parentId) : undefined;
     if (parentAddress === undefined) continue;
     const change = deleteOf.get(o.id)!;
-    childDeletes.set(parentAddress, [...(childDeletes.get(parentAddress) ?? []), change]);
+    append(childDeletes, parentAddress, change);
     if (liveById.has(o.parentId!)) continue;
     for (const d of createsByParent.get(parentAddress) ?? []) {
       if (d.descriptor === o.descriptor) change.dependsOn.push(d.address);

@@ -44,6 +44,7 @@ import type { Matching } from './match.js';
 import { movedRegistryChange, registryChange, type RegistryMatching } from '../bot-registry/registry.js';
 import { liveNormal } from './plan.js';
 import { collect } from './walk.js';
+import { append } from '../append.js';
 
 // Only a run with --target needs these; both are CommonJS, `require`d on first use (an ES
 // module `import` of CommonJS also loads Node's export lexer, some 10 MB resident).
@@ -204,7 +205,7 @@ export function targetPlan(plan: Plan, matching: Matching, patterns: readonly Ta
   const referrers = (replaced: Change): Change[] => {
     if (!referrersById) {
       referrersById = new Map();
-      for (const p of matching.pairs) for (const id of liveReferences(p.live)) referrersById.set(id, [...(referrersById.get(id) ?? []), p]);
+      for (const p of matching.pairs) for (const id of liveReferences(p.live)) append(referrersById, id, p);
     }
     return (replaced.id === null ? [] : (referrersById.get(replaced.id) ?? []))
       .filter((p) => p.desired.references.includes(replaced.address))
