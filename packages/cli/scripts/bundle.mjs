@@ -19,10 +19,12 @@
  * dist-bundle/chunks/), as the modules that read a file by a relative path do in dist/
  * (dist/server/load.js: `../../package.json`), so such a path means the same file in both.
  */
-import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { isBuiltin } from 'node:module';
-import { dirname, join, relative } from 'node:path';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+// The stamp's two measures, as src/startup/bundle.ts reads them back (built by `tsc -b` before this runs).
+import { identity, installedVersion } from '../dist/startup/bundle.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const OUT = 'dist-bundle';
@@ -88,9 +90,9 @@ const stamp = {
   // This script itself: a change to how the bundle is made makes it again.
   bundler: identity(fileURLToPath(import.meta.url)),
   buildInfo: Object.fromEntries(BUILD_INFO.map((file) => [file, identity(join(root, file))])),
-  packages: Object.fromEntries(NODE_BUNDLED.map((name) => [name, installedVersion(name)])),
+  packages: Object.fromEntries(NODE_BUNDLED.map((name) => [name, installedVersion(root, name)])),
   vendor: Object.fromEntries(
-    Object.entries(VENDOR).map(([file, { packages, modules }]) => [file, { versions: Object.fromEntries(packages.map((name) => [name, installedVersion(name)])), modules }]),
+    Object.entries(VENDOR).map(([file, { packages, modules }]) => [file, { versions: Object.fromEntries(packages.map((name) => [name, installedVersion(root, name)])), modules }]),
   ),
 };
 // Nothing built since the bundle was written: left as it is (CLIs running now may be using it).
@@ -166,30 +168,12 @@ function __vendorImport(specifier) {
 `;
 }
 
-/** The version of `name` as node_modules holds it, seen from the CLI's package (null: none). */
-function installedVersion(name) {
-  for (let dir = root; ; dir = dirname(dir)) {
-    try {
-      return JSON.parse(readFileSync(join(dir, 'node_modules', name, 'package.json'), 'utf8')).version;
-    } catch {
-      if (dir === dirname(dir)) return null;
-    }
-  }
-}
-
 function readStamp() {
   try {
     return readFileSync(join(root, OUT, 'stamp.json'), 'utf8').trim();
   } catch {
     return undefined;
   }
-}
-
-/** `size:mtime` of a file, or null when it does not exist. */
-function identity(path) {
-  if (!existsSync(path)) return null;
-  const { size, mtimeMs } = statSync(path);
-  return `${size}:${mtimeMs}`;
 }
 
 function* walk(dir) {

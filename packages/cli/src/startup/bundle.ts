@@ -23,8 +23,11 @@ interface Stamp {
   packages?: Record<string, string | null>;
 }
 
-/** The version of package `name` in the node_modules Node would find it in from `root`. */
-function installedVersion(root: string, name: string): string | null {
+/**
+ * The version of package `name` in the node_modules Node would find it in from `root` (null:
+ * none). scripts/bundle.mjs records the bundled packages' versions with it.
+ */
+export function installedVersion(root: string, name: string): string | null {
   for (let dir = root; ; dir = dirname(dir)) {
     try {
       return (JSON.parse(readFileSync(join(dir, 'node_modules', name, 'package.json'), 'utf8')) as { version?: string }).version ?? null;
@@ -34,8 +37,8 @@ function installedVersion(root: string, name: string): string | null {
   }
 }
 
-/** `size:mtime` of a file as scripts/bundle.mjs records it, or null when it does not exist. */
-function identity(path: string): string | null {
+/** `size:mtime` of a file as the stamp records it (scripts/bundle.mjs uses this), or null when it does not exist. */
+export function identity(path: string): string | null {
   try {
     const { size, mtimeMs } = statSync(path);
     return `${size}:${mtimeMs}`;
