@@ -13,11 +13,34 @@ function* counting(counter: { ran: number }, steps = 1000): Generator<void, void
 }
 
 test('steps run while the promise is pending, and stop when it settles', async () => {
+  // The promise settles during the third step: no step runs after it, whatever the machine's speed.
   const counter = { ran: 0 };
-  const pending = new Promise<string>((resolve) => setTimeout(() => resolve('listed'), 5));
-  await expect(workWhileWaiting(pending, counting(counter))).resolves.toBe('listed');
-  expect(counter.ran).toBeGreaterThan(0);
-  expect(counter.ran).toBeLessThan(1000);
+  let settle!: (value: string) => void;
+  const pending = new Promise<string>((resolve) => (settle = resolve));
+  function* settlingOnThird(): Generator<void, void> {
+    for (const step of counting(counter)) {
+      if (counter.ran === 3) settle('listed');
+      yield step;
+    }
+  }
+  await expect(workWhileWaiting(pending, settlingOnThird())).resolves.toBe('listed');
+  expect(counter.ran).toBe(3);
+});
+
+test('each step runs in a turn of the event loop of its own, after I/O callbacks queued before it', async () => {
+  const order: string[] = [];
+  let settle!: () => void;
+  const pending = new Promise<void>((resolve) => (settle = resolve));
+  function* steps(): Generator<void, void> {
+    order.push('step 1');
+    setImmediate(() => order.push('callback'));
+    yield;
+    order.push('step 2');
+    settle();
+    yield;
+  }
+  await workWhileWaiting(pending, steps());
+  expect(order).toEqual(['step 1', 'callback', 'step 2']);
 });
 
 test('a promise settled already, or rejected, runs no step and is returned as it settled', async () => {
