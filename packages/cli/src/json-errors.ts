@@ -7,7 +7,7 @@
  */
 import { Errors } from './oclif.js';
 import type { Command, Errors as OclifErrors } from '@oclif/core';
-import { ApplyRefused, LiveApiError, LockHeld, ManifestProblems, sanitize, type LockInfo, type Problem } from '@gatehouse/engine/core';
+import { ApplyRefused, LiveApiError, LockHeld, ManifestProblems, sanitize, terminalSafeJson, type LockInfo, type Problem } from '@gatehouse/engine/core';
 import { CliError } from './errors.js';
 
 export interface ErrorDocument {
@@ -84,7 +84,7 @@ export async function catchAsJson(command: Command, error: unknown): Promise<boo
   if (isExit(error) || !wantsJson(command.argv)) return false;
   const document = errorDocument(error);
   process.stderr.write(`Error: ${document.error.message}\n`);
-  await new Promise<void>((resolve) => process.stdout.write(`${JSON.stringify(document, null, 2)}\n`, () => resolve()));
+  await new Promise<void>((resolve) => process.stdout.write(`${terminalSafeJson(document)}\n`, () => resolve()));
   process.exitCode = 1;
   return true;
 }

@@ -31,7 +31,7 @@ export type { Variables } from './steps/interpolate.js';
 // An error every command's --json output may report (apply/model.ts imports types only).
 export { ApplyRefused } from './apply/model.js';
 // Used by every command's output; the rest of render/ is `/render`.
-export { sanitize, hasUnsafeCharacters, type SanitizeOptions } from './render/sanitize.js';
+export { sanitize, hasUnsafeCharacters, terminalSafeJson, type SanitizeOptions } from './render/sanitize.js';
 export { listSome, LIST_SHOWN } from './render/list-some.js';
 export { plainStyle, type Style, type Paint } from './render/style.js';
 export { policyTextLines, policyMarkdown, formatPolicyResult, policyCounts } from './render/policy.js';

@@ -5,7 +5,7 @@ export { renderJson, parsePlanJson, toJsonPlan, PlanFormatError, type JsonPlan, 
 export { renderMarkdown, MARKDOWN_MAX_LENGTH, type MarkdownOptions } from './markdown.js';
 export { plainStyle, type Style, type Paint } from './style.js';
 export { describeTarget, summaryLine, countChanges, renderJsonDocument, EMBEDDED_NOTICE } from './values.js';
-export { sanitize, hasUnsafeCharacters, type SanitizeOptions } from './sanitize.js';
+export { sanitize, hasUnsafeCharacters, terminalSafeJson, type SanitizeOptions } from './sanitize.js';
 export { policyTextLines, policyMarkdown, formatPolicyResult, policyCounts } from './policy.js';
 export { renderHtml } from './html.js';
 export { listSome, LIST_SHOWN } from './list-some.js';

@@ -3,7 +3,7 @@ import { renderDriftMarkdown, renderDriftText } from '../drift/render.js';
 import type { DriftReport } from '../drift/model.js';
 import { mixedPlan } from './fixtures.test-data.js';
 import { renderMarkdown } from './markdown.js';
-import { hasUnsafeCharacters, sanitize } from './sanitize.js';
+import { hasUnsafeCharacters, sanitize, terminalSafeJson } from './sanitize.js';
 import { renderText } from './text.js';
 
 /** The value of the probe: retitles, clears, then forges a plan line. */
@@ -87,5 +87,21 @@ describe('hostile live and manifest values in plan and drift output', () => {
       expect(text.split('\n').some((line) => /^\s*\+\s+IPPolicy fake-change/.test(line))).toBe(false);
       expect(text).toContain('\\u001b]0;pwned');
     }
+  });
+});
+
+describe('terminalSafeJson', () => {
+  it('writes what JSON.stringify leaves raw (DEL, C1, bidi, separators) as escapes of the same value', () => {
+    const value = { description: HOSTILE, nested: ['\u009b2J', 'plain ünïcode'] };
+    const text = terminalSafeJson(value);
+    expect(text).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e\u2028]/);
+    expect(text).toContain('\\u009b31m\\u202eabc\\u2028x\\u007f');
+    expect(text).toContain('plain ünïcode');
+    expect(JSON.parse(text)).toEqual(value);
+  });
+
+  it('is JSON.stringify itself for text with nothing to escape', () => {
+    const value = { a: [1, 'b'], c: { d: null } };
+    expect(terminalSafeJson(value)).toBe(JSON.stringify(value, null, 2));
   });
 });

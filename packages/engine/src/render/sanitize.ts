@@ -14,14 +14,19 @@
  *   U+200E, U+200F, U+061C ("Trojan Source": text that reads differently from what it is),
  * - the line and paragraph separators U+2028, U+2029 (a line break to editors and some logs).
  * Everything else, including other non-ASCII text, passes unchanged: names in any script stay
- * readable. JSON output needs no sanitizing (JSON escapes C0 itself and a JSON reader is not a
- * terminal), but `sanitize` of a JSON string literal is still a valid literal of the same value.
+ * readable. JSON output is written through `terminalSafeJson`: JSON escapes C0 itself, but not
+ * DEL, C1 or the bidi and separator characters, and a JSON plan is read on terminals too (`cat
+ * plan.json`, `plan --format json` run by hand). `sanitize` of a JSON string literal is still a
+ * valid literal of the same value.
  */
 
 /** Characters `sanitize` escapes, newline included. */
 const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 /** The same without newline, for text whose line structure is the caller's own. */
 const UNSAFE_BUT_NEWLINE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+/** What `sanitize` escapes and `JSON.stringify` does not (it escapes C0 itself). */
+const UNSAFE_IN_JSON = /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
 const escapeChar = (char: string): string => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`;
 
@@ -44,4 +49,15 @@ export function sanitize(text: string, options: SanitizeOptions = {}): string {
 export function hasUnsafeCharacters(text: string): boolean {
   UNSAFE.lastIndex = 0;
   return UNSAFE.test(text);
+}
+
+/**
+ * `JSON.stringify(value, null, indent)` with every character `sanitize` escapes written as a
+ * `\uXXXX` escape: the same JSON value (outside strings JSON text is ASCII, so only string
+ * contents change, and only in how they are spelled), safe to print on a terminal.
+ */
+export function terminalSafeJson(value: unknown, indent = 2): string {
+  const text = JSON.stringify(value, null, indent);
+  UNSAFE_IN_JSON.lastIndex = 0;
+  return UNSAFE_IN_JSON.test(text) ? text.replace(UNSAFE_IN_JSON, escapeChar) : text;
 }

@@ -4,7 +4,7 @@
  * (`SENSITIVE`, `SENSITIVE_CHANGED`); they are printed bare, never quoted.
  */
 import { SENSITIVE, SENSITIVE_CHANGED, type Action, type Plan, type PlanSummary } from '../plan-model.js';
-import { sanitize } from './sanitize.js';
+import { sanitize, terminalSafeJson } from './sanitize.js';
 
 export const SYMBOLS: Record<Action, string> = { create: '+', update: '~', delete: '-', replace: '-/+' };
 
@@ -48,8 +48,8 @@ export const EMBEDDED_NOTICE = 'embedded reference server over .gatehouse/server
  * line (or of the first key) learns that nothing real was read or changed.
  */
 export function renderJsonDocument(value: object, target: { embedded: boolean }): string {
-  if (!target.embedded) return `${JSON.stringify(value, null, 2)}\n`;
-  const text = JSON.stringify({ notice: EMBEDDED_NOTICE, ...value }, null, 2);
+  if (!target.embedded) return `${terminalSafeJson(value)}\n`;
+  const text = terminalSafeJson({ notice: EMBEDDED_NOTICE, ...value });
   return `{ ${text.slice('{\n  '.length)}\n`;
 }
 
