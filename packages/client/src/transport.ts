@@ -10,7 +10,7 @@ import PQueue from 'p-queue';
 import type { Dispatcher } from 'undici';
 import { GatehouseApiError } from './errors.js';
 import { DEFAULT_RETRY, parseRetryAfter, retryDelay, shouldRetry, type RetryOptions } from './retry.js';
-import { Agent, request } from './undici.js';
+import { Agent, AttemptTimedOut, exchange, type Answer } from './undici.js';
 
 export const SERVICE_VERSION = '2';
 
@@ -82,6 +82,9 @@ export interface RequestCounts {
 export class Transport {
   readonly baseUrl: string;
   readonly #base: URL;
+  /** The base URL's origin, and its path without the final slash (`''` at the root). */
+  readonly #origin: string;
+  readonly #pathPrefix: string;
   readonly #apiKey: string;
   readonly #retry: Required<RetryOptions>;
   readonly #queue: PQueue;
@@ -95,6 +98,8 @@ export class Transport {
     this.#options = options;
     this.#base = new URL(options.baseUrl.endsWith('/') ? options.baseUrl : `${options.baseUrl}/`);
     this.baseUrl = this.#base.href.replace(/\/$/, '');
+    this.#origin = this.#base.origin;
+    this.#pathPrefix = this.#base.pathname.replace(/\/$/, '');
     this.#apiKey = options.apiKey;
     this.#retry = { ...DEFAULT_RETRY, ...options.retry };
     const concurrency = options.concurrency ?? 10;
@@ -209,19 +214,38 @@ export class Transport {
     this.#options.onRequest?.(event);
   }
 
-  async #send<T>(method: Method, path: string, options: RequestOptions, attempt: number): Promise<{ status: number; body: T; operationId?: string }> {
+  /**
+   * The path and query to send for `path` (relative to the base URL, starting with `/`): the
+   * base URL's path and `path`, resolved as a URL relative to the base URL would be. Paths of
+   * plain characters without dot segments (every path the client makes) are joined as they
+   * are; anything else goes through the URL parser (percent-encoding, `.` and `..` segments).
+   */
+  #target(path: string): string {
+    if (PLAIN_PATH.test(path) && !DOT_SEGMENT.test(path)) return `${this.#pathPrefix}${path}`;
     const url = new URL(path.replace(/^\//, ''), this.#base);
+    return `${url.pathname}${url.search}`;
+  }
+
+  async #send<T>(method: Method, path: string, options: RequestOptions, attempt: number): Promise<{ status: number; body: T; operationId?: string }> {
     const hasBody = options.body !== undefined;
-    // The attempt's own limit, whatever the dispatcher's timeouts (an injected one has its own).
-    // A timer cleared when the attempt ends, not `AbortSignal.timeout`: its timers and signals
-    // outlive every request by the whole timeout (30 s), thousands at once during an apply.
-    const attemptTimeout = new AbortController();
-    const timer = setTimeout(() => attemptTimeout.abort(), this.#timeoutMs);
-    const signal = options.signal ? AbortSignal.any([options.signal, attemptTimeout.signal]) : attemptTimeout.signal;
+    let answer: Answer;
     try {
-      return await this.#exchange<T>(method, path, url, hasBody, options, attempt, signal);
+      // The attempt's own limit, whatever the dispatcher's timeouts (an injected one has its
+      // own): a timer `exchange` clears when the attempt ends.
+      answer = await exchange(this.#dispatcher, this.#origin, this.#target(path), {
+        method,
+        headers: {
+          authorization: `Bearer ${this.#apiKey}`,
+          'service-version': SERVICE_VERSION,
+          accept: 'application/json',
+          ...(hasBody ? { 'content-type': 'application/json' } : {}),
+        },
+        ...(hasBody ? { body: JSON.stringify(options.body) } : {}),
+        ...(options.signal ? { signal: options.signal } : {}),
+        timeoutMs: this.#timeoutMs,
+      });
     } catch (error) {
-      if (attemptTimeout.signal.aborted && !options.signal?.aborted && !(error instanceof GatehouseApiError)) {
+      if (error instanceof AttemptTimedOut) {
         throw new GatehouseApiError({
           method,
           path,
@@ -234,36 +258,11 @@ export class Transport {
         });
       }
       throw error;
-    } finally {
-      clearTimeout(timer);
     }
-  }
-
-  async #exchange<T>(
-    method: Method,
-    path: string,
-    url: URL,
-    hasBody: boolean,
-    options: RequestOptions,
-    attempt: number,
-    signal: AbortSignal,
-  ): Promise<{ status: number; body: T; operationId?: string }> {
-    const response = await request(this.#dispatcher, url, {
-      method,
-      headers: {
-        authorization: `Bearer ${this.#apiKey}`,
-        'service-version': SERVICE_VERSION,
-        accept: 'application/json',
-        ...(hasBody ? { 'content-type': 'application/json' } : {}),
-      },
-      ...(hasBody ? { body: JSON.stringify(options.body) } : {}),
-      signal,
-    });
-    const text = await response.body.text();
-    const status = response.statusCode;
-    const header = response.headers['operation-id'];
+    const { status, text } = answer;
+    const header = answer.header('operation-id');
     const operationId = typeof header === 'string' && header !== '' ? { operationId: header } : {};
-    if (status >= 400) throw errorFromResponse(method, path, this.baseUrl, status, text, response.headers['retry-after'], attempt);
+    if (status >= 400) throw errorFromResponse(method, path, this.baseUrl, status, text, answer.header('retry-after'), attempt);
     if (status === 204 || text === '') return { status, body: undefined as T, ...operationId };
     try {
       return { status, body: JSON.parse(text) as T, ...operationId };
@@ -272,6 +271,11 @@ export class Transport {
     }
   }
 }
+
+/** A path and query of characters the URL parser keeps as they are. */
+const PLAIN_PATH = /^\/[A-Za-z0-9_.~\-/]*(?:\?[A-Za-z0-9_.~\-=&%+,:/]+)?$/;
+/** A `.` or `..` path segment, which the URL parser resolves. */
+const DOT_SEGMENT = /\/\.\.?(?:[/?]|$)/;
 
 function errorFromResponse(
   method: string,

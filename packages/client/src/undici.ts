@@ -1,12 +1,12 @@
 /**
- * The parts of undici the client uses (its connection pool, `Agent`, and the `request` call),
- * loaded from undici's own files rather than its index. The index requires some 110 files
- * (fetch, WebSocket, EventSource, mocks, caches, interceptors, proxy agents) that a command
- * never uses: about 80 ms of CPU in every `plan` and `apply` before the first request; these
- * two cost about half. undici has no `exports` map, so its files are public paths; a file
+ * The parts of undici the client uses (its connection pool, `Agent`, and its errors; `exchange`
+ * makes a request through any dispatcher), loaded from undici's own files rather than its
+ * index. The index requires some 110 files (fetch, WebSocket, EventSource, mocks, caches,
+ * interceptors, proxy agents) that a command never uses: about 80 ms of CPU in every `plan`
+ * and `apply` before the first request; these cost about half. undici has no `exports` map, so its files are public paths; a file
  * missing after an upgrade fails at start, loudly, in every test that makes a request.
  *
- * `request` works with any undici dispatcher, including one made from undici's index (a
+ * `exchange` works with any undici dispatcher, including one made from undici's index (a
  * proxy agent, a mock): it only calls the dispatcher's `dispatch`.
  */
 import { createRequire } from 'node:module';
@@ -17,16 +17,133 @@ const require = createRequire(import.meta.url);
 /** undici's `Agent` (a pool of connections per origin). */
 export const Agent = require('undici/lib/dispatcher/agent.js') as typeof UndiciAgent;
 
-/** undici's `request` API, called with the dispatcher as `this` (how undici's index binds it). */
-const dispatcherRequest = require('undici/lib/api/api-request.js') as (
-  this: Dispatcher,
-  options: Dispatcher.RequestOptions,
-) => Promise<Dispatcher.ResponseData>;
+/** undici's error for a request cancelled by its signal (what its `request` API rejects with). */
+const { RequestAbortedError } = require('undici/lib/core/errors.js') as { RequestAbortedError: new () => Error };
 
-/** What `request` takes besides the URL: undici's request options without origin and path. */
-export type RequestInit = Omit<Dispatcher.RequestOptions, 'origin' | 'path'>;
+/** What `exchange` sends: an HTTP request with a string body, if any. */
+export interface Outgoing {
+  method: string;
+  headers: Record<string, string>;
+  body?: string;
+  /** Cancels the exchange: it rejects with the signal's reason (undici's `RequestAbortedError` without one). */
+  signal?: AbortSignal;
+  /** The exchange rejects with `AttemptTimedOut` when the answer is not complete within this time. */
+  timeoutMs: number;
+}
 
-/** undici's `request(url, { dispatcher, ... })`, through `dispatcher`. */
-export function request(dispatcher: Dispatcher, url: URL, options: RequestInit): Promise<Dispatcher.ResponseData> {
-  return dispatcherRequest.call(dispatcher, { ...options, origin: url.origin, path: `${url.pathname}${url.search}` });
+/** The answer of `exchange`, read to its end. */
+export interface Answer {
+  status: number;
+  /** The body, decoded as UTF-8 (a byte order mark dropped, as undici's `body.text()` does). */
+  text: string;
+  /** A response header by lower-case name: its value, its values when repeated, else undefined. */
+  header(name: string): string | string[] | undefined;
+}
+
+/** `exchange` found no complete answer within `timeoutMs`. */
+export class AttemptTimedOut extends Error {
+  constructor(timeoutMs: number) {
+    super(`no complete answer within ${timeoutMs} ms`);
+    this.name = 'AttemptTimedOut';
+  }
+}
+
+type RawHeaders = (Buffer | string | string[])[];
+
+const text = (value: Buffer | string | string[]): string | string[] =>
+  typeof value === 'string' ? value : Array.isArray(value) ? value.map(String) : value.toString('latin1');
+
+/** `name`'s value in undici's raw header list (names and values alternating, as received). */
+function headerIn(raw: RawHeaders, name: string): string | string[] | undefined {
+  let found: string | string[] | undefined;
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const key = raw[i]!;
+    if (key.length !== name.length || String(text(key)).toLowerCase() !== name) continue;
+    const value = text(raw[i + 1]!);
+    found = found === undefined ? value : [...[found].flat(), ...[value].flat()];
+  }
+  return found;
+}
+
+/** UTF-8 text of a body's chunks, without a leading byte order mark. */
+function decode(chunks: Buffer[], length: number): string {
+  if (length === 0) return '';
+  const buffer = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, length);
+  const bom = buffer.length > 2 && buffer[0] === 0xef && buffer[1] === 0xbb && buffer[2] === 0xbf;
+  return buffer.toString('utf8', bom ? 3 : 0);
+}
+
+/**
+ * One request through `dispatcher` and its whole answer: what undici's `request` and then
+ * `body.text()` give, without their machinery. `request` wraps each answer in a Readable
+ * stream (an async resource, a stream state, listeners) that `text()` then drains, and a
+ * deadline needs an AbortController and its signal; here the handler undici calls collects the
+ * chunks, and cancelling calls the abort function undici hands it. An apply sends thousands of
+ * small requests, ten at a time, and the client's CPU per request is on every one's path: this
+ * is about 40 us less per request (README, performance).
+ *
+ * The handler is undici's own interface (`onConnect`, `onHeaders`, `onData`, `onComplete`,
+ * `onError`), the one `request` itself uses and every dispatcher calls (a proxy agent, a mock).
+ * Informational answers (1xx) are skipped, as `request` skips them. A cancellation before the
+ * request reaches a connection takes effect when it does (undici calls `onConnect` then), as
+ * with `request`.
+ */
+export function exchange(dispatcher: Dispatcher, origin: string, path: string, out: Outgoing): Promise<Answer> {
+  return new Promise<Answer>((resolve, reject) => {
+    const { signal } = out;
+    if (signal?.aborted) {
+      reject(signal.reason ?? new RequestAbortedError());
+      return;
+    }
+    let abort: ((reason: Error) => void) | undefined;
+    let cancelled: Error | undefined;
+    let settled = false;
+    let status = 0;
+    let raw: RawHeaders = [];
+    const chunks: Buffer[] = [];
+    let length = 0;
+    const cancel = (reason: Error) => {
+      if (settled || cancelled) return;
+      cancelled = reason;
+      abort?.(reason);
+    };
+    const onAbort = () => cancel(signal!.reason ?? new RequestAbortedError());
+    signal?.addEventListener('abort', onAbort, { once: true });
+    const timer = setTimeout(() => cancel(new AttemptTimedOut(out.timeoutMs)), out.timeoutMs);
+    const settle = () => {
+      settled = true;
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+    };
+    const handler: Dispatcher.DispatchHandler = {
+      onConnect(abortRequest: (reason: Error) => void) {
+        if (cancelled) abortRequest(cancelled);
+        else abort = abortRequest;
+      },
+      onHeaders(statusCode: number, rawHeaders: RawHeaders) {
+        if (statusCode >= 200) {
+          status = statusCode;
+          raw = rawHeaders;
+        }
+        return true;
+      },
+      onData(chunk: Buffer) {
+        chunks.push(chunk);
+        length += chunk.length;
+        return true;
+      },
+      onComplete() {
+        if (settled) return;
+        settle();
+        const headers = raw;
+        resolve({ status, text: decode(chunks, length), header: (name) => headerIn(headers, name) });
+      },
+      onError(error: Error) {
+        if (settled) return;
+        settle();
+        reject(error);
+      },
+    } as Dispatcher.DispatchHandler;
+    dispatcher.dispatch({ origin, path, method: out.method as Dispatcher.HttpMethod, headers: out.headers, ...(out.body !== undefined ? { body: out.body } : {}) }, handler);
+  });
 }

@@ -21,22 +21,35 @@
  * js-yaml reads the documents it gives up on. Both record positions into the same
  * `NodePositions`, and simple-yaml.test.ts checks they record the same ones.
  */
-import jsyaml from 'js-yaml';
+import { createRequire } from 'node:module';
+import type JsYaml from 'js-yaml';
 import { NodePositions } from './node-positions.js';
 import { readSimpleDocument, readsSimply } from './simple-yaml.js';
 import { CORE_SCALARS } from './yaml-core.js';
 
-/** `yaml`'s core schema (yaml-core.ts), pattern for pattern, in its order. */
-const SCHEMA = jsyaml.FAILSAFE_SCHEMA.extend({
-  implicit: CORE_SCALARS.map(
-    ({ tag, test, construct }) =>
-      new jsyaml.Type(`tag:yaml.org,2002:${tag}`, {
-        kind: 'scalar',
-        resolve: (text: string | null) => test.test(text ?? ''),
-        construct: (text: string | null) => construct(text ?? ''),
-      }),
-  ),
-});
+/**
+ * js-yaml and `yaml`'s core schema (yaml-core.ts) in its terms, pattern for pattern, in its
+ * order; loaded when a document first needs them. Most manifests never do (simple-yaml.ts reads
+ * them), and loading js-yaml is some 5-9 ms of every plan, apply and validate otherwise.
+ * `require`, not `import()`: reading stays synchronous, and an ES module's `import` of a
+ * CommonJS file would load Node's export lexer.
+ */
+let jsYaml: { load: typeof JsYaml.loadAll; schema: JsYaml.Schema } | undefined;
+function jsYamlReader(): NonNullable<typeof jsYaml> {
+  if (jsYaml) return jsYaml;
+  const jsyaml = createRequire(import.meta.url)('js-yaml') as typeof JsYaml;
+  const schema = jsyaml.FAILSAFE_SCHEMA.extend({
+    implicit: CORE_SCALARS.map(
+      ({ tag, test, construct }) =>
+        new jsyaml.Type(`tag:yaml.org,2002:${tag}`, {
+          kind: 'scalar',
+          resolve: (text: string | null) => test.test(text ?? ''),
+          construct: (text: string | null) => construct(text ?? ''),
+        }),
+    ),
+  });
+  return (jsYaml = { load: jsyaml.loadAll, schema });
+}
 
 /**
  * Text that may mean something else to js-yaml than to `yaml`, or that `yaml` refuses and
@@ -137,7 +150,8 @@ export function* fastDocumentSteps(text: string, options: FastOptions = {}): Gen
     nodes.base = start === 0 && text.charCodeAt(0) === 0xfeff ? 1 : start;
     const piece = start === 0 && end === text.length ? text : text.slice(start, end);
     try {
-      for (const value of jsyaml.loadAll(piece, undefined, { schema: SCHEMA, listener: nodes.listener })) values.push(value);
+      const reader = jsYamlReader();
+      for (const value of reader.load(piece, undefined, { schema: reader.schema, listener: nodes.listener })) values.push(value);
     } catch {
       return undefined;
     }
