@@ -96,8 +96,7 @@ export function resolve(documents: ValidDocument[], declaredElsewhere: string[] 
   for (const doc of unique) {
     const descriptor = byManifestKind.get(doc.value.kind)!;
     const children = childrenOf(descriptor.kind);
-    const own = { ...doc.value.spec };
-    for (const child of children) delete own[child.child!.field];
+    const own = children.length === 0 ? { ...doc.value.spec } : withoutFields(doc.value.spec, children);
     const name = doc.value.name;
     const parent = build(descriptor, doc, own, SPEC, { address: `${descriptor.kind}/${name}`, name });
     // The references of a child that references only its parent (every IP policy rule): one
@@ -115,6 +114,22 @@ export function resolve(documents: ValidDocument[], declaredElsewhere: string[] 
   }
   addRequirements(desired);
   return { desired, problems };
+}
+
+/**
+ * `spec` without the fields its children are declared in (an IP policy's `rules`), copied key
+ * by key: a copy with keys deleted afterwards becomes a slow dictionary-mode object, and it is
+ * what the parent's normal form is built from.
+ */
+function withoutFields(spec: Spec, children: readonly KindDescriptor[]): Spec {
+  const own: Spec = {};
+  for (const key of Object.keys(spec)) {
+    if (children.some((child) => child.child!.field === key)) continue;
+    // A key named `__proto__` stays an own field, as in a spread copy.
+    if (key === '__proto__') Object.defineProperty(own, key, { value: spec[key], enumerable: true, writable: true, configurable: true });
+    else own[key] = spec[key];
+  }
+  return own;
 }
 
 /**
@@ -187,7 +202,8 @@ class ResolvedObject implements DesiredObject {
     if (identity.address) this.#address = identity.address;
     if (at === SPEC) this.#name = identity.name;
     else this.#index = (at as { index: number }).index;
-    if (identity.parent !== undefined) this.parent = identity.parent;
+    // Assigned for every object (undefined for a document's own): one hidden class for all.
+    this.parent = identity.parent;
   }
 
   /**
