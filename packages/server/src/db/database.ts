@@ -25,17 +25,39 @@ export function openDatabase(path: string): Db {
   return db;
 }
 
+/**
+ * Runs the migrations the file lacks, each in one `BEGIN IMMEDIATE` transaction that reads
+ * the version again (another process opening the same file may have run it meanwhile). Foreign
+ * keys are off while they run, as SQLite's procedure for rebuilding a table asks (migration 3
+ * drops and recreates a table that `event_outbox` references), and are checked before each
+ * commit: a migration that would leave a dangling reference fails and changes nothing.
+ */
 function migrate(db: Db): void {
-  const current = db.pragma('user_version', { simple: true }) as number;
+  const version = (): number => db.pragma('user_version', { simple: true }) as number;
+  const current = version();
   if (current > MIGRATIONS.length) {
     throw new Error(
       `database schema version ${current} is newer than this server knows (${MIGRATIONS.length}); upgrade gatehouse`,
     );
   }
-  for (let version = current; version < MIGRATIONS.length; version++) {
-    db.transaction(() => {
-      db.exec(MIGRATIONS[version]!);
-      db.pragma(`user_version = ${version + 1}`);
-    })();
+  if (current === MIGRATIONS.length) return;
+  db.pragma('foreign_keys = OFF');
+  try {
+    const step = db.transaction((): boolean => {
+      const at = version();
+      if (at >= MIGRATIONS.length) return false;
+      db.exec(MIGRATIONS[at]!);
+      const dangling = db.pragma('foreign_key_check') as unknown[];
+      if (dangling.length > 0) {
+        throw new Error(`database migration ${at + 1} would leave ${dangling.length} dangling references; nothing was changed`);
+      }
+      db.pragma(`user_version = ${at + 1}`);
+      return true;
+    });
+    while (step.immediate()) {
+      // one migration per transaction
+    }
+  } finally {
+    db.pragma('foreign_keys = ON');
   }
 }
