@@ -24,15 +24,17 @@ export function metadataWriter(matching: Matching, stack: string): MetadataFor {
   // Built at the first object whose hash depends on them (none when nothing references anything).
   let tokens: Map<string, string> | undefined;
   const childKeys = new Map<string, string[]>(); // parent address -> natural keys of its declared children
-  for (const d of [...matching.pairs.map((p) => p.desired), ...matching.creates]) {
-    if (d.parent === undefined) continue;
+  const declare = (d: DesiredObject) => {
+    if (d.parent === undefined) return;
     const keys = childKeys.get(d.parent);
     const key = d.descriptor.naturalKey!(d.normal);
     if (keys) keys.push(key);
     else childKeys.set(d.parent, [key]);
-  }
+  };
+  for (let i = 0; i < matching.pairs.length; i++) declare(matching.pairs[i]!.desired);
+  for (let i = 0; i < matching.creates.length; i++) declare(matching.creates[i]!);
   const livePaths = new Map<string, string>(); // desired address -> path its live marker records
-  for (const { desired, live } of matching.pairs) if (live.marker?.stack === stack && live.marker.path !== undefined) livePaths.set(desired.address, live.marker.path);
+  for (let i = 0; i < matching.pairs.length; i++) { const { desired, live } = matching.pairs[i]!; if (live.marker?.stack === stack && live.marker.path !== undefined) livePaths.set(desired.address, live.marker.path); }
   return (d) => {
     if (!d.descriptor.metadata) return undefined;
     const marker: Marker = { stack, name: d.markerName, hash: hashKept(d) ? desiredHash(d) : desiredHash(d, (tokens ??= referenceTokens(matching))) };

@@ -19,7 +19,8 @@ export function resolve(documents: ValidDocument[], declaredElsewhere: string[] 
   // Names per kind, first declaration wins; later ones are duplicates.
   const names = new Map<string, ValidDocument>();
   const unique: ValidDocument[] = [];
-  for (const doc of documents) {
+  for (let i = 0; i < documents.length; i++) {
+    const doc = documents[i]!;
     const key = `${doc.value.kind}/${doc.value.name}`;
     const first = names.get(key);
     if (first) {
@@ -30,7 +31,8 @@ export function resolve(documents: ValidDocument[], declaredElsewhere: string[] 
     unique.push(doc);
   }
   const kindsByName = new Map<string, string[]>();
-  for (const doc of unique) {
+  for (let i = 0; i < unique.length; i++) {
+    const doc = unique[i]!;
     const kinds = kindsByName.get(doc.value.name);
     if (kinds) kinds.push(doc.value.kind);
     else kindsByName.set(doc.value.name, [doc.value.kind]);
@@ -93,7 +95,8 @@ export function resolve(documents: ValidDocument[], declaredElsewhere: string[] 
     return object;
   };
 
-  for (const doc of unique) {
+  for (let i = 0; i < unique.length; i++) {
+    const doc = unique[i]!;
     const descriptor = byManifestKind.get(doc.value.kind)!;
     const children = childrenOf(descriptor.kind);
     const own = children.length === 0 ? { ...doc.value.spec } : withoutFields(doc.value.spec, children);
@@ -138,8 +141,9 @@ function withoutFields(spec: Spec, children: readonly KindDescriptor[]): Spec {
  */
 function addRequirements(desired: DesiredObject[]): void {
   const byKey = new Map<string, string>(); // kind \0 natural key -> address
-  for (const d of desired) if (!d.parent && d.descriptor.naturalKey) byKey.set(`${d.descriptor.kind}\0${d.descriptor.naturalKey(d.normal)}`, d.address);
-  for (const d of desired) {
+  for (let i = 0; i < desired.length; i++) { const d = desired[i]!; if (!d.parent && d.descriptor.naturalKey) byKey.set(`${d.descriptor.kind}\0${d.descriptor.naturalKey(d.normal)}`, d.address); }
+  for (let i = 0; i < desired.length; i++) {
+    const d = desired[i]!;
     for (const need of d.descriptor.requires?.(d.normal) ?? []) {
       for (const key of need.keys) {
         const address = byKey.get(`${need.kind}\0${key}`);
