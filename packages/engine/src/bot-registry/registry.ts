@@ -179,7 +179,8 @@ export function registeredPairs(desired: readonly DesiredObject[], registry: Bot
   const adopted = new Set(desired.flatMap((d) => (d.adopt !== undefined ? [d.adopt] : [])));
   const taken = new Set<string>();
   const pairs: [DesiredObject, LiveObject][] = [];
-  for (const d of desired) {
+  for (let i = 0; i < desired.length; i++) {
+    const d = desired[i]!;
     if (d.descriptor.kind !== BOT_KIND || d.adopt !== undefined) continue;
     const entry = registry.entries.get(d.name);
     const live = entry && byId.get(entry.id);
@@ -226,8 +227,8 @@ function wanted(matching: RegistryMatching): Wanted[] {
     const at = path(d);
     return { name: d.name, address: d.address, id, hash: desiredHash(d), ...(at !== undefined ? { path: at } : {}) };
   };
-  for (const { desired: d, live } of matching.pairs) if (d.descriptor.kind === BOT_KIND) out.push(entry(d, live.id));
-  for (const d of matching.creates) if (d.descriptor.kind === BOT_KIND) out.push(entry(d, undefined));
+  for (let i = 0; i < matching.pairs.length; i++) { const { desired: d, live } = matching.pairs[i]!; if (d.descriptor.kind === BOT_KIND) out.push(entry(d, live.id)); }
+  for (let i = 0; i < matching.creates.length; i++) { const d = matching.creates[i]!; if (d.descriptor.kind === BOT_KIND) out.push(entry(d, undefined)); }
   const declared = new Set(out.map((w) => w.name));
   const scope = matching.pruneScope;
   for (const [name, kept] of registry?.entries ?? []) {

@@ -17,7 +17,8 @@ export function check(desired: DesiredObject[], stack: string): Problem[] {
   const at = (object: DesiredObject) => (path: readonly (string | number)[], options?: { key?: boolean }) =>
     object.doc.locate([...object.specPath, ...path], options);
 
-  for (const object of desired) {
+  for (let i = 0; i < desired.length; i++) {
+    const object = desired[i]!;
     if (object.descriptor.check) {
       const manifest = object.specPath.reduce<unknown>((v, k) => (v as Record<string | number, unknown> | undefined)?.[k], object.doc.value) as Record<string, unknown> | undefined;
       const found = object.descriptor.check(object.normal, { at: at(object), ...(manifest ? { manifest } : {}) });
@@ -46,7 +47,8 @@ export function check(desired: DesiredObject[], stack: string): Problem[] {
   // string is built per child (a manifest may hold a hundred thousand rules).
   const siblings = new Map<string, Map<string, DesiredObject>>();
   const claims = new Map<string, DesiredObject>();
-  for (const object of desired) {
+  for (let i = 0; i < desired.length; i++) {
+    const object = desired[i]!;
     const { descriptor } = object;
     if (descriptor.child && object.parent) {
       const key = descriptor.naturalKey!(object.normal);

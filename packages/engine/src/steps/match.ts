@@ -75,7 +75,8 @@ export function match(desired: DesiredObject[], everything: LiveObject[], stack:
     if (!found) index.set(kind, (found = new Map()));
     return found;
   };
-  for (const o of live) {
+  for (let i = 0; i < live.length; i++) {
+    const o = live[i]!;
     byId.set(o.id, o);
     if (owned(o)) slot(byMarker, o.descriptor.kind).set(o.marker!.name, o);
     if (o.descriptor.naturalKey) {
@@ -87,7 +88,8 @@ export function match(desired: DesiredObject[], everything: LiveObject[], stack:
     }
   }
   // `{id: ...}` references name live objects: checked against what was read, before any write.
-  for (const d of desired) {
+  for (let i = 0; i < desired.length; i++) {
+    const d = desired[i]!;
     for (const ref of d.idRefs ?? []) {
       const target = byId.get(ref.id);
       if (!target) problems.push(problem('reference_id_missing', `no live ${ref.kind} has the id ${ref.id}; fix the id, or name a ${ref.kind} manifest instead of {id: ...}`, ref.locate()));
@@ -105,7 +107,8 @@ export function match(desired: DesiredObject[], everything: LiveObject[], stack:
   for (const [d, o] of registeredPairs(desired, fromRegistry, byId)) if (!liveOf.has(d.address) && !claimed.has(o)) claim(d, o);
   const aliased: DesiredObject[] = [];
   // Parents before children: the desired list has each parent before its children.
-  for (const d of desired) {
+  for (let i = 0; i < desired.length; i++) {
+    const d = desired[i]!;
     const kind = d.descriptor.kind;
     if (liveOf.has(d.address)) continue;
     if (d.adopt !== undefined) {
@@ -153,13 +156,15 @@ export function match(desired: DesiredObject[], everything: LiveObject[], stack:
 
   // Unique keys (an IP restriction's type, hostports) held by objects this manifest may not take.
   const holders = new Map<string, LiveObject>();
-  for (const o of live) {
+  for (let i = 0; i < live.length; i++) {
+    const o = live[i]!;
     if (claimed.has(o) || owned(o) || !o.descriptor.uniqueKeys) continue;
     for (const k of o.descriptor.uniqueKeys(o.descriptor.fromLive(o.raw, o.collection))) holders.set(k.key, o);
   }
   const creates = desired.filter((d) => !liveOf.has(d.address));
   const reported = new Set<DesiredObject>();
-  for (const d of creates) {
+  for (let i = 0; i < creates.length; i++) {
+    const d = creates[i]!;
     const named = new Set<LiveObject>(); // one problem per holder (an edge's several hostports)
     for (const claimKey of d.descriptor.uniqueKeys?.(d.normal) ?? []) {
       const holder = holders.get(claimKey.key);
@@ -179,7 +184,8 @@ export function match(desired: DesiredObject[], everything: LiveObject[], stack:
   // Decide parents before children, so children of a deleted parent are deleted with it.
   // (A stable partition, as the sort by "is a child" it replaces: no comparison per pair.)
   const ordered = [...live.filter((o) => !o.descriptor.child), ...live.filter((o) => o.descriptor.child)];
-  for (const o of ordered) {
+  for (let i = 0; i < ordered.length; i++) {
+    const o = ordered[i]!;
     if (claimed.has(o)) continue;
     const duplicateParent = o.parentId !== undefined ? duplicateOf.get(o.parentId) : undefined;
     if (duplicateParent) {
@@ -200,7 +206,8 @@ export function match(desired: DesiredObject[], everything: LiveObject[], stack:
     } else unmanaged.push(o);
   }
   problems.push(...lastChildren(desired, live, liveOf, deletes));
-  const pairs = [...claimed].map(([o, d]) => ({ desired: d, live: o }));
+  const pairs: Matching['pairs'] = [];
+  claimed.forEach((d, o) => pairs.push({ desired: d, live: o }));
   problems.push(...nameSwapProblems({ pairs, creates }));
   return { pairs, creates, deletes, unmanaged, duplicates, problems, ...(registry ? { registry } : {}), ...(fromRegistry ? { fromRegistry } : {}) };
 }
@@ -215,7 +222,8 @@ function lastChildren(desired: DesiredObject[], live: LiveObject[], liveOf: Map<
   const deleted = new Set(deletes);
   // Built at the first object that keeps children (most manifests have none).
   let declaredChildren: Set<string> | undefined;
-  for (const d of desired) {
+  for (let i = 0; i < desired.length; i++) {
+    const d = desired[i]!;
     if (!d.descriptor.keepsChildren) continue;
     for (const keep of d.descriptor.keepsChildren(d.normal)) {
       const target = liveOf.get(keep.token) ?? live.find((o) => o.id === keep.token);

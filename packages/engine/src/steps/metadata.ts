@@ -9,7 +9,7 @@ import { childrenHash, referenceTokens } from '../drift/evidence.js';
 import { childrenOf } from '../kinds/index.js';
 import { composeMetadata, fitsMetadata, type Marker } from '../marker.js';
 import type { Matching } from './match.js';
-import { desiredHash } from './plan.js';
+import { desiredHash, hashKept } from './plan.js';
 
 export type MetadataFor = (d: DesiredObject) => string | undefined;
 
@@ -21,20 +21,23 @@ export type MetadataFor = (d: DesiredObject) => string | undefined;
  * keeps the path the live marker records, if any (where its manifest file last was).
  */
 export function metadataWriter(matching: Matching, stack: string): MetadataFor {
-  const tokens = referenceTokens(matching);
+  // Built at the first object whose hash depends on them (none when nothing references anything).
+  let tokens: Map<string, string> | undefined;
   const childKeys = new Map<string, string[]>(); // parent address -> natural keys of its declared children
-  for (const d of [...matching.pairs.map((p) => p.desired), ...matching.creates]) {
-    if (d.parent === undefined) continue;
+  const declare = (d: DesiredObject) => {
+    if (d.parent === undefined) return;
     const keys = childKeys.get(d.parent);
     const key = d.descriptor.naturalKey!(d.normal);
     if (keys) keys.push(key);
     else childKeys.set(d.parent, [key]);
-  }
+  };
+  for (let i = 0; i < matching.pairs.length; i++) declare(matching.pairs[i]!.desired);
+  for (let i = 0; i < matching.creates.length; i++) declare(matching.creates[i]!);
   const livePaths = new Map<string, string>(); // desired address -> path its live marker records
-  for (const { desired, live } of matching.pairs) if (live.marker?.stack === stack && live.marker.path !== undefined) livePaths.set(desired.address, live.marker.path);
+  for (let i = 0; i < matching.pairs.length; i++) { const { desired, live } = matching.pairs[i]!; if (live.marker?.stack === stack && live.marker.path !== undefined) livePaths.set(desired.address, live.marker.path); }
   return (d) => {
     if (!d.descriptor.metadata) return undefined;
-    const marker: Marker = { stack, name: d.markerName, hash: desiredHash(d, tokens) };
+    const marker: Marker = { stack, name: d.markerName, hash: hashKept(d) ? desiredHash(d) : desiredHash(d, (tokens ??= referenceTokens(matching))) };
     const path = d.manifestPath ?? livePaths.get(d.address);
     if (path !== undefined) marker.path = path;
     if (childrenOf(d.descriptor.kind).length > 0) marker.children = childrenHash(childKeys.get(d.address) ?? []);

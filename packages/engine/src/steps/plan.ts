@@ -68,8 +68,8 @@ export function desiredHash(d: DesiredObject, tokens: Map<string, string> = NO_T
   const memoized = hashKept(d);
   const known = memoized ? tokenFreeHashes.get(d) : undefined;
   if (known !== undefined) return known;
-  const [, masked] = mask(d.descriptor.sensitive, null, canonical(d.descriptor, d.normal, tokens));
-  const digest = specHash(masked);
+  const normal = canonical(d.descriptor, d.normal, tokens);
+  const digest = specHash(d.descriptor.sensitive.length === 0 ? normal : mask(d.descriptor.sensitive, null, normal)[1]);
   if (memoized) tokenFreeHashes.set(d, digest);
   return digest;
 }
@@ -112,7 +112,7 @@ export function plan(input: PlanInput): Plan {
   const holds = holdDuplicates(input.matching, stack, input.prune === true);
   const matching = holds.ids.size === 0 ? input.matching : { ...input.matching, duplicates: input.matching.duplicates.filter((d) => !holds.ids.has(d.live.id)) };
   const tokens = new Map<string, string>();
-  for (const { desired, live } of matching.pairs) tokens.set(live.id, desired.address);
+  for (let i = 0; i < matching.pairs.length; i++) { const { desired, live } = matching.pairs[i]!; tokens.set(live.id, desired.address); }
   /**
    * Address of a live object no manifest declares: its marker's name, else parent + natural
    * key, else its id; a duplicate's is followed by `#<id>` (duplicates.ts). It never collides
@@ -122,8 +122,8 @@ export function plan(input: PlanInput): Plan {
   const duplicates = new Map(matching.duplicates.map((d) => [d.live.id, d]));
   const liveById = new Map([...matching.deletes, ...matching.duplicates.map((d) => d.live)].map((o) => [o.id, o]));
   const desiredAddresses = new Set<string>();
-  for (const { desired } of matching.pairs) desiredAddresses.add(desired.address);
-  for (const d of matching.creates) desiredAddresses.add(d.address);
+  for (let i = 0; i < matching.pairs.length; i++) { const { desired } = matching.pairs[i]!; desiredAddresses.add(desired.address); }
+  for (let i = 0; i < matching.creates.length; i++) { const d = matching.creates[i]!; desiredAddresses.add(d.address); }
   const liveAddress = (o: LiveObject): string => (duplicates.has(o.id) ? duplicateAddress(plainAddress(o), o.id) : plainAddress(o));
   const plainAddress = (o: LiveObject): string => {
     if (o.marker && (duplicates.has(o.id) || !desiredAddresses.has(`${o.descriptor.kind}/${o.marker.name}`))) return `${o.descriptor.kind}/${o.marker.name}`;
@@ -156,7 +156,8 @@ export function plan(input: PlanInput): Plan {
     ...(d ? { source: d.source } : {}),
   });
 
-  for (const { desired: d, live: o } of matching.pairs) {
+  for (let i = 0; i < matching.pairs.length; i++) {
+    const { desired: d, live: o } = matching.pairs[i]!;
     const after = canonical(d.descriptor, d.normal, tokens);
     const before = ignoreServerChosen(d.descriptor, after, canonical(o.descriptor, liveNormal(o), tokens));
     const changed = changedFields(before, after);
@@ -188,7 +189,8 @@ export function plan(input: PlanInput): Plan {
   // Marker refreshes: owned, unchanged objects whose marker is not what apply would write.
   const metadataFor = metadataWriter(matching, stack);
   const planned = new Set(changes.map((c) => c.address));
-  for (const { desired: d, live: o } of matching.pairs) {
+  for (let i = 0; i < matching.pairs.length; i++) {
+    const { desired: d, live: o } = matching.pairs[i]!;
     if (planned.has(d.address) || !d.descriptor.metadata || o.marker?.stack !== stack) continue;
     const want = metadataFor(d);
     if (want === undefined || want === o.raw.metadata) continue;
@@ -206,7 +208,8 @@ export function plan(input: PlanInput): Plan {
   if (replaced.length > 0) {
     const pairByLiveId = new Map(matching.pairs.map((p) => [p.live.id, p]));
     const replacedById = new Map(replaced.map((c) => [c.id!, c]));
-    for (const { desired: d, live: o } of matching.pairs) {
+    for (let j = 0; j < matching.pairs.length; j++) {
+      const { desired: d, live: o } = matching.pairs[j]!;
       if (planned.has(d.address)) continue;
       const target = referenced(o.descriptor, liveNormal(o)).map((id) => replacedById.get(id)).find((c) => c !== undefined);
       const pair = target && pairByLiveId.get(target.id!);
@@ -221,7 +224,8 @@ export function plan(input: PlanInput): Plan {
   }
 
   const creates = new Map(matching.creates.map((d) => [d.address, d]));
-  for (const d of matching.creates) {
+  for (let i = 0; i < matching.creates.length; i++) {
+    const d = matching.creates[i]!;
     const change = base(d, null, 'create');
     change.after = mask(d.descriptor.sensitive, null, canonical(d.descriptor, d.normal, tokens))[1];
     changes.push(change);
@@ -245,10 +249,11 @@ export function plan(input: PlanInput): Plan {
   // for the creates of its new siblings, so the parent never passes through having none (the
   // service refuses to delete the last rule of a policy a dashboard restriction uses).
   const createsByParent = new Map<string, DesiredObject[]>();
-  for (const d of matching.creates) if (d.parent) append(createsByParent, d.parent, d);
+  for (let i = 0; i < matching.creates.length; i++) { const d = matching.creates[i]!; if (d.parent) append(createsByParent, d.parent, d); }
   const deleteOf = new Map(changes.filter((c) => c.action === 'delete').map((c) => [c.id, c]));
   const childDeletes = new Map<string, Change[]>(); // parent address -> deletes of its children
-  for (const o of matching.deletes) {
+  for (let i = 0; i < matching.deletes.length; i++) {
+    const o = matching.deletes[i]!;
     const parentAddress = o.parentId !== undefined ? tokens.get(o.parentId) : undefined;
     if (parentAddress === undefined) continue;
     const change = deleteOf.get(o.id)!;
@@ -270,15 +275,17 @@ export function plan(input: PlanInput): Plan {
     }
   };
   // Only kinds that keep children (most do not: their normal forms are not built again for nothing).
-  for (const o of matching.deletes) if (o.descriptor.keepsChildren) releases(o.descriptor, canonical(o.descriptor, liveNormal(o), tokens), null, liveAddress(o));
-  for (const { desired: d, live: o } of matching.pairs) {
+  for (let i = 0; i < matching.deletes.length; i++) { const o = matching.deletes[i]!; if (o.descriptor.keepsChildren) releases(o.descriptor, canonical(o.descriptor, liveNormal(o), tokens), null, liveAddress(o)); }
+  for (let i = 0; i < matching.pairs.length; i++) {
+    const { desired: d, live: o } = matching.pairs[i]!;
     if (!d.descriptor.keepsChildren) continue;
     releases(d.descriptor, canonical(o.descriptor, liveNormal(o), tokens), canonical(d.descriptor, d.normal, tokens), d.address);
   }
   // A create whose unique key (a hostport) an owned object being deleted still holds (an edge
   // renamed in the manifests) waits for that delete.
   const freedBy = new Map<string, string>();
-  for (const o of matching.deletes) {
+  for (let i = 0; i < matching.deletes.length; i++) {
+    const o = matching.deletes[i]!;
     for (const k of o.descriptor.uniqueKeys?.(liveNormal(o)) ?? []) freedBy.set(k.key, liveAddress(o));
   }
   for (const change of changes) {

@@ -19,7 +19,8 @@ export function resolve(documents: ValidDocument[], declaredElsewhere: string[] 
   // Names per kind, first declaration wins; later ones are duplicates.
   const names = new Map<string, ValidDocument>();
   const unique: ValidDocument[] = [];
-  for (const doc of documents) {
+  for (let i = 0; i < documents.length; i++) {
+    const doc = documents[i]!;
     const key = `${doc.value.kind}/${doc.value.name}`;
     const first = names.get(key);
     if (first) {
@@ -30,7 +31,8 @@ export function resolve(documents: ValidDocument[], declaredElsewhere: string[] 
     unique.push(doc);
   }
   const kindsByName = new Map<string, string[]>();
-  for (const doc of unique) {
+  for (let i = 0; i < unique.length; i++) {
+    const doc = unique[i]!;
     const kinds = kindsByName.get(doc.value.name);
     if (kinds) kinds.push(doc.value.kind);
     else kindsByName.set(doc.value.name, [doc.value.kind]);
@@ -93,11 +95,11 @@ export function resolve(documents: ValidDocument[], declaredElsewhere: string[] 
     return object;
   };
 
-  for (const doc of unique) {
+  for (let i = 0; i < unique.length; i++) {
+    const doc = unique[i]!;
     const descriptor = byManifestKind.get(doc.value.kind)!;
     const children = childrenOf(descriptor.kind);
-    const own = { ...doc.value.spec };
-    for (const child of children) delete own[child.child!.field];
+    const own = children.length === 0 ? { ...doc.value.spec } : withoutFields(doc.value.spec, children);
     const name = doc.value.name;
     const parent = build(descriptor, doc, own, SPEC, { address: `${descriptor.kind}/${name}`, name });
     // The references of a child that references only its parent (every IP policy rule): one
@@ -118,13 +120,30 @@ export function resolve(documents: ValidDocument[], declaredElsewhere: string[] 
 }
 
 /**
+ * `spec` without the fields its children are declared in (an IP policy's `rules`), copied key
+ * by key: a copy with keys deleted afterwards becomes a slow dictionary-mode object, and it is
+ * what the parent's normal form is built from.
+ */
+function withoutFields(spec: Spec, children: readonly KindDescriptor[]): Spec {
+  const own: Spec = {};
+  for (const key of Object.keys(spec)) {
+    if (children.some((child) => child.child!.field === key)) continue;
+    // A key named `__proto__` stays an own field, as in a spread copy.
+    if (key === '__proto__') Object.defineProperty(own, key, { value: spec[key], enumerable: true, writable: true, configurable: true });
+    else own[key] = spec[key];
+  }
+  return own;
+}
+
+/**
  * `requires`: an object that needs another by natural key (an edge's hostport, its reserved
  * domain) references the desired object that has that key, so plan creates that one first.
  */
 function addRequirements(desired: DesiredObject[]): void {
   const byKey = new Map<string, string>(); // kind \0 natural key -> address
-  for (const d of desired) if (!d.parent && d.descriptor.naturalKey) byKey.set(`${d.descriptor.kind}\0${d.descriptor.naturalKey(d.normal)}`, d.address);
-  for (const d of desired) {
+  for (let i = 0; i < desired.length; i++) { const d = desired[i]!; if (!d.parent && d.descriptor.naturalKey) byKey.set(`${d.descriptor.kind}\0${d.descriptor.naturalKey(d.normal)}`, d.address); }
+  for (let i = 0; i < desired.length; i++) {
+    const d = desired[i]!;
     for (const need of d.descriptor.requires?.(d.normal) ?? []) {
       for (const key of need.keys) {
         const address = byKey.get(`${need.kind}\0${key}`);
@@ -187,7 +206,8 @@ class ResolvedObject implements DesiredObject {
     if (identity.address) this.#address = identity.address;
     if (at === SPEC) this.#name = identity.name;
     else this.#index = (at as { index: number }).index;
-    if (identity.parent !== undefined) this.parent = identity.parent;
+    // Assigned for every object (undefined for a document's own): one hidden class for all.
+    this.parent = identity.parent;
   }
 
   /**

@@ -86,6 +86,21 @@ function sortedInPlace(keys: string[]): string[] {
   return keys;
 }
 
+/**
+ * `JSON.stringify(key)` of a map key, kept for the next object with that key: the normal forms
+ * a plan hashes share a few dozen keys. Bounded, so that a large document of arbitrary keys
+ * cannot grow it without limit.
+ */
+function quotedKey(key: string): string {
+  let quoted = QUOTED_KEYS.get(key);
+  if (quoted === undefined) {
+    quoted = JSON.stringify(key);
+    if (QUOTED_KEYS.size < 1024) QUOTED_KEYS.set(key, quoted);
+  }
+  return quoted;
+}
+const QUOTED_KEYS = new Map<string, string>();
+
 /** An array index as a property key (`0`, `17`): objects list such keys first, in numeric order. */
 const INDEX_KEY = /^(?:0|[1-9][0-9]*)$/;
 
@@ -120,14 +135,17 @@ function plainCanonical(value: unknown): string | undefined {
       const keys = sortedInPlace(Object.keys(value));
       let out = '{';
       let first = true;
-      for (const key of keys) {
-        if (INDEX_KEY.test(key)) return undefined;
+      for (let i = 0; i < keys.length; i++) {
+        const key = keys[i]!;
+        const head = key.charCodeAt(0);
+        // Only a key that starts with a digit can be an index.
+        if (head >= 0x30 && head <= 0x39 && INDEX_KEY.test(key)) return undefined;
         const item = (value as Record<string, unknown>)[key];
         // As JSON.stringify: what has no JSON form is left out of a map.
         if (item === undefined || typeof item === 'function' || typeof item === 'symbol') continue;
         const text = plainCanonical(item);
         if (text === undefined) return undefined;
-        out += `${first ? '' : ','}${JSON.stringify(key)}:${text}`;
+        out += `${first ? '' : ','}${quotedKey(key)}:${text}`;
         first = false;
       }
       return `${out}}`;
