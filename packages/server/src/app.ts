@@ -138,9 +138,12 @@ export async function buildApp(options: AppOptions = {}): Promise<GatehouseApp> 
   });
   // A write's transaction has committed by the time its response is sent: deliver its events.
   if (deliverer) {
+    // Each group commit notes whether an outbox row waits, inside its transaction (no lock of
+    // its own), so that the pass after a write response need not ask the database.
+    store.onCommitting(() => deliveryLog.noteCommit());
     // A callback hook: it runs after every response, and an async one costs a promise each time.
     app.addHook('onResponse', (request, _reply, done) => {
-      if (request.method !== 'GET') deliverer.wake();
+      if (request.method !== 'GET') deliverer.written();
       done();
     });
   }

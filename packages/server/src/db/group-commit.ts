@@ -94,6 +94,7 @@ export class GroupCommit {
   /** `unsyncedWrites` at which the pause ends early: the writers the slow fsync answered are back. */
   private gatherTarget = 0;
   private readonly gatherMs: number;
+  private readonly beforeCommit: (() => void) | undefined;
   private failure: unknown;
   private waiters: Waiter[] = [];
   /** Runs WAL checkpoints off the event loop; none for an in-memory database. */
@@ -104,9 +105,18 @@ export class GroupCommit {
   constructor(
     private readonly db: Db,
     private readonly afterCommit: () => void = () => {},
-    options: { checkpointEvery?: number; gatherMs?: number } = {},
+    options: {
+      checkpointEvery?: number;
+      gatherMs?: number;
+      /**
+       * Runs inside each group's transaction after its writes, just before COMMIT: a read there
+       * sees the group's writes and takes no lock of its own (a throw fails the group).
+       */
+      beforeCommit?: () => void;
+    } = {},
   ) {
     this.gatherMs = options.gatherMs ?? GATHER_MS;
+    this.beforeCommit = options.beforeCommit;
     this.walPath = db.memory ? undefined : `${resolve(db.name)}-wal`;
     this.checkpointer = db.memory ? undefined : new Checkpointer(db, options.checkpointEvery);
     if (this.checkpointer) this.checkpointer.onRelease = () => this.schedule();
@@ -217,6 +227,7 @@ export class GroupCommit {
           outcomes.push({ ok: false, value: error });
         }
       }
+      this.beforeCommit?.();
       this.sql.commit.run();
     } catch (error) {
       if (this.db.inTransaction) this.sql.rollback.run();

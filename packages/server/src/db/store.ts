@@ -41,16 +41,21 @@ const toObject = <T>(row: Row): StoredObject<T> => ({
 export class Store {
   private readonly stmts;
   private readonly writeListeners: (() => void)[] = [];
+  private readonly committingListeners: (() => void)[] = [];
   private readonly group: GroupCommit;
   /** A write happened in the group being committed. */
   private groupWrote = false;
 
   constructor(readonly db: Db) {
-    this.group = new GroupCommit(db, () => {
+    const afterCommit = () => {
       if (!this.groupWrote) return;
       this.groupWrote = false;
       this.notifyWrite();
-    });
+    };
+    const beforeCommit = () => {
+      for (const listener of this.committingListeners) listener();
+    };
+    this.group = new GroupCommit(db, afterCommit, { beforeCommit });
     this.stmts = {
       insert: db.prepare(
         'INSERT INTO objects (id, kind, parent_id, created_at, data) VALUES (?, ?, ?, ?, ?)',
@@ -82,6 +87,15 @@ export class Store {
    */
   onWrite(listener: () => void): void {
     this.writeListeners.push(listener);
+  }
+
+  /**
+   * Calls `listener` inside each group commit's transaction, after its writes and before its
+   * COMMIT, where a read sees them and takes no lock (the deliverer notes whether an outbox row
+   * waits: domain/delivery-log.ts).
+   */
+  onCommitting(listener: () => void): void {
+    this.committingListeners.push(listener);
   }
 
   private notifyWrite(): void {

@@ -54,6 +54,8 @@ export type Commit = <R>(fn: () => R) => Promise<R>;
 export class DeliveryLog {
   private readonly stmts;
   private readonly commit: Commit;
+  /** Whether a row waited at the end of the last group commit; unknown before one. */
+  private pendingAtCommit: boolean | undefined;
 
   /** `commit` defaults to a transaction of its own, durable when it returns (`synchronous = FULL`). */
   constructor(
@@ -90,6 +92,23 @@ export class DeliveryLog {
    */
   hasPending(): boolean {
     return this.stmts.anyPending.get() === 1;
+  }
+
+  /**
+   * Called inside each group commit's transaction, after its writes (`Store.onCommitting`):
+   * remembers whether a row waits then. Every outbox row a request adds (the audit trigger) or
+   * settles is written in a group commit, so until the next one this is still the answer.
+   */
+  noteCommit(): void {
+    this.pendingAtCommit = this.stmts.anyPending.get() === 1;
+  }
+
+  /**
+   * `hasPending` as of the last group commit (`noteCommit`), without a query of its own: what
+   * the deliverer asks after each write response. Asks the database until a commit noted it.
+   */
+  hasPendingAsOfCommit(): boolean {
+    return this.pendingAtCommit ?? this.hasPending();
   }
 
   pendingCount(): number {

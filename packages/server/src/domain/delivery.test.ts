@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { AppOptions } from '../app.js';
 import { startHarness, type Harness } from '../testing/harness.js';
 
@@ -48,7 +48,40 @@ const sinkLines = (path: string) =>
     .split('\n')
     .map((line) => JSON.parse(line));
 
+/** Lets the event loop run a few turns (the pass a write response asks for). */
+const turns = async (n = 10) => {
+  for (let i = 0; i < n; i++) await new Promise((resolve) => setImmediate(resolve));
+};
+
 describe('event delivery', () => {
+  it('after a write response, looks at the outbox only when that write\'s commit left a row waiting', async () => {
+    // No poll during the test: only the passes that write responses ask for.
+    const h = await harness({ delivery: { pollMs: 3_600_000 } });
+    // The start-up pass (it looks at the outbox) is over before the spies go in.
+    await h.app.deliverer!.flush();
+    await turns();
+    const asOfCommit = vi.spyOn(h.app.deliveryLog, 'hasPendingAsOfCommit');
+    const looks = vi.spyOn(h.app.deliveryLog, 'hasPending');
+    const reads = vi.spyOn(h.app.deliveryLog, 'pending');
+
+    await h.call('POST', '/ip_policies', {});
+    await vi.waitFor(() => expect(asOfCommit).toHaveBeenCalled());
+    await turns();
+    // No subscriber: the commit noted that nothing waits, and the pass asked the database nothing.
+    expect(asOfCommit).toHaveReturnedWith(false);
+    expect(looks).not.toHaveBeenCalled();
+    expect(reads).not.toHaveBeenCalled();
+
+    // With a subscriber, the pass after the write delivers its event, no poll needed.
+    const d = await destination(h, 'a');
+    await subscription(h, ['ip_policy_created.v0'], [d]);
+    const { body: policy } = await h.call('POST', '/ip_policies', {});
+    await vi.waitFor(async () => expect((await deliveries(h)).deliveries).toHaveLength(1));
+    const created = h.app.audit.read().find((e) => e.event_type === 'ip_policy_created.v0' && (e.object as { id: string }).id === policy.id)!;
+    expect((await deliveries(h)).deliveries[0]).toMatchObject({ event_id: created.event_id, outcome: 'delivered' });
+    expect((await deliveries(h)).pending).toBe(0);
+  });
+
   it('records a delivery per destination after an IP policy change, for a subscription to ip_policy_updated.v0', async () => {
     const h = await harness();
     const [a, b] = [await destination(h, 'a'), await destination(h, 'b')];

@@ -47,6 +47,8 @@ export class Deliverer {
   private readonly batch: number;
   private timer: NodeJS.Timeout | undefined;
   private wakeScheduled = false;
+  /** The next pass asks the database whether a row waits, not the last commit's note. */
+  private lookAtOutbox = false;
   private stopped = false;
   /** Passes run one at a time, chained here. */
   private chain: Promise<number> = Promise.resolve(0);
@@ -73,13 +75,29 @@ export class Deliverer {
     this.wake();
   }
 
-  /** Asks for a pass soon, e.g. after a request committed a change. Cheap; coalesced. */
+  /** Asks for a pass soon that looks at the outbox itself (polls, a full batch). Cheap; coalesced. */
   wake(): void {
+    this.lookAtOutbox = true;
+    this.schedule();
+  }
+
+  /**
+   * Asks for a pass soon after a write response: its group commit noted whether any outbox
+   * row waits (`DeliveryLog.noteCommit`), so the pass looks at the outbox only if one does,
+   * which it mostly does not (most writes have no subscriber). Cheap; coalesced.
+   */
+  written(): void {
+    this.schedule();
+  }
+
+  private schedule(): void {
     if (this.stopped || this.wakeScheduled) return;
     this.wakeScheduled = true;
     setImmediate(() => {
       this.wakeScheduled = false;
-      void this.runPass();
+      const lookAtOutbox = this.lookAtOutbox;
+      this.lookAtOutbox = false;
+      void this.runPass(lookAtOutbox);
     });
   }
 
@@ -103,9 +121,9 @@ export class Deliverer {
    * Queues one pass after the current one; resolves with the number of rows it delivered or
    * dropped (failures are not progress, so `flush` ends while a destination keeps failing).
    */
-  private runPass(): Promise<number> {
+  private runPass(lookAtOutbox = true): Promise<number> {
     this.chain = this.chain.then(
-      () => (this.stopped ? 0 : this.pass()),
+      () => (this.stopped ? 0 : this.pass(lookAtOutbox)),
       () => 0,
     ).catch((error: unknown) => {
       this.logger.warn({ err: error }, 'event delivery pass failed');
@@ -114,9 +132,10 @@ export class Deliverer {
     return this.chain;
   }
 
-  private async pass(): Promise<number> {
-    // Most writes have no subscriber: a cheap look first (the deliverer wakes after each one).
-    if (!this.log.hasPending()) return 0;
+  private async pass(lookAtOutbox: boolean): Promise<number> {
+    // Most writes have no subscriber: a cheap look first (the deliverer wakes after each one),
+    // and after a write response not even that, when its commit noted that no row waits.
+    if (!(lookAtOutbox ? this.log.hasPending() : this.log.hasPendingAsOfCommit())) return 0;
     const now = Date.now();
     const held = new Set<string>();
     let settled = 0;
