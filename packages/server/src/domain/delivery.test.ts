@@ -65,7 +65,7 @@ describe('event delivery', () => {
     const reads = vi.spyOn(h.app.deliveryLog, 'pending');
 
     await h.call('POST', '/ip_policies', {});
-    await vi.waitFor(() => expect(asOfCommit).toHaveBeenCalled());
+    await vi.waitFor(() => expect(asOfCommit).toHaveBeenCalled(), { timeout: 30_000 });
     await turns();
     // No subscriber: the commit noted that nothing waits, and the pass asked the database nothing.
     expect(asOfCommit).toHaveReturnedWith(false);
@@ -76,7 +76,7 @@ describe('event delivery', () => {
     const d = await destination(h, 'a');
     await subscription(h, ['ip_policy_created.v0'], [d]);
     const { body: policy } = await h.call('POST', '/ip_policies', {});
-    await vi.waitFor(async () => expect((await deliveries(h)).deliveries).toHaveLength(1));
+    await vi.waitFor(async () => expect((await deliveries(h)).deliveries).toHaveLength(1), { timeout: 30_000 });
     const created = h.app.audit.read().find((e) => e.event_type === 'ip_policy_created.v0' && (e.object as { id: string }).id === policy.id)!;
     expect((await deliveries(h)).deliveries[0]).toMatchObject({ event_id: created.event_id, outcome: 'delivered' });
     expect((await deliveries(h)).pending).toBe(0);
