@@ -38,7 +38,8 @@ export function canonical(descriptor: KindDescriptor, normal: Spec, tokens: Map<
 /** Drops from `live` the server-chosen fields that `desired` leaves out. */
 export function ignoreServerChosen(descriptor: KindDescriptor, desired: Spec, live: Spec): Spec {
   let out = live;
-  for (const pattern of descriptor.serverChosen ?? []) {
+  if (!descriptor.serverChosen) return out;
+  for (const pattern of descriptor.serverChosen) {
     const parent = collect(desired, pattern.slice(0, -1));
     const leaf = pattern.at(-1)!;
     if (parent.length > 0 && parent.every(({ value }) => isMap(value) && !(leaf in value))) out = without(out, pattern);
@@ -73,12 +74,16 @@ function sameStructure(a: unknown, b: unknown): boolean {
     return true;
   }
   if (Array.isArray(b) || !isPlain(a) || !isPlain(b)) return false;
-  const keys = Object.keys(a);
-  if (keys.length !== Object.keys(b).length) return false;
-  for (const key of keys) {
+  // Keys counted with for...in (no array of keys per map: a plan compares every object).
+  let count = 0;
+  for (const key in a) {
+    if (!Object.hasOwn(a, key)) continue;
+    count += 1;
     if (!Object.hasOwn(b, key) || !sameStructure((a as Spec)[key], (b as Spec)[key])) return false;
   }
-  return true;
+  // Every key of `a` is one of `b`'s: the same keys when `b` has as many.
+  for (const key in b) if (Object.hasOwn(b, key) && --count < 0) return false;
+  return count === 0;
 }
 
 /**

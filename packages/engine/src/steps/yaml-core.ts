@@ -33,6 +33,10 @@ function mayResolve(c: number): boolean {
 /** The value of plain scalar `text` (the string itself when no core pattern matches). */
 export function resolvePlain(text: string): unknown {
   if (text.length > 0 && !mayResolve(text.charCodeAt(0))) return text;
-  for (const { test, construct } of CORE_SCALARS) if (test.test(text)) return construct(text);
+  // Indexed: a manifest's keys starting with `n`, `t` or `f` (`name`, `type`) all come here.
+  for (let i = 0; i < CORE_SCALARS.length; i++) {
+    const scalar = CORE_SCALARS[i]!;
+    if (scalar.test.test(text)) return scalar.construct(text);
+  }
   return text;
 }
