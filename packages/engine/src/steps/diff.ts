@@ -22,6 +22,10 @@ export function canonical(descriptor: KindDescriptor, normal: Spec, tokens: Map<
   // `for...of` allocates an iterator result per step.
   for (let r = 0; r < descriptor.refs.length; r++) {
     const ref = descriptor.refs[r]!;
+    // A reference whose first field is absent rewrites nothing (a tunnel-group backend has no
+    // `backends`): no visitor or pattern built for it.
+    const head = ref.pattern[0];
+    if (head !== undefined && head !== '*' && head !== '{}' && isMap(out) && !(head in out)) continue;
     out = rewrite(out, ref.pattern, (v) => tokens.get(String(v)) ?? v);
     if (ref.set) out = rewrite(out, ref.pattern.slice(0, -1), (list) => (Array.isArray(list) ? [...list].map(String).sort() : list));
     if (ref.pattern.at(-1) === '{}') {
