@@ -21,7 +21,7 @@ export function check(desired: DesiredObject[], stack: string): Problem[] {
     const object = desired[i]!;
     if (object.descriptor.check) {
       const manifest = object.specPath.reduce<unknown>((v, k) => (v as Record<string | number, unknown> | undefined)?.[k], object.doc.value) as Record<string, unknown> | undefined;
-      const found = object.descriptor.check(object.normal, { at: at(object), ...(manifest ? { manifest } : {}) });
+      const found = object.descriptor.check(object.normal, manifest ? { at: at(object), manifest } : { at: at(object) });
       if (found.length > 0) problems.push(...found);
     }
     // The lock's bot users (lock/lock.ts) are gatehouse's own: never declared, planned or deleted.
@@ -59,7 +59,8 @@ export function check(desired: DesiredObject[], stack: string): Problem[] {
         problems.push(problem(descriptor.child.duplicate, `${object.name} is declared twice in ${object.parent} (first at line ${first.source.line}); its match must be unique there, remove or change one`, object.source));
       } else ofParent.set(key, object);
     }
-    for (const claim of descriptor.uniqueKeys?.(object.normal) ?? []) {
+    const claimed = descriptor.uniqueKeys?.(object.normal);
+    if (claimed) for (const claim of claimed) {
       const key = claim.key; // hostports are shared by HTTPS and TCP edges
       const first = claims.get(key);
       if (first) {

@@ -22,6 +22,10 @@ export function canonical(descriptor: KindDescriptor, normal: Spec, tokens: Map<
   // `for...of` allocates an iterator result per step.
   for (let r = 0; r < descriptor.refs.length; r++) {
     const ref = descriptor.refs[r]!;
+    // A reference whose first field is absent rewrites nothing (a tunnel-group backend has no
+    // `backends`): no visitor or pattern built for it.
+    const head = ref.pattern[0];
+    if (head !== undefined && head !== '*' && head !== '{}' && isMap(out) && !(head in out)) continue;
     out = rewrite(out, ref.pattern, (v) => tokens.get(String(v)) ?? v);
     if (ref.set) out = rewrite(out, ref.pattern.slice(0, -1), (list) => (Array.isArray(list) ? [...list].map(String).sort() : list));
     if (ref.pattern.at(-1) === '{}') {
@@ -38,7 +42,8 @@ export function canonical(descriptor: KindDescriptor, normal: Spec, tokens: Map<
 /** Drops from `live` the server-chosen fields that `desired` leaves out. */
 export function ignoreServerChosen(descriptor: KindDescriptor, desired: Spec, live: Spec): Spec {
   let out = live;
-  for (const pattern of descriptor.serverChosen ?? []) {
+  if (!descriptor.serverChosen) return out;
+  for (const pattern of descriptor.serverChosen) {
     const parent = collect(desired, pattern.slice(0, -1));
     const leaf = pattern.at(-1)!;
     if (parent.length > 0 && parent.every(({ value }) => isMap(value) && !(leaf in value))) out = without(out, pattern);
@@ -73,12 +78,16 @@ function sameStructure(a: unknown, b: unknown): boolean {
     return true;
   }
   if (Array.isArray(b) || !isPlain(a) || !isPlain(b)) return false;
-  const keys = Object.keys(a);
-  if (keys.length !== Object.keys(b).length) return false;
-  for (const key of keys) {
+  // Keys counted with for...in (no array of keys per map: a plan compares every object).
+  let count = 0;
+  for (const key in a) {
+    if (!Object.hasOwn(a, key)) continue;
+    count += 1;
     if (!Object.hasOwn(b, key) || !sameStructure((a as Spec)[key], (b as Spec)[key])) return false;
   }
-  return true;
+  // Every key of `a` is one of `b`'s: the same keys when `b` has as many.
+  for (const key in b) if (Object.hasOwn(b, key) && --count < 0) return false;
+  return count === 0;
 }
 
 /**

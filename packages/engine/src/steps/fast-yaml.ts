@@ -178,10 +178,14 @@ function documentRanges(text: string): [number, number][] {
   if (/^\.\.\.(?=[ \t\r\n]|$)/m.test(text)) return [[0, text.length]];
   const ranges: [number, number][] = [];
   let start = 0;
-  for (const match of text.matchAll(DOCUMENT_START)) {
-    if (match.index === 0) continue;
-    ranges.push([start, match.index]);
-    start = match.index;
+  // `test` rather than `matchAll`: no match object per document (the `---` found is the three
+  // characters before `lastIndex`, the lookahead taking none).
+  DOCUMENT_START.lastIndex = 0;
+  while (DOCUMENT_START.test(text)) {
+    const index = DOCUMENT_START.lastIndex - 3;
+    if (index === 0) continue;
+    ranges.push([start, index]);
+    start = index;
   }
   ranges.push([start, text.length]);
   return ranges;

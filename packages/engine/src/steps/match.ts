@@ -90,7 +90,8 @@ export function match(desired: DesiredObject[], everything: LiveObject[], stack:
   // `{id: ...}` references name live objects: checked against what was read, before any write.
   for (let i = 0; i < desired.length; i++) {
     const d = desired[i]!;
-    for (const ref of d.idRefs ?? []) {
+    // (Most objects have no `{id}` reference: no iterator for them.)
+    if (d.idRefs) for (const ref of d.idRefs) {
       const target = byId.get(ref.id);
       if (!target) problems.push(problem('reference_id_missing', `no live ${ref.kind} has the id ${ref.id}; fix the id, or name a ${ref.kind} manifest instead of {id: ...}`, ref.locate()));
       else if (target.descriptor.kind !== ref.kind) problems.push(problem('reference_id_wrong_kind', `${ref.id} is a ${target.descriptor.title}, but a ${ref.kind} is expected here; fix the id`, ref.locate()));

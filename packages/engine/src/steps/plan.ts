@@ -121,17 +121,24 @@ export function plan(input: PlanInput): Plan {
    */
   const duplicates = new Map(matching.duplicates.map((d) => [d.live.id, d]));
   const liveById = new Map([...matching.deletes, ...matching.duplicates.map((d) => d.live)].map((o) => [o.id, o]));
-  const desiredAddresses = new Set<string>();
-  for (let i = 0; i < matching.pairs.length; i++) { const { desired } = matching.pairs[i]!; desiredAddresses.add(desired.address); }
-  for (let i = 0; i < matching.creates.length; i++) { const d = matching.creates[i]!; desiredAddresses.add(d.address); }
+  // Built at the first live object that needs an address of its own (a delete, a duplicate):
+  // most plans have none.
+  let addresses: Set<string> | undefined;
+  const desiredAddresses = (): Set<string> => {
+    if (addresses) return addresses;
+    addresses = new Set<string>();
+    for (let i = 0; i < matching.pairs.length; i++) addresses.add(matching.pairs[i]!.desired.address);
+    for (let i = 0; i < matching.creates.length; i++) addresses.add(matching.creates[i]!.address);
+    return addresses;
+  };
   const liveAddress = (o: LiveObject): string => (duplicates.has(o.id) ? duplicateAddress(plainAddress(o), o.id) : plainAddress(o));
   const plainAddress = (o: LiveObject): string => {
-    if (o.marker && (duplicates.has(o.id) || !desiredAddresses.has(`${o.descriptor.kind}/${o.marker.name}`))) return `${o.descriptor.kind}/${o.marker.name}`;
+    if (o.marker && (duplicates.has(o.id) || !desiredAddresses().has(`${o.descriptor.kind}/${o.marker.name}`))) return `${o.descriptor.kind}/${o.marker.name}`;
     const parent = o.parentId !== undefined ? liveById.get(o.parentId) : undefined;
     if (!o.marker && parent && o.descriptor.naturalKey) {
       const parentName = liveAddress(parent).slice(parent.descriptor.kind.length + 1);
       const address = `${o.descriptor.kind}/${parentName}/${o.descriptor.naturalKey(liveNormal(o))}`;
-      if (!desiredAddresses.has(address)) return address;
+      if (!desiredAddresses().has(address)) return address;
     }
     return `${o.descriptor.kind}/${o.id}`;
   };

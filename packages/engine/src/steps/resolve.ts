@@ -80,7 +80,8 @@ export function resolve(documents: ValidDocument[], declaredElsewhere: string[] 
     // Most objects (every IP policy rule) reference nothing: no list of ids for them.
     let ids: { id: string; kind: string; locate(): SourceLocation }[] | undefined;
     let resolved: unknown = spec;
-    for (const ref of descriptor.refs) {
+    for (let r = 0; r < descriptor.refs.length; r++) {
+      const ref = descriptor.refs[r]!;
       const into = (ids ??= []);
       resolved = rewrite(resolved, ref.pattern, (value, path) =>
         token(value, ref.kind, doc, () => [...pathOf(specPath), ...path], found, ref.pattern.at(-1) === '{}', into),
@@ -144,7 +145,8 @@ function addRequirements(desired: DesiredObject[]): void {
   for (let i = 0; i < desired.length; i++) { const d = desired[i]!; if (!d.parent && d.descriptor.naturalKey) byKey.set(`${d.descriptor.kind}\0${d.descriptor.naturalKey(d.normal)}`, d.address); }
   for (let i = 0; i < desired.length; i++) {
     const d = desired[i]!;
-    for (const need of d.descriptor.requires?.(d.normal) ?? []) {
+    const needs = d.descriptor.requires?.(d.normal);
+    if (needs) for (const need of needs) {
       for (const key of need.keys) {
         const address = byKey.get(`${need.kind}\0${key}`);
         if (address !== undefined && !d.references.includes(address)) d.references = [...d.references, address];

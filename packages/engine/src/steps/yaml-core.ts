@@ -32,7 +32,21 @@ function mayResolve(c: number): boolean {
 
 /** The value of plain scalar `text` (the string itself when no core pattern matches). */
 export function resolvePlain(text: string): unknown {
-  if (text.length > 0 && !mayResolve(text.charCodeAt(0))) return text;
-  for (const { test, construct } of CORE_SCALARS) if (test.test(text)) return construct(text);
+  let patterns = CORE_SCALARS.length;
+  if (text.length > 0) {
+    const c = text.charCodeAt(0);
+    if (!mayResolve(c)) return text;
+    // Starting with `~` or a letter, only null and bool can match (ints and floats start with a
+    // digit, a sign or a dot), and only as `~` or a word of 4 or 5 letters: a key like `name`
+    // or `type` is tested against those two patterns, not all four.
+    if (c === 0x7e || c >= 0x41) {
+      if (text.length !== 1 && text.length !== 4 && text.length !== 5) return text;
+      patterns = 2;
+    }
+  }
+  for (let i = 0; i < patterns; i++) {
+    const scalar = CORE_SCALARS[i]!;
+    if (scalar.test.test(text)) return scalar.construct(text);
+  }
   return text;
 }
