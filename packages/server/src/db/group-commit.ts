@@ -23,9 +23,7 @@
  * Linux under `synchronous = FULL` (os_unix.c's `full_fsync`): it flushes the data and the
  * metadata needed to read it back (the file's size when the WAL grows), not the timestamps
  * (libuv makes it `F_FULLFSYNC` on macOS, as SQLite's `fullfsync` would). One fsync covers
- * every group committed before it started; an fsync that ends while a flush is scheduled (writes
- * that arrived in this event-loop turn) leaves the next one to that flush, so that it starts
- * right after their commit and covers them too. A function's promise
+ * every group committed before it started. A function's promise
  * settles only once an fsync that started after its group's COMMIT has completed: every
  * request is answered after the commit that holds it is durable. Readers must not be shown
  * what is committed but not yet durable either: `durable(seq)` tells a reader whether to
@@ -191,22 +189,18 @@ export class GroupCommit {
   flush(): void {
     this.scheduled = false;
     const jobs = this.queue;
-    if (jobs.length > 0 && !this.checkpointer?.holding) {
-      this.queue = [];
-      if (this.failure !== undefined) {
-        for (const job of jobs) job.reject(this.failure);
-        return;
-      }
-      this.running = true;
-      try {
-        this.commitGroup(jobs);
-      } finally {
-        this.running = false;
-      }
+    if (jobs.length === 0 || this.checkpointer?.holding) return;
+    this.queue = [];
+    if (this.failure !== undefined) {
+      for (const job of jobs) job.reject(this.failure);
+      return;
     }
-    // Whatever is committed and not yet syncing gets its fsync now: an fsync that ended while
-    // this flush was scheduled left the next one to it (see `startSync`).
-    this.startSync();
+    this.running = true;
+    try {
+      this.commitGroup(jobs);
+    } finally {
+      this.running = false;
+    }
   }
 
   private commitGroup(jobs: Job[]): void {
@@ -300,11 +294,6 @@ export class GroupCommit {
         }, this.gatherMs);
         return;
       }
-      // Writes that arrived in this event-loop turn commit in a moment (their flush is
-      // scheduled for this turn): the next fsync starts right after that commit and covers it
-      // too, instead of starting now and leaving it to the fsync after (about one commit's
-      // time later for the groups waiting now, one whole fsync sooner for the new one).
-      if (this.scheduled) return;
       this.startSync();
     });
   }
