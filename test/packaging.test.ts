@@ -207,16 +207,18 @@ describe('npm pack, then npm install --omit=optional into an empty directory', (
     expect(install.stderr).not.toMatch(/EBADENGINE|gyp|prebuild/);
     expect(existsSync(join(app, 'node_modules/@gatehouse/cli/dist/commands/plan.js'))).toBe(true);
     // The commands run from the bundle (scripts/bundle.mjs), which an installed copy trusts.
-    expect(existsSync(join(app, 'node_modules/@gatehouse/cli/dist-bundle/commands/plan.js'))).toBe(true);
+    expect(existsSync(join(app, 'node_modules/@gatehouse/cli/dist-bundle/commands/plan.cjs'))).toBe(true);
     // And oclif from its vendored copy (src/startup/vendor.ts) while the installed @oclif/core is
     // the version it was built from, which a lockfile install gives.
     expect(existsSync(join(app, 'node_modules/@gatehouse/cli/dist-bundle/vendor/oclif-core.cjs'))).toBe(true);
     const manifest = JSON.parse(readFileSync(join(app, 'node_modules/@gatehouse/cli/oclif.manifest.json'), 'utf8')) as {
       gatehouseBundle: boolean;
-      commands: Record<string, { relativePath: string[] }>;
+      commands: Record<string, { relativePath: string[]; isESM: boolean }>;
     };
     expect(manifest.gatehouseBundle).toBe(true);
-    expect(manifest.commands.plan!.relativePath).toEqual(['dist-bundle', 'commands', 'plan.js']);
+    expect(manifest.commands.plan!.relativePath).toEqual(['dist-bundle', 'commands', 'plan.cjs']);
+    // Required, not imported: run from V8's code cache (src/startup/bundle-modules.ts).
+    expect(manifest.commands.plan!.isESM).toBe(false);
     expect(existsSync(join(app, 'node_modules/@gatehouse/server'))).toBe(false);
     expect(existsSync(join(app, 'node_modules/better-sqlite3'))).toBe(false);
     expect(existsSync(join(app, 'node_modules/fastify'))).toBe(false);

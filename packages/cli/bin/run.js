@@ -34,7 +34,10 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
   // From its vendored copy (one file) while usable, as undici's parts the client uses: both
   // registered as the process's one instance of each module (src/startup/vendor.ts).
   // Compiled with V8's code cache of this command's V8 flags (src/startup/code-cache.ts).
-  (await import('../dist/startup/vendor.js')).registerVendored(root, { codeCache: argv[0] === 'validate' ? 'validate' : 'default' });
+  const codeCache = argv[0] === 'validate' ? 'validate' : 'default';
+  (await import('../dist/startup/vendor.js')).registerVendored(root, { codeCache });
+  // The bundled commands' own files likewise (src/startup/bundle-modules.ts).
+  (await import('../dist/startup/bundle-modules.js')).registerBundleModules(root, codeCache);
   const { flush, run } = createRequire(import.meta.url)('@oclif/core');
   if (engineWarning === undefined) delete process.env.OCLIF_DISABLE_ENGINE_WARNING;
   else process.env.OCLIF_DISABLE_ENGINE_WARNING = engineWarning;

@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 /**
  * Writes `dist-bundle/`: the built commands (dist/commands/*.js) bundled with rolldown together
- * with the engine and the client they import, as ES modules (one per command, shared code in
- * chunks). Run after `tsc -b` by `npm run build`, `prepare`, `npm test` and the CLI's prepack.
+ * with the engine and the client they import, as CommonJS (one `.cjs` file per command, shared
+ * code in chunks), which src/startup/bundle-modules.ts runs with V8's code cache (Node 20 has
+ * none for ES modules). Run after `tsc -b` by `npm run build`, `prepare`, `npm test` and the
+ * CLI's prepack.
  *
  * Why: each ES module Node loads costs start-up time to resolve, read, compile and link, and a
  * command loads about 200 of our own; bundled, `validate` loads some 10 and its import takes
@@ -67,6 +69,14 @@ const PATCHES = [
   },
 ];
 
+/**
+ * What the commands' CommonJS files have for `import.meta` (defined to these names above): the
+ * file's URL, and resolution from the file, as in an ES module.
+ */
+const COMMONJS_META =
+  'const __gatehouseMetaUrl = require("node:url").pathToFileURL(__filename).href;\n' +
+  'const __gatehouseMetaResolve = (specifier) => require("node:url").pathToFileURL(require.resolve(specifier)).href;';
+
 let rolldown;
 try {
   ({ rolldown } = await import('rolldown'));
@@ -106,8 +116,25 @@ const bundle = await rolldown({
   platform: 'node',
   external: (id) => !id.startsWith('.') && !id.startsWith('/') && !id.startsWith('\0') && !BUNDLED.has(packageOf(id)),
   logLevel: 'warn',
+  // CommonJS has no import.meta: the file's own URL, and resolution from the file (see commonJsChunk).
+  transform: { define: { 'import.meta.url': '__gatehouseMetaUrl', 'import.meta.resolve': '__gatehouseMetaResolve' } },
+  plugins: [{ name: 'import-through-loader', renderChunk: (code) => ({ code: importThroughLoader(code) }) }],
+  onLog: (level, log, handler) => {
+    // The rewrite of `import(` shifts the columns after it on its line (3 calls): close enough.
+    if (log.code === 'SOURCEMAP_BROKEN' && log.plugin === 'import-through-loader') return;
+    handler(level, log);
+  },
 });
-await bundle.write({ dir: temp, format: 'esm', entryFileNames: '[name].js', chunkFileNames: 'chunks/[name]-[hash].js', sourcemap: true });
+await bundle.write({
+  dir: temp,
+  format: 'cjs',
+  // ES modules are strict mode code: so is their CommonJS form.
+  strict: true,
+  intro: COMMONJS_META,
+  entryFileNames: '[name].cjs',
+  chunkFileNames: 'chunks/[name]-[hash].cjs',
+  sourcemap: true,
+});
 await bundle.close();
 for (const [file, { modules }] of Object.entries(VENDOR)) {
   const entry = `\0vendor:${file}`;

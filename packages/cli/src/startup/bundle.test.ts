@@ -89,10 +89,10 @@ describe('bundleIsFresh', () => {
 
 describe('commandsFrom', () => {
   it('points every command of dist/commands at the bundle and back, and says which', () => {
-    const manifest = { version: '1', commands: { plan: { id: 'plan', relativePath: ['dist', 'commands', 'plan.js'] }, other: { id: 'other', relativePath: ['lib', 'x.js'] } } };
+    const manifest = { version: '1', commands: { plan: { id: 'plan', relativePath: ['dist', 'commands', 'plan.js'], isESM: true }, other: { id: 'other', relativePath: ['lib', 'x.js'] } } };
     const bundled = commandsFrom(manifest, true);
-    expect(bundled).toMatchObject({ version: '1', gatehouseBundle: true, commands: { plan: { id: 'plan', relativePath: [BUNDLE_DIR, 'commands', 'plan.js'] }, other: { relativePath: ['lib', 'x.js'] } } });
-    expect(commandsFrom(bundled, false)).toMatchObject({ gatehouseBundle: false, commands: { plan: { relativePath: ['dist', 'commands', 'plan.js'] } } });
+    expect(bundled).toMatchObject({ version: '1', gatehouseBundle: true, commands: { plan: { id: 'plan', relativePath: [BUNDLE_DIR, 'commands', 'plan.cjs'], isESM: false }, other: { relativePath: ['lib', 'x.js'] } } });
+    expect(commandsFrom(bundled, false)).toMatchObject({ gatehouseBundle: false, commands: { plan: { relativePath: ['dist', 'commands', 'plan.js'], isESM: true } } });
     expect(manifest.commands.plan.relativePath[0]).toBe('dist');
   });
 });

@@ -32,6 +32,21 @@ describe('requireWithCodeCache', () => {
     expect(run(file)).toBe('["function",true,true]');
   });
 
+  it('writes no cache after a run that failed (exit code 1), and writes one after exit code 2', () => {
+    writeFileSync(file, 'module.exports.value = "ran";\n');
+    const exitWith = (code: number) => {
+      try {
+        run(file, `process.exitCode = ${code};`);
+      } catch (error) {
+        expect((error as { status?: number }).status).toBe(code);
+      }
+    };
+    exitWith(1);
+    expect(existsSync(`${file}.test.v8cache`)).toBe(false);
+    exitWith(2);
+    expect(existsSync(`${file}.test.v8cache`)).toBe(true);
+  });
+
   it('never runs a cache of other content, even of the same length', () => {
     writeFileSync(file, 'module.exports.value = "first";\n');
     expect(run(file)).toBe('"first"');

@@ -1,13 +1,14 @@
 /**
- * Runs a CommonJS file of the CLI's own package (a vendored file, src/startup/vendor.ts) with
- * V8's code cache, so that a start does not parse and compile what the last one did.
+ * Runs a CommonJS file of the CLI's own package (a vendored file, src/startup/vendor.ts, or a
+ * file of the bundled commands, src/startup/bundle-modules.ts) with V8's code cache, so that a
+ * start does not parse and compile what the last one did.
  *
  * The vendored @oclif/core is 580 KB of JavaScript; compiling it (the whole file's pre-parse,
  * then each function oclif runs) is about half of its 60 ms of CPU (require and `Config.load`).
  * Node 20 has no module compile cache (`module.enableCompileCache` is Node 22), so the file is
  * compiled here as Node would (the CommonJS wrapper, `require` from the file's directory), with
- * the cache V8 made for it last time: 58 -> 31 ms. Its `import()` calls (oclif imports the
- * commands, ES modules) go through this module's own `import()` (see `__gatehouseImport`).
+ * the cache V8 made for it last time: 58 -> 31 ms. Its `import()` calls (of ES modules outside
+ * the bundle) go through this module's own `import()` (see `__gatehouseImport`).
  *
  * Where and when the cache is trusted:
  * - It sits next to the file, `<file>.<profile>.v8cache`, in the package's own directory (never
@@ -20,8 +21,8 @@
  * - V8's flags are part of what it checks, and bin/run.js sets different ones for `validate`
  *   (heap) and for the other commands (WebAssembly): each set is a `profile` with its own file.
  * - A missing or refused cache is written at exit, once the command ran (so that it holds the
- *   functions compiled during the run, not only the top level), atomically (a temporary file
- *   renamed), and errors writing it are ignored.
+ *   functions compiled during the run, not only the top level) and only when it ran through
+ *   (exit code 0 or 2), atomically (a temporary file renamed), and errors writing it are ignored.
  */
 import { readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire, Module } from 'node:module';
@@ -58,11 +59,32 @@ function writeCache(cachePath: string, head: string, data: Buffer): void {
   }
 }
 
+/** Caches to write at exit, one `exit` listener for all (a command compiles a dozen files). */
+let pendingWrites: (() => void)[] | undefined;
+
+/**
+ * Runs `write` at exit when the command ran through: exit code 0, or 2 (changes, drift). A cache
+ * is written once and then used as it is, so it should hold what a whole run compiles, not what
+ * a run that stopped at its first error did (a missing variable, a typo in a path).
+ */
+function writeAtExit(write: () => void): void {
+  if (!pendingWrites) {
+    const writes: (() => void)[] = (pendingWrites = []);
+    process.once('exit', (code) => {
+      if (code !== 0 && code !== 2) return;
+      for (const w of writes) w();
+    });
+  }
+  pendingWrites.push(write);
+}
+
 /**
  * `require(file)` for a CommonJS file, compiled with the code cache of `profile` (a name for the
- * V8 flags the process runs with). Returns the module's exports.
+ * V8 flags the process runs with). Returns the module's exports. `module` is the record to run it
+ * in (a fresh one by default): one already in `require.cache` lets a file that requires it back
+ * while it runs see its exports so far, as Node's own loader does for a cycle.
  */
-export function requireWithCodeCache(file: string, profile: string): unknown {
+export function requireWithCodeCache(file: string, profile: string, module: Module = new Module(file)): unknown {
   const source = readFileSync(file, 'utf8');
   const head = header(file);
   const cachePath = `${file}.${profile}.v8cache`;
@@ -74,7 +96,7 @@ export function requireWithCodeCache(file: string, profile: string): unknown {
     filename: file,
     ...(cachedData ? { cachedData } : {}),
   });
-  if (!cachedData || script.cachedDataRejected) process.once('exit', () => writeCache(cachePath, head, script.createCachedData()));
+  if (!cachedData || script.cachedDataRejected) writeAtExit(() => writeCache(cachePath, head, script.createCachedData()));
   const wrapper = script.runInThisContext() as (
     exports: unknown,
     require: NodeJS.Require,
@@ -83,7 +105,6 @@ export function requireWithCodeCache(file: string, profile: string): unknown {
     dirname: string,
     importer: (specifier: string) => Promise<unknown>,
   ) => void;
-  const module = new Module(file);
   module.filename = file;
   const base = pathToFileURL(file);
   const importer = (specifier: string) => import(specifier.startsWith('./') || specifier.startsWith('../') ? new URL(specifier, base).href : specifier);

@@ -80,16 +80,19 @@ interface Recorded {
 }
 
 /**
- * The manifest with every command imported from `dist-bundle/commands` (bundled) or
- * `dist/commands`: oclif imports a command from its manifest entry's `relativePath`.
+ * The manifest with every command imported from `dist-bundle/commands` (bundled: `<name>.cjs`,
+ * CommonJS, src/startup/bundle-modules.ts) or `dist/commands` (`<name>.js`): oclif imports a
+ * command from its manifest entry's `relativePath`.
  */
 export function commandsFrom(manifest: Record<string, unknown>, bundled: boolean): Record<string, unknown> {
-  const commands = (manifest.commands ?? {}) as Record<string, { relativePath?: string[] }>;
+  const commands = (manifest.commands ?? {}) as Record<string, { relativePath?: string[]; isESM?: boolean }>;
   const moved = Object.fromEntries(
     Object.entries(commands).map(([id, command]) => {
       const path = command.relativePath;
       if (!path || path.length !== 3 || (path[0] !== 'dist' && path[0] !== BUNDLE_DIR) || path[1] !== 'commands') return [id, command];
-      return [id, { ...command, relativePath: [bundled ? BUNDLE_DIR : 'dist', ...path.slice(1)] }];
+      const name = path[2]!.replace(/\.c?js$/, '');
+      // oclif `import`s or `require`s a command as its entry's `isESM` says.
+      return [id, { ...command, ...(bundled ? { relativePath: [BUNDLE_DIR, 'commands', `${name}.cjs`], isESM: false } : { relativePath: ['dist', 'commands', `${name}.js`], isESM: true }) }];
     }),
   );
   return { ...manifest, commands: moved, gatehouseBundle: bundled };
