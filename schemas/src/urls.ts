@@ -18,7 +18,9 @@ export function compatibleRange(version: string): string {
   return major === '0' ? `0.${minor}` : `${major}`;
 }
 
-const ownVersion = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
+// By the package's own name, not `../package.json`: the CLI bundles this module (the `runtime`
+// entry) into files of its own, from where a relative path would name another file.
+const ownVersion = (createRequire(import.meta.url)(`${SCHEMAS_PACKAGE}/package.json`) as { version: string }).version;
 
 /** The URL (and `$id`) of a published schema, `path` relative to `json/`, e.g. `manifests/AnyManifest.schema.json`. */
 export function schemaUrl(path: string, version: string = ownVersion): string {

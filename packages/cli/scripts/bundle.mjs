@@ -9,8 +9,8 @@
  * Why: each ES module Node loads costs start-up time to resolve, read, compile and link, and a
  * command loads about 200 of our own; bundled, `validate` loads some 10 and its import takes
  * about half the CPU (README, performance). Node packages (oclif, undici, yaml, ajv, ...) stay
- * external, and so do @gatehouse/schemas (its files read package.json by a relative path) and
- * @gatehouse/server (loaded only by `serve` and the embedded default, with better-sqlite3).
+ * external, and so do @gatehouse/schemas' main entry (BUNDLED_MODULES) and @gatehouse/server
+ * (loaded only by `serve` and the embedded default, with better-sqlite3).
  *
  * The bundle is only an accelerator: bin/run.js uses it while it is fresh (src/startup/bundle.ts:
  * the build information of every package it holds is as it was when it was written) and the
@@ -31,7 +31,7 @@ import { identity, installedVersion } from '../dist/startup/bundle.js';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const OUT = 'dist-bundle';
 /** The packages bundled in, by the build information `tsc -b` rewrites whenever it emits them. */
-const BUILD_INFO = ['tsconfig.tsbuildinfo', '../engine/tsconfig.tsbuildinfo', '../client/tsconfig.tsbuildinfo'];
+const BUILD_INFO = ['tsconfig.tsbuildinfo', '../engine/tsconfig.tsbuildinfo', '../client/tsconfig.tsbuildinfo', '../../schemas/tsconfig.tsbuildinfo'];
 /**
  * Node packages bundled into the commands too, by the versions node_modules holds (the stamp
  * records them; src/startup/bundle.ts). p-queue is an ES module that imports eventemitter3, a
@@ -40,6 +40,13 @@ const BUILD_INFO = ['tsconfig.tsbuildinfo', '../engine/tsconfig.tsbuildinfo', '.
  */
 const NODE_BUNDLED = ['p-queue', 'p-timeout', 'eventemitter3'];
 const BUNDLED = new Set(['@gatehouse/engine', '@gatehouse/client', ...NODE_BUNDLED]);
+/**
+ * Modules of other packages bundled in: @gatehouse/schemas' `runtime` entry (what the engine and
+ * the client check and apply with: some 10 ES modules, 10-14 ms of every plan's start from
+ * node_modules, which no code cache reaches). Its main entry (the TypeBox schemas, imported only
+ * by policies) stays external.
+ */
+const BUNDLED_MODULES = new Set(['@gatehouse/schemas/runtime']);
 /**
  * CommonJS modules of node packages bundled, with everything they require, into one CommonJS file
  * each under dist-bundle/vendor/ (src/startup/vendor.ts says why and how they are loaded): the
@@ -114,7 +121,7 @@ const temp = join(root, `${OUT}.tmp-${process.pid}`);
 const bundle = await rolldown({
   input,
   platform: 'node',
-  external: (id) => !id.startsWith('.') && !id.startsWith('/') && !id.startsWith('\0') && !BUNDLED.has(packageOf(id)),
+  external: (id) => !id.startsWith('.') && !id.startsWith('/') && !id.startsWith('\0') && !BUNDLED.has(packageOf(id)) && !BUNDLED_MODULES.has(id),
   logLevel: 'warn',
   // CommonJS has no import.meta: the file's own URL, and resolution from the file (see commonJsChunk).
   transform: { define: { 'import.meta.url': '__gatehouseMetaUrl', 'import.meta.resolve': '__gatehouseMetaResolve' } },
