@@ -9,18 +9,19 @@
  * made for them last time, as the vendored oclif is.
  *
  * How: each file gets an entry in `require.cache` (Node's documented way to add one) under its
- * own path, whose exports are computed on first access by `requireWithCodeCache`. oclif
- * `require`s the command file its manifest names (a `.cjs` path, src/startup/manifest.ts), and
- * the command requires its chunks by path, so every file of the bundle a command loads goes
- * through its entry, and the files a command does not load are never read. Registering costs
- * two directory listings. Files of a stale bundle are registered too, harmlessly: the manifest
+ * own path (vendor.ts's `lazyEntry`), in which `requireWithCodeCache` runs the file on first
+ * access of its exports. oclif `require`s the command file its manifest names (a `.cjs` path,
+ * src/startup/manifest.ts), and the command requires its chunks by path, so every file of the
+ * bundle a command loads goes through its entry, and the files a command does not load are
+ * never read. Registering costs two directory listings. Files of a stale bundle are registered too, harmlessly: the manifest
  * then names `dist/`'s commands, and nothing requires them.
  */
 import { readdirSync } from 'node:fs';
-import { createRequire, Module } from 'node:module';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { BUNDLE_DIR } from './bundle.js';
 import { requireWithCodeCache } from './code-cache.js';
+import { lazyEntry } from './vendor.js';
 
 /** The bundle's directories of CommonJS files (scripts/bundle.mjs writes nothing deeper). */
 const DIRECTORIES = ['commands', 'chunks'];
@@ -44,39 +45,9 @@ export function registerBundleModules(root: string, profile: string): string[] {
       if (!name.endsWith('.cjs')) continue;
       const path = join(root, BUNDLE_DIR, directory, name);
       if (cache[path]) continue;
-      cache[path] = codeCachedEntry(path, profile, cache);
+      cache[path] = lazyEntry(path, (entry) => requireWithCodeCache(path, profile, entry), cache);
       registered.push(path);
     }
   }
   return registered;
-}
-
-/**
- * A `require.cache` entry for `path` whose file runs on first access of its exports. The entry
- * is the module record the file runs in, and its exports are an object before the file runs:
- * chunks that require each other (a cycle) get each other's exports so far, never a second run.
- * A file that throws is removed from the cache, as Node's loader does.
- */
-function codeCachedEntry(path: string, profile: string, cache: NodeJS.Require['cache']): Module {
-  const entry = new Module(path);
-  entry.filename = path;
-  entry.loaded = true;
-  Object.defineProperty(entry, 'exports', {
-    configurable: true,
-    enumerable: true,
-    get() {
-      Object.defineProperty(entry, 'exports', { configurable: true, enumerable: true, writable: true, value: {} });
-      try {
-        return requireWithCodeCache(path, profile, entry);
-      } catch (error) {
-        // As Node's loader does: a file that failed is not kept half run.
-        delete cache[path];
-        throw error;
-      }
-    },
-    set(value: unknown) {
-      Object.defineProperty(entry, 'exports', { configurable: true, enumerable: true, writable: true, value });
-    },
-  });
-  return entry;
 }

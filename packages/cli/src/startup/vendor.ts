@@ -59,22 +59,33 @@ function vendoredFiles(root: string): Record<string, Vendored> {
 
 const packageOf = (module: string) => module.split('/').slice(0, module.startsWith('@') ? 2 : 1).join('/');
 
-/** A module record at `path` whose exports are `load()`'s, loaded on first access. */
-function lazyEntry(path: string, load: () => unknown): Module {
+/**
+ * A module record for `require.cache` at `path` whose exports are `load(record)`'s, computed on
+ * first access. While `load` runs, the record's exports are an empty object: a module that
+ * requires this one back (a cycle) gets the exports so far, as from Node's own loader, never a
+ * second load. A `load` that throws takes the record out of `cache`, as Node keeps no module that
+ * failed: the next `require` resolves it again.
+ */
+export function lazyEntry(path: string, load: (entry: Module) => unknown, cache: NodeJS.Require['cache']): Module {
   const entry = new Module(path);
   entry.filename = path;
   entry.loaded = true;
+  const settle = (value: unknown) => Object.defineProperty(entry, 'exports', { configurable: true, enumerable: true, writable: true, value });
   Object.defineProperty(entry, 'exports', {
     configurable: true,
     enumerable: true,
     get() {
-      const exports = load();
-      Object.defineProperty(entry, 'exports', { configurable: true, enumerable: true, writable: true, value: exports });
-      return exports;
+      settle({});
+      try {
+        const exports = load(entry);
+        settle(exports);
+        return exports;
+      } catch (error) {
+        delete cache[path];
+        throw error;
+      }
     },
-    set(value: unknown) {
-      Object.defineProperty(entry, 'exports', { configurable: true, enumerable: true, writable: true, value });
-    },
+    set: settle,
   });
   return entry;
 }
@@ -106,7 +117,7 @@ export function registerVendored(root: string, options: { codeCache?: string } =
     const load = () =>
       (exports ??= (options.codeCache === undefined ? require(vendored) : requireWithCodeCache(vendored, options.codeCache)) as Record<string, unknown>);
     modules.forEach((module, i) => {
-      require.cache[paths[i]!] = lazyEntry(paths[i]!, () => load()[module]);
+      require.cache[paths[i]!] = lazyEntry(paths[i]!, () => load()[module], require.cache);
       registered.push(module);
     });
   }
