@@ -33,7 +33,7 @@
  * the pages, so a retry could falsely succeed). An in-memory database has nothing to sync.
  *
  * Checkpoints. For a database file, the connection does not checkpoint the WAL inside a
- * COMMIT (two fsyncs on the event loop); a worker thread does, every few dozen groups, and
+ * COMMIT (two fsyncs on the event loop); a worker thread does, every few hundred groups, and
  * holds the flush of the queue during its short second pass so that the WAL can start over
  * (db/checkpointer.ts, which says why that is as durable).
  *

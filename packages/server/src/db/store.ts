@@ -6,6 +6,7 @@
  */
 import type { Db } from './database.js';
 import { GroupCommit } from './group-commit.js';
+import { isoNow } from '../clock.js';
 
 export interface StoredObject<T = Record<string, unknown>> {
   id: string;
@@ -140,7 +141,7 @@ export class Store {
   }
 
   insert<T>(kind: string, id: string, data: T, parentId: string | null = null): StoredObject<T> {
-    const createdAt = new Date().toISOString();
+    const createdAt = isoNow();
     this.stmts.insert.run(id, kind, parentId, createdAt, JSON.stringify(data));
     this.wrote();
     return { id, kind, parentId, createdAt, data };
@@ -193,7 +194,7 @@ export class Store {
   }
 
   remove(id: string): void {
-    this.stmts.remove.run(new Date().toISOString(), id);
+    this.stmts.remove.run(isoNow(), id);
     this.stmts.releaseKeys.run(id);
     this.wrote();
   }

@@ -16,7 +16,7 @@ import type { StoredObject } from '../db/store.js';
 import { replyCached } from '../cache/reply-cached.js';
 import { ApiError, notFound } from '../errors.js';
 import { newId } from '../ids.js';
-import type { RequestContext, Services } from './context.js';
+import { requestContext, type RequestContext, type Services } from './context.js';
 
 /** A unique key an object claims, and the error to answer when another object holds it. */
 export interface UniqueKey {
@@ -70,6 +70,19 @@ export interface WriteContext extends RequestContext {
   parentId: string | null;
 }
 
+/** `ctx` with the object's ids, built field by field (see `requestContext`). */
+function writeContext(ctx: RequestContext, id: string, parentId: string | null): WriteContext {
+  return {
+    store: ctx.store,
+    urls: ctx.urls,
+    audit: ctx.audit,
+    reservationCheck: ctx.reservationCheck,
+    principal: ctx.principal,
+    id,
+    parentId,
+  };
+}
+
 /** Shallow merge of a PATCH: given fields replace the current ones whole. */
 export function merge<T extends object>(current: T | undefined, input: Record<string, unknown>): T {
   return { ...(current ?? {}), ...input } as T;
@@ -86,7 +99,7 @@ export function objectPath(def: ResourceDefinition<unknown>, object: { id: strin
 
 export function registerResource<Stored>(app: FastifyInstance, def: ResourceDefinition<Stored>): void {
   const services = () => app.services;
-  const ctxOf = (request: FastifyRequest): RequestContext => ({ ...services(), principal: request.principal });
+  const ctxOf = (request: FastifyRequest): RequestContext => requestContext(services(), request.principal);
   const itemPath = `${def.path}/:id`;
 
   const parentIdOf = (request: FastifyRequest): string | null => {
@@ -132,7 +145,7 @@ export function registerResource<Stored>(app: FastifyInstance, def: ResourceDefi
       const body = request.body as Record<string, unknown>;
       const parentId = def.parentFromBody ? def.parentFromBody(body, ctx) : parentIdOf(request);
       const id = newId(def.idPrefix);
-      const data = def.write(body, undefined, { ...ctx, id, parentId });
+      const data = def.write(body, undefined, writeContext(ctx, id, parentId));
       claimKeys(data, { id, parentId });
       const object = ctx.store.insert(def.kind, id, data, parentId);
       return recordAudit('created', object, ctx);
@@ -180,11 +193,7 @@ export function registerResource<Stored>(app: FastifyInstance, def: ResourceDefi
     const ctx = ctxOf(request);
     const updated = await ctx.store.write(() => {
       const current = load(request);
-      const data = def.write(request.body as Record<string, unknown>, current.data, {
-        ...ctx,
-        id: current.id,
-        parentId: current.parentId,
-      });
+      const data = def.write(request.body as Record<string, unknown>, current.data, writeContext(ctx, current.id, current.parentId));
       claimKeys(data, current);
       const object = ctx.store.update(current, data);
       return recordAudit('updated', object, ctx);

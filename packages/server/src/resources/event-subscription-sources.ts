@@ -28,13 +28,13 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { replyCached } from '../cache/reply-cached.js';
 import type { StoredObject } from '../db/store.js';
 import { ApiError, notFound } from '../errors.js';
-import type { RequestContext } from './context.js';
+import { requestContext, type RequestContext } from './context.js';
 import { EVENT_SUBSCRIPTION, eventSubscriptions, renderSource, type StoredSubscription } from './event-subscriptions.js';
 
 const BASE = '/event_subscriptions/:id/sources';
 
 export function registerEventSubscriptionSources(app: FastifyInstance): void {
-  const ctxOf = (request: FastifyRequest): RequestContext => ({ ...app.services, principal: request.principal });
+  const ctxOf = (request: FastifyRequest): RequestContext => requestContext(app.services, request.principal);
   const load = (request: FastifyRequest): StoredObject<StoredSubscription> => {
     const { id } = request.params as { id: string };
     const found = app.services.store.get<StoredSubscription>(id, EVENT_SUBSCRIPTION);

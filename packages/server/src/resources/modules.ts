@@ -12,7 +12,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { StoredObject } from '../db/store.js';
 import { notFound } from '../errors.js';
 import { replyCached } from '../cache/reply-cached.js';
-import type { RequestContext, Services } from './context.js';
+import { requestContext, type RequestContext, type Services } from './context.js';
 
 export interface ModuleDefinition<Stored = Record<string, unknown>> {
   /** Field name on the owner and last path segment (`oidc`, `response_headers`). */
@@ -109,7 +109,7 @@ export function registerModules(app: FastifyInstance, owner: ModuleOwner, module
     const path = `${owner.path}/${module.name}`;
 
     app.put(path, { schema: { body: module.input, response: { 200: module.output } } }, async (request) => {
-      const ctx: RequestContext = { ...app.services, principal: request.principal };
+      const ctx = requestContext(app.services, request.principal);
       const { stored, object } = await ctx.store.write(() => {
         const object = load(request);
         const written = module.write(request.body as Record<string, unknown>, ctx, module.name);
