@@ -9,11 +9,12 @@ import { composeMetadata } from '@gatehouse/engine';
 export const CLI = fileURLToPath(new URL('../bin/run.js', import.meta.url));
 
 /**
- * Starts `gatehouse serve` on a free port over `db` with API key `key`; resolves with its URL
- * and a `stop` once it has printed its start-up lines, rejects if it exits first.
+ * Starts `gatehouse serve` on a free port over `db` with API key `key` (and `args`, more flags of
+ * serve); resolves with its URL and a `stop` once it has printed its start-up lines, rejects if
+ * it exits first.
  */
-export function startServe(db, key) {
-  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--db', db, '--api-key', key], { stdio: ['ignore', 'pipe', 'inherit'] });
+export function startServe(db, key, args = []) {
+  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--db', db, '--api-key', key, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
     let out = '';
     child.on('exit', (code) => reject(new Error(`gatehouse serve exited ${code}: ${out}`)));
