@@ -242,11 +242,15 @@ describe('npm pack, then npm install --omit=optional into an empty directory', (
     const again = await gatehouse(['plan', 'manifests', '--detailed-exitcode'], api);
     expect(again.code, again.stdout + again.stderr).toBe(0);
     expect(again.stdout).toMatch(/No changes/);
-    // oclif ran from its vendored copy, compiled with V8's code cache (src/startup/vendor.ts,
-    // code-cache.ts), which each profile wrote on its first run.
-    const vendor = join(app, 'node_modules/@gatehouse/cli/dist-bundle/vendor');
-    expect(existsSync(join(vendor, 'oclif-core.cjs.default.v8cache'))).toBe(true);
-    expect(existsSync(join(vendor, 'oclif-core.cjs.validate.v8cache'))).toBe(true);
+    // oclif and undici ran from their vendored copies, and the commands from the bundle, compiled
+    // with V8's code cache (src/startup/vendor.ts, bundle-modules.ts, code-cache.ts), which each
+    // profile wrote on its first run that went through.
+    const bundle = join(app, 'node_modules/@gatehouse/cli/dist-bundle');
+    expect(existsSync(join(bundle, 'vendor/oclif-core.cjs.default.v8cache'))).toBe(true);
+    expect(existsSync(join(bundle, 'vendor/oclif-core.cjs.validate.v8cache'))).toBe(true);
+    expect(existsSync(join(bundle, 'vendor/undici.cjs.default.v8cache'))).toBe(true);
+    expect(existsSync(join(bundle, 'commands/plan.cjs.default.v8cache'))).toBe(true);
+    expect(existsSync(join(bundle, 'commands/validate.cjs.validate.v8cache'))).toBe(true);
   }, 180_000);
 
   it('the shell recipe plans a change, applies the plan it saved, and then finds no drift', async () => {

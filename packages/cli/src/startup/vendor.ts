@@ -1,7 +1,8 @@
 /**
  * Vendored CommonJS packages: `dist-bundle/vendor/*.cjs` (scripts/bundle.mjs) each hold some
- * modules of node packages (now @oclif/core) bundled by rolldown with everything they require,
- * in one file; its exports are `{ [module]: exports }`, each evaluated when first asked for.
+ * modules of node packages (@oclif/core; undici's agent, errors and index) bundled by rolldown
+ * with everything they require, in one file; its exports are `{ [module]: exports }`, each
+ * evaluated when first asked for.
  *
  * Why: oclif's index requires some 110 files (help, ux, config, errors, parser, and minimatch,
  * ejs, debug, ansis, lilconfig, tinyglobby, wsl-utils, ... under them). Each costs Node a
