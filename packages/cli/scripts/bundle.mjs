@@ -126,7 +126,7 @@ const bundle = await rolldown({
   platform: 'node',
   external: (id) => !id.startsWith('.') && !id.startsWith('/') && !id.startsWith('\0') && !BUNDLED.has(packageOf(id)) && !BUNDLED_MODULES.has(id),
   logLevel: 'warn',
-  // CommonJS has no import.meta: the file's own URL, and resolution from the file (see commonJsChunk).
+  // CommonJS has no import.meta: the file's own URL, and resolution from the file (COMMONJS_META).
   transform: { define: { 'import.meta.url': '__gatehouseMetaUrl', 'import.meta.resolve': '__gatehouseMetaResolve' } },
   plugins: [{ name: 'import-through-loader', renderChunk: (code) => ({ code: importThroughLoader(code) }) }],
   onLog: (level, log, handler) => {

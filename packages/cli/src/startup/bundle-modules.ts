@@ -13,8 +13,8 @@
  * access of its exports. oclif `require`s the command file its manifest names (a `.cjs` path,
  * src/startup/manifest.ts), and the command requires its chunks by path, so every file of the
  * bundle a command loads goes through its entry, and the files a command does not load are
- * never read. Registering costs two directory listings. Files of a stale bundle are registered too, harmlessly: the manifest
- * then names `dist/`'s commands, and nothing requires them.
+ * never read. Registering costs two directory listings. Files of a stale bundle are registered
+ * too, harmlessly: the manifest then names `dist/`'s commands, and nothing requires them.
  */
 import { readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
