@@ -3,6 +3,7 @@
  * every delivery attempt that operators read (`GET /_admin/deliveries`). SQL only; the policy
  * (order, retries, what a delivery is) lives in `delivery.ts`.
  */
+import { isoNow } from '../clock.js';
 import type { Db } from '../db/database.js';
 
 export type DeliveryOutcome = 'delivered' | 'failed' | 'dropped';
@@ -122,7 +123,7 @@ export class DeliveryLog {
    * own on the event loop).
    */
   settle(row: PendingDelivery, outcome: DeliveryOutcome, detail: string | null, retryAt?: string): Promise<void> {
-    const now = new Date().toISOString();
+    const now = isoNow();
     return this.commit(() => {
       this.stmts.record.run(
         row.outboxSeq,
