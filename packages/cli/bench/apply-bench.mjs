@@ -19,13 +19,8 @@ import { join } from 'node:path';
 import { GatehouseClient } from '@gatehouse/client';
 import { executeApply, prepareApply } from '@gatehouse/engine';
 import { ClientLiveApi } from '../dist/live-api.js';
-import { benchMetadata, median, pool, startServe, yamlDoc } from './support.mjs';
+import { UNRESERVED, benchMetadata, median, pool, startServe, yamlDoc } from './support.mjs';
 
-/**
- * The bench's TCP edges use addresses it does not reserve first: the server does not refuse them
- * (reservations are not what this bench measures).
- */
-const UNRESERVED = ['--no-reservation-check'];
 const KEY = 'apply-bench-key-0123456789abcdef';
 const STACK = 'bench';
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 10);

@@ -19,15 +19,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GatehouseClient, collect } from '@gatehouse/client';
-import { computePlan, KINDS, validateManifests } from '@gatehouse/engine';
+import { computePlan, validateManifests } from '@gatehouse/engine';
 import { ClientLiveApi } from '../dist/live-api.js';
-import { benchMetadata, CLI, median, pool, startServe, yamlDoc } from './support.mjs';
+import { LISTED_COLLECTIONS, UNRESERVED, benchMetadata, CLI, median, pool, startServe, yamlDoc } from './support.mjs';
 
-/**
- * The bench's TCP edges use addresses it does not reserve first: the server does not refuse them
- * (reservations are not what this bench measures).
- */
-const UNRESERVED = ['--no-reservation-check'];
 const KEY = 'bench-key-0123456789abcdef';
 const STACK = 'bench';
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -123,8 +118,7 @@ async function main() {
     const first = await planRun(); // warm-up; learns which collections the plan reads
     const changes = first.plan.changes.length;
     if (changes > 0) throw new Error(`the plan right after apply is not empty: ${changes} changes`);
-    // Each collection's envelope key, as the kinds' descriptors list them.
-    const keys = new Map(KINDS.flatMap((d) => ('lists' in d.observe ? d.observe.lists.map((c) => [c.path, c.listKey]) : [])));
+    const keys = new Map(LISTED_COLLECTIONS);
     const collections = first.lists.map((p) => {
       if (!keys.has(p)) throw new Error(`the plan listed ${p}, which no kind's descriptor lists`);
       return [p, keys.get(p)];

@@ -4,7 +4,7 @@
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { composeMetadata } from '@gatehouse/engine';
+import { composeMetadata, KINDS } from '@gatehouse/engine';
 
 export const CLI = fileURLToPath(new URL('../bin/run.js', import.meta.url));
 
@@ -33,6 +33,15 @@ export async function pool(items, n, fn) {
     while (next < items.length) await fn(items[next++]);
   }));
 }
+
+/**
+ * Flags of `gatehouse serve` for the benches whose TCP edges use addresses they do not reserve
+ * first: the server does not refuse them (reservations are not what a bench measures).
+ */
+export const UNRESERVED = ['--no-reservation-check'];
+
+/** Every collection a plan may list, `[path, listKey]`, as the kinds' descriptors list them. */
+export const LISTED_COLLECTIONS = KINDS.flatMap((d) => ('lists' in d.observe ? d.observe.lists.map((c) => [c.path, c.listKey]) : []));
 
 /** The metadata apply writes on an object of `stack` named `name` (a fixed hash). */
 export const benchMetadata = (stack, name) => composeMetadata(undefined, { stack, name, hash: '0'.repeat(16) });

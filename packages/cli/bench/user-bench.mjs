@@ -29,9 +29,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { KINDS } from '@gatehouse/engine';
 import { measureStartup, timeProcess } from './startup-bench.mjs';
-import { benchMetadata, CLI, median, startServe, yamlDoc } from './support.mjs';
+import { benchMetadata, CLI, LISTED_COLLECTIONS, median, startServe, yamlDoc } from './support.mjs';
 import { measureValidateMemory } from './validate-memory.mjs';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -46,7 +45,7 @@ const work = mkdtempSync(join(tmpdir(), 'gatehouse-user-bench-'));
 const servers = [];
 
 /** Every collection the plan lists, as `path:listKey` for bare/list.mjs. */
-const COLLECTIONS = KINDS.flatMap((d) => ('lists' in d.observe ? d.observe.lists.map((c) => `${c.path}:${c.listKey}`) : []));
+const COLLECTIONS = LISTED_COLLECTIONS.map(([path, listKey]) => `${path}:${listKey}`);
 
 const pad = (i) => String(i).padStart(5, '0');
 const cidr = (i) => `10.${Math.floor(i / 250)}.${i % 250}.0/24`;
