@@ -7,7 +7,7 @@
  * `gatehouse` validating, planning and applying against a `gatehouse serve` of the workspace.
  */
 import { execFile } from 'node:child_process';
-import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import semver from 'semver';
@@ -201,6 +201,14 @@ describe('npm pack, then npm install --omit=optional into an empty directory', (
     }
     const files = (name: string) => tarballs.find((t) => t.name === name)!.files.map((f) => f.path);
     expect(files('@gatehouse/schemas')).toContain('json/manifests/AnyManifest.schema.json');
+  });
+
+  it('leaves a bundle that is up to date as it is: other test files and users run the CLI from it', async () => {
+    const stamp = join(REPO_ROOT, 'packages/cli/dist-bundle/stamp.json');
+    const written = statSync(stamp).mtimeMs;
+    const again = await execFileAsync(process.execPath, ['packages/cli/scripts/bundle.mjs'], { cwd: REPO_ROOT });
+    expect(again.stdout).toMatch(/is up to date/);
+    expect(statSync(stamp).mtimeMs).toBe(written);
   });
 
   it('installs without the server, better-sqlite3 or any engine warning', () => {

@@ -117,8 +117,10 @@ const stamp = {
     Object.entries(VENDOR).map(([file, { packages, modules }]) => [file, { versions: Object.fromEntries(packages.map((name) => [name, installedVersion(root, name)])), modules }]),
   ),
 };
-// Nothing built since the bundle was written: left as it is (CLIs running now may be using it).
-if (readStamp() === JSON.stringify(stamp) && commands.every((name) => existsSync(join(root, OUT, 'commands', `${name}.js`)))) {
+// Nothing built since the bundle was written: left as it is (CLIs running now may be using it;
+// `npm test` bundles before vitest starts, and test/packaging.test.ts runs this again while
+// other test files run the CLI).
+if (readStamp() === JSON.stringify(stamp) && commands.every((name) => existsSync(join(root, OUT, 'commands', `${name}.cjs`)))) {
   console.log(`bundle: ${OUT}/ is up to date`);
   process.exit(0);
 }
@@ -176,8 +178,14 @@ for (const file of walk(temp)) {
   if (depth !== 2) throw new Error(`bundle: ${relative(temp, file)} is not two levels below the package root`);
 }
 writeFileSync(join(temp, 'stamp.json'), `${JSON.stringify(stamp)}\n`);
-rmSync(join(root, OUT), { recursive: true, force: true });
+// The old bundle is moved aside, not deleted, before the new one takes its place: the directory
+// is missing only between two renames, not for the length of a recursive delete. A CLI that
+// loaded a command from the old bundle may still fail to require a chunk of it after the swap;
+// rewriting a bundle while CLIs run from it is what the check above avoids.
+const old = join(root, `${OUT}.old-${process.pid}`);
+if (existsSync(join(root, OUT))) renameSync(join(root, OUT), old);
 renameSync(temp, join(root, OUT));
+rmSync(old, { recursive: true, force: true });
 console.log(`bundle: ${OUT}/ written (${commands.length} commands)`);
 
 /** `code` of module `id` with the PATCHES for it applied. */
