@@ -70,12 +70,21 @@ const NOT_VENDORED = new Set(['typescript', 'ts-node', 'tsx', 'semver']);
  * - oclif sorts each plugin's commands with `localeCompare`, whose first call builds ICU's
  *   collator: some 6 ms of every start, half of `Config.load`. Code-unit order is the same order
  *   for the CLI's command ids (lower-case words; src/startup/vendor.test.ts checks every id).
+ * - undici loads its HTTP/2 client, and with it Node's `http2` and `tls`, when it loads: some
+ *   3 ms of every command that connects, though the client never enables HTTP/2 and only an
+ *   https:// URL needs `tls` (undici's connector loads it then itself). Patched, the HTTP/2
+ *   client loads when a connection negotiates h2.
  */
 const PATCHES = [
   {
     file: '@oclif/core/lib/config/plugin.js',
     from: '.sort((a, b) => a.id.localeCompare(b.id));',
     to: '.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));',
+  },
+  {
+    file: 'undici/lib/dispatcher/client.js',
+    from: "const connectH2 = require('./client-h2.js')",
+    to: "const connectH2 = (client, socket) => require('./client-h2.js')(client, socket)",
   },
 ];
 

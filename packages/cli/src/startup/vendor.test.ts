@@ -127,3 +127,19 @@ describe('the vendored oclif', () => {
     expect([...ids].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))).toEqual([...ids].sort((a, b) => a.localeCompare(b)));
   });
 });
+
+describe('the vendored undici', () => {
+  it('loads Node’s http2 and tls only when a connection needs them, not with the Agent (a plan over http:// uses neither)', () => {
+    // scripts/bundle.mjs (PATCHES): undici's HTTP/2 client loads when a connection negotiates h2.
+    const result = inChild(
+      fileURLToPath(new URL('../..', import.meta.url)),
+      `const registered = registerVendored(root);
+      const Agent = require('${AGENT}');
+      const agent = new Agent({ connections: 10 });
+      await agent.close();
+      const loaded = (name) => process.moduleLoadList.includes('NativeModule ' + name);
+      console.log(JSON.stringify({ registered, http2: loaded('http2'), tls: loaded('tls') }));`,
+    );
+    expect(result).toEqual({ registered: expect.arrayContaining([AGENT]), http2: false, tls: false });
+  });
+});
