@@ -18,6 +18,10 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
   // Every other command may connect: undici's HTTP parser (WebAssembly) stays in V8's baseline
   // tier, so that exit does not wait 100+ ms for its optimised recompilation (src/startup/wasm-tiering.ts).
   else (await import('../dist/startup/wasm-tiering.js')).keepWasmInBaselineTier();
+  // A command runs for well under a second: V8 optimises only the functions that keep running,
+  // without inlining, rather than spending more CPU compiling than the code then runs
+  // (src/startup/jit-settings.ts). Not for `serve`, which runs for hours.
+  if (argv[0] !== 'serve') (await import('../dist/startup/jit-settings.js')).tuneJitForShortRuns();
   // Always the compiled dist/: without this, oclif looks for TypeScript sources whenever
   // NODE_ENV is `development` or `test`, and warns "Could not find typescript" in every
   // installed copy run from such a shell. oclif's settings start from `globalThis.oclif`.
