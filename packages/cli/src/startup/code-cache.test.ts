@@ -28,8 +28,29 @@ describe('requireWithCodeCache', () => {
     writeFileSync(file, `module.exports.value = [typeof require('node:path').join, __filename === ${JSON.stringify(file)}, this === module.exports];\n`);
     expect(run(file)).toBe('["function",true,true]');
     const cache = readFileSync(`${file}.test.v8cache`);
-    expect(cache.toString('latin1', 0, cache.indexOf(10))).toMatch(/^gatehouse-v8cache \d+:\d+:[\d.]+:[\d.]+ v\d+/);
+    expect(cache.toString('latin1', 0, cache.indexOf(10))).toMatch(/^gatehouse-v8cache \d+:\d+:[\d.]+:[\d.]+ v\d+\S* 1$/);
     expect(run(file)).toBe('["function",true,true]');
+  });
+
+  it('adds what each of the first three runs that went through compiled, then keeps the cache as it is', () => {
+    // Four functions, compiled only when first called: each run calls one.
+    const body = (name: string) => `exports.${name} = (n) => { let s = ''; for (let i = 0; i < n; i++) s += String.fromCharCode(97 + ((i * 7) % 26)); return s.length + ${JSON.stringify(name)}; };`;
+    writeFileSync(file, `${['a', 'b', 'c', 'd'].map(body).join('\n')}\nmodule.exports.value = 'loaded';\n`);
+    const cache = () => readFileSync(`${file}.test.v8cache`);
+    const runs = (data: Buffer) => Number(/ (\d+)$/.exec(data.toString('latin1', 0, data.indexOf(10)))![1]);
+    const sizes: number[] = [];
+    for (const name of ['a', 'b', 'c']) {
+      expect(run(file, `console.log(exports.${name}(3));`)).toBe(`3${name}`);
+      sizes.push(cache().length);
+    }
+    expect(runs(cache())).toBe(3);
+    // Each run's function is in the cache from then on: it grew with each.
+    expect(sizes[1]).toBeGreaterThan(sizes[0]!);
+    expect(sizes[2]).toBeGreaterThan(sizes[1]!);
+    // After three runs the cache is no longer written.
+    const third = cache();
+    expect(run(file, 'console.log(exports.d(3));')).toBe('3d');
+    expect(cache().equals(third)).toBe(true);
   });
 
   it('writes no cache after a run that failed (exit code 1), and writes one after exit code 2', () => {
