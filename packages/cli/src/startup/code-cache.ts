@@ -37,7 +37,7 @@ import { pathToFileURL } from 'node:url';
 import { Script } from 'node:vm';
 
 /** How many runs that went through a cache gathers compiled functions from before it is kept. */
-export const RUNS_GATHERED = 3;
+const RUNS_GATHERED = 3;
 
 /** What a cache's header says of `file` as it is now: `gatehouse-v8cache <identity> <node> `. */
 function stampOf(file: string): string {

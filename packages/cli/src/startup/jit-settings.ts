@@ -15,13 +15,14 @@ import { createRequire } from 'node:module';
  *   compiled, so a long run (a large validate or plan) still gets optimised code.
  *
  * Measured as a user runs it (README, performance, fourth round): a plan of 5,000 objects took
- * about 18% less wall time and 25% less CPU. validate of 50,000 objects (5 MB) was not slower
+ * 17% less wall time and 26% less CPU, and a validate of 50,000 objects (5 MB) was not slower
  * (0.93x). Not used for `serve`: a server runs for hours, and its throughput needs inlining.
  *
  * Contract: call before the command's own code runs (bin/run.js calls it first thing for every
  * command but `serve`). It changes when and how V8 optimises, never what a program computes.
- * Idempotent. V8 reads both flags each time it decides, so setting them at run time works. V8's
- * code cache does not depend on them (src/startup/code-cache.ts).
+ * Idempotent. V8 reads both flags each time it decides, so setting them at run time works. A
+ * code cache made without them is accepted with them (`cachedDataRejected` stays false), so the
+ * caches of src/startup/code-cache.ts serve commands with and without them alike.
  */
 export function tuneJitForShortRuns(): void {
   const v8 = createRequire(import.meta.url)('node:v8') as typeof import('node:v8');
