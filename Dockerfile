@@ -42,13 +42,14 @@ COPY --from=build /packs /packs
 WORKDIR /opt/gatehouse
 # `--help` once writes oclif's command manifest, while the package directory is still
 # writable (it is read-only to the final image's user), and V8's code cache of the vendored
-# oclif for every command; `validate --help` the one for validate's heap settings; each
-# command's `--help` the caches of the bundle files it loads (what they compile as they load).
+# oclif for every command; `validate --help` and `serve --help` the ones for their V8 settings
+# (src/startup/code-cache.ts: a profile each); each command's `--help` the caches of the bundle
+# files it loads (what they compile as they load).
 RUN echo '{"name":"gatehouse-image","private":true}' > package.json \
  && npm install --omit=dev --no-audit --no-fund /packs/*.tgz \
  && npm cache clean --force \
  && node node_modules/@gatehouse/cli/bin/run.js --help > /dev/null \
- && for command in validate plan apply drift export render unlock; do \
+ && for command in validate serve plan apply drift export render unlock; do \
       node node_modules/@gatehouse/cli/bin/run.js "$command" --help > /dev/null || exit 1; \
     done
 

@@ -261,6 +261,17 @@ describe('npm pack, then npm install --omit=optional into an empty directory', (
     expect(existsSync(join(bundle, 'commands/validate.cjs.validate.v8cache'))).toBe(true);
   }, 180_000);
 
+  it('keeps the code caches of serve apart from the other commands\' (V8 refuses a cache made under other flags)', async () => {
+    // Other commands run with bin/run.js's short-run settings (src/startup/jit-settings.ts), serve
+    // without: sharing files, each would refuse and rewrite what the other wrote.
+    const vendor = join(app, 'node_modules/@gatehouse/cli/dist-bundle/vendor');
+    const plans = readFileSync(join(vendor, 'oclif-core.cjs.default.v8cache'));
+    const help = await gatehouse(['serve', '--help']);
+    expect(help.code, help.stderr).toBe(0);
+    expect(existsSync(join(vendor, 'oclif-core.cjs.serve.v8cache'))).toBe(true);
+    expect(readFileSync(join(vendor, 'oclif-core.cjs.default.v8cache')).equals(plans)).toBe(true);
+  });
+
   it('the shell recipe plans a change, applies the plan it saved, and then finds no drift', async () => {
     const recipe = join(REPO_ROOT, 'examples/ci/shell/gatehouse-ci.sh');
     const policies = join(app, 'manifests/ip-policies.yaml');

@@ -21,7 +21,8 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
   // A command runs for well under a second: V8 optimises only the functions that keep running,
   // without inlining, rather than spending more CPU compiling than the code then runs
   // (src/startup/jit-settings.ts). Not for `serve`, which runs for hours.
-  if (argv[0] !== 'serve') (await import('../dist/startup/jit-settings.js')).tuneJitForShortRuns();
+  const serving = argv[0] === 'serve';
+  if (!serving) (await import('../dist/startup/jit-settings.js')).tuneJitForShortRuns();
   // Always the compiled dist/: without this, oclif looks for TypeScript sources whenever
   // NODE_ENV is `development` or `test`, and warns "Could not find typescript" in every
   // installed copy run from such a shell. oclif's settings start from `globalThis.oclif`.
@@ -37,8 +38,9 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
   // loads Node's export lexer (WebAssembly, some 10 MB resident until exit; see src/oclif.ts).
   // From its vendored copy (one file) while usable, as undici's parts the client uses: both
   // registered as the process's one instance of each module (src/startup/vendor.ts).
-  // Compiled with V8's code cache of this command's V8 flags (src/startup/code-cache.ts).
-  const codeCache = argv[0] === 'validate' ? 'validate' : 'default';
+  // Compiled with V8's code cache of this command's V8 flags (src/startup/code-cache.ts): V8
+  // refuses a cache made under other flags, so each set above has caches of its own.
+  const codeCache = argv[0] === 'validate' ? 'validate' : serving ? 'serve' : 'default';
   (await import('../dist/startup/vendor.js')).registerVendored(root, { codeCache });
   // The bundled commands' own files likewise (src/startup/bundle-modules.ts).
   (await import('../dist/startup/bundle-modules.js')).registerBundleModules(root, codeCache);

@@ -59,7 +59,7 @@ const VENDOR = {
   // The parts of undici the client and the CLI require (its Agent and errors; the index only
   // with a proxy, from the same file so that its modules are the same instances). From one file
   // they cost about as much CPU as from node_modules' 26 (their time is in evaluating them and
-  // Node's `http`, `http2`, `tls`), but with the code cache a plan of 5,000 objects ends some
+  // Node's `http`), but with the code cache a plan of 5,000 objects ends some
   // 3.5% sooner (README, performance: the files' reads are gone).
   'vendor/undici.cjs': { packages: ['undici'], modules: ['undici/lib/dispatcher/agent.js', 'undici/lib/core/errors.js', 'undici'] },
 };

@@ -18,8 +18,10 @@
  *   ctime: any rewrite changes them; scripts/bundle.mjs writes a new directory each time) and
  *   Node's version; V8 itself refuses data of another V8 version, of other V8 flags, or of a
  *   source of another length. Anything refused is compiled from the source, as without a cache.
- * - V8's flags are part of what it checks, and bin/run.js sets different ones for `validate`
- *   (heap) and for the other commands (WebAssembly): each set is a `profile` with its own file.
+ * - V8's flags are part of what it checks (those set at run time too, before the first cache
+ *   is made or read), and bin/run.js sets different ones for `validate` (heap, short runs), for
+ *   `serve` (none) and for the other commands (WebAssembly, short runs): each set is a
+ *   `profile` with its own file.
  * - A missing or refused cache is written at exit, once the command ran (so that it holds the
  *   functions compiled during the run, not only the top level) and only when it ran through
  *   (exit code 0 or 2), atomically (a temporary file renamed), and errors writing it are ignored.
@@ -78,8 +80,8 @@ let pendingWrites: (() => void)[] | undefined;
 
 /**
  * Runs `write` at exit when the command ran through: exit code 0, or 2 (changes, drift). A cache
- * is written once and then used as it is, so it should hold what a whole run compiles, not what
- * a run that stopped at its first error did (a missing variable, a typo in a path).
+ * gathers a few runs and is then used as it is, so they should be whole runs, not runs that
+ * stopped at their first error (a missing variable, a typo in a path).
  */
 function writeAtExit(write: () => void): void {
   if (!pendingWrites) {

@@ -20,9 +20,9 @@ import { createRequire } from 'node:module';
  *
  * Contract: call before the command's own code runs (bin/run.js calls it first thing for every
  * command but `serve`). It changes when and how V8 optimises, never what a program computes.
- * Idempotent. V8 reads both flags each time it decides, so setting them at run time works. A
- * code cache made without them is accepted with them (`cachedDataRejected` stays false), so the
- * caches of src/startup/code-cache.ts serve commands with and without them alike.
+ * Idempotent. V8 reads both flags each time it decides, so setting them at run time works. They
+ * are part of the flags V8 checks a code cache against, so a process that runs without them
+ * (`serve`) has code caches of its own (a profile of src/startup/code-cache.ts).
  */
 export function tuneJitForShortRuns(): void {
   const v8 = createRequire(import.meta.url)('node:v8') as typeof import('node:v8');
