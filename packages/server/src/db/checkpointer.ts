@@ -29,8 +29,9 @@
  */
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { Db } from './database.js';
+import { startScriptWorker } from './script-worker.js';
 
 /**
  * Group commits between two checkpoints. A group of a few creates writes about seven WAL
@@ -130,7 +131,7 @@ export class Checkpointer {
 
   private startWorker(): Worker {
     const driver = createRequire(import.meta.url).resolve('better-sqlite3');
-    const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { driver, path: resolve(this.db.name) } });
+    const worker = startScriptWorker(WORKER_SOURCE, { driver, path: resolve(this.db.name) });
     worker.unref();
     worker.on('message', (result: CheckpointResult) => {
       if (!this.held && !this.closed && result.busy === 0) {
