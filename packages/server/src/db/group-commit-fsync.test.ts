@@ -2,61 +2,84 @@
  * An fsync of the WAL that fails: the writes it was to make durable are not acknowledged,
  * and nothing later is either (the kernel may have dropped the pages, so a later fsync that
  * succeeds proves nothing), and writes answered only by an fsync that started after their
- * commit, which a SIGKILL test cannot tell (the page cache outlives the process).
- * `fs.fdatasync` is replaced for this file only.
+ * commit, which a SIGKILL test cannot tell (the page cache outlives the process). The fsync
+ * thread (wal-syncer.ts) calls the double in src/testing/fsync-double.cjs, which this file
+ * steers through shared memory.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { openDatabase } from './database.js';
+import { GroupCommit } from './group-commit.js';
 
-const failNext = { on: false };
-/** Makes every fsync take at least this long (a busy disk). */
-const slowDisk = { ms: 0 };
-/** While `on`, fsyncs do not complete until the test calls the callbacks held here. */
-const held = { on: false, callbacks: [] as (() => void)[] };
-vi.mock('node:fs', async (importOriginal) => {
-  const fs = await importOriginal<typeof import('node:fs')>();
-  const fdatasync = (fd: number, callback: (error: NodeJS.ErrnoException | null) => void) => {
-    if (failNext.on) {
-      failNext.on = false;
-      const error = Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' });
-      setImmediate(() => callback(error));
-      return;
-    }
-    if (held.on) held.callbacks.push(() => fs.fdatasync(fd, callback));
-    else if (slowDisk.ms > 0) setTimeout(() => fs.fdatasync(fd, callback), slowDisk.ms);
-    else fs.fdatasync(fd, callback);
-  };
-  return { ...fs, fdatasync, default: { ...fs, fdatasync } };
+/** The double's slots (see fsync-double.cjs). */
+const [FAIL_NEXT, SLOW_MS, HOLD, STARTED, RELEASED] = [0, 1, 2, 3, 4];
+let control: Int32Array;
+const fsyncDouble = () => ({
+  fdatasyncModule: fileURLToPath(new URL('../testing/fsync-double.cjs', import.meta.url)),
+  fdatasyncModuleData: control.buffer,
 });
+/** Makes the next fsync fail with EIO. */
+const failNext = () => Atomics.store(control, FAIL_NEXT, 1);
+/** Makes every fsync take at least this long (a busy disk). */
+const slowDisk = (ms: number) => Atomics.store(control, SLOW_MS, ms);
+/** From now on, fsyncs do not complete until `release()`. */
+const hold = () => {
+  Atomics.store(control, RELEASED, Atomics.load(control, STARTED));
+  Atomics.store(control, HOLD, 1);
+};
+/** Fsyncs started and not yet released. */
+const held = () => Atomics.load(control, STARTED) - Atomics.load(control, RELEASED);
+/** Lets the oldest held fsync go on. */
+const release = () => {
+  Atomics.add(control, RELEASED, 1);
+  Atomics.notify(control, RELEASED);
+};
+/** Lets every fsync go on, now and later. */
+const releaseAll = () => {
+  Atomics.store(control, HOLD, 0);
+  Atomics.store(control, RELEASED, 1 << 30);
+  Atomics.notify(control, RELEASED);
+};
 
-const { openDatabase } = await import('./database.js');
-const { GroupCommit } = await import('./group-commit.js');
+/** Lets the event loop run a few turns (commits, fsync messages, settlements). */
+const turns = async (n = 5) => {
+  for (let i = 0; i < n; i++) await new Promise((resolve) => setImmediate(resolve));
+};
 
 let dir: string;
 let db: ReturnType<typeof openDatabase>;
+let groups: GroupCommit[];
+/** A group commit whose fsync thread calls the double. */
+const groupCommit = (options: { gatherMs?: number } = {}) => {
+  const group = new GroupCommit(db, undefined, { ...options, ...fsyncDouble() });
+  groups.push(group);
+  return group;
+};
 /** A write of one row, as `GroupCommit.run` takes it. */
 const insert = (v: string) => () => db.prepare('INSERT INTO t (v) VALUES (?)').run(v);
 beforeEach(() => {
+  control = new Int32Array(new SharedArrayBuffer(6 * Int32Array.BYTES_PER_ELEMENT));
+  groups = [];
   dir = mkdtempSync(join(tmpdir(), 'gatehouse-group-fsync-'));
   db = openDatabase(join(dir, 'server.db'));
   db.exec('CREATE TABLE t (v TEXT)');
 });
-afterEach(() => {
-  slowDisk.ms = 0;
-  held.on = false;
-  held.callbacks = [];
+afterEach(async () => {
+  releaseAll();
+  await Promise.all(groups.map((group) => group.close()));
   db.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
 describe('GroupCommit when an fsync fails', () => {
   it('rejects the writes of the group and every later write and read wait', async () => {
-    const group = new GroupCommit(db);
+    const group = groupCommit();
     await group.run(insert('durable'));
 
-    failNext.on = true;
+    failNext();
     const failed = await Promise.allSettled([group.run(insert('a')), group.run(insert('b'))]);
     expect(failed.map((o) => o.status)).toEqual(['rejected', 'rejected']);
     expect((failed[0] as PromiseRejectedResult).reason.code).toBe('EIO');
@@ -65,16 +88,20 @@ describe('GroupCommit when an fsync fails', () => {
     await expect(group.durable(0)).rejects.toMatchObject({ code: 'EIO' });
   });
 
-  it('rejects a write queued behind the failing fsync without committing it', async () => {
-    const group = new GroupCommit(db);
-    failNext.on = true;
+  it('rejects a write committed while the failing fsync ran, and commits nothing asked for after it', async () => {
+    const group = groupCommit();
+    hold();
+    failNext();
     const first = group.run(insert('a'));
-    // Let the group commit (its fsync is now running), then queue one more write.
-    await new Promise((resolve) => setImmediate(resolve));
-    const queued = group.run(insert('queued'));
+    // Its fsync is running: a write committed now is covered by the next one, which never comes.
+    await vi.waitFor(() => expect(held()).toBe(1));
+    const second = group.run(insert('b'));
+    await turns();
+    release();
     await expect(first).rejects.toMatchObject({ code: 'EIO' });
-    await expect(queued).rejects.toMatchObject({ code: 'EIO' });
-    expect(db.prepare('SELECT v FROM t').pluck().all()).toEqual(['a']);
+    await expect(second).rejects.toMatchObject({ code: 'EIO' });
+    await expect(group.run(insert('after'))).rejects.toMatchObject({ code: 'EIO' });
+    expect(db.prepare('SELECT v FROM t').pluck().all()).toEqual(['a', 'b']);
   });
 });
 
@@ -84,7 +111,7 @@ describe('GroupCommit when an fsync fails', () => {
  */
 async function answerTwoBySlowFsync(group: InstanceType<typeof GroupCommit>): Promise<InstanceType<typeof GroupCommit>['stats']> {
   await group.run(insert('warm'));
-  slowDisk.ms = 5;
+  slowDisk(5);
   await Promise.all([group.run(insert('a1')), group.run(insert('b1'))]);
   return { ...group.stats };
 }
@@ -92,7 +119,7 @@ async function answerTwoBySlowFsync(group: InstanceType<typeof GroupCommit>): Pr
 describe('GroupCommit on a slow disk', () => {
   it('lets the clients a slow fsync answered join the next fsync together', async () => {
     // A longer pause than the server's 1 ms, so that a loaded test machine cannot outrun it.
-    const group = new GroupCommit(db, undefined, { gatherMs: 100 });
+    const group = groupCommit({ gatherMs: 100 });
     const before = await answerTwoBySlowFsync(group);
     // Each sends its next write, a moment apart.
     const a2 = group.run(insert('a2'));
@@ -106,7 +133,7 @@ describe('GroupCommit on a slow disk', () => {
 
   it('ends the pause as soon as the writers the slow fsync answered are back', async () => {
     // A pause far longer than the test's time limit: only the early end lets it finish.
-    const group = new GroupCommit(db, undefined, { gatherMs: 60_000 });
+    const group = groupCommit({ gatherMs: 60_000 });
     const before = await answerTwoBySlowFsync(group);
     // Both clients answered are back (in two groups): the next fsync starts without the pause.
     const a2 = group.run(insert('a2'));
@@ -117,59 +144,56 @@ describe('GroupCommit on a slow disk', () => {
   });
 
   it('does not pause after a slow fsync that answered a lone write', async () => {
-    const group = new GroupCommit(db);
-    slowDisk.ms = 5;
+    // Were it to pause, waiting for one more write than the one already committed, the second
+    // write would wait the full minute.
+    const group = groupCommit({ gatherMs: 60_000 });
+    slowDisk(5);
     await group.run(insert('lone'));
     const before = { ...group.stats };
+    hold();
     const first = group.run(insert('c1'));
-    await new Promise((resolve) => setImmediate(resolve));
+    await vi.waitFor(() => expect(held()).toBe(1));
     const second = group.run(insert('c2'));
+    await turns();
+    releaseAll();
     await Promise.all([first, second]);
     expect(group.stats.syncs - before.syncs).toBe(2);
   });
 });
 
-/** Lets the event loop run a few turns (commits, fsync callbacks, settlements). */
-const turns = async (n = 5) => {
-  for (let i = 0; i < n; i++) await new Promise((resolve) => setImmediate(resolve));
-};
-
 describe('GroupCommit acknowledges only what an fsync made durable', () => {
   it('answers no write while the fsync that covers its commit has not completed', async () => {
-    const group = new GroupCommit(db);
-    held.on = true;
+    const group = groupCommit();
+    hold();
     let settled = false;
     const write = group.run(insert('a')).then(() => (settled = true));
+    // Committed (visible to this connection), its fsync started (in the other thread) and held.
+    await vi.waitFor(() => expect(held()).toBe(1));
     await turns();
-    // Committed (visible to this connection), its fsync started and still running: no answer.
     expect(db.prepare('SELECT v FROM t').pluck().all()).toEqual(['a']);
-    expect(held.callbacks).toHaveLength(1);
     expect(settled).toBe(false);
-    held.on = false;
-    held.callbacks.shift()!();
+    releaseAll();
     await write;
     expect(settled).toBe(true);
   });
 
   it('does not answer a write by an fsync that started before its commit', async () => {
-    const group = new GroupCommit(db);
-    held.on = true;
+    const group = groupCommit();
+    hold();
     const first = group.run(insert('first'));
-    await turns();
-    expect(held.callbacks).toHaveLength(1);
+    await vi.waitFor(() => expect(held()).toBe(1));
     // Committed while the first fsync runs: that fsync may not cover it.
     let secondSettled = false;
     const second = group.run(insert('second')).then(() => (secondSettled = true));
     await turns();
     expect(db.prepare('SELECT v FROM t').pluck().all()).toEqual(['first', 'second']);
-    held.callbacks.shift()!();
+    release();
     await first;
-    await turns();
     // The first fsync is done and answered its write; the second waits for the next one.
+    await vi.waitFor(() => expect(held()).toBe(1));
+    await turns();
     expect(secondSettled).toBe(false);
-    expect(held.callbacks).toHaveLength(1);
-    held.on = false;
-    held.callbacks.shift()!();
+    releaseAll();
     await second;
     expect(secondSettled).toBe(true);
   });

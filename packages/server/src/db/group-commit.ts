@@ -17,13 +17,13 @@
  *
  * Durability. For a database file, the group's COMMIT runs with `synchronous = NORMAL` (the
  * WAL is written, not yet fsynced; the connection is `FULL` otherwise, so writes made outside
- * groups stay durable at their commit) and the WAL file is then synced by `fs.fdatasync` in
- * libuv's thread pool, while the event loop goes on parsing, reading and committing the next
- * group. `fdatasync`, not `fsync`, because it is what SQLite itself calls for a WAL sync on
- * Linux under `synchronous = FULL` (os_unix.c's `full_fsync`): it flushes the data and the
- * metadata needed to read it back (the file's size when the WAL grows), not the timestamps
- * (libuv makes it `F_FULLFSYNC` on macOS, as SQLite's `fullfsync` would). One fsync covers
- * every group committed before it started. A function's promise
+ * groups stay durable at their commit) and the WAL file is then synced by `fdatasync` in a
+ * thread of its own (db/wal-syncer.ts), while the event loop goes on parsing, reading and
+ * committing the next group. `fdatasync`, not `fsync`, because it is what SQLite itself calls
+ * for a WAL sync on Linux under `synchronous = FULL` (os_unix.c's `full_fsync`): it flushes
+ * the data and the metadata needed to read it back (the file's size when the WAL grows), not
+ * the timestamps (libuv makes it `F_FULLFSYNC` on macOS, as SQLite's `fullfsync` would). One
+ * fsync covers every group committed before it started. A function's promise
  * settles only once an fsync that started after its group's COMMIT has completed: every
  * request is answered after the commit that holds it is durable. Readers must not be shown
  * what is committed but not yet durable either: `durable(seq)` tells a reader whether to
@@ -40,11 +40,11 @@
  * `afterCommit` runs once per committed group (the render cache is cleared once per commit
  * rather than once per row written).
  */
-import { closeSync, fdatasync, openSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Statement } from 'better-sqlite3';
 import { Checkpointer } from './checkpointer.js';
 import type { Db } from './database.js';
+import { WalSyncer, type WalSyncerOptions } from './wal-syncer.js';
 
 interface Job {
   fn: () => unknown;
@@ -58,18 +58,6 @@ interface Waiter {
   reject: (error: unknown) => void;
 }
 
-/**
- * An fsync at least this slow (ms) that answered two or more writes is followed by a pause of
- * at most `GATHER_MS` before the next one. Without it, ten clients on a busy disk split into
- * two cohorts that take turns: each fsync answers about five writes while the other five, sent
- * during it, wait for the next. With it, one fsync answers all ten. The pause ends as soon as
- * as many writes as that fsync answered have committed since it ended, i.e. when the clients
- * it answered are back (typically a few hundred microseconds), so the disk idles no longer
- * than needed. A fast disk (a quiet machine's 0.1-0.3 ms) and a lone client never wait.
- */
-const SLOW_SYNC_MS = 2;
-const GATHER_MS = 1;
-
 type Sql = 'begin' | 'commit' | 'rollback' | 'savepoint' | 'release' | 'rollbackTo' | 'deferSync' | 'fullSync';
 
 export class GroupCommit {
@@ -78,20 +66,11 @@ export class GroupCommit {
   private closed = false;
   private running = false;
   private readonly sql: Record<Sql, Statement>;
-  /** The WAL file, opened at the first group's commit; none for an in-memory database. */
-  private walFd: number | undefined;
-  private readonly walPath: string | undefined;
+  /** Syncs the WAL after each group's commit; none for an in-memory database. */
+  private readonly syncer: WalSyncer | undefined;
   /** Groups committed so far; `durableSeq` of them are known durable. */
   private committedSeq = 0;
   private durableSeq = 0;
-  private syncing = false;
-  /** Writes committed since the last fsync started. */
-  private unsyncedWrites = 0;
-  /** The pause before the next fsync after a slow one (see `startSync`), and its length. */
-  private gathering: NodeJS.Timeout | undefined;
-  /** `unsyncedWrites` at which the pause ends early: the writers the slow fsync answered are back. */
-  private gatherTarget = 0;
-  private readonly gatherMs: number;
   private readonly beforeCommit: (() => void) | undefined;
   private failure: unknown;
   private waiters: Waiter[] = [];
@@ -103,9 +82,8 @@ export class GroupCommit {
   constructor(
     private readonly db: Db,
     private readonly afterCommit: () => void = () => {},
-    options: {
+    options: WalSyncerOptions & {
       checkpointEvery?: number;
-      gatherMs?: number;
       /**
        * Runs inside each group's transaction after its writes, just before COMMIT: a read there
        * sees the group's writes and takes no lock of its own (a throw fails the group).
@@ -113,9 +91,10 @@ export class GroupCommit {
       beforeCommit?: () => void;
     } = {},
   ) {
-    this.gatherMs = options.gatherMs ?? GATHER_MS;
     this.beforeCommit = options.beforeCommit;
-    this.walPath = db.memory ? undefined : `${resolve(db.name)}-wal`;
+    this.syncer = db.memory
+      ? undefined
+      : new WalSyncer(`${resolve(db.name)}-wal`, (seq) => this.synced(seq), (error) => this.fail(error), options);
     this.checkpointer = db.memory ? undefined : new Checkpointer(db, options.checkpointEvery);
     if (this.checkpointer) this.checkpointer.onRelease = () => this.schedule();
     this.sql = {
@@ -181,8 +160,7 @@ export class GroupCommit {
     await this.checkpointer?.close();
     this.flush();
     await this.durable()?.catch(() => {});
-    if (this.walFd !== undefined) closeSync(this.walFd);
-    this.walFd = undefined;
+    await this.syncer?.close();
   }
 
   /** Commits every queued function as one group (see the module comment). */
@@ -205,7 +183,7 @@ export class GroupCommit {
 
   private commitGroup(jobs: Job[]): void {
     const outcomes: { ok: boolean; value: unknown }[] = [];
-    const deferSync = this.walPath !== undefined;
+    const deferSync = this.syncer !== undefined;
     try {
       if (deferSync) this.sql.deferSync.run();
       this.sql.begin.run();
@@ -243,59 +221,22 @@ export class GroupCommit {
         else job.reject(outcome.value);
       });
     const failAll = (error: unknown) => jobs.forEach((job) => job.reject(error));
-    if (!deferSync) {
+    if (!this.syncer) {
       this.durableSeq = seq;
       settle();
       return;
     }
     this.waiters.push({ seq, resolve: settle, reject: failAll });
-    this.unsyncedWrites += jobs.length;
-    // Gathering after a slow fsync ends as soon as the writers it answered are back.
-    if (this.gathering && this.unsyncedWrites >= this.gatherTarget) {
-      clearTimeout(this.gathering);
-      this.gathering = undefined;
-    }
-    this.startSync();
+    this.syncer.committed(seq, jobs.length);
   }
 
-  /** Starts an fsync of the WAL covering every group committed so far, unless one runs. */
-  private startSync(): void {
-    if (this.syncing || this.gathering || this.failure !== undefined || this.durableSeq >= this.committedSeq) return;
-    this.syncing = true;
-    const covers = this.committedSeq;
-    const writes = this.unsyncedWrites;
-    this.unsyncedWrites = 0;
-    const started = performance.now();
-    try {
-      this.walFd ??= openSync(this.walPath!, 'r');
-    } catch (error) {
-      this.syncing = false;
-      this.fail(error);
-      return;
-    }
-    fdatasync(this.walFd, (error) => {
-      this.syncing = false;
-      if (error) {
-        this.fail(error);
-        return;
-      }
-      this.stats.syncs++;
-      this.durableSeq = covers;
-      const ready = this.waiters.filter((w) => w.seq <= covers);
-      this.waiters = this.waiters.filter((w) => w.seq > covers);
-      for (const waiter of ready) waiter.resolve();
-      // A slow disk and several clients: the ones just answered send their next writes within
-      // a moment; the next fsync waits for them (one fsync for all rather than every other).
-      if (performance.now() - started >= SLOW_SYNC_MS && writes >= 2) {
-        this.gatherTarget = this.unsyncedWrites + writes;
-        this.gathering = setTimeout(() => {
-          this.gathering = undefined;
-          this.startSync();
-        }, this.gatherMs);
-        return;
-      }
-      this.startSync();
-    });
+  /** An fsync that started after group `seq` was committed has completed. */
+  private synced(seq: number): void {
+    this.stats.syncs++;
+    this.durableSeq = seq;
+    const ready = this.waiters.filter((w) => w.seq <= seq);
+    this.waiters = this.waiters.filter((w) => w.seq > seq);
+    for (const waiter of ready) waiter.resolve();
   }
 
   /** An fsync failed: nothing committed since the last good one may be on disk. */
