@@ -29,9 +29,8 @@
  */
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
-import type { Worker } from 'node:worker_threads';
+import { Worker } from 'node:worker_threads';
 import type { Db } from './database.js';
-import { startScriptWorker } from './script-worker.js';
 
 /**
  * Group commits between two checkpoints. A group of a few creates writes about seven WAL
@@ -48,10 +47,14 @@ export const CHECKPOINT_EVERY = 256;
 /** SQLite's own default, restored if the worker fails. */
 const AUTOCHECKPOINT_PAGES = 1000;
 
-/** The worker: one connection, one PASSIVE checkpoint per message, its result sent back. */
+/**
+ * The worker: one connection, one PASSIVE checkpoint per message, its result sent back. Source
+ * that runs as CommonJS and as an ES module alike (`process.getBuiltinModule`, no `require`):
+ * eval'd worker source is an ES module when the process runs under `--input-type=module`.
+ */
 const WORKER_SOURCE = `
-const { parentPort, workerData } = require('node:worker_threads');
-const Database = require(workerData.driver);
+const { parentPort, workerData } = process.getBuiltinModule('node:worker_threads');
+const Database = process.getBuiltinModule('node:module').createRequire(workerData.driver)(workerData.driver);
 const db = new Database(workerData.path);
 db.pragma('synchronous = FULL');
 parentPort.on('message', (message) => {
@@ -131,7 +134,7 @@ export class Checkpointer {
 
   private startWorker(): Worker {
     const driver = createRequire(import.meta.url).resolve('better-sqlite3');
-    const worker = startScriptWorker(WORKER_SOURCE, { driver, path: resolve(this.db.name) });
+    const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { driver, path: resolve(this.db.name) } });
     worker.unref();
     worker.on('message', (result: CheckpointResult) => {
       if (!this.held && !this.closed && result.busy === 0) {

@@ -31,8 +31,7 @@
  * lost, so nothing later may be acknowledged (group-commit.ts). The worker starts with the
  * first sync asked for (about 20 ms of a second thread's time, once per process).
  */
-import type { Worker } from 'node:worker_threads';
-import { startScriptWorker } from './script-worker.js';
+import { Worker } from 'node:worker_threads';
 
 /** An fsync at least this slow (ms) that answered two writes or more is followed by a pause. */
 export const SLOW_SYNC_MS = 2;
@@ -47,13 +46,18 @@ const CLOSING = 3;
 const SLOTS = 4;
 
 /**
- * The worker. `require(workerData.fdatasyncModule).fdatasyncSync` is `node:fs`'s except in
- * tests, which make it fail, stall or wait on their word (src/testing/fsync-double.cjs).
+ * The worker. Its `fdatasyncSync` is `node:fs`'s except in tests, which make it fail, stall or
+ * wait on their word (src/testing/fsync-double.cjs). Source that runs as CommonJS and as an ES
+ * module alike (`process.getBuiltinModule`, no `require`): eval'd worker source is an ES module
+ * when the process runs under `--input-type=module`.
  */
 const WORKER_SOURCE = `
-const { parentPort, workerData } = require('node:worker_threads');
-const { openSync, closeSync } = require('node:fs');
-const { fdatasyncSync } = require(workerData.fdatasyncModule);
+const { parentPort, workerData } = process.getBuiltinModule('node:worker_threads');
+const { openSync, closeSync, fdatasyncSync: nodeFdatasyncSync } = process.getBuiltinModule('node:fs');
+const double = workerData.fdatasyncModule;
+const fdatasyncSync = double === undefined
+  ? nodeFdatasyncSync
+  : process.getBuiltinModule('node:module').createRequire(double)(double).fdatasyncSync;
 const state = new BigInt64Array(workerData.state);
 const [COMMITTED, WRITES, SLEEPING, CLOSING] = [${COMMITTED}, ${WRITES}, ${SLEEPING}, ${CLOSING}];
 const { slowSyncMs, gatherMs } = workerData;
@@ -173,13 +177,16 @@ export class WalSyncer {
   }
 
   private start(): Worker {
-    const worker = startScriptWorker(WORKER_SOURCE, {
-      state: this.state.buffer,
-      walPath: this.walPath,
-      fdatasyncModule: this.options.fdatasyncModule ?? 'node:fs',
-      fdatasyncModuleData: this.options.fdatasyncModuleData,
-      slowSyncMs: SLOW_SYNC_MS,
-      gatherMs: this.options.gatherMs ?? GATHER_MS,
+    const worker = new Worker(WORKER_SOURCE, {
+      eval: true,
+      workerData: {
+        state: this.state.buffer,
+        walPath: this.walPath,
+        fdatasyncModule: this.options.fdatasyncModule,
+        fdatasyncModuleData: this.options.fdatasyncModuleData,
+        slowSyncMs: SLOW_SYNC_MS,
+        gatherMs: this.options.gatherMs ?? GATHER_MS,
+      },
     });
     worker.on('message', (message: bigint | { error: { message: string; code?: string } }) => {
       if (typeof message === 'bigint') {
