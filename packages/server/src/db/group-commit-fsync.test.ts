@@ -15,7 +15,7 @@ import { openDatabase } from './database.js';
 import { GroupCommit } from './group-commit.js';
 
 /** The double's slots (see fsync-double.cjs). */
-const [FAIL_NEXT, SLOW_MS, HOLD, STARTED, RELEASED] = [0, 1, 2, 3, 4];
+const [FAIL_NEXT, SLOW_MS, HOLD, STARTED, RELEASED, CRASH_NEXT] = [0, 1, 2, 3, 4, 6];
 let control: Int32Array;
 const fsyncDouble = () => ({
   fdatasyncModule: fileURLToPath(new URL('../testing/fsync-double.cjs', import.meta.url)),
@@ -23,6 +23,8 @@ const fsyncDouble = () => ({
 });
 /** Makes the next fsync fail with EIO. */
 const failNext = () => Atomics.store(control, FAIL_NEXT, 1);
+/** Makes the fsync thread end at its next fsync, without one failing. */
+const crashNext = () => Atomics.store(control, CRASH_NEXT, 1);
 /** Makes every fsync take at least this long (a busy disk). */
 const slowDisk = (ms: number) => Atomics.store(control, SLOW_MS, ms);
 /** From now on, fsyncs do not complete until `release()`. */
@@ -61,7 +63,7 @@ const groupCommit = (options: { gatherMs?: number } = {}) => {
 /** A write of one row, as `GroupCommit.run` takes it. */
 const insert = (v: string) => () => db.prepare('INSERT INTO t (v) VALUES (?)').run(v);
 beforeEach(() => {
-  control = new Int32Array(new SharedArrayBuffer(6 * Int32Array.BYTES_PER_ELEMENT));
+  control = new Int32Array(new SharedArrayBuffer(7 * Int32Array.BYTES_PER_ELEMENT));
   groups = [];
   dir = mkdtempSync(join(tmpdir(), 'gatehouse-group-fsync-'));
   db = openDatabase(join(dir, 'server.db'));
@@ -102,6 +104,33 @@ describe('GroupCommit when an fsync fails', () => {
     await expect(second).rejects.toMatchObject({ code: 'EIO' });
     await expect(group.run(insert('after'))).rejects.toMatchObject({ code: 'EIO' });
     expect(db.prepare('SELECT v FROM t').pluck().all()).toEqual(['a', 'b']);
+  });
+});
+
+describe('GroupCommit when the fsync thread is lost', () => {
+  it('syncs on the event loop from then on, answering every write once durable', async () => {
+    const group = groupCommit();
+    await group.run(insert('before'));
+    crashNext();
+    // Committed, then its fsync's thread ends: the write is synced on the event loop instead.
+    await group.run(insert('when lost'));
+    expect(group.syncLost).toBeInstanceOf(Error);
+    const startedBefore = Atomics.load(control, STARTED);
+    // From now on each COMMIT syncs the WAL itself (synchronous = FULL): no thread is asked.
+    await Promise.all([group.run(insert('after 1')), group.run(insert('after 2'))]);
+    expect(Atomics.load(control, STARTED)).toBe(startedBefore);
+    expect(db.pragma('synchronous', { simple: true })).toBe(2);
+    expect(group.durable()).toBeUndefined();
+    expect(db.prepare('SELECT v FROM t').pluck().all()).toEqual(['before', 'when lost', 'after 1', 'after 2']);
+  });
+
+  it('syncs on the event loop when the thread cannot start', async () => {
+    const group = new GroupCommit(db, undefined, { fdatasyncModule: join(dir, 'no-such-module.cjs') });
+    groups.push(group);
+    await Promise.all([group.run(insert('a')), group.run(insert('b'))]);
+    await group.run(insert('c'));
+    expect(group.syncLost).toBeDefined();
+    expect(db.prepare('SELECT v FROM t').pluck().all()).toEqual(['a', 'b', 'c']);
   });
 });
 

@@ -40,6 +40,7 @@
  * `afterCommit` runs once per committed group (the render cache is cleared once per commit
  * rather than once per row written).
  */
+import { closeSync, fdatasyncSync, openSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Statement } from 'better-sqlite3';
 import { Checkpointer } from './checkpointer.js';
@@ -66,8 +67,14 @@ export class GroupCommit {
   private closed = false;
   private running = false;
   private readonly sql: Record<Sql, Statement>;
-  /** Syncs the WAL after each group's commit; none for an in-memory database. */
-  private readonly syncer: WalSyncer | undefined;
+  /**
+   * Syncs the WAL after each group's commit; none for an in-memory database, nor once the
+   * thread is lost (each COMMIT then syncs the WAL itself: `syncLost`).
+   */
+  private syncer: WalSyncer | undefined;
+  private readonly walPath: string | undefined;
+  /** Why the fsync thread was lost, if it was (for tests and the log). */
+  syncLost: unknown;
   /** Groups committed so far; `durableSeq` of them are known durable. */
   private committedSeq = 0;
   private durableSeq = 0;
@@ -92,9 +99,11 @@ export class GroupCommit {
     } = {},
   ) {
     this.beforeCommit = options.beforeCommit;
-    this.syncer = db.memory
-      ? undefined
-      : new WalSyncer(`${resolve(db.name)}-wal`, (seq) => this.synced(seq), (error) => this.fail(error), options);
+    this.walPath = db.memory ? undefined : `${resolve(db.name)}-wal`;
+    this.syncer =
+      this.walPath === undefined
+        ? undefined
+        : new WalSyncer(this.walPath, (seq) => this.synced(seq), (error) => this.fail(error), (error) => this.syncOnEventLoop(error), options);
     this.checkpointer = db.memory ? undefined : new Checkpointer(db, options.checkpointEvery);
     if (this.checkpointer) this.checkpointer.onRelease = () => this.schedule();
     this.sql = {
@@ -232,11 +241,35 @@ export class GroupCommit {
 
   /** An fsync that started after group `seq` was committed has completed. */
   private synced(seq: number): void {
+    if (seq <= this.durableSeq) return;
     this.stats.syncs++;
     this.durableSeq = seq;
     const ready = this.waiters.filter((w) => w.seq <= seq);
     this.waiters = this.waiters.filter((w) => w.seq > seq);
     for (const waiter of ready) waiter.resolve();
+  }
+
+  /**
+   * The fsync thread is lost without an fsync having failed (it could not start, or it died):
+   * what was committed since its last fsync is synced here, now, and from now on each group's
+   * COMMIT syncs the WAL itself (`synchronous = FULL`, on the event loop, as SQLite does by
+   * default): slower, as durable.
+   */
+  private syncOnEventLoop(reason: unknown): void {
+    this.syncer = undefined;
+    this.syncLost = reason;
+    if (this.durableSeq >= this.committedSeq) return;
+    let fd: number | undefined;
+    try {
+      fd = openSync(this.walPath!, 'r');
+      fdatasyncSync(fd);
+    } catch (error) {
+      this.fail(error);
+      return;
+    } finally {
+      if (fd !== undefined) closeSync(fd);
+    }
+    this.synced(this.committedSeq);
   }
 
   /** An fsync failed: nothing committed since the last good one may be on disk. */

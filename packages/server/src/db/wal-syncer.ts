@@ -28,8 +28,11 @@
  * turns, each fsync answering about half of them.
  *
  * If an fsync fails the worker reports the error and syncs no more: the written data may be
- * lost, so nothing later may be acknowledged (group-commit.ts). The worker starts with the
- * first sync asked for (about 20 ms of a second thread's time, once per process).
+ * lost, so nothing later may be acknowledged (group-commit.ts). If the thread itself is lost
+ * (it cannot start, say under a container's limit on threads, or cannot open the WAL, or
+ * dies), no fsync failed: the group commit goes on syncing on the event loop. The worker
+ * starts with the first sync asked for (about 20 ms of a second thread's time, once per
+ * process).
  */
 import { Worker } from 'node:worker_threads';
 
@@ -85,7 +88,12 @@ try {
     }
     const writes = Atomics.load(state, WRITES);
     const started = performance.now();
-    fdatasyncSync(fd);
+    try {
+      fdatasyncSync(fd);
+    } catch (error) {
+      parentPort.postMessage({ fsyncFailed: { message: String(error && error.message), code: error && error.code } });
+      break;
+    }
     const took = performance.now() - started;
     // Read before the answer goes out: what commits from here on may be the answered writers'.
     const endWrites = Atomics.load(state, WRITES);
@@ -103,8 +111,6 @@ try {
       awaitCommit(seen, left);
     }
   }
-} catch (error) {
-  parentPort.postMessage({ error: { message: String(error && error.message), code: error && error.code } });
 } finally {
   if (fd !== undefined) closeSync(fd);
 }
@@ -128,18 +134,23 @@ export class WalSyncer {
   private committedSeq = 0;
   private writes = 0;
   private syncedSeq = 0;
-  private failed = false;
+  /** The thread is done with (an fsync failed, or the thread was lost): no more syncs. */
+  private ended = false;
+  private closing = false;
   /** The worker keeps the process alive: something waits for its fsync. */
   private referenced = false;
 
   /**
    * `onSynced(seq)`: an fsync that started after group `seq` was committed has completed.
-   * `onFailed(error)`: an fsync failed (or the worker did); no `onSynced` follows.
+   * `onFailed(error)`: an fsync failed. `onLost(error)`: the thread could not start or ended
+   * without an fsync failing; what was committed since the last `onSynced` is not synced yet.
+   * Neither is followed by anything.
    */
   constructor(
     private readonly walPath: string,
     private readonly onSynced: (seq: number) => void,
     private readonly onFailed: (error: unknown) => void,
+    private readonly onLost: (error: unknown) => void,
     private readonly options: WalSyncerOptions = {},
   ) {}
 
@@ -148,13 +159,13 @@ export class WalSyncer {
    * synced. Keeps the worker, and so the process, alive until it is.
    */
   committed(seq: number, writes: number): void {
-    if (this.failed) return;
+    if (this.ended) return;
     this.committedSeq = seq;
     this.writes += writes;
     try {
       this.worker ??= this.start();
     } catch (error) {
-      this.fail(error);
+      this.end(error, this.onLost);
       return;
     }
     this.reference(true);
@@ -170,6 +181,7 @@ export class WalSyncer {
     if (!this.worker) return;
     // Unreferenced, the worker would let the process exit in the middle of this close.
     this.reference(true);
+    this.closing = true;
     Atomics.store(this.state, CLOSING, 1n);
     Atomics.notify(this.state, COMMITTED);
     await this.exited;
@@ -188,7 +200,8 @@ export class WalSyncer {
         gatherMs: this.options.gatherMs ?? GATHER_MS,
       },
     });
-    worker.on('message', (message: bigint | { error: { message: string; code?: string } }) => {
+    worker.on('message', (message: bigint | { fsyncFailed: { message: string; code?: string } }) => {
+      if (this.ended) return;
       if (typeof message === 'bigint') {
         this.syncedSeq = Number(message);
         // Idle: nothing waits for the worker, which must not keep the process alive.
@@ -196,13 +209,14 @@ export class WalSyncer {
         this.onSynced(this.syncedSeq);
         return;
       }
-      this.fail(Object.assign(new Error(message.error.message), { code: message.error.code }));
+      const { message: text, code } = message.fsyncFailed;
+      this.end(Object.assign(new Error(text), { code }), this.onFailed);
     });
-    worker.on('error', (error) => this.fail(error));
+    worker.on('error', (error) => this.end(error, this.onLost));
     this.exited = new Promise<void>((resolve) =>
-      worker.once('exit', () => {
+      worker.once('exit', (code) => {
         this.reference(false);
-        if (this.syncedSeq < this.committedSeq) this.fail(new Error('the WAL fsync thread ended before its work was done'));
+        if (!this.closing) this.end(new Error(`the WAL fsync thread ended (exit code ${code})`), this.onLost);
         resolve();
       }),
     );
@@ -216,10 +230,11 @@ export class WalSyncer {
     else this.worker.unref();
   }
 
-  private fail(error: unknown): void {
-    if (this.failed) return;
-    this.failed = true;
+  /** The thread is done with: reports why, once. */
+  private end(error: unknown, report: (error: unknown) => void): void {
+    if (this.ended) return;
+    this.ended = true;
     this.reference(false);
-    this.onFailed(error);
+    report(error);
   }
 }

@@ -8,13 +8,14 @@
  *   3 STARTED    calls begun so far
  *   4 RELEASED   calls the test has let go on (see HOLD)
  *   5            only slept on (SLOW_MS)
+ *   6 CRASH_NEXT 1: the next call ends the thread instead (a crash, no fsync failed)
  * It is CommonJS because the worker `require`s it as it is, untransformed.
  */
 const { workerData } = require('node:worker_threads');
 const fs = require('node:fs');
 
 const control = new Int32Array(workerData.fdatasyncModuleData);
-const [FAIL_NEXT, SLOW_MS, HOLD, STARTED, RELEASED, SLEEP] = [0, 1, 2, 3, 4, 5];
+const [FAIL_NEXT, SLOW_MS, HOLD, STARTED, RELEASED, SLEEP, CRASH_NEXT] = [0, 1, 2, 3, 4, 5, 6];
 
 exports.fdatasyncSync = (fd) => {
   const ticket = Atomics.add(control, STARTED, 1) + 1;
@@ -25,6 +26,7 @@ exports.fdatasyncSync = (fd) => {
       Atomics.wait(control, RELEASED, released);
     }
   }
+  if (Atomics.compareExchange(control, CRASH_NEXT, 1, 0) === 1) process.exit(70);
   if (Atomics.compareExchange(control, FAIL_NEXT, 1, 0) === 1) {
     throw Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' });
   }
