@@ -14,8 +14,8 @@
  * The two threads share a few counters (a `SharedArrayBuffer`): the event loop publishes each
  * commit with two atomic stores and wakes the worker only if it sleeps, so a commit costs no
  * message and no system call under load; the worker sleeps in `Atomics.wait` when it has
- * caught up. Measured on the POST bench (interleaved fresh servers, 2026-11-27): 14,400 to
- * 17,000 writes/s, 74 to 65 us of server CPU per write.
+ * caught up. Measured on 2026-11-27 (packages/server/README.md): 15,400 to 16,500 POSTs a
+ * second (medians of 8 interleaved runs), 72 to 66 us of server CPU per POST.
  *
  * Why it is as durable: the worker reads the committed count, which the event loop publishes
  * only after COMMIT has written the group's frames into the WAL file, before it calls
