@@ -15,7 +15,7 @@ import { openDatabase } from './database.js';
 import { GroupCommit } from './group-commit.js';
 
 /** The double's slots (see fsync-double.cjs). */
-const [FAIL_NEXT, SLOW_MS, HOLD, STARTED, RELEASED, CRASH_NEXT] = [0, 1, 2, 3, 4, 6];
+const [FAIL_NEXT, SLOW_MS, HOLD, STARTED, RELEASED, CRASH_NEXT, DONE] = [0, 1, 2, 3, 4, 6, 7];
 let control: Int32Array;
 const fsyncDouble = () => ({
   fdatasyncModule: fileURLToPath(new URL('../testing/fsync-double.cjs', import.meta.url)),
@@ -63,7 +63,7 @@ const groupCommit = (options: { gatherMs?: number } = {}) => {
 /** A write of one row, as `GroupCommit.run` takes it. */
 const insert = (v: string) => () => db.prepare('INSERT INTO t (v) VALUES (?)').run(v);
 beforeEach(() => {
-  control = new Int32Array(new SharedArrayBuffer(7 * Int32Array.BYTES_PER_ELEMENT));
+  control = new Int32Array(new SharedArrayBuffer(8 * Int32Array.BYTES_PER_ELEMENT));
   groups = [];
   dir = mkdtempSync(join(tmpdir(), 'gatehouse-group-fsync-'));
   db = openDatabase(join(dir, 'server.db'));
@@ -225,5 +225,29 @@ describe('GroupCommit acknowledges only what an fsync made durable', () => {
     releaseAll();
     await second;
     expect(secondSettled).toBe(true);
+  });
+
+  it('answers a write whose fsync completed as soon as the next write arrives, ahead of its message', async () => {
+    const group = groupCommit();
+    hold();
+    let settled = false;
+    const first = group.run(insert('first')).then(() => (settled = true));
+    await vi.waitFor(() => expect(held()).toBe(1));
+    release();
+    // The event loop is kept busy until that fsync is done: its message cannot be handled.
+    const deadline = Date.now() + 10_000;
+    while (Atomics.load(control, DONE) < 1 && Date.now() < deadline) {
+      // busy, as a loaded server is
+    }
+    const reported = Date.now() + 20;
+    while (Date.now() < reported) {
+      // the thread records the fsync just after the double returns
+    }
+    const second = group.run(insert('second'));
+    await Promise.resolve();
+    await Promise.resolve();
+    expect(settled).toBe(true);
+    releaseAll();
+    await Promise.all([first, second]);
   });
 });

@@ -126,6 +126,8 @@ export class GroupCommit {
   run<R>(fn: () => R): Promise<R> {
     if (this.closed) return Promise.reject(new Error('the database is closed'));
     if (this.failure !== undefined) return Promise.reject(this.failure);
+    // The event loop runs anyway: answer what an fsync made durable before its message arrives.
+    this.syncer?.poll();
     return new Promise<R>((resolve, reject) => {
       this.queue.push({ fn, resolve: resolve as (value: unknown) => void, reject });
       this.schedule();
@@ -175,6 +177,7 @@ export class GroupCommit {
   /** Commits every queued function as one group (see the module comment). */
   flush(): void {
     this.scheduled = false;
+    this.syncer?.poll();
     const jobs = this.queue;
     if (jobs.length === 0 || this.checkpointer?.holding) return;
     this.queue = [];

@@ -9,13 +9,14 @@
  *   4 RELEASED   calls the test has let go on (see HOLD)
  *   5            only slept on (SLOW_MS)
  *   6 CRASH_NEXT 1: the next call ends the thread instead (a crash, no fsync failed)
+ *   7 DONE       calls completed so far
  * It is CommonJS because the worker `require`s it as it is, untransformed.
  */
 const { workerData } = require('node:worker_threads');
 const fs = require('node:fs');
 
 const control = new Int32Array(workerData.fdatasyncModuleData);
-const [FAIL_NEXT, SLOW_MS, HOLD, STARTED, RELEASED, SLEEP, CRASH_NEXT] = [0, 1, 2, 3, 4, 5, 6];
+const [FAIL_NEXT, SLOW_MS, HOLD, STARTED, RELEASED, SLEEP, CRASH_NEXT, DONE] = [0, 1, 2, 3, 4, 5, 6, 7];
 
 exports.fdatasyncSync = (fd) => {
   const ticket = Atomics.add(control, STARTED, 1) + 1;
@@ -31,4 +32,5 @@ exports.fdatasyncSync = (fd) => {
     throw Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' });
   }
   fs.fdatasyncSync(fd);
+  Atomics.add(control, DONE, 1);
 };
