@@ -190,34 +190,41 @@ describe('GroupCommit on a slow disk', () => {
   });
 });
 
+/**
+ * Holds every fsync from now on and starts a write; resolves once the write is committed and
+ * its fsync started (in the other thread) and held.
+ */
+async function writeWithHeldFsync(group: GroupCommit, value: string) {
+  hold();
+  const write = { settled: false, done: Promise.resolve() };
+  write.done = group.run(insert(value)).then(() => {
+    write.settled = true;
+  });
+  await vi.waitFor(() => expect(held()).toBe(1));
+  return write;
+}
+
 describe('GroupCommit acknowledges only what an fsync made durable', () => {
   it('answers no write while the fsync that covers its commit has not completed', async () => {
-    const group = groupCommit();
-    hold();
-    let settled = false;
-    const write = group.run(insert('a')).then(() => (settled = true));
-    // Committed (visible to this connection), its fsync started (in the other thread) and held.
-    await vi.waitFor(() => expect(held()).toBe(1));
+    const write = await writeWithHeldFsync(groupCommit(), 'a');
     await turns();
     expect(db.prepare('SELECT v FROM t').pluck().all()).toEqual(['a']);
-    expect(settled).toBe(false);
+    expect(write.settled).toBe(false);
     releaseAll();
-    await write;
-    expect(settled).toBe(true);
+    await write.done;
+    expect(write.settled).toBe(true);
   });
 
   it('does not answer a write by an fsync that started before its commit', async () => {
     const group = groupCommit();
-    hold();
-    const first = group.run(insert('first'));
-    await vi.waitFor(() => expect(held()).toBe(1));
+    const first = await writeWithHeldFsync(group, 'first');
     // Committed while the first fsync runs: that fsync may not cover it.
     let secondSettled = false;
     const second = group.run(insert('second')).then(() => (secondSettled = true));
     await turns();
     expect(db.prepare('SELECT v FROM t').pluck().all()).toEqual(['first', 'second']);
     release();
-    await first;
+    await first.done;
     // The first fsync is done and answered its write; the second waits for the next one.
     await vi.waitFor(() => expect(held()).toBe(1));
     await turns();
@@ -229,10 +236,7 @@ describe('GroupCommit acknowledges only what an fsync made durable', () => {
 
   it('answers a write whose fsync completed as soon as the next write arrives, ahead of its message', async () => {
     const group = groupCommit();
-    hold();
-    let settled = false;
-    const first = group.run(insert('first')).then(() => (settled = true));
-    await vi.waitFor(() => expect(held()).toBe(1));
+    const first = await writeWithHeldFsync(group, 'first');
     release();
     // The event loop is kept busy until that fsync is done: its message cannot be handled.
     const deadline = Date.now() + 10_000;
@@ -246,8 +250,8 @@ describe('GroupCommit acknowledges only what an fsync made durable', () => {
     const second = group.run(insert('second'));
     await Promise.resolve();
     await Promise.resolve();
-    expect(settled).toBe(true);
+    expect(first.settled).toBe(true);
     releaseAll();
-    await Promise.all([first, second]);
+    await Promise.all([first.done, second]);
   });
 });
