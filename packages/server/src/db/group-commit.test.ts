@@ -22,7 +22,9 @@ beforeEach(() => {
   afterCommits = 0;
   group = new GroupCommit(db, () => afterCommits++);
 });
-afterEach(() => {
+afterEach(async () => {
+  // Ends its fsync thread (a test that closed it already is no matter).
+  await group.close();
   db.close();
   rmSync(dir, { recursive: true, force: true });
 });
