@@ -34,15 +34,19 @@ import type { Db } from './database.js';
 
 /**
  * Group commits between two checkpoints. A group of a few creates writes about seven WAL
- * frames, so 256 groups leave some 1,800 frames (7 MB) in the WAL, the scale of SQLite's own
- * automatic checkpoint (1,000 pages). Each checkpoint has a fixed cost: two passes, each
- * fsyncing the WAL and the database file, the second holding the next flush; and the pages
- * every group rewrites (the right edge of each table and index, page 1) are copied once per
- * checkpoint however often the groups rewrote them. Every 64 groups, the POST bench spent
- * about 5 us more server CPU per write and answered some 15% fewer writes per second
- * (interleaved runs, 2026-11-27); every 1,024 measured no better than 256 within the noise.
+ * frames, so 1,024 groups leave some 7,000 frames (29 MB) in the WAL, seven times SQLite's own
+ * automatic checkpoint (1,000 pages) and what a busy server's disk holds for a moment. Each
+ * checkpoint has a fixed cost: two passes, each fsyncing the WAL and the database file, the
+ * second holding the next flush; and the pages every group rewrites (the right edge of each
+ * table and index, page 1) are copied once per checkpoint however often the groups rewrote
+ * them. Every 64 groups, the POST bench spent about 5 us more server CPU per write and
+ * answered some 15% fewer writes per second than every 256 (interleaved runs, 2026-11-27);
+ * once the WAL's own fsyncs had a thread of their own (wal-syncer.ts), the checkpoints' fsyncs
+ * of the same disk were what slowed them: every 1,024 groups, the server bench's POST row read
+ * 0.29x, 0.32x, 0.32x and 0.31x against 0.28x, 0.28x, 0.29x and 0.30x every 256 (alternated
+ * runs, 18:54-19:04 UTC).
  */
-export const CHECKPOINT_EVERY = 256;
+export const CHECKPOINT_EVERY = 1024;
 
 /** SQLite's own default, restored if the worker fails. */
 const AUTOCHECKPOINT_PAGES = 1000;
