@@ -41,11 +41,20 @@
  * rather than once per row written).
  */
 import { closeSync, fdatasyncSync, openSync } from 'node:fs';
-import { resolve } from 'node:path';
 import type { Statement } from 'better-sqlite3';
 import { Checkpointer } from './checkpointer.js';
 import type { Db } from './database.js';
 import { WalSyncer, type WalSyncerOptions } from './wal-syncer.js';
+
+/**
+ * The WAL file as SQLite names it: the main database file's full path, as SQLite resolved it
+ * (through a symbolic link to the file, say), and `-wal`. The path the database was opened
+ * with would name no file when it is a link.
+ */
+function walPathOf(db: Db): string {
+  const files = db.pragma('database_list') as { name: string; file: string }[];
+  return `${files.find((file) => file.name === 'main')!.file}-wal`;
+}
 
 interface Job {
   fn: () => unknown;
@@ -99,7 +108,7 @@ export class GroupCommit {
     } = {},
   ) {
     this.beforeCommit = options.beforeCommit;
-    this.walPath = db.memory ? undefined : `${resolve(db.name)}-wal`;
+    this.walPath = db.memory ? undefined : walPathOf(db);
     this.syncer =
       this.walPath === undefined
         ? undefined

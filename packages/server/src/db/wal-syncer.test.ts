@@ -5,7 +5,7 @@
  * group-commit-fsync.test.ts.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readlinkSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -59,6 +59,24 @@ describe('the WAL fsync thread', () => {
       expect(descriptorsOf(wal)).toBe(sqlites + 1);
       await group.close();
       expect(descriptorsOf(wal)).toBe(sqlites);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('syncs the WAL SQLite writes when the database file is a symbolic link', async () => {
+    // SQLite resolves the link and keeps its WAL beside the file the link points to.
+    mkdirSync(join(dir, 'real'));
+    openDatabase(join(dir, 'real', 'server.db')).close();
+    symlinkSync(join(dir, 'real', 'server.db'), join(dir, 'link.db'));
+    const db = openDatabase(join(dir, 'link.db'));
+    try {
+      const group = new GroupCommit(db);
+      await group.run(() => db.exec('CREATE TABLE t (v TEXT)'));
+      await group.run(() => db.prepare('INSERT INTO t (v) VALUES (?)').run('through the link'));
+      expect(group.syncLost).toBeUndefined();
+      expect(group.stats.syncs).toBe(2);
+      await group.close();
     } finally {
       db.close();
     }
