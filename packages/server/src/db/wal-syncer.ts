@@ -16,8 +16,9 @@
  * message and no system call under load; the worker sleeps in `Atomics.wait` when it has
  * caught up. It reports each fsync in shared memory too, which the event loop reads whenever
  * a write arrives or a group is about to commit (`poll`): under load the message waits its
- * turn for about 70 us, and an answer sent that much sooner brings its client back sooner. Measured on 2026-11-27 (packages/server/README.md): 15,400 to 16,500 POSTs a
- * second (medians of 8 interleaved runs), 72 to 66 us of server CPU per POST.
+ * turn for about 70 us, and an answer sent that much sooner brings its client back sooner.
+ * Measured on 2026-11-27 against the pool (packages/server/README.md, medians of 8
+ * interleaved runs): 16,241 to 18,007 POSTs a second, 65.4 to 62.0 us of server CPU per POST.
  *
  * Why it is as durable: the worker reads the committed count, which the event loop publishes
  * only after COMMIT has written the group's frames into the WAL file, before it calls
