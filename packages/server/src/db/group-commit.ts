@@ -82,7 +82,7 @@ export class GroupCommit {
    */
   private syncer: WalSyncer | undefined;
   private readonly walPath: string | undefined;
-  /** Why the fsync thread was lost, if it was (for tests and the log). */
+  /** Why the fsync thread was lost, if it was (tests read it; nothing logs it yet). */
   syncLost: unknown;
   /** Groups committed so far; `durableSeq` of them are known durable. */
   private committedSeq = 0;
