@@ -83,14 +83,15 @@ async function serve() {
 
 /**
  * Parent: drives autocannon against both and prints the table. Each scenario is measured in
- * `ROUNDS` pairs of adjacent runs, its bare reference and itself (the order alternating from
- * round to round), and its ratio is the median of the pairs' ratios: a burst of load from
- * elsewhere on a shared machine hits both runs of a pair alike, where a single run against a
- * mean of references spread over a minute can lose half its rate to one burst. Returns, for
+ * `rounds` pairs of adjacent runs (`BENCH_ROUNDS`, default 3; `npm run bench` passes its own
+ * ROUNDS, 5), its bare reference and itself (the order alternating from round to round), and
+ * its ratio is the median of the pairs' ratios: a burst of load from elsewhere on a shared
+ * machine hits both runs of a pair alike, where a single run against a mean of references
+ * spread over a minute can lose half its rate to one burst. Returns, for
  * GET by id and POST, the pair with the median ratio (`rps`, `bareRps`, `ratio`), and whether
  * any run had a non-2xx answer or an error.
  */
-export async function measure() {
+export async function measure({ rounds = ROUNDS } = {}) {
   const { default: autocannon } = await import('autocannon');
   const child = fork(fileURLToPath(import.meta.url), ['--serve'], { stdio: 'inherit' });
   const info = await new Promise((resolve, reject) => {
@@ -154,17 +155,20 @@ export async function measure() {
 
   const load = () => loadavg().map((n) => n.toFixed(2)).join(' ');
   console.log(
-    `gatehouse server bench: ${SECONDS}s per run, ${ROUNDS} rounds of (reference, scenario) pairs, ${CONNECTIONS} connections, loopback; load average ${load()}`,
+    `gatehouse server bench: ${SECONDS}s per run, ${rounds} rounds of (reference, scenario) pairs, ${CONNECTIONS} connections, loopback; load average ${load()}`,
   );
-  // Warm everything up (JIT, statement caches) without recording.
-  await run('warm-up', { url: `${info.bareUrl}/bare`, duration: 1 });
-  await run('warm-up', { url: `${info.bareUrl}/bare-list`, duration: 1 });
-  await run('warm-up', { url: `${info.url}/ip_policies/${info.id}`, headers: HEADERS, duration: 1 });
-  await run('warm-up', { url: `${info.url}/ip_policies?limit=100`, headers: HEADERS, duration: 1 });
+  // Warm every scenario and its reference up without recording (JIT, statement caches), POST
+  // too: left cold, the first round's POST alone paid for its JIT, for the WAL's first cycle up
+  // to a checkpoint (until then the file grows, and each fsync records its size) and for the
+  // start of the checkpoint thread.
+  for (const scenario of scenarios) {
+    await run('warm-up', { ...scenario.reference[1], duration: 1 });
+    await run('warm-up', { ...scenario.options, duration: 1 });
+  }
   writeTotals.writes = writeTotals.commits = writeTotals.syncs = 0;
 
   const pairs = new Map(scenarios.map((s) => [s.name, []]));
-  for (let round = 0; round < ROUNDS; round++) {
+  for (let round = 0; round < rounds; round++) {
     for (const scenario of scenarios) {
       const [referenceName, referenceOptions] = scenario.reference;
       let reference;
