@@ -33,8 +33,9 @@ import { fileURLToPath } from 'node:url';
 import { measureStartup, timeProcess } from './startup-bench.mjs';
 import { benchMetadata, CLI, LISTED_COLLECTIONS, median, startServe, yamlDoc } from './support.mjs';
 import { measureValidateMemory } from './validate-memory.mjs';
+import { countFromEnv } from '../../server/bench/server-bench.mjs';
 
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const ROUNDS = countFromEnv('BENCH_ROUNDS', 5);
 const SKIP = new Set((process.env.BENCH_SKIP ?? '').split(',').filter(Boolean));
 const KEY = 'user-bench-key-0123456789abcdef';
 const STACK = 'bench';

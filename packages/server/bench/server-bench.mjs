@@ -25,9 +25,21 @@ import { loadavg, tmpdir } from 'node:os';
 import { join, resolve as resolvePath } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+/**
+ * The positive whole number in environment variable `name`, or `fallback` when it is unset. Any
+ * other value, an empty one too, stops the bench with an error that names the variable: zero
+ * rounds, say, would print no figure at all rather than a wrong one.
+ */
+export function countFromEnv(name, fallback) {
+  const value = process.env[name];
+  if (value === undefined) return fallback;
+  if (!/^[1-9][0-9]*$/.test(value.trim())) throw new Error(`${name} must be a positive whole number, not ${JSON.stringify(value)}`);
+  return Number(value);
+}
+
+const SECONDS = countFromEnv('BENCH_SECONDS', 3);
+const CONNECTIONS = countFromEnv('BENCH_CONNECTIONS', 10);
+const ROUNDS = countFromEnv('BENCH_ROUNDS', 3);
 const KEY = 'bench-key-0123456789';
 const HEADERS = { authorization: `Bearer ${KEY}`, 'service-version': '2' };
 
