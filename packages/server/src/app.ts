@@ -100,7 +100,9 @@ export async function buildApp(options: AppOptions = {}): Promise<GatehouseApp> 
 
   const db = openDatabase(options.db ?? MEMORY);
   const urls = new Urls(options.baseUrl ?? DEFAULT_BASE_URL);
-  const store = new Store(db);
+  // A lost fsync or checkpoint thread, or a failed fsync, changes how the server goes on: said
+  // once, in the log.
+  const store = new Store(db, { notice: ({ level, message, error }) => app.log[level]({ err: error }, message) });
   // GET answers are cached as serialized bodies; every write through the store drops them
   // (and so do other connections' commits and a new base URL: cache/render-cache.ts).
   const renderCache = new RenderCache(db, () => urls.of(''));

@@ -87,6 +87,8 @@ export class Checkpointer {
   private held = false;
   /** Called when a hold ends (the group commit flushes what queued meanwhile). */
   onRelease: () => void = () => {};
+  /** Called once if the worker fails and SQLite's automatic checkpoint takes over. */
+  onFallBack: (error: unknown) => void = () => {};
   private closed = false;
   private failed = false;
   private commitsSince = 0;
@@ -165,6 +167,7 @@ export class Checkpointer {
 
   /** The worker failed: SQLite's automatic checkpoint takes over again (on the event loop). */
   private fallBack(error: unknown): void {
+    if (!this.failed) this.onFallBack(error);
     this.failed = true;
     this.worker = undefined;
     if (this.db.open && !this.db.inTransaction) this.db.pragma(`wal_autocheckpoint = ${AUTOCHECKPOINT_PAGES}`);

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { openDatabase } from './database.js';
-import { GroupCommit } from './group-commit.js';
+import { GroupCommit, type StorageNotice } from './group-commit.js';
 
 /** The double's slots (see fsync-double.cjs). */
 const [FAIL_NEXT, SLOW_MS, HOLD, STARTED, RELEASED, CRASH_NEXT, DONE] = [0, 1, 2, 3, 4, 6, 7];
@@ -54,9 +54,12 @@ const turns = async (n = 5) => {
 let dir: string;
 let db: ReturnType<typeof openDatabase>;
 let groups: GroupCommit[];
+/** What the group commits told an operator (`notice`). */
+let notices: StorageNotice[];
+const notice = (n: StorageNotice) => notices.push(n);
 /** A group commit whose fsync thread calls the double. */
 const groupCommit = (options: { gatherMs?: number } = {}) => {
-  const group = new GroupCommit(db, undefined, { ...options, ...fsyncDouble() });
+  const group = new GroupCommit(db, undefined, { ...options, ...fsyncDouble(), notice });
   groups.push(group);
   return group;
 };
@@ -65,6 +68,7 @@ const insert = (v: string) => () => db.prepare('INSERT INTO t (v) VALUES (?)').r
 beforeEach(() => {
   control = new Int32Array(new SharedArrayBuffer(8 * Int32Array.BYTES_PER_ELEMENT));
   groups = [];
+  notices = [];
   dir = mkdtempSync(join(tmpdir(), 'gatehouse-group-fsync-'));
   db = openDatabase(join(dir, 'server.db'));
   db.exec('CREATE TABLE t (v TEXT)');
@@ -88,6 +92,10 @@ describe('GroupCommit when an fsync fails', () => {
 
     await expect(group.run(insert('later'))).rejects.toMatchObject({ code: 'EIO' });
     await expect(group.durable(0)).rejects.toMatchObject({ code: 'EIO' });
+    // Told once, however many writes it fails.
+    expect(notices).toEqual([
+      { level: 'error', message: expect.stringMatching(/^an fsync of the WAL failed: no write is acknowledged/), error: (failed[0] as PromiseRejectedResult).reason },
+    ]);
   });
 
   it('rejects a write committed while the failing fsync ran, and commits nothing asked for after it', async () => {
@@ -115,6 +123,7 @@ describe('GroupCommit when the fsync thread is lost', () => {
     // Committed, then its fsync's thread ends: the write is synced on the event loop instead.
     await group.run(insert('when lost'));
     expect(group.syncLost).toBeInstanceOf(Error);
+    expect(notices).toEqual([{ level: 'warn', message: expect.stringMatching(/fsync thread was lost: each commit syncs the WAL on the event loop/), error: group.syncLost }]);
     const startedBefore = Atomics.load(control, STARTED);
     // From now on each COMMIT syncs the WAL itself (synchronous = FULL): no thread is asked.
     await Promise.all([group.run(insert('after 1')), group.run(insert('after 2'))]);
@@ -125,11 +134,12 @@ describe('GroupCommit when the fsync thread is lost', () => {
   });
 
   it('syncs on the event loop when the thread cannot start', async () => {
-    const group = new GroupCommit(db, undefined, { fdatasyncModule: join(dir, 'no-such-module.cjs') });
+    const group = new GroupCommit(db, undefined, { fdatasyncModule: join(dir, 'no-such-module.cjs'), notice });
     groups.push(group);
     await Promise.all([group.run(insert('a')), group.run(insert('b'))]);
     await group.run(insert('c'));
     expect(group.syncLost).toBeDefined();
+    expect(notices).toMatchObject([{ level: 'warn', error: group.syncLost }]);
     expect(db.prepare('SELECT v FROM t').pluck().all()).toEqual(['a', 'b', 'c']);
   });
 });

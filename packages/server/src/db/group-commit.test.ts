@@ -1,11 +1,11 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startHarness, type Harness } from '../testing/harness.js';
 import { openDatabase, type Db } from './database.js';
-import { GroupCommit } from './group-commit.js';
+import { GroupCommit, type StorageNotice } from './group-commit.js';
 
 let dir: string;
 let db: Db;
@@ -155,6 +155,25 @@ describe('WAL checkpoints (db/checkpointer.ts)', () => {
     } finally {
       reopened.close();
     }
+  });
+
+  it("say so when the worker fails, and SQLite's own checkpoints inside commits take over", async () => {
+    const notices: StorageNotice[] = [];
+    const checkpointed = new GroupCommit(db, undefined, { checkpointEvery: 2, notice: (n) => notices.push(n) });
+    // The first write starts the fsync thread, which opens the WAL; then the database's
+    // directory moves, so the checkpoint worker the second group asks for cannot open it.
+    await checkpointed.run(insert('a'));
+    renameSync(dir, `${dir}-moved`);
+    dir = `${dir}-moved`;
+    await checkpointed.run(insert('b'));
+    await vi.waitFor(() => expect(notices).toHaveLength(1));
+    expect(notices[0]).toMatchObject({ level: 'warn', message: expect.stringMatching(/checkpoint thread failed: SQLite checkpoints inside commits/) });
+    expect(notices[0]!.error).toBe(checkpointed.checkpointer!.lastError);
+    expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(1000);
+    await checkpointed.run(insert('c'));
+    expect(values()).toEqual(['a', 'b', 'c']);
+    await checkpointed.close();
+    expect(notices).toHaveLength(1);
   });
 
   it('lets the WAL start over under steady concurrent writes (a short hold of the flush)', async () => {

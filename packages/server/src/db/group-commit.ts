@@ -56,6 +56,17 @@ function walPathOf(db: Db): string {
   return `${files.find((file) => file.name === 'main')!.file}-wal`;
 }
 
+/**
+ * Something an operator must hear about, because the server goes on in a changed way: the
+ * fsync thread or the checkpoint thread was lost (as durable, slower), or an fsync failed (no
+ * write is acknowledged any more). Said once each; app.ts logs them.
+ */
+export interface StorageNotice {
+  level: 'warn' | 'error';
+  message: string;
+  error: unknown;
+}
+
 interface Job {
   fn: () => unknown;
   resolve: (value: unknown) => void;
@@ -82,12 +93,13 @@ export class GroupCommit {
    */
   private syncer: WalSyncer | undefined;
   private readonly walPath: string | undefined;
-  /** Why the fsync thread was lost, if it was (tests read it; nothing logs it yet). */
+  /** Why the fsync thread was lost, if it was (also told through `notice`). */
   syncLost: unknown;
   /** Groups committed so far; `durableSeq` of them are known durable. */
   private committedSeq = 0;
   private durableSeq = 0;
   private readonly beforeCommit: (() => void) | undefined;
+  private readonly notice: (notice: StorageNotice) => void;
   private failure: unknown;
   private waiters: Waiter[] = [];
   /** Runs WAL checkpoints off the event loop; none for an in-memory database. */
@@ -105,16 +117,27 @@ export class GroupCommit {
        * sees the group's writes and takes no lock of its own (a throw fails the group).
        */
       beforeCommit?: () => void;
+      /** Hears each `StorageNotice` (none is repeated). */
+      notice?: (notice: StorageNotice) => void;
     } = {},
   ) {
     this.beforeCommit = options.beforeCommit;
+    this.notice = options.notice ?? (() => {});
     this.walPath = db.memory ? undefined : walPathOf(db);
     this.syncer =
       this.walPath === undefined
         ? undefined
         : new WalSyncer(this.walPath, (seq) => this.synced(seq), (error) => this.fail(error), (error) => this.syncOnEventLoop(error), options);
     this.checkpointer = db.memory ? undefined : new Checkpointer(db, options.checkpointEvery);
-    if (this.checkpointer) this.checkpointer.onRelease = () => this.schedule();
+    if (this.checkpointer) {
+      this.checkpointer.onRelease = () => this.schedule();
+      this.checkpointer.onFallBack = (error) =>
+        this.notice({
+          level: 'warn',
+          message: "the WAL's checkpoint thread failed: SQLite checkpoints inside commits from now on (as durable, slower)",
+          error,
+        });
+    }
     this.sql = {
       begin: db.prepare('BEGIN IMMEDIATE'),
       commit: db.prepare('COMMIT'),
@@ -270,6 +293,11 @@ export class GroupCommit {
   private syncOnEventLoop(reason: unknown): void {
     this.syncer = undefined;
     this.syncLost = reason;
+    this.notice({
+      level: 'warn',
+      message: "the WAL's fsync thread was lost: each commit syncs the WAL on the event loop from now on (as durable, slower)",
+      error: reason,
+    });
     if (this.durableSeq >= this.committedSeq) return;
     let fd: number | undefined;
     try {
@@ -286,7 +314,15 @@ export class GroupCommit {
 
   /** An fsync failed: nothing committed since the last good one may be on disk. */
   private fail(error: unknown): void {
+    const first = this.failure === undefined;
     this.failure = error;
+    if (first)
+      this.notice({
+        level: 'error',
+        message:
+          'an fsync of the WAL failed: no write is acknowledged from now on, and the writes not yet acknowledged may be lost; restart the server once the disk is sound',
+        error,
+      });
     const waiters = this.waiters;
     this.waiters = [];
     for (const waiter of waiters) waiter.reject(error);

@@ -5,7 +5,7 @@
  * stays valid when the object it names is deleted between two pages.
  */
 import type { Db } from './database.js';
-import { GroupCommit } from './group-commit.js';
+import { GroupCommit, type StorageNotice } from './group-commit.js';
 import { isoNow } from '../clock.js';
 
 export interface StoredObject<T = Record<string, unknown>> {
@@ -47,7 +47,11 @@ export class Store {
   /** A write happened in the group being committed. */
   private groupWrote = false;
 
-  constructor(readonly db: Db) {
+  /** `notice` hears what the group commit must tell an operator (db/group-commit.ts). */
+  constructor(
+    readonly db: Db,
+    options: { notice?: (notice: StorageNotice) => void } = {},
+  ) {
     const afterCommit = () => {
       if (!this.groupWrote) return;
       this.groupWrote = false;
@@ -56,7 +60,7 @@ export class Store {
     const beforeCommit = () => {
       for (const listener of this.committingListeners) listener();
     };
-    this.group = new GroupCommit(db, afterCommit, { beforeCommit });
+    this.group = new GroupCommit(db, afterCommit, { beforeCommit, notice: options.notice });
     this.stmts = {
       insert: db.prepare(
         'INSERT INTO objects (id, kind, parent_id, created_at, data) VALUES (?, ?, ?, ?, ?)',
