@@ -20,11 +20,12 @@ import { GatehouseClient } from '@gatehouse/client';
 import { executeApply, prepareApply } from '@gatehouse/engine';
 import { ClientLiveApi } from '../dist/live-api.js';
 import { UNRESERVED, benchMetadata, median, pool, startServe, yamlDoc } from './support.mjs';
+import { countFromEnv } from '../../server/bench/server-bench.mjs';
 
 const KEY = 'apply-bench-key-0123456789abcdef';
 const STACK = 'bench';
-const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 10);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const CONCURRENCY = countFromEnv('BENCH_CONCURRENCY', 10);
+const ROUNDS = countFromEnv('BENCH_ROUNDS', 3);
 const SIZES = { policies: 250, backends: 250, tcpEdges: 150, bots: 100 };
 const OBJECTS = SIZES.policies * 2 + SIZES.backends + SIZES.tcpEdges + SIZES.bots;
 

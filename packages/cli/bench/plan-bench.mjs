@@ -22,10 +22,11 @@ import { GatehouseClient, collect } from '@gatehouse/client';
 import { computePlan, validateManifests } from '@gatehouse/engine';
 import { ClientLiveApi } from '../dist/live-api.js';
 import { LISTED_COLLECTIONS, UNRESERVED, benchMetadata, CLI, median, pool, startServe, yamlDoc } from './support.mjs';
+import { countFromEnv } from '../../server/bench/server-bench.mjs';
 
 const KEY = 'bench-key-0123456789abcdef';
 const STACK = 'bench';
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const ROUNDS = countFromEnv('BENCH_ROUNDS', 5);
 const SIZES = { policies: 1000, bots: 1000, backends: 1000, tcpEdges: 500, httpsEdges: 250 };
 const meta = (name) => benchMetadata(STACK, name);
 
