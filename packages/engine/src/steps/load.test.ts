@@ -110,8 +110,15 @@ test('a line over 1024 characters sends only its own document to the yaml parser
     '',
   ].join('\n');
   const pieces = documentsWithLongLines(text)!;
-  expect(pieces.map((p) => p.line)).toEqual([1, 2, 6, 11, 12]);
-  expect(pieces.filter((p) => p.text.includes(long))).toHaveLength(1);
+  // The leading comment, the first document, the long line's document alone, then the two
+  // documents after it together.
+  expect(pieces.map((p) => [p.line, p.documents])).toEqual([[1, 0], [2, 1], [6, 1], [11, 2]]);
+  expect(pieces.filter((p) => p.text.includes(long))).toEqual([pieces[2]]);
+  expect(pieces.map((p) => p.text).join('')).toBe(text);
+  // However many documents surround it, a long line makes three pieces at most around it.
+  const many = Array.from({ length: 1000 }, (_, i) => `---\nkind: BotUser\nname: b${i}\nspec: {}\n`);
+  many.splice(500, 0, `---\n${long}\nkind: BotUser\nname: long\nspec: {}\n`);
+  expect(documentsWithLongLines(many.join(''))!.map((p) => p.documents)).toEqual([500, 1, 500]);
   expect(documentsWithLongLines(text.replace(long, '# short'))).toBeUndefined();
   expect(documentsWithLongLines(`%YAML 1.2\n${text}`)).toBeUndefined();
 

@@ -147,9 +147,6 @@ export function parseFile(file: string, text: string, documents: LoadedDocument[
   finish(parseFileSteps(file, text, documents, problems));
 }
 
-/** Pieces of a file with a long line read between two pauses of `parseFileSteps`. */
-const PIECES_PER_STEP = 64;
-
 /** Lets pending I/O callbacks run (`setImmediate`: after the poll phase of the event loop). */
 const letIoRun = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
@@ -163,24 +160,20 @@ function* parseFileSteps(file: string, text: string, documents: LoadedDocument[]
     yield* parseDocumentSteps(file, text, documents, problems);
     return;
   }
-  // One document per piece: a long line sends only its document to `yaml`. Positions and
-  // document indexes are the file's: lines shifted by where the piece starts.
+  // A long line sends only its document to `yaml`; the documents between such lines are read
+  // together. Positions and document indexes are the file's: lines shifted by where the piece
+  // starts, indexes by the documents before it.
   let index = 0;
-  let done = 0;
   for (const piece of pieces) {
     const found: LoadedDocument[] = [];
     const issues: Problem[] = [];
-    parseDocuments(file, piece.text, found, issues);
+    yield* parseDocumentSteps(file, piece.text, found, issues);
     for (const issue of issues) problems.push(issue.at ? { ...issue, at: shiftLines(issue.at, piece.line - 1) } : issue);
     for (const doc of found) documents.push({ ...doc, index: index + doc.index, locate: shiftedLocator(doc.locate, piece.line - 1) });
-    // Every piece from a `---` is one document; the text before the first only if it holds one.
-    if (piece.text.startsWith('---') || found.length > 0 || issues.length > 0) index++;
-    if (++done % PIECES_PER_STEP === 0) yield;
+    // A piece holds a document per `---` line; the text before the first only if it holds one.
+    index += piece.documents > 0 ? piece.documents : found.length > 0 || issues.length > 0 ? 1 : 0;
+    yield;
   }
-}
-
-function parseDocuments(file: string, text: string, documents: LoadedDocument[], problems: Problem[]): void {
-  finish(parseDocumentSteps(file, text, documents, problems));
 }
 
 function* parseDocumentSteps(file: string, text: string, documents: LoadedDocument[], problems: Problem[]): Generator<void, void> {
