@@ -9,8 +9,12 @@
  * server renders it), one that returns the same page of 100 as a fixed object, and a POST
  * route that parses the same JSON body and answers 201 with the fixed object. The servers run
  * in a child process (the real app over a temporary SQLite file with WAL and
- * synchronous=FULL, exactly as `gatehouse serve` runs it, and the bare app beside it) so that
- * autocannon, in this process, does not share their event loop. Each scenario runs in several
+ * synchronous=FULL, as `gatehouse serve` runs it, and the bare app beside it) so that
+ * autocannon, in this process, does not share their event loop. Unlike `gatehouse serve`, the
+ * app has no logger (`serve` has pino's, which writes a line per request at its default level
+ * `info` and still makes a child logger per request at `warn`): by hand on 2026-11-27, POST
+ * against `gatehouse serve --log-level warn` read 0.288-0.299x of the bare route where this
+ * bench read 0.30-0.32x. Each scenario runs in several
  * adjacent (reference, scenario) pairs and its ratio is the median of the pairs' ratios (see
  * `measure`). Any non-2xx answer or error is printed, because a fast error is not a result.
  * `cpu us/req` is the CPU time the servers' process spent per request during the run: unlike
