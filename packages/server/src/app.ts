@@ -13,7 +13,8 @@ import { registerAuth, type KeyResolver } from './http/auth.js';
 import { clientErrorHandler } from './http/client-errors.js';
 import { routerErrorHandler } from './http/router-errors.js';
 import { registerErrorHandling } from './http/errors.js';
-import { registerRequestLog } from './http/request-log.js';
+import { registerRequestLog, REQUEST_ID_LABEL } from './http/request-log.js';
+import { deferredChildLogger } from './http/deferred-logger.js';
 import { registerRequestShapeChecks } from './http/request-shape.js';
 import { Urls } from './http/urls.js';
 import { validatorCompiler } from './http/validation.js';
@@ -86,7 +87,10 @@ export async function buildApp(options: AppOptions = {}): Promise<GatehouseApp> 
     logger: options.logger ?? false,
     genReqId: () => newId('op'),
     // One line per request, with the id under the name clients see (http/request-log.ts).
-    logController: new LogController({ requestIdLogLabel: 'operation_id', disableRequestLogging: true }),
+    logController: new LogController({ requestIdLogLabel: REQUEST_ID_LABEL, disableRequestLogging: true }),
+    // With a logger, `request.log` becomes pino's child only when a request logs through it;
+    // without one, Fastify hands every request its null logger, which costs nothing.
+    ...(options.logger ? { childLoggerFactory: deferredChildLogger } : {}),
     bodyLimit: 1024 * 1024,
     // Requests arriving while the server closes get the error envelope (http/shutdown.ts),
     // not Fastify's own 503 body.

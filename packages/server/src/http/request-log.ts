@@ -3,13 +3,18 @@
  * the request in its log"): every answer carries an `operation-id` header with the id that
  * error envelopes give as `details.operation_id`, and, when the app has a logger, every
  * request is ONE log line, written by Fastify's own pino logger once the answer is sent:
- * `operation_id` (Fastify's request id, logged under that label), method, path and query,
- * status and duration. Never a header value (the API key is one) or a body. Fastify's own
- * two lines per request ("incoming request", "request completed") are turned off in app.ts.
+ * `operation_id` (Fastify's request id, the label under which `request.log` binds it too),
+ * method, path and query, status and duration. Never a header value (the API key is one) or a
+ * body. Fastify's own two lines per request ("incoming request", "request completed") are
+ * turned off in app.ts. The line goes through the app's logger with the id as a field, which
+ * reads the same as through the request's child logger, so that the child is made only for a
+ * request that logs something else (deferred-logger.ts).
  */
 import type { FastifyInstance } from 'fastify';
 
 export const OPERATION_ID_HEADER = 'operation-id';
+/** The field that carries the operation id in log records (Fastify's `requestIdLogLabel`). */
+export const REQUEST_ID_LABEL = 'operation_id';
 
 /** pino's level check; absent from Fastify's logger type and from its null logger. */
 type LevelAware = { isLevelEnabled?: (level: string) => boolean };
@@ -23,10 +28,17 @@ export function registerRequestLog(app: FastifyInstance): void {
   });
   // No logger (`logger: false`: Fastify's null logger has no levels): no line to build.
   if ((app.log as LevelAware).isLevelEnabled === undefined) return;
+  const log = app.log;
   app.addHook('onResponse', (request, reply, done) => {
-    if (infoEnabled(request.log)) {
-      request.log.info(
-        { method: request.method, path: request.url, status: reply.statusCode, duration_ms: Math.round(reply.elapsedTime * 10) / 10 },
+    if (infoEnabled(log)) {
+      log.info(
+        {
+          [REQUEST_ID_LABEL]: request.id,
+          method: request.method,
+          path: request.url,
+          status: reply.statusCode,
+          duration_ms: Math.round(reply.elapsedTime * 10) / 10,
+        },
         'request',
       );
     }
