@@ -15,7 +15,8 @@
  *   plan of the same manifests is empty (checked: a non-empty plan stops the bench).
  * - `gatehouse --version` against `node -e 0` is #9's start-up bench (startup-bench.mjs).
  * - The server rows (GET by id, POST with 10 connections, against bare Fastify routes) are the
- *   server bench's (packages/server/bench/server-bench.mjs), run here with the same ROUNDS:
+ *   server bench's (packages/server/bench/server-bench.mjs), run here against `gatehouse serve`
+ *   as a user starts it (its log, a JSON line per request, to /dev/null) with the same ROUNDS:
  *   each is the median of ROUNDS (reference, scenario) pairs of 3 s autocannon runs.
  * - Peak RSS of a plan of 10,000 objects is read from the process itself (bare/peak-rss.cjs).
  * - Peak memory of `validate` on a generated 10 MB manifest, less `--version`'s, per byte of
@@ -245,7 +246,7 @@ async function startupRow() {
 
 async function serverRows() {
   const { measure } = await import('../../server/bench/server-bench.mjs');
-  const result = await measure({ rounds: ROUNDS });
+  const result = await measure({ rounds: ROUNDS, serve: CLI });
   const get = result.get.rps / result.get.bareRps;
   const post = result.post.rps / result.post.bareRps;
   const rps = (x) => `${x.toFixed(0)} req/s`;

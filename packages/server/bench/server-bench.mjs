@@ -7,24 +7,31 @@
  * GET by id, GET a list of 100 and POST, each next to a like-for-like bare Fastify route
  * measured right beside it: a route that returns a fixed JSON object (an IP policy as the
  * server renders it), one that returns the same page of 100 as a fixed object, and a POST
- * route that parses the same JSON body and answers 201 with the fixed object. The servers run
- * in a child process (the real app over a temporary SQLite file with WAL and
- * synchronous=FULL, as `gatehouse serve` runs it, and the bare app beside it) so that
- * autocannon, in this process, does not share their event loop. Unlike `gatehouse serve`, the
- * app has no logger (`serve` has pino's, which writes a line per request at its default level
- * `info` and still makes a child logger per request at `warn`): by hand on 2026-11-27, POST
- * against `gatehouse serve --log-level warn` read 0.288-0.299x of the bare route where this
- * bench read 0.30-0.32x. Each scenario runs in several
- * adjacent (reference, scenario) pairs and its ratio is the median of the pairs' ratios (see
- * `measure`). Any non-2xx answer or error is printed, because a fast error is not a result.
- * `cpu us/req` is the CPU time the servers' process spent per request during the run: unlike
- * req/s it hardly depends on what else the machine is doing.
+ * route that parses the same JSON body and answers 201 with the fixed object. autocannon runs
+ * in this process; the servers in others, so as not to share its event loop. The server
+ * under test is either
+ * - `gatehouse serve` itself (`measure({ serve: <the CLI's bin/run.js> })`; `npm run bench` at
+ *   the root runs it so): a process of its own started as a user starts it (WAL,
+ *   synchronous=FULL, and its default log, a JSON line per request at `info`, written to
+ *   /dev/null: the bench counts what the server spends on its log, not the disk's writeback);
+ * - or, when this script runs by itself (`npm run bench -w packages/server`), the library's
+ *   app over a temporary SQLite file, without a logger, in a child process: for profiling and
+ *   for A/B runs of builds (BENCH_DIST).
+ * The bare routes run alone in a child process of their own. Until 2026-11-27 they ran in the
+ * library app's process, where they answered GETs 10-15% and POSTs some 8% slower than
+ * alone (they share Fastify's code with a large app), which made both ratios look better.
+ * Each scenario runs in several adjacent (reference, scenario) pairs and its ratio is the
+ * median of the pairs' ratios (see `measure`). Any non-2xx answer or error is printed, because a fast error is not a result.
+ * `cpu us/req` is the CPU time the server's process spent per request during the run (read
+ * from /proc for `gatehouse serve`): unlike req/s it hardly depends on what else the machine
+ * is doing.
  *
  * Reads hit the render cache (src/cache/render-cache.ts) after their first request, as repeated
  * reads of an unchanged configuration do; a read after a write pays the full render once.
  */
-import { fork } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { fork, spawn } from 'node:child_process';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve as resolvePath } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -46,55 +53,179 @@ const CONNECTIONS = countFromEnv('BENCH_CONNECTIONS', 10);
 const ROUNDS = countFromEnv('BENCH_ROUNDS', 3);
 const KEY = 'bench-key-0123456789';
 const HEADERS = { authorization: `Bearer ${KEY}`, 'service-version': '2' };
+const JSON_BODY = { 'content-type': 'application/json' };
+/** More flags for `gatehouse serve` (BENCH_SERVE_ARGS, split at spaces), e.g. `--log-level warn`. */
+const SERVE_ARGS = (process.env.BENCH_SERVE_ARGS ?? '').split(' ').filter(Boolean);
 
-if (process.argv[2] === '--serve') {
-  await serve();
+if (process.argv[2] === '--library-app') {
+  await serveLibraryApp();
+} else if (process.argv[2] === '--bare-for') {
+  await serveBare(process.argv[3]);
 } else if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const { problems } = await measure();
   if (problems) process.exitCode = 1;
 }
 
-/** Child: the real app and the bare app, listening; reports their addresses and the seed ids. */
-async function serve() {
-  const { default: Fastify } = await import('fastify');
+/**
+ * Child: the library's app over a temporary SQLite file, listening; reports its URL, and
+ * answers 'cpu' with its CPU time and the group commit's counters.
+ */
+async function serveLibraryApp() {
   // BENCH_DIST: another build of the server (e.g. main's, copied aside) for A/B runs.
   const { startServer } = await import(process.env.BENCH_DIST ? pathToFileURL(resolvePath(process.env.BENCH_DIST, 'index.js')).href : '../dist/index.js');
   const dir = mkdtempSync(join(tmpdir(), 'gatehouse-bench-'));
   const server = await startServer({ host: '127.0.0.1', port: 0, db: join(dir, 'bench.db'), apiKeys: [KEY] });
+  process.send({ url: server.url });
+  // A bench killed outright leaves no server behind: the IPC channel closes with it.
+  process.once('disconnect', () => process.exit(0));
+  process.on('message', async (message) => {
+    if (message === 'cpu') process.send({ cpu: process.cpuUsage(), writes: server.app.services.store.writeStats() });
+    if (message === 'stop') {
+      await server.close();
+      rmSync(dir, { recursive: true, force: true });
+      process.exit(0);
+    }
+  });
+}
 
-  // 150 policies: a list of 100 is a full page, and GET by id reads one of them.
+/**
+ * Child: the bare app. Seeds the server at `url` with 150 policies (a list of 100 is then a
+ * full page, and GET by id reads the last one), and answers as the server rendered them;
+ * reports its URL and that id.
+ */
+async function serveBare(url) {
+  const request = async (method, path, body) => {
+    const res = await fetch(`${url}${path}`, { method, headers: body ? { ...HEADERS, ...JSON_BODY } : HEADERS, body });
+    return { status: res.status, body: await res.text() };
+  };
   let id;
   for (let i = 0; i < 150; i++) {
-    const res = await server.app.inject({
-      method: 'POST',
-      url: '/ip_policies',
-      headers: { ...HEADERS, 'content-type': 'application/json' },
-      payload: JSON.stringify({ description: `bench policy ${i}`, metadata: '{"team":"bench"}' }),
-    });
-    if (res.statusCode !== 201) throw new Error(`seeding failed: ${res.statusCode} ${res.body}`);
-    id = res.json().id;
+    const res = await request('POST', '/ip_policies', JSON.stringify({ description: `bench policy ${i}`, metadata: '{"team":"bench"}' }));
+    if (res.status !== 201) throw new Error(`seeding failed: ${res.status} ${res.body}`);
+    id = JSON.parse(res.body).id;
   }
-  const sample = (await server.app.inject({ method: 'GET', url: `/ip_policies/${id}`, headers: HEADERS })).json();
-  const page = (await server.app.inject({ method: 'GET', url: '/ip_policies?limit=100', headers: HEADERS })).json();
+  const sample = JSON.parse((await request('GET', `/ip_policies/${id}`)).body);
+  const page = JSON.parse((await request('GET', '/ip_policies?limit=100')).body);
 
+  const { default: Fastify } = await import('fastify');
   const bare = Fastify({ logger: false });
   bare.get('/bare', async () => sample);
   bare.get('/bare-list', async () => page);
   // The like-for-like reference for POST: parses a JSON body and answers 201 with an object.
   bare.post('/bare', async (_request, reply) => reply.code(201).send(sample));
   await bare.listen({ host: '127.0.0.1', port: 0 });
-  const barePort = bare.server.address().port;
-
-  process.send({ url: server.url, bareUrl: `http://127.0.0.1:${barePort}`, id });
+  process.send({ bareUrl: `http://127.0.0.1:${bare.server.address().port}`, id });
+  process.once('disconnect', () => process.exit(0));
   process.on('message', async (message) => {
-    if (message === 'cpu') process.send({ cpu: process.cpuUsage(), writes: server.app.services.store.writeStats() });
     if (message === 'stop') {
       await bare.close();
-      await server.close();
-      rmSync(dir, { recursive: true, force: true });
       process.exit(0);
     }
   });
+}
+
+/** Forks this script as a child with `args`; resolves with the child and its first message. */
+async function forkChild(args) {
+  const child = fork(fileURLToPath(import.meta.url), args, { stdio: 'inherit' });
+  const ready = await new Promise((resolve, reject) => {
+    child.once('message', resolve);
+    child.once('exit', (code) => reject(new Error(`bench child ${args[0]} exited (${code}) before it was ready`)));
+  });
+  return { child, ready };
+}
+
+/** Stops a child started by `forkChild` (an IPC 'stop'), if it still runs. */
+async function stopChild(child) {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.send('stop');
+  await exited;
+}
+
+/**
+ * The library's app in a child process: its URL, `state()` (CPU time in microseconds, the
+ * group commit's counters) and `stop()`.
+ */
+async function startLibraryApp() {
+  const { child, ready } = await forkChild(['--library-app']);
+  return {
+    url: ready.url,
+    state: () =>
+      new Promise((resolve) => {
+        const onMessage = (message) => {
+          if (message?.cpu === undefined) return;
+          child.off('message', onMessage);
+          resolve({ cpu: message.cpu.user + message.cpu.system, writes: message.writes });
+        };
+        child.on('message', onMessage);
+        child.send('cpu');
+      }),
+    stop: () => stopChild(child),
+  };
+}
+
+/** A loopback port that was free a moment ago: `serve` prints its address where we do not read. */
+async function freePort() {
+  const probe = createServer();
+  await new Promise((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address();
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+/**
+ * `gatehouse serve` (`cli`: the CLI's bin/run.js) over a fresh database in `dir`, its stdout
+ * (the log) to /dev/null, once it answers: its URL, `state()` (CPU time in microseconds, from
+ * /proc) and `stop()`.
+ */
+async function startGatehouseServe(cli, dir) {
+  const port = await freePort();
+  const devNull = openSync('/dev/null', 'w');
+  const child = spawn(process.execPath, [cli, 'serve', '--port', String(port), '--db', join(dir, 'bench.db'), '--api-key', KEY, '--log-format', 'json', ...SERVE_ARGS], {
+    stdio: ['ignore', devNull, 'inherit'],
+  });
+  closeSync(devNull);
+  const exited = new Promise((_resolve, reject) => child.once('exit', (code) => reject(new Error(`gatehouse serve exited (${code}) before it answered`))));
+  const url = `http://127.0.0.1:${port}`;
+  const answered = (async () => {
+    for (let tries = 0; tries < 300; tries++) {
+      try {
+        await fetch(`${url}/ip_policies`, { headers: HEADERS });
+        return;
+      } catch {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    }
+    throw new Error(`gatehouse serve did not answer on ${url} within 30 s`);
+  })();
+  try {
+    await Promise.race([answered, exited]);
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw error;
+  }
+  exited.catch(() => {});
+  return {
+    url,
+    state: async () => ({ cpu: processCpu(child.pid) }),
+    stop: () =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        child.once('exit', resolve);
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+/** CPU time (user + system, microseconds) that process `pid` has used, from /proc; NaN elsewhere. */
+function processCpu(pid) {
+  try {
+    // After the command's name: utime and stime are the 12th and 13th fields, in 1/100 s.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10_000;
+  } catch {
+    return Number.NaN;
+  }
 }
 
 /**
@@ -107,28 +238,38 @@ async function serve() {
  * GET by id and POST, the pair with the median ratio (`rps`, `bareRps`, `ratio`), and whether
  * any run had a non-2xx answer or an error.
  */
-export async function measure({ rounds = ROUNDS } = {}) {
-  const { default: autocannon } = await import('autocannon');
-  const child = fork(fileURLToPath(import.meta.url), ['--serve'], { stdio: 'inherit' });
-  const info = await new Promise((resolve, reject) => {
-    child.once('message', resolve);
-    child.once('exit', (code) => reject(new Error(`bench server exited (${code}) before it was ready`)));
-  });
+export async function measure({ rounds = ROUNDS, serve } = {}) {
+  const dir = serve ? mkdtempSync(join(tmpdir(), 'gatehouse-bench-')) : undefined;
+  let server;
+  let bare;
+  try {
+    server = serve ? await startGatehouseServe(serve, dir) : await startLibraryApp();
+    bare = await forkChild(['--bare-for', server.url]);
+    return await drive({ rounds, server, bare: { ...bare.ready, pid: bare.child.pid }, servingCommand: Boolean(serve) });
+  } finally {
+    // Also when a run failed: a server left running would hold the terminal's output open.
+    if (bare) await stopChild(bare.child);
+    await server?.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  }
+}
 
+/**
+ * `measure`'s runs and table, against servers that are up: `server` (its URL and `state()`),
+ * `bare` (what the bare child reported, and its pid).
+ */
+async function drive({ rounds, server, bare, servingCommand }) {
+  const { default: autocannon } = await import('autocannon');
+  const info = { url: server.url, bareUrl: bare.bareUrl, id: bare.id };
   /**
-   * CPU time (user + system, microseconds) the servers' process has used so far, and the
+   * CPU time (user + system, microseconds) that the server's and the bare app's processes have
+   * used so far (the one idle while the other is measured), and, for the library's app, the
    * group commit's counters (writes, commits, fsyncs).
    */
-  const serverState = () =>
-    new Promise((resolve) => {
-      const onMessage = (message) => {
-        if (message?.cpu === undefined) return;
-        child.off('message', onMessage);
-        resolve({ cpu: message.cpu.user + message.cpu.system, writes: message.writes });
-      };
-      child.on('message', onMessage);
-      child.send('cpu');
-    });
+  const serverState = async () => {
+    const state = await server.state();
+    return { ...state, cpu: state.cpu + processCpu(bare.pid) };
+  };
 
   const writeTotals = { writes: 0, commits: 0, syncs: 0 };
   const run = async (name, options) => {
@@ -137,7 +278,7 @@ export async function measure({ rounds = ROUNDS } = {}) {
       autocannon({ connections: CONNECTIONS, duration: SECONDS, ...options }, (error, r) => (error ? reject(error) : resolve(r))),
     );
     const after = await serverState();
-    for (const key of Object.keys(writeTotals)) writeTotals[key] += after.writes[key] - before.writes[key];
+    if (after.writes) for (const key of Object.keys(writeTotals)) writeTotals[key] += after.writes[key] - before.writes[key];
     const problems = result.non2xx + result.errors + result.timeouts;
     if (problems > 0) {
       console.error(`  ${name}: ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts`);
@@ -149,7 +290,6 @@ export async function measure({ rounds = ROUNDS } = {}) {
   };
 
   const postBody = JSON.stringify({ description: 'bench', metadata: '{"team":"bench"}' });
-  const json = { 'content-type': 'application/json' };
   /** Each scenario and its like-for-like bare reference. */
   const scenarios = [
     {
@@ -164,14 +304,14 @@ export async function measure({ rounds = ROUNDS } = {}) {
     },
     {
       name: 'POST /ip_policies',
-      options: { url: `${info.url}/ip_policies`, method: 'POST', headers: { ...HEADERS, ...json }, body: postBody },
-      reference: ['bare route: POST, fixed object', { url: `${info.bareUrl}/bare`, method: 'POST', headers: json, body: postBody }],
+      options: { url: `${info.url}/ip_policies`, method: 'POST', headers: { ...HEADERS, ...JSON_BODY }, body: postBody },
+      reference: ['bare route: POST, fixed object', { url: `${info.bareUrl}/bare`, method: 'POST', headers: JSON_BODY, body: postBody }],
     },
   ];
 
   const load = () => loadavg().map((n) => n.toFixed(2)).join(' ');
   console.log(
-    `gatehouse server bench: ${SECONDS}s per run, ${rounds} rounds of (reference, scenario) pairs, ${CONNECTIONS} connections, loopback; load average ${load()}`,
+    `gatehouse server bench (${servingCommand ? '`gatehouse serve`, its log to /dev/null' : "the library's app, no logger"}): ${SECONDS}s per run, ${rounds} rounds of (reference, scenario) pairs, ${CONNECTIONS} connections, loopback; load average ${load()}`,
   );
   // Warm every scenario and its reference up without recording (JIT, statement caches), POST
   // too: left cold, the first round's POST alone paid for its JIT, for the WAL's first cycle up
@@ -224,12 +364,10 @@ export async function measure({ rounds = ROUNDS } = {}) {
     );
   }
   const per = (n) => (n > 0 ? (writeTotals.writes / n).toFixed(1) : '-');
-  console.log(`POST: ${writeTotals.writes} writes, ${per(writeTotals.commits)} per commit, ${per(writeTotals.syncs)} per fsync`);
+  if (!servingCommand) console.log(`POST: ${writeTotals.writes} writes, ${per(writeTotals.commits)} per commit, ${per(writeTotals.syncs)} per fsync`);
   console.log('(ratio: median of the pairs\' req/s ratios, range: all pairs; cpu ratio: bare cpu us/req / the scenario\'s, medians)');
   console.log(`load average at the end: ${load()}`);
 
-  child.send('stop');
-  await new Promise((resolve) => child.once('exit', resolve));
   return {
     get: summary.get('GET /ip_policies/:id'),
     post: summary.get('POST /ip_policies'),
