@@ -16,7 +16,10 @@
  *
  * A reader that goes away (`gatehouse serve | head`: EPIPE) ends the log, not the server, as
  * pino's own destination does: later lines are dropped. Any other error of the stream is
- * raised as before.
+ * raised as before. Node writes its stdout synchronously to files and, on Linux, to pipes: a
+ * reader that stops reading without going away (a paused pager) holds the server once the
+ * pipe is full, as the pretty format's synchronous stream always did, where pino's own
+ * destination kept the lines in memory without bound instead.
  */
 export interface TurnBatchedStream {
   /** pino's destination contract: takes one serialized line (with its newline). */
