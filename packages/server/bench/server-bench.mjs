@@ -21,7 +21,8 @@
  * library app's process, where they answered GETs 10-15% and POSTs some 8% slower than
  * alone (they share Fastify's code with a large app), which made both ratios look better.
  * Each scenario runs in several adjacent (reference, scenario) pairs and its ratio is the
- * median of the pairs' ratios (see `measure`). Any non-2xx answer or error is printed, because a fast error is not a result.
+ * median of the pairs' ratios (see `measure`). Any non-2xx answer or error is printed, because
+ * a fast error is not a result.
  * `cpu us/req` is the CPU time the server's process spent per request during the run (read
  * from /proc for `gatehouse serve`): unlike req/s it hardly depends on what else the machine
  * is doing.
@@ -75,16 +76,17 @@ async function serveLibraryApp() {
   const { startServer } = await import(process.env.BENCH_DIST ? pathToFileURL(resolvePath(process.env.BENCH_DIST, 'index.js')).href : '../dist/index.js');
   const dir = mkdtempSync(join(tmpdir(), 'gatehouse-bench-'));
   const server = await startServer({ host: '127.0.0.1', port: 0, db: join(dir, 'bench.db'), apiKeys: [KEY] });
+  const stop = async () => {
+    await server.close();
+    rmSync(dir, { recursive: true, force: true });
+    process.exit(0);
+  };
   process.send({ url: server.url });
-  // A bench killed outright leaves no server behind: the IPC channel closes with it.
-  process.once('disconnect', () => process.exit(0));
+  // A bench killed outright leaves no server or database behind: the IPC channel closes with it.
+  process.once('disconnect', () => void stop());
   process.on('message', async (message) => {
     if (message === 'cpu') process.send({ cpu: process.cpuUsage(), writes: server.app.services.store.writeStats() });
-    if (message === 'stop') {
-      await server.close();
-      rmSync(dir, { recursive: true, force: true });
-      process.exit(0);
-    }
+    if (message === 'stop') await stop();
   });
 }
 
