@@ -7,6 +7,7 @@
  * as the child's would (the same bindings, the same options).
  */
 import type { FastifyBaseLogger, LogLevel } from 'fastify';
+import type { LevelAware } from './request-log.js';
 
 type Bindings = Parameters<FastifyBaseLogger['child']>[0];
 type ChildLoggerOptions = NonNullable<Parameters<FastifyBaseLogger['child']>[1]>;
@@ -58,7 +59,7 @@ export class DeferredChildLogger implements FastifyBaseLogger {
 
   /** pino's level check (not in Fastify's logger type), without making the child. */
   isLevelEnabled(level: LogLevel): boolean {
-    const target = (this.#child ?? (this.childOptions.level === undefined ? this.parent : this.logger)) as { isLevelEnabled?: (l: string) => boolean };
+    const target = (this.#child ?? (this.childOptions.level === undefined ? this.parent : this.logger)) as LevelAware;
     return target.isLevelEnabled?.(level) ?? true;
   }
 

@@ -17,7 +17,7 @@ export const OPERATION_ID_HEADER = 'operation-id';
 export const REQUEST_ID_LABEL = 'operation_id';
 
 /** pino's level check; absent from Fastify's logger type and from its null logger. */
-type LevelAware = { isLevelEnabled?: (level: string) => boolean };
+export type LevelAware = { isLevelEnabled?: (level: string) => boolean };
 const infoEnabled = (log: unknown): boolean => (log as LevelAware).isLevelEnabled?.('info') === true;
 
 export function registerRequestLog(app: FastifyInstance): void {
