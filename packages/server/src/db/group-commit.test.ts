@@ -41,6 +41,16 @@ describe('GroupCommit', () => {
     expect(values()).toEqual(['a', 'b', 'c', 'd']);
   });
 
+  it("commits every group, the first included, at synchronous = NORMAL (its fsync is the thread's) and leaves FULL outside", async () => {
+    // PRAGMA synchronous as a prepared statement takes effect when it is prepared; a run
+    // applies it again only from the statement's second run on.
+    const level = () => db.pragma('synchronous', { simple: true });
+    const inGroups: unknown[] = [];
+    for (let i = 0; i < 3; i++) inGroups.push(await group.run(level));
+    expect(inGroups).toEqual([1, 1, 1]);
+    expect(level()).toBe(2);
+  });
+
   it('runs writes queued while a group commits in the next group', async () => {
     let late: Promise<unknown> | undefined;
     const first = group.run(() => {
