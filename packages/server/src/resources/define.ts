@@ -13,7 +13,7 @@ import type { TSchema } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { IdParams, ListQuery } from '@gatehouse/schemas';
 import type { StoredObject } from '../db/store.js';
-import { replyCached } from '../cache/reply-cached.js';
+import { cachedRead } from '../cache/reply-cached.js';
 import { ApiError, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import { requestContext, type RequestContext, type Services } from './context.js';
@@ -154,15 +154,15 @@ export function registerResource<Stored>(app: FastifyInstance, def: ResourceDefi
   });
 
   // Reads are answered from the render cache (cache/render-cache.ts), which every write drops.
-  app.get(itemPath, { schema: { params: IdParams, response: response200 } }, async (request, reply) =>
-    replyCached(app, request, reply, () => def.render(load(request), services())),
+  app.get(
+    itemPath,
+    { schema: { params: IdParams, response: response200 } },
+    cachedRead(app, (request) => def.render(load(request), services())),
   );
 
   if (def.listKey && def.schemas.list) {
     const listKey = def.listKey;
-    app.get(def.path, { schema: { querystring: ListQuery, response: { 200: def.schemas.list } } }, async (request, reply) =>
-      replyCached(app, request, reply, () => renderPage(request)),
-    );
+    app.get(def.path, { schema: { querystring: ListQuery, response: { 200: def.schemas.list } } }, cachedRead(app, (request) => renderPage(request)));
     const renderPage = (request: FastifyRequest) => {
       const query = request.query as ListQuery;
       const parentId = parentIdOf(request);

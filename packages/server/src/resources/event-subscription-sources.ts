@@ -25,7 +25,7 @@ import {
   type EventSubscriptionSourceInput,
 } from '@gatehouse/schemas';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { replyCached } from '../cache/reply-cached.js';
+import { cachedRead } from '../cache/reply-cached.js';
 import type { StoredObject } from '../db/store.js';
 import { ApiError, notFound } from '../errors.js';
 import { requestContext, type RequestContext } from './context.js';
@@ -56,8 +56,10 @@ export function registerEventSubscriptionSources(app: FastifyInstance): void {
     ctx.audit.record('event_subscription', 'updated', eventSubscriptions.render(updated, ctx), ctx.principal);
   };
 
-  app.get(BASE, { schema: { params: IdParams, response: { 200: EventSubscriptionSourceList } } }, async (request, reply) =>
-    replyCached(app, request, reply, () => {
+  app.get(
+    BASE,
+    { schema: { params: IdParams, response: { 200: EventSubscriptionSourceList } } },
+    cachedRead(app, (request) => {
       const subscription = load(request);
       const uri = subscriptionUri(subscription.id);
       return { sources: subscription.data.sources.map((s) => renderSource(uri, s)), uri: `${uri}/sources` };
@@ -79,8 +81,10 @@ export function registerEventSubscriptionSources(app: FastifyInstance): void {
     },
   );
 
-  app.get(`${BASE}/:type`, { schema: { params: EventSubscriptionSourceParams, response: { 200: EventSubscriptionSource } } }, async (request, reply) =>
-    replyCached(app, request, reply, () => {
+  app.get(
+    `${BASE}/:type`,
+    { schema: { params: EventSubscriptionSourceParams, response: { 200: EventSubscriptionSource } } },
+    cachedRead(app, (request) => {
       const subscription = load(request);
       const source = subscription.data.sources[sourceOf(subscription, (request.params as { type: string }).type)]!;
       return renderSource(subscriptionUri(subscription.id), source);

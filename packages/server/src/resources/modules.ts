@@ -11,7 +11,7 @@ import type { TSchema } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { StoredObject } from '../db/store.js';
 import { notFound } from '../errors.js';
-import { replyCached } from '../cache/reply-cached.js';
+import { cachedRead } from '../cache/reply-cached.js';
 import { requestContext, type RequestContext, type Services } from './context.js';
 
 export interface ModuleDefinition<Stored = Record<string, unknown>> {
@@ -122,8 +122,10 @@ export function registerModules(app: FastifyInstance, owner: ModuleOwner, module
     });
 
     // Answered from the render cache (cache/render-cache.ts), which every write drops.
-    app.get(path, { schema: { response: { 200: module.output } } }, async (request, reply) =>
-      replyCached(app, request, reply, () => {
+    app.get(
+      path,
+      { schema: { response: { 200: module.output } } },
+      cachedRead(app, (request) => {
         const object = load(request);
         const stored = object.data[module.name];
         if (stored === undefined || stored === null) {
