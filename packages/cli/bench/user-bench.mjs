@@ -153,6 +153,16 @@ const row = (figure, measured, baseline, ratio, aim, ok) => {
   console.log(`  ${figure}: ${measured} vs ${baseline} -> ${ratio} (aim ${aim}) ${ok ? 'ok' : 'MISSED'}`);
 };
 const ms = (x) => `${x.toFixed(0)} ms`;
+/**
+ * A ratio as printed: two decimals, or as many more (up to five) as it takes not to show the
+ * aim itself (0.5996 and 0.6004 both read 0.60 and 0.600), so that a figure never looks like
+ * the aim it missed or met.
+ */
+const times = (ratio, aim) => {
+  let digits = 2;
+  while (digits < 5 && Number(ratio.toFixed(digits)) === aim) digits++;
+  return `${ratio.toFixed(digits)}x`;
+};
 
 /**
  * Makes `server` hold what `gatehouse apply` of `dir` leaves (markers included), and checks
@@ -174,7 +184,7 @@ async function planRows() {
     () => timeProcess([BARE_LIST, server.url, KEY, ...COLLECTIONS]),
     () => timeProcess([CLI, 'plan', dir], { env: cliEnv(server) }),
   );
-  row('plan of 5,000 objects (no changes) / bare listing', ms(r.ms), ms(r.baseMs), `${r.ratio.toFixed(2)}x`, '<= 1.5x', r.ratio <= 1.5);
+  row('plan of 5,000 objects (no changes) / bare listing', ms(r.ms), ms(r.baseMs), times(r.ratio, 1.5), '<= 1.5x', r.ratio <= 1.5);
   row('plan request count of 5,000 objects', String(json.requests), `${bare.requests} (bare listing)`, json.requests === bare.requests ? 'same' : 'differs', 'keep', json.requests === bare.requests);
 }
 
@@ -202,7 +212,7 @@ async function applyCreatesRow() {
       return t;
     },
   );
-  row('apply of 1,000 creates / bare listing + creates (10 at a time)', ms(r.ms), ms(r.baseMs), `${r.ratio.toFixed(2)}x`, '<= 1.2x', r.ratio <= 1.2);
+  row('apply of 1,000 creates / bare listing + creates (10 at a time)', ms(r.ms), ms(r.baseMs), times(r.ratio, 1.2), '<= 1.2x', r.ratio <= 1.2);
   console.log(`    requests: gatehouse ${describeCounts(ours)}, bare ${bare.requests}`);
 }
 
@@ -234,14 +244,14 @@ async function applyUpdatesRow() {
       return timeProcess([CLI, 'apply', dir, '--yes'], { env: cliEnv(ours) });
     },
   );
-  row('apply of a 10% change (100 updates of 1,000) / bare listing + 100 PATCHes', ms(r.ms), ms(r.baseMs), `${r.ratio.toFixed(2)}x`, '<= 1.5x', r.ratio <= 1.5);
+  row('apply of a 10% change (100 updates of 1,000) / bare listing + 100 PATCHes', ms(r.ms), ms(r.baseMs), times(r.ratio, 1.5), '<= 1.5x', r.ratio <= 1.5);
   console.log(`    requests: gatehouse ${describeCounts(counts)}, bare ${bareCount.requests}`);
 }
 
 async function startupRow() {
   const result = await measureStartup({ rounds: Math.max(ROUNDS, 9), commands: [{ name: 'gatehouse --version', argv: [CLI, '--version'] }] });
   const [version] = result.rows;
-  row('gatehouse --version / node -e 0', ms(version.medianMs), ms(result.baseline.medianMs), `${version.ratio.toFixed(2)}x`, '<= 2.5x', version.ratio <= 2.5);
+  row('gatehouse --version / node -e 0', ms(version.medianMs), ms(result.baseline.medianMs), times(version.ratio, 2.5), '<= 2.5x', version.ratio <= 2.5);
 }
 
 async function serverRows() {
@@ -250,8 +260,8 @@ async function serverRows() {
   const get = result.get.rps / result.get.bareRps;
   const post = result.post.rps / result.post.bareRps;
   const rps = (x) => `${x.toFixed(0)} req/s`;
-  row('server GET /ip_policies/:id / bare Fastify route', rps(result.get.rps), rps(result.get.bareRps), `${get.toFixed(2)}x`, '>= 0.6x', get >= 0.6);
-  row('server POST /ip_policies / bare Fastify POST route, 10 connections', rps(result.post.rps), rps(result.post.bareRps), `${post.toFixed(2)}x`, '>= 0.3x, durable', post >= 0.3);
+  row('server GET /ip_policies/:id / bare Fastify route', rps(result.get.rps), rps(result.get.bareRps), times(get, 0.6), '>= 0.6x', get >= 0.6);
+  row('server POST /ip_policies / bare Fastify POST route, 10 connections', rps(result.post.rps), rps(result.post.bareRps), times(post, 0.3), '>= 0.3x, durable', post >= 0.3);
 }
 
 async function rssRow() {
