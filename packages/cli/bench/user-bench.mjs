@@ -8,8 +8,8 @@
  *   against `gatehouse serve` on loopback; its baseline is a fresh bare node + undici process
  *   doing only the requests a minimal client must make (bare/list.mjs: the listing; bare/write.mjs:
  *   the same listing, then the writes). They alternate round by round (which one goes first
- *   too), so a busy moment of the shared machine hits both; each figure is the median of
- *   ROUNDS rounds (default 5).
+ *   too), so a busy moment of the shared machine hits both; each time is the median of
+ *   ROUNDS rounds (default 5), each ratio the median of the rounds' own ratios.
  * - Live state that already exists (the plan's 5,000 objects, the 1,000 the updates change)
  *   is written by `gatehouse apply` itself, so it carries the markers apply writes and the
  *   plan of the same manifests is empty (checked: a non-empty plan stops the bench).
@@ -128,7 +128,11 @@ const describeCounts = (counts) => `${Object.values(counts).reduce((a, b) => a +
 
 /**
  * Alternates `baseline` and `measured` (async functions returning milliseconds) for ROUNDS
- * rounds, swapping which goes first each round; their medians and the ratio.
+ * rounds, swapping which goes first each round; their medians, and the ratio: the median of
+ * the rounds' own ratios, as the server rows take theirs (a burst of load from elsewhere on a
+ * shared machine slows both runs of a round alike, where the ratio of the two medians could
+ * pair a quiet baseline with a slowed run: apply's creates read 1.24x so on 2026-11-28, and
+ * 1.05x in the two runs right after).
  */
 async function interleaved(baseline, measured) {
   const base = [];
@@ -142,9 +146,7 @@ async function interleaved(baseline, measured) {
       base.push(await baseline(round));
     }
   }
-  const b = median(base);
-  const m = median(ours);
-  return { baseMs: b, ms: m, ratio: m / b };
+  return { baseMs: median(base), ms: median(ours), ratio: median(ours.map((ms, round) => ms / base[round])) };
 }
 
 const rows = [];
