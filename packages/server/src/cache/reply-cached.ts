@@ -3,7 +3,6 @@
  * route renders now, serialized by the route's own response schema (exactly what Fastify
  * would send for the object) and kept. The URL is the key because it is everything a GET's
  * answer depends on besides the database and the base URL, which the cache watches itself.
- * `cachedRead` makes a route's handler of it.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { RenderCache } from './render-cache.js';
@@ -18,22 +17,9 @@ declare module 'fastify' {
 }
 
 /**
- * Sends the 200 answer to `request` from the cache of `app`; `render` (which may throw an
- * `ApiError`, never kept) builds the response object when the cache holds no current body.
- */
-export function replyCached(
-  app: FastifyInstance,
-  request: FastifyRequest,
-  reply: FastifyReply,
-  render: () => unknown,
-): FastifyReply {
-  const body = app.renderCache.body(request.url, () => reply.serialize(render()) as string);
-  return reply.type(JSON_TYPE).send(body);
-}
-
-/**
- * A GET route's handler answering from the render cache of `app` (`replyCached`), `render`
- * building the response object for the request when the cache holds no current body.
+ * A GET route's handler that sends the 200 answer from the render cache of `app`; `render`
+ * (which may throw an `ApiError`, never kept) builds the response object for the request when
+ * the cache holds no current body.
  *
  * Synchronous, and it returns nothing once it has sent: an async handler costs a promise, a
  * microtask and Fastify's wrapping of its result on every read. GET by id under the bench's
@@ -47,6 +33,7 @@ export function cachedRead(
   render: (request: FastifyRequest) => unknown,
 ): (request: FastifyRequest, reply: FastifyReply) => void {
   return (request, reply) => {
-    replyCached(app, request, reply, () => render(request));
+    const body = app.renderCache.body(request.url, () => reply.serialize(render(request)) as string);
+    reply.type(JSON_TYPE).send(body);
   };
 }
