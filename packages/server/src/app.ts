@@ -17,6 +17,7 @@ import { registerRequestLog, REQUEST_ID_LABEL } from './http/request-log.js';
 import { deferredChildLogger } from './http/deferred-logger.js';
 import { registerRequestShapeChecks } from './http/request-shape.js';
 import { Urls } from './http/urls.js';
+import { serializerCompiler } from './http/serialization.js';
 import { validatorCompiler } from './http/validation.js';
 import { newId } from './ids.js';
 import { registerAllResources } from './resources/index.js';
@@ -98,6 +99,7 @@ export async function buildApp(options: AppOptions = {}): Promise<GatehouseApp> 
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: false } },
   });
   app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
   // Bodies are JSON only: without this, Fastify's default text/plain parser would hand a
   // string to validation and the client would hear about a type error, not the media type.
   app.removeContentTypeParser('text/plain');

@@ -11,6 +11,7 @@ import AjvModule, { type ErrorObject, type KeywordDefinition } from 'ajv';
 import { customKeywords } from '@gatehouse/schemas';
 import type { FastifySchemaCompiler } from 'fastify';
 import { ApiError, type ErrorCode } from '../errors.js';
+import { compileCache } from './compiled-on-first-use.js';
 
 const Ajv = AjvModule.default;
 
@@ -30,19 +31,19 @@ function makeAjv(coerceTypes: boolean) {
 const bodyAjv = makeAjv(false);
 const textAjv = makeAjv(true);
 
+type Validator = ReturnType<FastifySchemaCompiler<object>>;
+
 /**
- * Validators by request part and schema text, shared by every app of the process: compiling
- * is some 70% of `buildApp` (tests build hundreds of apps, one per test), and a validator keeps
- * no state between calls but `errors`, which fastify reads at once, as within one app.
+ * Validators by request part and schema text, shared by every app of the process (compiling
+ * was some 70% of `buildApp`, and tests build hundreds of apps) and compiled at their first
+ * use (compiled-on-first-use.ts). A validator keeps no state between calls but `errors`, which
+ * fastify reads at once, as within one app.
  */
-const compiled = new Map<string, ReturnType<FastifySchemaCompiler<object>>>();
+const validators = compileCache<Validator>();
 
 export const validatorCompiler: FastifySchemaCompiler<object> = ({ schema, httpPart }) => {
   const ajv = httpPart === 'body' ? bodyAjv : textAjv;
-  const key = `${ajv === bodyAjv ? 'body' : 'text'} ${JSON.stringify(schema)}`;
-  let validate = compiled.get(key);
-  if (!validate) compiled.set(key, (validate = ajv.compile(withStringLimit(schema))));
-  return validate;
+  return validators(`${ajv === bodyAjv ? 'body' : 'text'} ${JSON.stringify(schema)}`, () => ajv.compile(withStringLimit(schema)));
 };
 
 /**
