@@ -82,7 +82,7 @@ describe('gatehouse serve logs', () => {
     const out = new PassThrough();
     let text = '';
     out.on('data', (chunk: Buffer) => (text += chunk.toString()));
-    const server = await startServer({ host: '127.0.0.1', port: 0, db: ':memory:', apiKeys: [KEY], logger: await serverLogger('info', 'pretty', false, out) });
+    const server = await startServer({ host: '127.0.0.1', port: 0, db: ':memory:', apiKeys: [KEY], logger: (await serverLogger('info', 'pretty', false, out)).logger });
     try {
       await fetch(`${server.url}/ip_policies`, { headers: { authorization: `Bearer ${KEY}`, 'service-version': '2' } });
     } finally {

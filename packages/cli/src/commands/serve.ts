@@ -1,14 +1,13 @@
 import { Command, Flags } from '../oclif.js';
-import type { FaultInjection } from '@gatehouse/server';
-import { CliError } from '../errors.js';
 import { colourEnabled } from '../output.js';
-import { chooseLogFormat, LOG_FORMATS, LOG_LEVELS, serverLogger } from '../serve/logger.js';
+import { chooseLogFormat, LOG_FORMATS, LOG_LEVELS } from '../serve/logger.js';
+import { ServingRefused, startServingThread, type ServingThread } from '../serve/thread.js';
 import { DEFAULT_DB_PATH, DEFAULT_HOST, DEFAULT_PORT } from '../server/defaults.js';
-import { loadServer, type ServerModule } from '../server/load.js';
 
 /**
  * `gatehouse serve`: runs the reference management API until SIGINT or SIGTERM. The server is
- * an optional dependency of the CLI, imported when this command runs (never at start-up).
+ * an optional dependency of the CLI, imported when this command runs (never at start-up), in
+ * the thread it serves from (serve/thread.ts).
  */
 export default class Serve extends Command {
   static override summary = 'Run the reference management API server.';
@@ -64,56 +63,43 @@ export default class Serve extends Command {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(Serve);
-    let serverModule: ServerModule;
+    const apiKeys = flags['api-key'] ?? splitKeys(process.env.GATEHOUSE_API_KEYS);
+    const faults = flags['inject-faults'];
+    let server: ServingThread;
     try {
-      serverModule = await loadServer('serve');
+      // The server runs in a thread of its own, without the CLI's code (serve/thread.ts says why).
+      server = await startServingThread({
+        host: flags.host,
+        port: flags.port,
+        db: flags.db,
+        apiKeys,
+        ...(flags['base-url'] ? { baseUrl: flags['base-url'] } : {}),
+        ...(flags['rate-limit'] ? { rateLimit: flags['rate-limit'] } : {}),
+        ...(flags['event-sink'] ? { eventSink: flags['event-sink'] } : {}),
+        ...(faults ? { faults: { rate: faults, seed: flags['fault-seed'], modes: flags['fault-modes'] } } : {}),
+        reservationCheck: flags['reservation-check'],
+        logLevel: flags['log-level'],
+        logFormat: chooseLogFormat(flags['log-format']),
+        colour: colourEnabled(),
+      });
     } catch (error) {
-      if (error instanceof CliError) this.error(error.message, { exit: 1 });
+      if (error instanceof ServingRefused) this.error(error.message, { exit: 1 });
       throw error;
     }
-    const { parseFaultInjection, parseRateLimit, startServer } = serverModule;
-    const apiKeys = flags['api-key'] ?? splitKeys(process.env.GATEHOUSE_API_KEYS);
-    let rateLimit;
-    try {
-      rateLimit = flags['rate-limit'] ? parseRateLimit(flags['rate-limit']) : undefined;
-    } catch (error) {
-      this.error(`--rate-limit: ${(error as Error).message}`, { exit: 1 });
-    }
-    let faults: FaultInjection | undefined;
-    try {
-      faults = flags['inject-faults']
-        ? parseFaultInjection(flags['inject-faults'], flags['fault-seed'], flags['fault-modes'])
-        : undefined;
-    } catch (error) {
-      this.error(`--inject-faults: ${(error as Error).message}`, { exit: 1 });
-    }
-    const logFormat = chooseLogFormat(flags['log-format']);
-    const server = await startServer({
-      logger: await serverLogger(flags['log-level'], logFormat, colourEnabled()),
-      host: flags.host,
-      port: flags.port,
-      db: flags.db,
-      apiKeys,
-      ...(flags['base-url'] ? { baseUrl: flags['base-url'] } : {}),
-      ...(rateLimit ? { rateLimit } : {}),
-      ...(flags['event-sink'] ? { delivery: { sinkPath: flags['event-sink'] } } : {}),
-      ...(faults ? { faults } : {}),
-      reservationCheck: flags['reservation-check'],
-    });
 
     this.log(`gatehouse reference API listening on ${server.url}`);
     this.log(`  database: ${flags.db}`);
     if (flags['event-sink']) this.log(`  event sink: ${flags['event-sink']}`);
     if (!flags['reservation-check']) this.log('  reservation check: off (edge hostports need no reserved domain or address)');
-    if (faults) {
-      this.log(`  FAULT INJECTION ON (tests only): ${faults.rate} of requests fail, seed ${faults.seed ?? 'random'}`);
+    if (server.faults) {
+      this.log(`  FAULT INJECTION ON (tests only): ${server.faults.rate} of requests fail, seed ${server.faults.seed ?? 'random'}`);
     }
     if (server.generatedKey) {
       this.log(`  API key (generated, shown once): ${server.generatedKey}`);
     } else if (apiKeys.length > 0) {
       this.log(`  API keys: ${apiKeys.length} given`);
     } else {
-      this.log(`  API keys: ${server.app.apiKeys.storedCount()} stored in the database`);
+      this.log(`  API keys: ${server.storedKeyCount} stored in the database`);
     }
 
     let stopping = false;
@@ -121,7 +107,7 @@ export default class Serve extends Command {
       if (stopping) return;
       stopping = true;
       this.log(`${signal}: finishing in-flight requests and closing the database`);
-      await server.close();
+      await server.stop();
       process.exit(0);
     };
     process.once('SIGINT', () => void stop('SIGINT'));

@@ -1,13 +1,13 @@
 /**
  * The logger of `gatehouse serve`: Fastify's own pino logger at `--log-level`, as JSON lines
  * (one object per line: what log collectors read) or pretty, one readable line per record with
- * its fields, through pino-pretty in this process (no worker, nothing downloaded). Pretty is
+ * its fields, through pino-pretty in the server's thread (no transport thread of pino's, nothing downloaded). Pretty is
  * the default on a terminal, JSON otherwise. The server writes one line per request
  * (packages/server/src/http/request-log.ts); JSON lines are written a turn's lines at a time
- * (turn-batched-stream.ts).
+ * (turn-batched-stream.ts). `serve` writes it from the thread the server runs in (serve/thread.ts).
  */
 import type { ServeOptions } from '@gatehouse/server';
-import { turnBatched } from './turn-batched-stream.js';
+import { turnBatched, type LogDestination } from './turn-batched-stream.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export const LOG_FORMATS = ['json', 'pretty'] as const;
@@ -18,19 +18,27 @@ export function chooseLogFormat(given: string | undefined, isTTY = Boolean(proce
   return given === 'json' || given === 'pretty' ? given : isTTY ? 'pretty' : 'json';
 }
 
-/** Fastify's `logger` option; `destination` (stdout by default) is for tests. */
+/** Fastify's `logger` option, and how to write at once the lines still pending. */
+export interface ServerLog {
+  logger: NonNullable<ServeOptions['logger']>;
+  /** Call before the process or thread ends: it runs no more turns to write them. */
+  flush(): void;
+}
+
+/**
+ * The server's log at `level` in `format`, written to `destination`: the serving thread's
+ * synchronous writer of fd 1 (serve/serving-thread.ts), or a test's stream.
+ */
 export async function serverLogger(
   level: string,
   format: LogFormat,
   colour: boolean,
-  destination?: NodeJS.WritableStream,
-): Promise<NonNullable<ServeOptions['logger']>> {
+  destination: LogDestination,
+): Promise<ServerLog> {
   if (format === 'json') {
-    // A line per request: written a turn's lines at a time (turn-batched-stream.ts), and what
-    // is pending when the process exits is written on the way out.
-    const stream = turnBatched(destination ?? process.stdout);
-    if (!destination) process.once('exit', stream.flush);
-    return { level, stream };
+    // A line per request: written a turn's lines at a time (turn-batched-stream.ts).
+    const stream = turnBatched(destination);
+    return { logger: { level, stream }, flush: stream.flush };
   }
   const { default: pretty } = await import('pino-pretty');
   const stream = pretty({
@@ -39,7 +47,7 @@ export async function serverLogger(
     singleLine: true,
     translateTime: 'SYS:HH:MM:ss.l',
     ignore: 'pid,hostname',
-    ...(destination ? { destination } : {}),
+    destination,
   });
-  return { level, stream };
+  return { logger: { level, stream }, flush: () => undefined };
 }

@@ -28,7 +28,15 @@ export interface TurnBatchedStream {
   flush(): void;
 }
 
-export function turnBatched(destination: NodeJS.WritableStream): TurnBatchedStream {
+/** What a log is written to: a writable stream's `write` and its error events (Node's streams, sonic-boom). */
+export interface LogDestination {
+  write(text: string): unknown;
+  on(event: 'error', listener: (error: NodeJS.ErrnoException) => void): unknown;
+  off(event: 'error', listener: (error: NodeJS.ErrnoException) => void): unknown;
+  emit(event: 'error', error: Error): unknown;
+}
+
+export function turnBatched(destination: LogDestination): TurnBatchedStream {
   let pending = '';
   let scheduled = false;
   let readerGone = false;
