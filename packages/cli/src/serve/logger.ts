@@ -1,10 +1,11 @@
 /**
  * The logger of `gatehouse serve`: Fastify's own pino logger at `--log-level`, as JSON lines
  * (one object per line: what log collectors read) or pretty, one readable line per record with
- * its fields, through pino-pretty in the server's thread (no transport thread of pino's, nothing downloaded). Pretty is
- * the default on a terminal, JSON otherwise. The server writes one line per request
- * (packages/server/src/http/request-log.ts); JSON lines are written a turn's lines at a time
- * (turn-batched-stream.ts). `serve` writes it from the thread the server runs in (serve/thread.ts).
+ * its fields, through pino-pretty in the server's thread (no transport thread of pino's,
+ * nothing downloaded). Pretty is the default on a terminal, JSON otherwise. The server writes
+ * one line per request (packages/server/src/http/request-log.ts); JSON lines are written a
+ * turn's lines at a time (turn-batched-stream.ts). `serve` writes it from the thread the
+ * server runs in (serve/thread.ts).
  */
 import type { ServeOptions } from '@gatehouse/server';
 import { turnBatched, type LogDestination } from './turn-batched-stream.js';

@@ -53,8 +53,8 @@ async function serve(settings: ServingSettings): Promise<void> {
     storedKeyCount: server.app.apiKeys.storedCount(),
     ...(faults ? { faults: { rate: faults.rate, ...(faults.seed !== undefined ? { seed: faults.seed } : {}) } } : {}),
   });
-  port.once('message', (message: StopMessage) => {
-    if (message.type !== 'stop') return;
+  // The command's thread sends one message, and only once it has this one: stop.
+  port.once('message', (_stop: StopMessage) => {
     void server.close().then(() => {
       flush();
       tell({ type: 'closed' });

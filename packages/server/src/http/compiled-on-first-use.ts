@@ -26,7 +26,7 @@ export function compiledOnFirstUse<F extends (...args: never[]) => unknown>(comp
   return lazy;
 }
 
-/** Compiled functions by kind and schema text, made once per process (`make` is called lazily). */
+/** Compiled functions by key (kind and schema text), one per key in the process, each compiled at its first call. */
 export function compileCache<F extends (...args: never[]) => unknown>(): (key: string, compile: () => Compiled<F>) => Compiled<F> {
   const cache = new Map<string, Compiled<F>>();
   return (key, compile) => {

@@ -41,6 +41,12 @@ type Validator = ReturnType<FastifySchemaCompiler<object>>;
  */
 const validators = compileCache<Validator>();
 
+/**
+ * Fastify hands a validator it knows as ajv's (by its `schemaEnv`) the request as the value's
+ * parent, so that ajv may replace a coerced root value; the first-use wrapper is not known so
+ * and gets the value alone. Nothing differs: every request part's schema has an object at its
+ * root, whose fields ajv coerces in place, and bodies are never coerced.
+ */
 export const validatorCompiler: FastifySchemaCompiler<object> = ({ schema, httpPart }) => {
   const ajv = httpPart === 'body' ? bodyAjv : textAjv;
   return validators(`${ajv === bodyAjv ? 'body' : 'text'} ${JSON.stringify(schema)}`, () => ajv.compile(withStringLimit(schema)));
