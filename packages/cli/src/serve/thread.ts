@@ -15,7 +15,11 @@
  * the banner is by the command's thread, so the lines of both arrive in the order written.
  */
 import { Worker } from 'node:worker_threads';
+import type { FaultInjection } from '@gatehouse/server';
 import type { LogFormat } from './logger.js';
+
+/** The fault injection in force, as the server parsed it: what the banner shows. */
+export type FaultsInForce = Pick<FaultInjection, 'rate' | 'seed'>;
 
 /** What the serving thread needs: plain values only (they are copied into the thread). */
 export interface ServingSettings {
@@ -37,7 +41,7 @@ export interface ServingSettings {
 
 /** The serving thread's messages to the command's thread. */
 export type ServingMessage =
-  | { type: 'listening'; url: string; generatedKey?: string; storedKeyCount: number; faults?: { rate: number; seed?: number } }
+  | { type: 'listening'; url: string; generatedKey?: string; storedKeyCount: number; faults?: FaultsInForce }
   | { type: 'failed'; refused: boolean; error: { name: string; message: string; code?: string; stack?: string } }
   | { type: 'closed' };
 
@@ -54,7 +58,7 @@ export interface ServingThread {
   /** Keys stored in the database (what it accepts when none was given). */
   storedKeyCount: number;
   /** The fault injection in force (tests only), as parsed. */
-  faults?: { rate: number; seed?: number };
+  faults?: FaultsInForce;
   /** Finishes in-flight requests, closes the database and writes the log's last lines. */
   stop(): Promise<void>;
 }
