@@ -27,8 +27,23 @@ const COMMON_NAME_OID = '2.5.4.3';
 const ECDSA_WITH_SHA256_OID = '1.2.840.10045.4.3.2';
 const VALIDITY_YEARS = 10;
 
-/** PEM of a new self-signed certificate whose subject common name is `commonName`. */
-export function issueSigningCertificate(commonName: string, now = new Date()): string {
+/**
+ * The serial number's DER content octets from random bytes: a positive INTEGER (RFC 5280 4.1.2.2)
+ * in minimal form. The first octet is forced into 0x40-0x7f: clearing only the sign bit would
+ * leave a leading 0x00 before an octet below 0x80 in about one certificate of 256, a padded
+ * INTEGER that OpenSSL rejects ("illegal padding") and that the asn1 encoder does not trim.
+ */
+export function certificateSerial(random: Uint8Array): Uint8Array<ArrayBuffer> {
+  const serial = new Uint8Array(random);
+  serial[0] = 0x40 | (serial[0]! & 0x3f);
+  return serial;
+}
+
+/**
+ * PEM of a new self-signed certificate whose subject common name is `commonName`. `random` is the
+ * serial's 16 random bytes, a parameter so that tests can give the unlucky ones.
+ */
+export function issueSigningCertificate(commonName: string, now = new Date(), random: Uint8Array = randomBytes(16)): string {
   const { publicKey, privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
   const name = new Name([
     new RelativeDistinguishedName([
@@ -36,13 +51,12 @@ export function issueSigningCertificate(commonName: string, now = new Date()): s
     ]),
   ]);
   const algorithm = new AlgorithmIdentifier({ algorithm: ECDSA_WITH_SHA256_OID });
-  const serial = randomBytes(16);
-  serial[0] = serial[0]! & 0x7f; // a positive INTEGER
+  const serial = certificateSerial(random);
   const notAfter = new Date(now);
   notAfter.setUTCFullYear(now.getUTCFullYear() + VALIDITY_YEARS);
   const tbs = new TBSCertificate({
     version: Version.v3,
-    serialNumber: new Uint8Array(serial).buffer,
+    serialNumber: serial.buffer,
     signature: algorithm,
     issuer: name,
     subject: name,
