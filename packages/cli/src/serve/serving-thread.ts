@@ -16,12 +16,9 @@ import sonicBoom from 'sonic-boom';
 import { CliError } from '../errors.js';
 import { loadServer } from '../server/load.js';
 import { serverLogger } from './logger.js';
-import type { ServingMessage, ServingSettings, StopMessage } from './thread.js';
+import { ServingRefused, type ServingMessage, type ServingSettings, type StopMessage } from './thread.js';
 
 const port = parentPort!;
-
-/** Raised for a setting the server refuses: reported as the message alone. */
-class Refused extends Error {}
 
 function tell(message: ServingMessage): void {
   port.postMessage(message);
@@ -68,7 +65,7 @@ function refusedAs<T>(flag: string, parse: () => T): T {
   try {
     return parse();
   } catch (error) {
-    throw new Refused(`${flag}: ${(error as Error).message}`);
+    throw new ServingRefused(`${flag}: ${(error as Error).message}`);
   }
 }
 
@@ -77,7 +74,7 @@ function reportFailure(error: unknown): void {
   const code = (err as NodeJS.ErrnoException).code;
   tell({
     type: 'failed',
-    refused: err instanceof Refused || err instanceof CliError,
+    refused: err instanceof ServingRefused || err instanceof CliError,
     error: { name: err.name, message: err.message, ...(typeof code === 'string' ? { code } : {}), ...(err.stack ? { stack: err.stack } : {}) },
   });
   port.close();

@@ -65,7 +65,8 @@ export interface ServingThread {
 
 /**
  * A setting the server refused (`--rate-limit: ...`), or the server not installed: the
- * message says what to do, and is reported as it is, like any refused flag.
+ * message says what to do, and is reported as it is, like any refused flag. Thrown in the
+ * serving thread, and made again from its message in the command's thread.
  */
 export class ServingRefused extends Error {
   override name = 'ServingRefused';
