@@ -1,9 +1,10 @@
 /** Output helpers: colour decision, atomic file writes, problem lines. */
 import { createRequire } from 'node:module';
 import { randomBytes } from 'node:crypto';
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { formatLocation, sanitize, type Problem, type Style } from '@gatehouse/engine/core';
+import { makeDirectory } from '@gatehouse/schemas/runtime';
 import type Picocolors from 'picocolors';
 import { CliError } from './errors.js';
 
@@ -36,7 +37,7 @@ export async function writeFileAtomic(path: string, text: string, options: { mod
   const dir = dirname(path);
   const temp = join(dir, `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
   try {
-    await mkdir(dir, { recursive: true });
+    makeDirectory(dir);
     await writeFile(temp, text, { mode: options.mode ?? 0o600 });
     await rename(temp, path);
   } catch (error) {

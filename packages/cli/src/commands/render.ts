@@ -1,5 +1,4 @@
-import { mkdir } from 'node:fs/promises';
-import { dirname, join, normalize } from 'node:path';
+import { join, normalize } from 'node:path';
 import { Args, Command, Flags } from '../oclif.js';
 import { renderEnvironment } from '@gatehouse/engine/environments';
 import { failCommand } from '../command-run.js';
@@ -48,9 +47,8 @@ the full offline check. Exit 0 on success, 1 when the overlays or variables have
     }
     for (const file of files) {
       const target = join(flags.out, insideOut(file.file));
-      await mkdir(dirname(target), { recursive: true })
-        .then(() => writeFileAtomic(target, file.text))
-        .catch((error: unknown) => this.#fail(new CliError('write_failed', `cannot write ${target}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`)));
+      // Makes the file's directory; a failure is a `write_failed` naming the file.
+      await writeFileAtomic(target, file.text).catch((error: unknown) => this.#fail(error));
       this.log(`  ${target}  (${file.documents} document${file.documents === 1 ? '' : 's'})`);
     }
     this.log(`Rendered environment ${run.environment.name} to ${flags.out}.`);

@@ -5,18 +5,35 @@
  * a write the server acknowledged survives the process being killed (and the machine losing
  * power). Each request's change runs in one transaction (see `Store.transaction`).
  */
-import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
+import { makeDirectory } from '@gatehouse/schemas/runtime';
 import { MIGRATIONS } from './migrations.js';
 
 export type Db = Database.Database;
 
 export const MEMORY = ':memory:';
 
+/**
+ * Opens `path` (made with its directory when missing), or throws an error that names the file
+ * and keeps the cause's `code`: `serve --db` then says which file is not a database, cannot be
+ * made or is newer than this server, rather than SQLite's bare "file is not a database".
+ */
 export function openDatabase(path: string): Db {
-  if (path !== MEMORY) mkdirSync(dirname(path), { recursive: true });
-  const db = new Database(path);
+  if (path === MEMORY) return prepare(new Database(path));
+  let db: Db | undefined;
+  try {
+    makeDirectory(dirname(path));
+    db = new Database(path);
+    return prepare(db);
+  } catch (error) {
+    db?.close();
+    const cause = error as NodeJS.ErrnoException;
+    throw Object.assign(new Error(`cannot open the database ${path}: ${cause.message}`, { cause }), cause.code === undefined ? {} : { code: cause.code });
+  }
+}
+
+function prepare(db: Db): Db {
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
   db.pragma('foreign_keys = ON');

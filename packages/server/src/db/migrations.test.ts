@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -115,5 +115,28 @@ describe('migration 3 (fewer pages per create)', () => {
       first.close();
       second.close();
     }
+  });
+});
+
+describe('opening a database', () => {
+  it('makes the missing directories of a new file', () => {
+    const nested = join(dir, 'a', 'b', 'server.db');
+    openDatabase(nested).close();
+    expect(new Database(nested, { readonly: true }).pragma('user_version', { simple: true })).toBe(MIGRATIONS.length);
+  });
+
+  it('names the file it cannot open, keeping the cause and its code', () => {
+    writeFileSync(path, 'not sqlite, but long enough to be read as a database header. '.repeat(4));
+    expect(() => openDatabase(path)).toThrow(`cannot open the database ${path}: file is not a database`);
+    const underFile = join(path, 'server.db');
+    let error: NodeJS.ErrnoException | undefined;
+    try {
+      openDatabase(underFile);
+    } catch (caught) {
+      error = caught as NodeJS.ErrnoException;
+    }
+    expect(error?.message).toMatch(`cannot open the database ${underFile}: EEXIST`);
+    expect(error?.code).toBe('EEXIST');
+    expect((error?.cause as NodeJS.ErrnoException | undefined)?.code).toBe('EEXIST');
   });
 });

@@ -7,8 +7,9 @@
  * `event` is the recorded envelope spliced in as stored, not re-serialized. Lines are
  * appended in delivery order; the file is opened on first use and created if missing.
  */
-import { mkdir, open, type FileHandle } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { makeDirectory } from '@gatehouse/schemas/runtime';
 import type { PendingDelivery } from './delivery-log.js';
 
 export class JsonLinesSink {
@@ -35,7 +36,9 @@ export class JsonLinesSink {
 
   private open(): Promise<FileHandle> {
     if (!this.handle) {
-      const opening = mkdir(dirname(this.path), { recursive: true }).then(() => open(this.path, 'a'));
+      const opening = Promise.resolve()
+        .then(() => makeDirectory(dirname(this.path)))
+        .then(() => open(this.path, 'a'));
       this.handle = opening;
       // A failed open is retried on the next append rather than remembered.
       opening.catch(() => {
