@@ -124,6 +124,7 @@ export interface ManifestCheck {
 /** `validate`: the manifests' problems, and the policy rules evaluated on them. No network. */
 export async function checkManifests(options: EngineOptions): Promise<ManifestCheck> {
   const policies = await loadPolicies(options.policies ?? []);
+  for (const warning of policies.warnings) options.onWarning?.(warning);
   const { desired, problems } = await readManifests({ ...options, exclude: policies.files });
   const all = sortProblems([...policies.problems, ...problems]);
   // No rule, no subjects: building them locates and copies every object (a large manifest's
@@ -175,6 +176,7 @@ export async function computePlan(options: EngineOptions & { api: LiveApi; stack
   const prune = options.prune === true || options.pruneAll === true;
   const targets = targetPatterns(options.targets, { prune });
   const policies = await loadPolicies(options.policies ?? []);
+  for (const warning of policies.warnings) options.onWarning?.(warning);
   let matched: Awaited<ReturnType<typeof readAndMatch>>;
   try {
     matched = await readAndMatch({ ...options, exclude: policies.files }, options.api, options.stack);

@@ -6,11 +6,11 @@
  * condition that is not a bool, a rule name used twice. Rules come back only when their file
  * has no problem, so a broken policy never silently checks less.
  */
-import { readFile, readdir, stat } from 'node:fs/promises';
-import { join, relative } from 'node:path';
+import { relative } from 'node:path';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { problem, type Problem } from '../problems.js';
 import type { SourceLocation } from '../source.js';
+import { findManifestFiles, readManifestFile, STDIN_PATH } from '../steps/files.js';
 import { parseFile, type LoadedDocument } from '../steps/load.js';
 import { unknownHasFields } from './cel-types.js';
 import { kindEnvironment, loadManifestSchemas, POLICY_KINDS } from './environment.js';
@@ -30,43 +30,50 @@ async function ruleValidator(): Promise<ValidateFunction> {
 export interface LoadedPolicies {
   rules: PolicyRule[];
   problems: Problem[];
+  /** Links that loop back into a directory above them: reported, not followed again. */
+  warnings: Problem[];
   /** The policy files read (as given or found), so manifest loading can leave them out. */
   files: string[];
 }
 
-const isYaml = (name: string) => name.endsWith('.yaml') || name.endsWith('.yml');
 const display = (path: string) => {
   const rel = relative(process.cwd(), path);
   return rel && !rel.startsWith('..') ? rel : path;
 };
 
-/** Policy files under `paths` (files as given, directories searched for *.yaml, *.yml). */
-async function policyFiles(paths: readonly string[], problems: Problem[]): Promise<string[]> {
-  const files = new Set<string>();
-  for (const path of paths) {
-    try {
-      if (!(await stat(path)).isDirectory()) {
-        files.add(path);
-        continue;
-      }
-      const entries = await readdir(path, { recursive: true, withFileTypes: true });
-      for (const e of entries) if (e.isFile() && isYaml(e.name)) files.add(join(e.parentPath, e.name));
-    } catch (error) {
-      problems.push(problem('path_unreadable', `cannot read policy path ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}; give an existing policy file or directory`));
-    }
+/**
+ * Policy files under `paths`, found as manifests are (steps/files.ts): links to files and
+ * directories followed, a loop reported and not followed again, a dangling link or an
+ * unreadable path a problem, dot-entries and node_modules not searched. A policy left out
+ * silently would check less without a word.
+ */
+async function policyFiles(paths: readonly string[], problems: Problem[], warnings: Problem[]): Promise<string[]> {
+  const named = paths.filter((path) => path !== STDIN_PATH);
+  if (named.length < paths.length) {
+    problems.push(problem('path_unreadable', `policy rules are read from files: give a policy file or directory, not ${STDIN_PATH} (standard input)`));
   }
-  return [...files].sort();
+  const found = await findManifestFiles(named);
+  problems.push(...found.problems);
+  warnings.push(...found.warnings);
+  return found.files;
 }
 
 /** Reads and compiles every rule of the policy files under `paths`. */
 export async function loadPolicies(paths: readonly string[]): Promise<LoadedPolicies> {
   const problems: Problem[] = [];
-  const files = await policyFiles(paths, problems);
+  const warnings: Problem[] = [];
+  const files = await policyFiles(paths, problems, warnings);
   const rules: PolicyRule[] = [];
   const names = new Map<string, SourceLocation>();
   const validate = files.length > 0 ? (await Promise.all([ruleValidator(), loadManifestSchemas()]))[0] : undefined;
   for (const file of files) {
-    const text = await readFile(file, 'utf8');
+    // Checked as a manifest is: its size before it is read, its bytes UTF-8.
+    const read = await readManifestFile(file, display(file));
+    if ('problem' in read) {
+      problems.push(read.problem);
+      continue;
+    }
+    const { text } = read;
     const documents: LoadedDocument[] = [];
     const before = problems.length;
     parseFile(display(file), text, documents, problems);
@@ -83,7 +90,7 @@ export async function loadPolicies(paths: readonly string[]): Promise<LoadedPoli
       rules.push(rule);
     }
   }
-  return { rules, problems, files };
+  return { rules, problems, warnings, files };
 }
 
 interface RuleDocument {

@@ -3,7 +3,7 @@
  * each problem at its file:line:col) and evaluation (validate and plan, `change`, parents,
  * masked secrets, certificate expiry).
  */
-import { mkdtempSync, rmSync, writeFileSync, cpSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync, cpSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -92,6 +92,55 @@ describe('loading policy files', () => {
     expect((await loadPolicies([twice])).problems).toEqual([expect.objectContaining({ code: 'policy_invalid', message: expect.stringContaining('used twice') })]);
     const map = write('map.yaml', 'name: a\nkind: IPPolicy\n');
     expect((await loadPolicies([map])).problems).toEqual([expect.objectContaining({ code: 'policy_invalid', message: expect.stringContaining('a list of rules') })]);
+  });
+});
+
+describe('finding policy files, as manifests are found', () => {
+  const RULE = '- {name: NAME, kind: IPPolicy, require: "true"}\n';
+  const names = async (paths: string[]) => (await loadPolicies(paths)).rules.map((r) => r.name).sort();
+
+  it('follows links to policy files and to directories of them', async () => {
+    const dir = join(root, `links-${n++}`);
+    mkdirSync(join(dir, 'shared', 'more'), { recursive: true });
+    mkdirSync(join(dir, 'policies'));
+    writeFileSync(join(dir, 'shared', 'one.yaml'), RULE.replace('NAME', 'linked-file'));
+    writeFileSync(join(dir, 'shared', 'more', 'two.yaml'), RULE.replace('NAME', 'linked-dir'));
+    writeFileSync(join(dir, 'policies', 'own.yaml'), RULE.replace('NAME', 'own'));
+    symlinkSync(join(dir, 'shared', 'one.yaml'), join(dir, 'policies', 'one.yaml'));
+    symlinkSync(join(dir, 'shared', 'more'), join(dir, 'policies', 'more'));
+    const loaded = await loadPolicies([join(dir, 'policies')]);
+    expect(loaded.problems).toEqual([]);
+    expect(loaded.rules.map((r) => r.name).sort()).toEqual(['linked-dir', 'linked-file', 'own']);
+    // Manifest reading leaves out the files as the policy search found them, links included.
+    expect(loaded.files.map((f) => f.slice(dir.length + 1)).sort()).toEqual(['policies/more/two.yaml', 'policies/one.yaml', 'policies/own.yaml']);
+  });
+
+  it('a dangling link, a missing path and standard input are problems; a loop is a warning', async () => {
+    const dir = join(root, `broken-${n++}`);
+    mkdirSync(join(dir, 'policies'), { recursive: true });
+    writeFileSync(join(dir, 'policies', 'own.yaml'), RULE.replace('NAME', 'own'));
+    symlinkSync(join(dir, 'gone.yaml'), join(dir, 'policies', 'gone.yaml'));
+    symlinkSync(join(dir, 'policies'), join(dir, 'policies', 'again'));
+    const loaded = await loadPolicies([join(dir, 'policies'), join(dir, 'missing'), '-']);
+    expect(loaded.problems.map((p) => [p.code, p.message])).toEqual([
+      ['path_unreadable', expect.stringContaining('standard input')],
+      ['path_unreadable', expect.stringContaining('gone.yaml points at nothing readable')],
+      ['path_unreadable', expect.stringContaining(`cannot read ${join(dir, 'missing')}: ENOENT`)],
+    ]);
+    expect(loaded.warnings.map((w) => w.code)).toEqual(['symlink_loop']);
+    expect(loaded.rules.map((r) => r.name)).toEqual(['own']);
+  });
+
+  it('does not search dot-directories or node_modules, and refuses bytes that are not UTF-8', async () => {
+    const dir = join(root, `skipped-${n++}`);
+    mkdirSync(join(dir, 'policies', '.old'), { recursive: true });
+    mkdirSync(join(dir, 'policies', 'node_modules'));
+    writeFileSync(join(dir, 'policies', '.old', 'old.yaml'), RULE.replace('NAME', 'old'));
+    writeFileSync(join(dir, 'policies', 'node_modules', 'dep.yaml'), RULE.replace('NAME', 'dep'));
+    writeFileSync(join(dir, 'policies', 'own.yaml'), RULE.replace('NAME', 'own'));
+    expect(await names([join(dir, 'policies')])).toEqual(['own']);
+    writeFileSync(join(dir, 'policies', 'latin1.yaml'), Buffer.from('- {name: caf\xe9, kind: IPPolicy, require: "true"}\n', 'latin1'));
+    expect((await loadPolicies([join(dir, 'policies')])).problems).toEqual([expect.objectContaining({ code: 'not_utf8', at: expect.objectContaining({ line: 1, col: 13 }) })]);
   });
 });
 

@@ -112,7 +112,7 @@ async function walk(dir: string, ancestors: Set<string>, files: string[], found:
     if (!isDirectory) continue;
     const real = await realpath(path);
     if (ancestors.has(real)) {
-      found.warnings.push(problem('symlink_loop', `${path} links back to ${real}, a directory it is inside; not followed again (its manifests are read once)`));
+      found.warnings.push(problem('symlink_loop', `${path} links back to ${real}, a directory it is inside; not followed again (its files are read once)`));
       continue;
     }
     await walk(path, new Set([...ancestors, real]), files, found);
