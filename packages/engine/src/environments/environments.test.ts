@@ -102,6 +102,16 @@ describe('problems of variables and overlays, at the line to fix', () => {
     expect(project).toBeUndefined();
     expect(problems).toMatchObject([{ code: 'project_invalid', at: { line: 4 } }]);
   });
+
+  it('a project file is read as a manifest is: bytes that are not UTF-8 are a problem at their place, a missing file says so', async () => {
+    const dir = await projectDir({});
+    await writeFile(join(dir, 'gatehouse.yaml'), Buffer.from('manifests: [.]\nenvironments:\n  dev:\n    vars: {domain: caf\xe9.example}\n', 'latin1'));
+    const latin1 = await readProject(join(dir, 'gatehouse.yaml'), dir);
+    expect(latin1.project).toBeUndefined();
+    expect(latin1.problems).toMatchObject([{ code: 'not_utf8', at: { file: 'gatehouse.yaml', line: 4, col: 23 } }]);
+    const missing = await readProject(join(dir, 'nope.yaml'), dir);
+    expect(missing.problems).toMatchObject([{ code: 'project_invalid', message: 'cannot read the project file nope.yaml: ENOENT' }]);
+  });
 });
 
 describe('one result for every environment', () => {

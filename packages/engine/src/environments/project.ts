@@ -10,10 +10,10 @@
  */
 import { access } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { readFile } from 'node:fs/promises';
 import type { ValidateFunction } from 'ajv';
 import { problem, type Problem } from '../problems.js';
 import { formatLocation, type SourceLocation } from '../source.js';
+import { readManifestFile } from '../steps/files.js';
 import type { Variables } from '../steps/interpolate.js';
 import { parseFile, type LoadedDocument } from '../steps/load.js';
 import { explain } from '../steps/validate.js';
@@ -74,12 +74,14 @@ export async function findProjectFile(from: string = process.cwd()): Promise<str
 /** Reads and checks a project file; `project` is set only when there is no problem. */
 export async function readProject(path: string, cwd: string = process.cwd()): Promise<{ project?: Project; problems: Problem[] }> {
   const file = display(resolve(cwd, path), cwd);
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    return { problems: [problem('project_invalid', `cannot read the project file ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`)] };
+  // Read as a manifest is: its size checked first, bytes that are not UTF-8 a problem at their
+  // line and column rather than a silent U+FFFD in a value that reaches the manifests.
+  const read = await readManifestFile(path, file);
+  if ('problem' in read) {
+    const why = read.problem;
+    return { problems: [why.code === 'path_unreadable' ? problem('project_invalid', why.message.replace(/^cannot read /, 'cannot read the project file ')) : why] };
   }
+  const { text } = read;
   const documents: LoadedDocument[] = [];
   const problems: Problem[] = [];
   parseFile(file, text, documents, problems);
