@@ -1,7 +1,7 @@
 /**
  * Explicit targets (issue 8, part 1), through the built CLI: a set but empty
- * GATEHOUSE_API_URL / GATEHOUSE_API_KEY is an error naming the variable that sends nothing and
- * creates no database; with CI set and no URL every connected command refuses unless
+ * GATEHOUSE_API_URL / GATEHOUSE_API_KEY (or GATEHOUSE_STACK, as every flag's variable) is an
+ * error naming the variable that sends nothing and creates no database; with CI set and no URL every connected command refuses unless
  * --embedded (or GATEHOUSE_API_URL=embedded) is given; every output made against the embedded
  * server says so in its first line (text, JSON, Markdown).
  */
@@ -54,6 +54,15 @@ describe('a set but empty variable', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/GATEHOUSE_API_KEY is set but empty/);
     expect(requests).toBe(0);
+  });
+
+  it('GATEHOUSE_STACK="" with apply --prune: exit 1 naming the variable, never the "default" stack, and the API receives nothing', async () => {
+    const before = requests;
+    const result = await run(['apply', EXAMPLES, '--yes', '--prune'], { GATEHOUSE_API_URL: counterUrl, GATEHOUSE_API_KEY: 'k', GATEHOUSE_STACK: '' });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/GATEHOUSE_STACK is set but empty; name the stack/);
+    expect(result.stdout).toBe('');
+    expect(requests - before).toBe(0);
   });
 });
 

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import { Args, Command, Errors, Flags } from '../oclif.js';
+import { Args, Errors, Flags } from '../oclif.js';
+import { Command } from '../command.js';
 import {
   checkTargetsMatched,
   describeLock,

@@ -1,4 +1,5 @@
-import { Args, Command } from '../oclif.js';
+import { Args } from '../oclif.js';
+import { Command } from '../command.js';
 
 /** The generator class of @oclif/plugin-autocomplete (its hidden `autocomplete:create`). */
 type ScriptGenerator = new (argv: string[], config: Command['config']) => { bashCompletionFunction: string; zshCompletionFunction: string };

@@ -1,4 +1,5 @@
-import { Args, Command, Errors, Flags } from '../oclif.js';
+import { Args, Errors, Flags } from '../oclif.js';
+import { Command } from '../command.js';
 import { checkTargetsMatched } from '@gatehouse/engine/core';
 import { renderDriftsJson, renderDriftsMarkdown, renderDriftsText, type EnvironmentDrift } from '@gatehouse/engine/environments';
 import { detectDrift, renderDriftHtml, renderDriftJson, renderDriftMarkdown, renderDriftText, type DriftReport } from '@gatehouse/engine/drift';

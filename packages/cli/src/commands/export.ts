@@ -1,4 +1,5 @@
-import { Command, Flags } from '../oclif.js';
+import { Flags } from '../oclif.js';
+import { Command } from '../command.js';
 import { sanitize } from '@gatehouse/engine/core';
 import { exportLive, type ExportResult } from '@gatehouse/engine/export';
 import { failCommand, withConnection } from '../command-run.js';

@@ -1,4 +1,5 @@
-import { Args, Command, Errors, Flags } from '../oclif.js';
+import { Args, Errors, Flags } from '../oclif.js';
+import { Command } from '../command.js';
 import { checkTargetsMatched, computePlan, policyErrors, type Plan as PlanValue } from '@gatehouse/engine/core';
 import type { EnvironmentPlan } from '@gatehouse/engine/environments';
 import { catchAsJson } from '../json-errors.js';

@@ -1,5 +1,6 @@
 import { join, normalize } from 'node:path';
-import { Args, Command, Flags } from '../oclif.js';
+import { Args, Flags } from '../oclif.js';
+import { Command } from '../command.js';
 import { renderEnvironment } from '@gatehouse/engine/environments';
 import { failCommand } from '../command-run.js';
 import { environmentFlags } from '../environments/flags.js';

@@ -1,4 +1,5 @@
-import { Command, Flags } from '../oclif.js';
+import { Flags } from '../oclif.js';
+import { Command } from '../command.js';
 import { colourEnabled } from '../output.js';
 import { chooseLogFormat, LOG_FORMATS, LOG_LEVELS } from '../serve/logger.js';
 import { ServingRefused, startServingThread, type ServingThread } from '../serve/thread.js';

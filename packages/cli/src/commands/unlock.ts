@@ -1,4 +1,5 @@
-import { Command, Flags } from '../oclif.js';
+import { Flags } from '../oclif.js';
+import { Command } from '../command.js';
 import { breakLock, describeLock, readLock, sanitize } from '@gatehouse/engine/core';
 import { canAsk, confirm, PromptCancelled } from '../apply/confirm.js';
 import { failCommand, withConnection } from '../command-run.js';

@@ -1,4 +1,5 @@
-import { Args, Command, Flags } from '../oclif.js';
+import { Args, Flags } from '../oclif.js';
+import { Command } from '../command.js';
 import { checkManifests, formatPolicyResult, policyCounts, type PolicyResult, type Problem } from '@gatehouse/engine/core';
 import { failCommand } from '../command-run.js';
 import { environmentFlags } from '../environments/flags.js';

@@ -1,4 +1,5 @@
-import { Command, Flags } from '../oclif.js';
+import { Flags } from '../oclif.js';
+import { Command } from '../command.js';
 import { versionInfo } from '../startup/version.js';
 
 /** `gatehouse version`: the version, the commit it was built from, and the platform. */

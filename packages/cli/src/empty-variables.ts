@@ -1,0 +1,44 @@
+/**
+ * A `GATEHOUSE_*` variable that is set but empty is refused, for every flag that reads one:
+ * never taken as unset. oclif reads an empty variable as no variable at all, so before this
+ * `GATEHOUSE_STACK: ${{ vars.STACK }}` with the repository variable missing planned (and
+ * pruned) the "default" stack, and `GATEHOUSE_DB=$DB_PATH` with `DB_PATH` unset served from
+ * the default file; what a pipeline meant to set is never silently replaced by a default.
+ * A flag given on the command line wins over its variable, as oclif has it.
+ */
+import { CliError } from './errors.js';
+import { EMPTY_HINT } from './connection/target.js';
+
+/** What to say for the variables whose mistake has a known cause; others get the general advice. */
+const HINTS: Record<string, string> = {
+  ...EMPTY_HINT,
+  GATEHOUSE_STACK: 'name the stack, or unset it for "default"',
+  GATEHOUSE_ENV: 'name an environment of gatehouse.yaml, or unset it',
+};
+
+interface FlagDefinition {
+  env?: string | undefined;
+}
+
+interface Parsed {
+  flags: Record<string, unknown>;
+  metadata: { flags: Record<string, { setFromDefault?: boolean } | undefined> };
+}
+
+/**
+ * Throws `CliError` (`empty_variable`) for the first flag of `definitions` whose variable is
+ * set but blank in `env` and that was not given on the command line (undefined, its default,
+ * or the variable's own blank value).
+ */
+export function refuseEmptyVariables(definitions: Record<string, FlagDefinition>, parsed: Parsed, env: NodeJS.ProcessEnv = process.env): void {
+  for (const [name, definition] of Object.entries(definitions)) {
+    const variable = definition.env;
+    const value = variable === undefined ? undefined : env[variable];
+    if (variable === undefined || value === undefined || value.trim() !== '') continue;
+    const flag = parsed.flags[name];
+    const given = flag !== undefined && parsed.metadata.flags[name]?.setFromDefault !== true && !(typeof flag === 'string' && flag.trim() === '');
+    if (given) continue;
+    const hint = HINTS[variable] ?? `set it to a value for --${name}, or unset it for the default`;
+    throw new CliError('empty_variable', `${variable} is set but empty; ${hint}. Nothing was done.`);
+  }
+}
