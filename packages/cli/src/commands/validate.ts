@@ -31,7 +31,7 @@ export default class Validate extends Command {
     ...policyFlags,
     ...verboseFlag,
     'strict-env': Flags.boolean({
-      description: 'an unset ${env:NAME} is an error, as in plan and apply (by default a warning: validate needs no secret values)',
+      description: 'an unset or empty ${env:NAME} is an error, as in plan and apply (by default a warning: validate needs no secret values)',
       default: false,
     }),
   };

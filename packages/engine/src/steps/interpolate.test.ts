@@ -26,6 +26,18 @@ test('a missing variable is a problem naming it at the string, never showing oth
   expect(problems[0]!.message).not.toContain('hunter2');
 });
 
+test('a variable set but empty (or blank) is missing too: a problem saying so, or with a stand-in a warning', () => {
+  const strict = interpolate([doc({ spec: { secret: '${env:EMPTY}', other: '${env:BLANK}' } })], { EMPTY: '', BLANK: '  ' });
+  expect(strict.problems.map((p) => [p.code, p.message])).toEqual([
+    ['env_missing', 'environment variable EMPTY is set but empty; set it or remove ${env:EMPTY}'],
+    ['env_missing', 'environment variable BLANK is set but empty; set it or remove ${env:BLANK}'],
+  ]);
+  const lenient = interpolate([doc({ spec: { secret: '${env:EMPTY}' } })], { EMPTY: '' }, { unsetEnvStandIn: 'stand-in' });
+  expect(lenient.problems).toEqual([]);
+  expect(lenient.unsetEnv.map((p) => p.message)).toEqual(['environment variable EMPTY is set but empty (plan and apply need it; --strict-env makes this an error)']);
+  expect(lenient.documents[0]!.value).toEqual({ spec: { secret: 'stand-in' } });
+});
+
 const vars = (values: Record<string, unknown>) => ({
   environment: 'staging',
   values,

@@ -131,16 +131,19 @@ export function interpolate(
         }
         if (keepEnv) return match;
         const value = env[name];
-        if (value === undefined) {
-          const unset = problem('env_missing', `environment variable ${name} is not set; set it or remove \${env:${name}}`, at());
+        // Set but empty (or blank) is missing too: what a pipeline gets for a secret it was
+        // not given (a fork's pull request), never a value to plan and apply.
+        const missing = value === undefined ? 'is not set' : value.trim() === '' ? 'is set but empty' : undefined;
+        if (missing !== undefined) {
+          const unset = problem('env_missing', `environment variable ${name} ${missing}; set it or remove \${env:${name}}`, at());
           if (options.unsetEnvStandIn === undefined) {
             problems.push(unset);
             return '';
           }
-          unsetEnv.push({ ...unset, message: `environment variable ${name} is not set (plan and apply need it; --strict-env makes this an error)` });
+          unsetEnv.push({ ...unset, message: `environment variable ${name} ${missing} (plan and apply need it; --strict-env makes this an error)` });
           return options.unsetEnvStandIn;
         }
-        return value;
+        return value!;
       }
       if (body.startsWith('var:')) {
         const name = body.slice(4);
