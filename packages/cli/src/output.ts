@@ -1,7 +1,7 @@
 /** Output helpers: colour decision, atomic file writes, problem lines. */
 import { createRequire } from 'node:module';
 import { randomBytes } from 'node:crypto';
-import { rename, rm, writeFile } from 'node:fs/promises';
+import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { formatLocation, sanitize, type Problem, type Style } from '@gatehouse/engine/core';
 import { makeDirectory } from '@gatehouse/schemas/runtime';
@@ -43,6 +43,20 @@ export async function writeFileAtomic(path: string, text: string, options: { mod
   } catch (error) {
     await rm(temp, { force: true }).catch(() => undefined);
     throw new CliError('write_failed', `cannot write ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+}
+
+/**
+ * The first two lines of the file at `path` (enough to see who wrote it), or undefined when
+ * there is none; a path that cannot be read is a `write_failed` naming it (it is about to be
+ * written over).
+ */
+export async function beginningOf(path: string): Promise<string | undefined> {
+  try {
+    return (await readFile(path, 'utf8')).split('\n', 2).join('\n');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new CliError('write_failed', `cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
   }
 }
 

@@ -1,13 +1,13 @@
 import { join, normalize } from 'node:path';
 import { Args, Flags } from '../oclif.js';
 import { Command } from '../command.js';
-import { renderEnvironment } from '@gatehouse/engine/environments';
+import { isRenderedText, renderEnvironment } from '@gatehouse/engine/environments';
 import { failCommand } from '../command-run.js';
 import { environmentFlags } from '../environments/flags.js';
 import { selectEnvironments } from '../environments/select.js';
 import { CliError } from '../errors.js';
 import { manifestFlags, readingOptions } from '../manifest-flags.js';
-import { formatProblem, writeFileAtomic } from '../output.js';
+import { beginningOf, formatProblem, writeFileAtomic } from '../output.js';
 
 /** `gatehouse render --env NAME`: one environment's resolved manifests, to review or diff. */
 export default class Render extends Command {
@@ -46,11 +46,12 @@ the full offline check. Exit 0 on success, 1 when the overlays or variables have
       await new Promise<void>((resolve) => process.stdout.write(files.map((f) => f.text).join('---\n'), () => resolve()));
       return;
     }
-    for (const file of files) {
-      const target = join(flags.out, insideOut(file.file));
+    const targets = files.map((file) => ({ ...file, target: join(flags.out!, insideOut(file.file)) }));
+    await refuseForeignFiles(targets.map((t) => t.target), flags.out, run.environment.name).catch((error: unknown) => this.#fail(error));
+    for (const { target, text, documents } of targets) {
       // Makes the file's directory; a failure is a `write_failed` naming the file.
-      await writeFileAtomic(target, file.text).catch((error: unknown) => this.#fail(error));
-      this.log(`  ${target}  (${file.documents} document${file.documents === 1 ? '' : 's'})`);
+      await writeFileAtomic(target, text).catch((error: unknown) => this.#fail(error));
+      this.log(`  ${target}  (${documents} document${documents === 1 ? '' : 's'})`);
     }
     this.log(`Rendered environment ${run.environment.name} to ${flags.out}.`);
   }
@@ -58,6 +59,25 @@ the full offline check. Exit 0 on success, 1 when the overlays or variables have
   #fail(error: unknown): never {
     return failCommand(this, error, 'nothing was rendered');
   }
+}
+
+/**
+ * Refuses, before anything is written, to replace a file that `render` did not write (no
+ * `RENDER_HEADER` first line): `--out .` from the repository's root names the source
+ * manifests themselves, which rendering would have replaced with one environment's values,
+ * its variables and overlays gone.
+ */
+async function refuseForeignFiles(targets: string[], out: string, environment: string): Promise<void> {
+  const foreign: string[] = [];
+  for (const target of targets) {
+    const beginning = await beginningOf(target);
+    if (beginning !== undefined && !isRenderedText(beginning)) foreign.push(target);
+  }
+  if (foreign.length === 0) return;
+  throw new CliError(
+    'render_would_overwrite',
+    `refusing to replace files that gatehouse render did not write: ${foreign.join(', ')}; choose an --out directory of its own, e.g. rendered/${environment} (nothing was written to ${out})`,
+  );
 }
 
 /** A source path made relative and kept inside the output directory (no leading / or ..). */

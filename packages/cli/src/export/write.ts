@@ -5,13 +5,13 @@
  * passed for every file. Files an earlier export wrote for kinds that now have no objects are
  * removed, so the directory never declares objects that are gone.
  */
-import { readFile, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { KINDS } from '@gatehouse/engine/core';
 import { fileNameOf, isExportedText, SCHEMA_LINE_PREFIX, type ExportFile } from '@gatehouse/engine/export';
 import { MANIFEST_SCHEMA_URL } from '@gatehouse/schemas/runtime';
 import { CliError } from '../errors.js';
-import { writeFileAtomic } from '../output.js';
+import { beginningOf, writeFileAtomic } from '../output.js';
 
 /** `--out -`: the path that means standard output. */
 export const STDOUT_PATH = '-';
@@ -26,20 +26,10 @@ export function exportStream(files: readonly ExportFile[]): string {
   return `${SCHEMA_LINE_PREFIX}${MANIFEST_SCHEMA_URL}\n${bodies.join('---\n')}`;
 }
 
-/** The first two lines of the file, or undefined when it does not exist. */
-async function beginning(path: string): Promise<string | undefined> {
-  try {
-    return (await readFile(path, 'utf8')).split('\n', 2).join('\n');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new CliError('write_failed', `cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
-  }
-}
-
 export async function writeExport(dir: string, files: ExportFile[], overwrite: boolean): Promise<{ written: string[]; removed: string[] }> {
   const foreign: string[] = [];
   for (const file of files) {
-    const text = await beginning(join(dir, file.file));
+    const text = await beginningOf(join(dir, file.file));
     if (text !== undefined && !isExportedText(text)) foreign.push(join(dir, file.file));
   }
   if (foreign.length > 0 && !overwrite) {
@@ -56,7 +46,7 @@ export async function writeExport(dir: string, files: ExportFile[], overwrite: b
   for (const kind of KINDS.filter((k) => k.manifestKind !== undefined)) {
     const name = fileNameOf(kind.manifestKind!);
     const path = join(dir, name);
-    const text = current.has(name) ? undefined : await beginning(path);
+    const text = current.has(name) ? undefined : await beginningOf(path);
     if (text === undefined || !isExportedText(text)) continue;
     await rm(path, { force: true });
     removed.push(path);

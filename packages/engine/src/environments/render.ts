@@ -16,6 +16,12 @@ import { append } from '../append.js';
 /** `yaml`, loaded when the first environment is rendered (every command imports the engine). */
 const yaml = onFirstUse<typeof import('yaml')>('yaml');
 
+/** The first line of every rendered file begins so: how `render --out` knows its own files. */
+export const RENDER_HEADER = '# gatehouse render --env ';
+
+/** Whether `text` (a file's beginning is enough) was written by `gatehouse render`. */
+export const isRenderedText = (text: string): boolean => text.startsWith(RENDER_HEADER);
+
 export interface RenderedFile {
   /** The source file, as the user would name it. */
   file: string;
@@ -36,7 +42,7 @@ export async function renderEnvironment(
   const files = [...byFile].map(([file, values]) => ({
     file,
     documents: values.length,
-    text: `# gatehouse render --env ${options.environment.name} (from ${file})\n${values.map((v) => yaml().stringify(v, { lineWidth: 0 })).join('---\n')}`,
+    text: `${RENDER_HEADER}${options.environment.name} (from ${file})\n${values.map((v) => yaml().stringify(v, { lineWidth: 0 })).join('---\n')}`,
   }));
   return { files, problems: sortProblems([...loaded.problems, ...interpolated.problems]) };
 }
