@@ -18,6 +18,7 @@ export const CLI_ERROR_CODES = {
   api_failure: 'the API answered with an error or could not be reached',
   write_failed: 'an output file could not be written',
   export_would_overwrite: 'export would replace files it did not write (use --overwrite or another --out)',
+  plan_would_overwrite: 'plan --out names a file that is not a saved plan (a manifest, say): it is not replaced',
   render_would_overwrite: 'render --out would replace files it did not write, such as the manifests themselves (use another --out)',
   plan_file: 'apply --plan: the saved plan cannot be read or is not a plan',
   plan_target: 'apply --plan: the saved plan was made against another API',

@@ -9,7 +9,7 @@ import { environmentFlags } from '../environments/flags.js';
 import { explicitFlags, selectEnvironments, type EnvironmentRun } from '../environments/select.js';
 import { CliError } from '../errors.js';
 import { manifestFlags, readingOptions } from '../manifest-flags.js';
-import { terminalStyle, writeFileAtomic } from '../output.js';
+import { beginningOf, terminalStyle, writeFileAtomic } from '../output.js';
 import { policyFlags, policyPaths } from '../policy-flags.js';
 import { targetFlags, targetsOf, unmatchedWarnings } from '../target-flags.js';
 import { fromStackFlag, fromStackOption } from '../stack-flags.js';
@@ -75,6 +75,8 @@ export default class Plan extends Command {
     const policies = policyPaths(flags, selection.project);
     // --prune-all implies --prune (steps/prune-scope.ts).
     const prune = { prune: flags.prune || flags['prune-all'], pruneAll: flags['prune-all'] };
+    // A mistyped --out must not replace a manifest with the plan: refused before any request.
+    if (flags.out && !selection.all) await refuseForeignPlanFile(flags.out, rendering).catch((error: unknown) => this.#fail(error));
     if (selection.all) {
       const reporting = loadSoon(() => import('@gatehouse/engine/environments'));
       if (format === 'html') this.#fail(new CliError('environment_all_refused', '--format html reports one plan; with --env all, write one report per environment with --env NAME --format html'));
@@ -162,6 +164,16 @@ export default class Plan extends Command {
  * needs the module: its loading overlaps the command's waits on the API. A failure surfaces
  * where it is awaited (never as an unhandled rejection when the command stops first).
  */
+/**
+ * `--out FILE` replaces a saved plan (its first lines say so) and nothing else: a manifest or
+ * any other file named by mistake is refused, before anything is sent.
+ */
+async function refuseForeignPlanFile(out: string, rendering: Promise<typeof import('@gatehouse/engine/render')>): Promise<void> {
+  const beginning = await beginningOf(out);
+  if (beginning === undefined || (await rendering).isSavedPlanText(beginning)) return;
+  throw new CliError('plan_would_overwrite', `--out ${out} is a file that is not a saved plan; refusing to replace it: name a new file (e.g. plan.json) or remove it first. Nothing was sent.`);
+}
+
 function loadSoon<T>(load: () => Promise<T>): Promise<T> {
   const loading = load();
   loading.catch(() => undefined);

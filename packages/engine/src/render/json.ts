@@ -73,6 +73,15 @@ export function renderJson(plan: Plan): string {
   return renderJsonDocument(toJsonPlan(plan), plan.target);
 }
 
+/**
+ * Whether a file's first two lines are those of a saved plan (`renderJson`'s: `format_version`
+ * first, after a `notice` line for the embedded server): `plan --out` replaces such a file and
+ * nothing else.
+ */
+export function isSavedPlanText(beginning: string): boolean {
+  return /^\{\s*(?:"notice": [^\n]*\n\s*)?"format_version": /.test(beginning);
+}
+
 export class PlanFormatError extends Error {
   constructor(message: string) {
     super(message);

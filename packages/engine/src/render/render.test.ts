@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { bigPlan, emptyPlan, mixedPlan } from './fixtures.test-data.js';
-import { parsePlanJson, renderJson, PlanFormatError } from './json.js';
+import { isSavedPlanText, parsePlanJson, renderJson, PlanFormatError } from './json.js';
 import { renderMarkdown } from './markdown.js';
 import { renderText } from './text.js';
 
@@ -61,6 +61,14 @@ describe('json renderer', () => {
     expect(() => parsePlanJson(JSON.stringify({ ...JSON.parse(renderJson(mixedPlan())), format_version: 2 }))).toThrow(/format_version 2/);
     expect(() => parsePlanJson('{')).toThrow(PlanFormatError);
     expect(() => parsePlanJson(JSON.stringify({ format_version: 1 }))).toThrow(/no 'target'/);
+  });
+
+  it('knows a saved plan by its first two lines, against an API or the embedded server, and nothing else', () => {
+    const firstLines = (text: string) => text.split('\n', 2).join('\n');
+    expect(isSavedPlanText(firstLines(renderJson(mixedPlan())))).toBe(true);
+    expect(isSavedPlanText(firstLines(renderJson({ ...mixedPlan(), target: { url: 'http://127.0.0.1:8484', embedded: true } })))).toBe(true);
+    for (const other of ['kind: IPPolicy\nname: office', '{\n  "kind": "IPPolicy"', '', '{ "notice": "x",\n  "kind": 1'])
+      expect(isSavedPlanText(other), other).toBe(false);
   });
 });
 

@@ -1,8 +1,9 @@
 /**
- * `gatehouse render --out DIR` through the built CLI: it writes each environment's files under
- * DIR and replaces only files it wrote itself; `--out .` from the repository's root (the
- * manifests' own paths) is refused before anything is written, so the source manifests are
- * never replaced by one environment's values.
+ * What `--out` may replace, through the built CLI. `render --out DIR` writes each
+ * environment's files under DIR and replaces only files it wrote itself: `--out .` from the
+ * repository's root (the manifests' own paths) is refused before anything is written, so the
+ * source manifests are never replaced by one environment's values. `plan --out FILE` replaces
+ * a saved plan and nothing else (a manifest named by mistake), refused before any request.
  */
 import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -45,5 +46,22 @@ describe('render --out', () => {
     expect(result.stderr).toContain('out2/manifests/access.yaml');
     expect(read('out2/manifests/access.yaml')).toBe('# hand-written\n');
     expect(existsSync(join(dir, 'manifests', 'edges.yaml'))).toBe(false);
+  });
+});
+
+describe('plan --out', () => {
+  const env = { GATEHOUSE_API_URL: 'embedded', STAGING_API_URL: 'embedded', STAGING_API_KEY: 'k' };
+
+  it('replaces a saved plan, and refuses any other file, which stays as it was', async () => {
+    const first = await runCli(['plan', '--env', 'staging', '--out', 'plan.json'], { cwd: repo.path, env });
+    expect(first.code, first.stderr).toBe(0);
+    const again = await runCli(['plan', '--env', 'staging', '--out', 'plan.json'], { cwd: repo.path, env });
+    expect(again.code, again.stderr).toBe(0);
+    const manifest = read('manifests/edges.yaml');
+    const refused = await runCli(['plan', '--env', 'staging', '--out', 'manifests/edges.yaml'], { cwd: repo.path, env });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('--out manifests/edges.yaml is a file that is not a saved plan; refusing to replace it');
+    expect(refused.stdout).toBe('');
+    expect(read('manifests/edges.yaml')).toBe(manifest);
   });
 });
