@@ -1,7 +1,8 @@
+import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { colourEnabled, formatProblem, terminalStyle, writeFileAtomic } from './output.js';
+import { beginningOf, colourEnabled, formatProblem, terminalStyle, writeFileAtomic } from './output.js';
 import { tempDirForFile } from './testing/temp-dir.js';
 
 const dir = tempDirForFile('gatehouse-output-');
@@ -18,6 +19,14 @@ describe('output helpers', () => {
   it('reports an unwritable path as a CliError', async () => {
     await writeFileAtomic(join(dir.path, 'a-file'), 'x');
     await expect(writeFileAtomic(join(dir.path, 'a-file', 'plan.json'), 'x')).rejects.toMatchObject({ code: 'write_failed' });
+  });
+
+  it('reads the first two lines of a file about to be replaced, and refuses what is not a regular file', async () => {
+    expect(await beginningOf(join(dir.path, 'absent.json'))).toBeUndefined();
+    await writeFileAtomic(join(dir.path, 'long.yaml'), `first\nsecond\n${'x'.repeat(100_000)}\n`);
+    expect(await beginningOf(join(dir.path, 'long.yaml'))).toBe('first\nsecond');
+    await expect(beginningOf(dir.path)).rejects.toMatchObject({ code: 'write_failed', message: expect.stringContaining('not a regular file') });
+    if (existsSync('/dev/null')) await expect(beginningOf('/dev/null')).rejects.toMatchObject({ code: 'write_failed', message: 'cannot write /dev/null: it is not a regular file; name a file' });
   });
 
   it('formats problems with their place and code', () => {

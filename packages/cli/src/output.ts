@@ -1,7 +1,7 @@
 /** Output helpers: colour decision, atomic file writes, problem lines. */
 import { createRequire } from 'node:module';
 import { randomBytes } from 'node:crypto';
-import { readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { open, rename, rm, stat, writeFile, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { formatLocation, sanitize, type Problem, type Style } from '@gatehouse/engine/core';
 import { makeDirectory } from '@gatehouse/schemas/runtime';
@@ -47,16 +47,29 @@ export async function writeFileAtomic(path: string, text: string, options: { mod
 }
 
 /**
- * The first two lines of the file at `path` (enough to see who wrote it), or undefined when
- * there is none; a path that cannot be read is a `write_failed` naming it (it is about to be
- * written over).
+ * The first two lines of the file at `path` (enough to see who wrote it, so only its first
+ * 4 KiB are read), or undefined when there is none. It is about to be written over, so what
+ * cannot be read, and what is not a regular file (a device such as /dev/null, a FIFO, a
+ * directory: replacing one is never meant), is a `write_failed` naming it.
  */
 export async function beginningOf(path: string): Promise<string | undefined> {
+  const failed = (why: string) => new CliError('write_failed', `cannot write ${path}: ${why}`);
+  let handle: FileHandle | undefined;
   try {
-    return (await readFile(path, 'utf8')).split('\n', 2).join('\n');
+    const info = await stat(path).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return undefined;
+      throw error;
+    });
+    if (info === undefined) return undefined;
+    if (!info.isFile()) throw failed('it is not a regular file; name a file');
+    handle = await open(path, 'r');
+    const { buffer, bytesRead } = await handle.read(Buffer.alloc(4096), 0, 4096, 0);
+    return buffer.subarray(0, bytesRead).toString('utf8').split('\n', 2).join('\n');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new CliError('write_failed', `cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+    if (error instanceof CliError) throw error;
+    throw failed(`cannot read it (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+  } finally {
+    await handle?.close();
   }
 }
 
