@@ -21,6 +21,8 @@ export const MEMORY = ':memory:';
  */
 export function openDatabase(path: string): Db {
   if (path === MEMORY) return prepare(new Database(path));
+  // SQLite opens "" as a temporary database, deleted on close: acknowledged writes would vanish.
+  if (path.trim() === '') throw new Error(`the database path is empty; name a file, or ${MEMORY} for a database that is not kept`);
   let db: Db | undefined;
   try {
     makeDirectory(dirname(path));

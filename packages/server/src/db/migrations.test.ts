@@ -125,6 +125,11 @@ describe('opening a database', () => {
     expect(new Database(nested, { readonly: true }).pragma('user_version', { simple: true })).toBe(MIGRATIONS.length);
   });
 
+  it('refuses an empty path, which SQLite would open as a temporary database', () => {
+    expect(() => openDatabase('')).toThrow('the database path is empty; name a file, or :memory: for a database that is not kept');
+    expect(() => openDatabase('  ')).toThrow(/database path is empty/);
+  });
+
   it('names the file it cannot open, keeping the cause and its code', () => {
     writeFileSync(path, 'not sqlite, but long enough to be read as a database header. '.repeat(4));
     expect(() => openDatabase(path)).toThrow(`cannot open the database ${path}: file is not a database`);
