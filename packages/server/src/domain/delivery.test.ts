@@ -126,6 +126,10 @@ describe('event delivery', () => {
     expect(lines).toEqual(recorded.map((event) => ({ destination_id: d, subscription_id: sub, attempt: 1, event })));
   });
 
+  it('refuses an empty sink path at start, rather than failing every delivery later', async () => {
+    await expect(harness({ delivery: { sinkPath: '' } })).rejects.toThrow('the event sink path is empty');
+  });
+
   it('delivers an event committed before the app closed once it is reopened on the same database', async () => {
     const db = join(dir, 'server.db');
     const sinkPath = join(dir, 'sink.jsonl');

@@ -15,7 +15,10 @@ import type { PendingDelivery } from './delivery-log.js';
 export class JsonLinesSink {
   private handle: Promise<FileHandle> | undefined;
 
-  constructor(private readonly path: string) {}
+  /** Throws for an empty path, which names no file: every delivery would fail later. */
+  constructor(private readonly path: string) {
+    if (path.trim() === '') throw new Error('the event sink path is empty; name a file to append events to, or leave the event sink out');
+  }
 
   async append(row: PendingDelivery): Promise<void> {
     const head = JSON.stringify({
