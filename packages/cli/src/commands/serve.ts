@@ -76,7 +76,7 @@ export default class Serve extends Command {
         apiKeys,
         ...(flags['base-url'] ? { baseUrl: flags['base-url'] } : {}),
         ...(flags['rate-limit'] ? { rateLimit: flags['rate-limit'] } : {}),
-        ...(flags['event-sink'] ? { eventSink: flags['event-sink'] } : {}),
+        ...(flags['event-sink'] !== undefined ? { eventSink: flags['event-sink'] } : {}),
         ...(faults ? { faults: { rate: faults, seed: flags['fault-seed'], modes: flags['fault-modes'] } } : {}),
         reservationCheck: flags['reservation-check'],
         logLevel: flags['log-level'],
@@ -90,7 +90,7 @@ export default class Serve extends Command {
 
     this.log(`gatehouse reference API listening on ${server.url}`);
     this.log(`  database: ${flags.db}`);
-    if (flags['event-sink']) this.log(`  event sink: ${flags['event-sink']}`);
+    if (flags['event-sink'] !== undefined) this.log(`  event sink: ${flags['event-sink']}`);
     if (!flags['reservation-check']) this.log('  reservation check: off (edge hostports need no reserved domain or address)');
     if (server.faults) {
       this.log(`  FAULT INJECTION ON (tests only): ${server.faults.rate} of requests fail, seed ${server.faults.seed ?? 'random'}`);
