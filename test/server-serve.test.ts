@@ -146,6 +146,27 @@ describe('--rate-limit', () => {
   });
 });
 
+describe('empty values', () => {
+  // Each was read as left out: every interface, a key nobody has, no limit, a throw-away database.
+  it.each([
+    [['--host', ''], '--host is empty'],
+    [['--api-key', ' '], '--api-key is empty'],
+    [['--rate-limit', ''], '--rate-limit is empty'],
+    [['--event-sink', ''], 'the event sink path is empty'],
+  ])('serve %j exits 1 before listening', async (flags, message) => {
+    const result = await runCli(['serve', '--port', '0', '--db', ':memory:', ...flags]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(message);
+    expect(result.stdout).not.toContain('listening on');
+  });
+
+  it('serve --db "" exits 1: SQLite would open a temporary database and lose every write', async () => {
+    const result = await runCli(['serve', '--port', '0', '--db', '']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('the database path is empty');
+  });
+});
+
 describe('--inject-faults (tests only, hidden)', () => {
   it('is not shown in help', async () => {
     const result = await runCli(['serve', '--help']);
