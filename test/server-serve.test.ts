@@ -152,7 +152,7 @@ describe('empty values', () => {
     [['--host', ''], '--host is empty'],
     [['--api-key', ' '], '--api-key is empty'],
     [['--rate-limit', ''], '--rate-limit is empty'],
-    [['--event-sink', ''], 'the event sink path is empty'],
+    [['--event-sink', ''], '--event-sink is empty'],
   ])('serve %j exits 1 before listening', async (flags, message) => {
     const result = await runCli(['serve', '--port', '0', '--db', ':memory:', ...flags]);
     expect(result.code).toBe(1);
@@ -163,7 +163,7 @@ describe('empty values', () => {
   it('serve --db "" exits 1: SQLite would open a temporary database and lose every write', async () => {
     const result = await runCli(['serve', '--port', '0', '--db', '']);
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain('the database path is empty');
+    expect(result.stderr).toContain('--db is empty');
   });
 });
 

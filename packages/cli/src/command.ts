@@ -1,11 +1,11 @@
 /**
- * The base of every gatehouse command: oclif's `Command`, with one rule added to parsing (a
- * flag's `GATEHOUSE_*` variable that is set but empty is refused, empty-variables.ts), so that
- * no command can forget it.
+ * The base of every gatehouse command: oclif's `Command`, with one rule added to parsing (an
+ * empty value, given to a flag or in the `GATEHOUSE_*` variable it reads, is refused,
+ * empty-values.ts), so that no command can forget it.
  */
 import type { Interfaces } from '@oclif/core';
 import { Command as OclifCommand } from './oclif.js';
-import { refuseEmptyVariables } from './empty-variables.js';
+import { refuseEmptyFlags, refuseEmptyVariables } from './empty-values.js';
 
 /** oclif's `FlagOutput` and `ArgOutput` (not exported by its package). */
 type Output = { [name: string]: any };
@@ -16,7 +16,9 @@ export abstract class Command extends OclifCommand {
     argv?: string[],
   ): Promise<Interfaces.ParserOutput<F, B, A>> {
     const parsed = await super.parse(options, argv);
-    refuseEmptyVariables((options?.flags ?? {}) as Record<string, { env?: string }>, parsed as never);
+    const definitions = (options?.flags ?? {}) as Record<string, { env?: string }>;
+    refuseEmptyVariables(definitions, parsed as never);
+    refuseEmptyFlags(definitions, parsed.flags);
     return parsed;
   }
 }

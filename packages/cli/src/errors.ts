@@ -3,6 +3,7 @@
  * message says what to do; it never contains the API key.
  */
 export const CLI_ERROR_CODES = {
+  empty_flag: 'a flag was given an empty value (it is refused, never read as left out)',
   empty_variable: 'a GATEHOUSE_* variable a flag reads (GATEHOUSE_API_URL, GATEHOUSE_STACK, ...), or the API URL or key flag, is set but empty',
   target_required: 'CI is set and no API URL was given (pass --embedded to use the embedded server on purpose)',
   conflicting_target: '--embedded was given together with an API URL',

@@ -64,7 +64,6 @@ export default class Serve extends Command {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(Serve);
-    refuseEmptyValues(this, flags);
     const apiKeys = flags['api-key'] ?? splitKeys(process.env.GATEHOUSE_API_KEYS);
     const faults = flags['inject-faults'];
     let server: ServingThread;
@@ -114,23 +113,6 @@ export default class Serve extends Command {
     };
     process.once('SIGINT', () => void stop('SIGINT'));
     process.once('SIGTERM', () => void stop('SIGTERM'));
-  }
-}
-
-/**
- * A flag given with an empty value is refused rather than read as left out: `--host ''` listened
- * on every interface, `--api-key ''` started a server no key opens, `--rate-limit ''` turned the
- * limit asked for off. (`--db` and `--event-sink` are refused by the server itself.)
- */
-function refuseEmptyValues(command: Command, flags: { host: string; 'base-url'?: string | undefined; 'rate-limit'?: string | undefined; 'api-key'?: string[] | undefined }): void {
-  const given: [string, string | undefined][] = [
-    ['host', flags.host],
-    ['base-url', flags['base-url']],
-    ['rate-limit', flags['rate-limit']],
-    ...(flags['api-key'] ?? []).map((key): [string, string] => ['api-key', key]),
-  ];
-  for (const [name, value] of given) {
-    if (value !== undefined && value.trim() === '') command.error(`--${name} is empty; give a value or leave the flag out`, { exit: 1 });
   }
 }
 

@@ -31,7 +31,7 @@ export interface TargetInputs {
   embedded?: boolean | undefined;
 }
 
-/** What to do about each target variable when it is set but empty (also empty-variables.ts). */
+/** What to do about each target variable when it is set but empty (also empty-values.ts). */
 export const EMPTY_HINT: Record<string, string> = {
   GATEHOUSE_API_URL: `set it to the management API's base URL, to "${EMBEDDED_URL}" for the embedded reference server, or unset it`,
   GATEHOUSE_API_KEY: 'set it to an API key (in CI, from a secret; a fork\'s pull request may not receive secrets), or unset it',

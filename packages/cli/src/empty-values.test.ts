@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { refuseEmptyVariables } from './empty-variables.js';
+import { refuseEmptyFlags, refuseEmptyVariables } from './empty-values.js';
 
 const DEFINITIONS = { stack: { env: 'GATEHOUSE_STACK' }, timeout: { env: 'GATEHOUSE_TIMEOUT' }, yes: {} };
 
@@ -40,5 +40,17 @@ describe('refuseEmptyVariables', () => {
 
   it('looks only at the variables of the command\'s own flags', () => {
     expect(refusal(() => refuseEmptyVariables({ yes: {} }, parsed({}), { GATEHOUSE_STACK: '', GATEHOUSE_API_KEY: '' }))).toBeUndefined();
+  });
+});
+
+describe('refuseEmptyFlags', () => {
+  it('refuses a flag given an empty or blank value, one value of a repeatable flag included', () => {
+    expect(refusal(() => refuseEmptyFlags(DEFINITIONS, { stack: '' }))).toBe('empty_flag: --stack is empty; give a value or leave the flag out. Nothing was done.');
+    expect(refusal(() => refuseEmptyFlags({ policy: {} }, { policy: ['policies', ' '] }))).toMatch(/^empty_flag: --policy is empty/);
+  });
+
+  it('leaves values, booleans and flags not given alone', () => {
+    expect(refusal(() => refuseEmptyFlags(DEFINITIONS, { stack: 'team-a', yes: false }))).toBeUndefined();
+    expect(refusal(() => refuseEmptyFlags({ policy: {} }, { policy: ['a', 'b'] }))).toBeUndefined();
   });
 });

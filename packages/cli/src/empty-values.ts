@@ -1,6 +1,8 @@
 /**
- * A `GATEHOUSE_*` variable that is set but empty is refused, for every flag that reads one:
- * never taken as unset. oclif reads an empty variable as no variable at all, so before this
+ * Empty values are refused, never read as left out: a flag given an empty value on the command
+ * line (`--out "$PLAN_FILE"` with the variable unset saved no plan and exited 0; `serve --host
+ * ''` listened on every interface), and a `GATEHOUSE_*` variable that is set but empty, for
+ * every flag that reads one. oclif reads an empty variable as no variable at all, so before this
  * `GATEHOUSE_STACK: ${{ vars.STACK }}` with the repository variable missing planned (and
  * pruned) the "default" stack, and `GATEHOUSE_DB=$DB_PATH` with `DB_PATH` unset served from
  * the default file; what a pipeline meant to set is never silently replaced by a default.
@@ -17,6 +19,7 @@ const HINTS: Record<string, string> = {
 };
 
 interface FlagDefinition {
+  type?: string;
   env?: string | undefined;
 }
 
@@ -40,5 +43,20 @@ export function refuseEmptyVariables(definitions: Record<string, FlagDefinition>
     if (given) continue;
     const hint = HINTS[variable] ?? `set it to a value for --${name}, or unset it for the default`;
     throw new CliError('empty_variable', `${variable} is set but empty; ${hint}. Nothing was done.`);
+  }
+}
+
+/**
+ * Throws `CliError` (`empty_flag`) for the first flag of `definitions` given a value that is
+ * empty or blank (every value of a repeatable flag is looked at). Run after
+ * `refuseEmptyVariables`: a blank value that came from a variable has been refused by then.
+ */
+export function refuseEmptyFlags(definitions: Record<string, FlagDefinition>, flags: Record<string, unknown>): void {
+  for (const name of Object.keys(definitions)) {
+    const value = flags[name];
+    const values = Array.isArray(value) ? value : [value];
+    if (values.some((v) => typeof v === 'string' && v.trim() === '')) {
+      throw new CliError('empty_flag', `--${name} is empty; give a value or leave the flag out. Nothing was done.`);
+    }
   }
 }
