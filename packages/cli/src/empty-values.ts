@@ -19,7 +19,6 @@ const HINTS: Record<string, string> = {
 };
 
 interface FlagDefinition {
-  type?: string;
   env?: string | undefined;
 }
 
