@@ -74,6 +74,20 @@ export async function beginningOf(path: string): Promise<string | undefined> {
 }
 
 /**
+ * Of `paths`, about to be written, those that exist and whose beginning `isOwn` does not
+ * recognise: files the command did not write, which it never replaces unasked (export, render,
+ * plan --out). Every path is looked at, so that all of them can be named at once.
+ */
+export async function foreignFiles(paths: readonly string[], isOwn: (beginning: string) => boolean): Promise<string[]> {
+  const foreign: string[] = [];
+  for (const path of paths) {
+    const beginning = await beginningOf(path);
+    if (beginning !== undefined && !isOwn(beginning)) foreign.push(path);
+  }
+  return foreign;
+}
+
+/**
  * `file:line:col: message [code]`, or `message [code]` for a problem without a place; control
  * characters of the file name or of a value quoted in the message are escaped (`sanitize`).
  */

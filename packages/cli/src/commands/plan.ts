@@ -9,7 +9,7 @@ import { environmentFlags } from '../environments/flags.js';
 import { explicitFlags, selectEnvironments, type EnvironmentRun } from '../environments/select.js';
 import { CliError } from '../errors.js';
 import { manifestFlags, readingOptions } from '../manifest-flags.js';
-import { beginningOf, terminalStyle, writeFileAtomic } from '../output.js';
+import { foreignFiles, terminalStyle, writeFileAtomic } from '../output.js';
 import { policyFlags, policyPaths } from '../policy-flags.js';
 import { targetFlags, targetsOf, unmatchedWarnings } from '../target-flags.js';
 import { fromStackFlag, fromStackOption } from '../stack-flags.js';
@@ -160,20 +160,20 @@ export default class Plan extends Command {
 }
 
 /**
- * Starts importing a module now and returns the promise, for a command to await when it
- * needs the module: its loading overlaps the command's waits on the API. A failure surfaces
- * where it is awaited (never as an unhandled rejection when the command stops first).
- */
-/**
  * `--out FILE` replaces a saved plan (its first lines say so) and nothing else: a manifest or
  * any other file named by mistake is refused, before anything is sent.
  */
 async function refuseForeignPlanFile(out: string, rendering: Promise<typeof import('@gatehouse/engine/render')>): Promise<void> {
-  const beginning = await beginningOf(out);
-  if (beginning === undefined || (await rendering).isSavedPlanText(beginning)) return;
+  const { isSavedPlanText } = await rendering;
+  if ((await foreignFiles([out], isSavedPlanText)).length === 0) return;
   throw new CliError('plan_would_overwrite', `--out ${out} is a file that is not a saved plan; refusing to replace it: name a new file (e.g. plan.json) or remove it first. Nothing was sent.`);
 }
 
+/**
+ * Starts importing a module now and returns the promise, for a command to await when it
+ * needs the module: its loading overlaps the command's waits on the API. A failure surfaces
+ * where it is awaited (never as an unhandled rejection when the command stops first).
+ */
 function loadSoon<T>(load: () => Promise<T>): Promise<T> {
   const loading = load();
   loading.catch(() => undefined);

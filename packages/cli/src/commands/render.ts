@@ -7,7 +7,7 @@ import { environmentFlags } from '../environments/flags.js';
 import { selectEnvironments } from '../environments/select.js';
 import { CliError } from '../errors.js';
 import { manifestFlags, readingOptions } from '../manifest-flags.js';
-import { beginningOf, formatProblem, writeFileAtomic } from '../output.js';
+import { foreignFiles, formatProblem, writeFileAtomic } from '../output.js';
 
 /** `gatehouse render --env NAME`: one environment's resolved manifests, to review or diff. */
 export default class Render extends Command {
@@ -68,11 +68,7 @@ the full offline check. Exit 0 on success, 1 when the overlays or variables have
  * its variables and overlays gone.
  */
 async function refuseForeignFiles(targets: string[], out: string, environment: string): Promise<void> {
-  const foreign: string[] = [];
-  for (const target of targets) {
-    const beginning = await beginningOf(target);
-    if (beginning !== undefined && !isRenderedText(beginning)) foreign.push(target);
-  }
+  const foreign = await foreignFiles(targets, isRenderedText);
   if (foreign.length === 0) return;
   throw new CliError(
     'render_would_overwrite',

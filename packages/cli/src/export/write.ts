@@ -11,7 +11,7 @@ import { KINDS } from '@gatehouse/engine/core';
 import { fileNameOf, isExportedText, SCHEMA_LINE_PREFIX, type ExportFile } from '@gatehouse/engine/export';
 import { MANIFEST_SCHEMA_URL } from '@gatehouse/schemas/runtime';
 import { CliError } from '../errors.js';
-import { beginningOf, writeFileAtomic } from '../output.js';
+import { beginningOf, foreignFiles, writeFileAtomic } from '../output.js';
 
 /** `--out -`: the path that means standard output. */
 export const STDOUT_PATH = '-';
@@ -27,11 +27,7 @@ export function exportStream(files: readonly ExportFile[]): string {
 }
 
 export async function writeExport(dir: string, files: ExportFile[], overwrite: boolean): Promise<{ written: string[]; removed: string[] }> {
-  const foreign: string[] = [];
-  for (const file of files) {
-    const text = await beginningOf(join(dir, file.file));
-    if (text !== undefined && !isExportedText(text)) foreign.push(join(dir, file.file));
-  }
+  const foreign = await foreignFiles(files.map((file) => join(dir, file.file)), isExportedText);
   if (foreign.length > 0 && !overwrite) {
     throw new CliError('export_would_overwrite', `refusing to replace files that gatehouse export did not write: ${foreign.join(', ')}; choose another --out directory or pass --overwrite`);
   }

@@ -1,7 +1,7 @@
 export { environmentDocuments, type EnvironmentInput } from './documents.js';
 export { applyOverlays } from './overlay.js';
 export { findProjectFile, readProject, expandSetting, ProjectSettingError, PROJECT_FILE_NAME, type Project, type ProjectEnvironment } from './project.js';
-export { isRenderedText, renderEnvironment, RENDER_HEADER, type RenderedFile } from './render.js';
+export { isRenderedText, renderEnvironment, type RenderedFile } from './render.js';
 export {
   anyChanges,
   renderPlansText,

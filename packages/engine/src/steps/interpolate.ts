@@ -133,8 +133,8 @@ export function interpolate(
         const value = env[name];
         // Set but empty (or blank) is missing too: what a pipeline gets for a secret it was
         // not given (a fork's pull request), never a value to plan and apply.
-        const missing = value === undefined ? 'is not set' : value.trim() === '' ? 'is set but empty' : undefined;
-        if (missing !== undefined) {
+        if (value === undefined || value.trim() === '') {
+          const missing = value === undefined ? 'is not set' : 'is set but empty';
           const unset = problem('env_missing', `environment variable ${name} ${missing}; set it or remove \${env:${name}}`, at());
           if (options.unsetEnvStandIn === undefined) {
             problems.push(unset);
@@ -143,7 +143,7 @@ export function interpolate(
           unsetEnv.push({ ...unset, message: `environment variable ${name} ${missing} (plan and apply need it; --strict-env makes this an error)` });
           return options.unsetEnvStandIn;
         }
-        return value!;
+        return value;
       }
       if (body.startsWith('var:')) {
         const name = body.slice(4);
