@@ -17,7 +17,7 @@ export { PROBLEM_CODES, ManifestProblems, type Problem, type ProblemCode } from 
 export { computePlan, validateManifests, checkManifests, type ManifestCheck, readManifests, readAndMatch, observeAndMatch, DEFAULT_STACK, type EngineOptions, type Desired } from './engine.js';
 export { DependencyCycleError, type Edge } from './steps/order.js';
 export { TARGET_CODES, TargetError, checkTargetsMatched, parseTargets, targetPatterns, type TargetCode, type TargetPattern } from './steps/targets.js';
-export { DEFAULT_MAX_FILE_SIZE } from './steps/files.js';
+export { DEFAULT_MAX_FILE_SIZE, readUpTo } from './steps/files.js';
 export { KINDS, descriptor } from './kinds/index.js';
 export type { KindDescriptor, ApiCall, CallContext, Spec } from './kinds/types.js';
 export type { DesiredObject } from './desired.js';

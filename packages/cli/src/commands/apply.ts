@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import { Args, Errors, Flags } from '../oclif.js';
 import { Command } from '../command.js';
 import {
@@ -9,6 +8,7 @@ import {
   type EnvironmentInput,
   type HeldLock,
   DependencyCycleError,
+  readUpTo,
   sanitize,
   type Plan,
 } from '@gatehouse/engine/core';
@@ -38,6 +38,13 @@ import { fromStackFlag, fromStackOption, lockStacksWhileReading } from '../stack
 import { colourEnabled, terminalStyle } from '../output.js';
 
 const FORMATS = ['text', 'json'] as const;
+
+/**
+ * What `apply --plan` reads at most. A saved plan takes some 430 bytes a change (8.6 MB for
+ * 20,000), so this is about 600,000 changes, far more than one apply makes; a larger file, or a
+ * device such as /dev/zero, is not a saved plan, and is refused before it fills the memory.
+ */
+const SAVED_PLAN_LIMIT = 256 * 1024 * 1024;
 
 /** `gatehouse apply`: make the live API match the manifests (or a reviewed, saved plan). */
 export default class Apply extends Command {
@@ -265,11 +272,20 @@ export default class Apply extends Command {
   }
 
   async #readPlan(file: string): Promise<Plan> {
+    const unreadable = (why: string) => this.#fail(new CliError('plan_file', `cannot read the saved plan ${file}: ${why}`));
+    let bytes: Buffer;
     try {
-      return parsePlanJson(await readFile(file, 'utf8'));
+      bytes = await readUpTo(file, SAVED_PLAN_LIMIT);
     } catch (error) {
-      const why = error instanceof PlanFormatError ? error.message : ((error as NodeJS.ErrnoException).code ?? (error as Error).message);
-      return this.#fail(new CliError('plan_file', `cannot read the saved plan ${file}: ${why}`));
+      return unreadable((error as NodeJS.ErrnoException).code ?? (error as Error).message);
+    }
+    if (bytes.length > SAVED_PLAN_LIMIT) {
+      return unreadable(`it is over ${SAVED_PLAN_LIMIT / 1024 / 1024} MiB, more than any plan gatehouse saves; name the file that plan --out wrote`);
+    }
+    try {
+      return parsePlanJson(bytes.toString('utf8'));
+    } catch (error) {
+      return unreadable(error instanceof PlanFormatError ? error.message : (error as Error).message);
     }
   }
 

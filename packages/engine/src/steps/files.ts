@@ -127,19 +127,16 @@ export async function readManifestFile(file: string, display: string, maxFileSiz
   try {
     if (file === STDIN_PATH) return checkText(await readStdin(maxFileSize, display), display, maxFileSize);
     const info = await stat(file);
-    const size = info.size;
-    // A device or a pipe reports no size (0): read it no further than the limit, as stdin.
-    if (!info.isFile()) return checkText(await readCapped(createReadStream(file), maxFileSize), display, maxFileSize);
-    if (size > maxFileSize) {
+    if (info.isFile() && info.size > maxFileSize) {
       return {
         problem: problem(
           'file_too_large',
-          `${display} is ${formatBytes(size)}, over the manifest size limit of ${formatBytes(maxFileSize)}; split it into smaller files or raise --max-file-size`,
+          `${display} is ${formatBytes(info.size)}, over the manifest size limit of ${formatBytes(maxFileSize)}; split it into smaller files or raise --max-file-size`,
           { file: display, line: 1, col: 1 },
         ),
       };
     }
-    return checkText(await readFile(file), display, maxFileSize);
+    return checkText(await readUpTo(file, maxFileSize), display, maxFileSize);
   } catch (error) {
     return { problem: problem('path_unreadable', `cannot read ${display}: ${codeOf(error)}`) };
   }
@@ -172,6 +169,19 @@ function checkText(bytes: Buffer, display: string, maxFileSize: number): Manifes
 async function readStdin(limit: number, display: string): Promise<Buffer> {
   if (process.stdin.isTTY) throw Object.assign(new Error(`${display} is a terminal`), { code: 'a terminal, not a file or pipe; pipe the manifests in (e.g. cat *.yaml | gatehouse validate -)' });
   return readCapped(process.stdin, limit);
+}
+
+/**
+ * The bytes of the file at `path`, or more than `limit` of them when it holds more (the caller
+ * refuses those): a regular file is read whole only when its size is within the limit, and
+ * what reports no size (a pipe, `<(...)`, a device such as /dev/zero) is read no further than
+ * the limit, so that no path given to a command makes it read without end.
+ */
+export async function readUpTo(path: string, limit: number): Promise<Buffer> {
+  const info = await stat(path);
+  if (info.isFile() && info.size <= limit) return readFile(path);
+  // Chunks of 1 MiB: a device such as /dev/zero fills each read, and the limit may be large.
+  return readCapped(createReadStream(path, { highWaterMark: 1024 * 1024 }), limit);
 }
 
 /** A stream to its end, stopping (and closing it) once more than `limit` bytes came. */
