@@ -127,7 +127,9 @@ export async function readManifestFile(file: string, display: string, maxFileSiz
   try {
     if (file === STDIN_PATH) return checkText(await readStdin(maxFileSize, display), display, maxFileSize);
     const info = await stat(file);
-    if (info.isFile() && info.size > maxFileSize) {
+    // A device or a pipe reports no size (0): read it no further than the limit, as stdin.
+    if (!info.isFile()) return checkText(await readUpTo(file, maxFileSize), display, maxFileSize);
+    if (info.size > maxFileSize) {
       return {
         problem: problem(
           'file_too_large',
@@ -136,7 +138,7 @@ export async function readManifestFile(file: string, display: string, maxFileSiz
         ),
       };
     }
-    return checkText(await readUpTo(file, maxFileSize), display, maxFileSize);
+    return checkText(await readFile(file), display, maxFileSize);
   } catch (error) {
     return { problem: problem('path_unreadable', `cannot read ${display}: ${codeOf(error)}`) };
   }
