@@ -5,7 +5,8 @@
  * a write the server acknowledged survives the process being killed (and the machine losing
  * power). Each request's change runs in one transaction (see `Store.transaction`).
  */
-import { dirname } from 'node:path';
+import { statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { makeDirectory } from '@gatehouse/schemas/runtime';
 import { MIGRATIONS } from './migrations.js';
@@ -25,6 +26,10 @@ export function openDatabase(path: string): Db {
   if (path.trim() === '') throw new Error(`the database path is empty; name a file, or ${MEMORY} for a database that is not kept`);
   let db: Db | undefined;
   try {
+    // SQLite says only "unable to open database file" of a directory (`--db ./data`, say).
+    if (isDirectory(path)) {
+      throw Object.assign(new Error(`it is a directory; name a file in it, such as ${join(path, 'server.db')}`), { code: 'EISDIR' });
+    }
     makeDirectory(dirname(path));
     db = new Database(path);
     return prepare(db);
@@ -32,6 +37,15 @@ export function openDatabase(path: string): Db {
     db?.close();
     const cause = error as NodeJS.ErrnoException;
     throw Object.assign(new Error(`cannot open the database ${path}: ${cause.message}`, { cause }), cause.code === undefined ? {} : { code: cause.code });
+  }
+}
+
+/** True when `path` names a directory; false for anything else, what cannot be looked at included. */
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path, { throwIfNoEntry: false })?.isDirectory() === true;
+  } catch {
+    return false;
   }
 }
 

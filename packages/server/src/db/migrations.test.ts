@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -128,6 +128,12 @@ describe('opening a database', () => {
   it('refuses an empty path, which SQLite would open as a temporary database', () => {
     expect(() => openDatabase('')).toThrow('the database path is empty; name a file, or :memory: for a database that is not kept');
     expect(() => openDatabase('  ')).toThrow(/database path is empty/);
+  });
+
+  it('refuses a directory, naming a file in it to give instead', () => {
+    const directory = join(dir, 'data');
+    mkdirSync(directory);
+    expect(() => openDatabase(directory)).toThrow(`cannot open the database ${directory}: it is a directory; name a file in it, such as ${join(directory, 'server.db')}`);
   });
 
   it('names the file it cannot open, keeping the cause and its code', () => {
