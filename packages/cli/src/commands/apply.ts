@@ -273,13 +273,13 @@ export default class Apply extends Command {
 
   async #readPlan(file: string): Promise<Plan> {
     const unreadable = (why: string) => this.#fail(new CliError('plan_file', `cannot read the saved plan ${file}: ${why}`));
-    let bytes: Buffer;
+    let bytes: Buffer | undefined;
     try {
       bytes = await readUpTo(file, SAVED_PLAN_LIMIT);
     } catch (error) {
       return unreadable((error as NodeJS.ErrnoException).code ?? (error as Error).message);
     }
-    if (bytes.length > SAVED_PLAN_LIMIT) {
+    if (bytes === undefined) {
       return unreadable(`it is over ${SAVED_PLAN_LIMIT / 1024 / 1024} MiB, more than any plan gatehouse saves; name the file that plan --out wrote`);
     }
     try {

@@ -154,8 +154,8 @@ export interface ManifestText {
 }
 
 /** The bytes as text, unless they are too many (stdin's size is known only once read) or not UTF-8. */
-function checkText(bytes: Buffer, display: string, maxFileSize: number): ManifestText | { problem: Problem } {
-  if (bytes.length > maxFileSize) {
+function checkText(bytes: Buffer | undefined, display: string, maxFileSize: number): ManifestText | { problem: Problem } {
+  if (bytes === undefined || bytes.length > maxFileSize) {
     return {
       problem: problem('file_too_large', `${display} is over the manifest size limit of ${formatBytes(maxFileSize)}; split it or raise --max-file-size`, { file: display, line: 1, col: 1 }),
     };
@@ -167,35 +167,38 @@ function checkText(bytes: Buffer, display: string, maxFileSize: number): Manifes
   return { text: bytes.toString('utf8'), bytes };
 }
 
-/** Standard input to its end, stopping one byte past `limit` (the caller refuses that). */
-async function readStdin(limit: number, display: string): Promise<Buffer> {
+/** Standard input to its end, or `undefined` once it gives more than `limit` bytes. */
+async function readStdin(limit: number, display: string): Promise<Buffer | undefined> {
   if (process.stdin.isTTY) throw Object.assign(new Error(`${display} is a terminal`), { code: 'a terminal, not a file or pipe; pipe the manifests in (e.g. cat *.yaml | gatehouse validate -)' });
   return readCapped(process.stdin, limit);
 }
 
 /**
- * The bytes of the file at `path`, or more than `limit` of them when it holds more (the caller
- * refuses those): a regular file is read whole only when its size is within the limit, and
- * what reports no size (a pipe, `<(...)`, a device such as /dev/zero) is read no further than
- * the limit, so that no path given to a command makes it read without end.
+ * The bytes of the file at `path`, or `undefined` when it holds more than `limit`: a regular
+ * file larger than that is not read at all, and what reports no size (a pipe, `<(...)`, a
+ * device such as /dev/zero) is read no further than the limit, so that no path given to a
+ * command makes it read without end.
  */
-export async function readUpTo(path: string, limit: number): Promise<Buffer> {
+export async function readUpTo(path: string, limit: number): Promise<Buffer | undefined> {
   const info = await stat(path);
-  if (info.isFile() && info.size <= limit) return readFile(path);
+  if (info.isFile()) return info.size <= limit ? readFile(path) : undefined;
   // Chunks of 1 MiB: a device such as /dev/zero fills each read, and the limit may be large.
   return readCapped(createReadStream(path, { highWaterMark: 1024 * 1024 }), limit);
 }
 
-/** A stream to its end, stopping (and closing it) once more than `limit` bytes came. */
-async function readCapped(stream: AsyncIterable<Buffer>, limit: number): Promise<Buffer> {
+/**
+ * A stream to its end, or `undefined` as soon as more than `limit` bytes came: the stream is
+ * then closed and what came is dropped, so at most `limit` bytes are ever held.
+ */
+async function readCapped(stream: AsyncIterable<Buffer>, limit: number): Promise<Buffer | undefined> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of stream) {
-    chunks.push(chunk);
     size += chunk.length;
-    if (size > limit) break;
+    if (size > limit) return undefined;
+    chunks.push(chunk);
   }
-  return Buffer.concat(chunks);
+  return Buffer.concat(chunks, size);
 }
 
 /** Where the first byte that is not part of a well-formed UTF-8 sequence is (RFC 3629). */

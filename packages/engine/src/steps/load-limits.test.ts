@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from 'vitest';
+import { readUpTo } from './files.js';
 import { load } from './load.js';
 
 const tempDir = () => mkdtempSync(join(tmpdir(), 'gatehouse-load-'));
@@ -128,6 +129,15 @@ test('a file without a size (a link to a device, a pipe) named on the command li
   expect(result.problems).toHaveLength(1);
   expect(result.problems[0]).toMatchObject({ code: 'file_too_large', at: { line: 1, col: 1 } });
   expect(result.problems[0]!.message).toMatch(/over the manifest size limit of 64\.0 KiB/);
+});
+
+test('readUpTo gives a file within the limit whole, and nothing for one over it, a device that never ends included', async () => {
+  const dir = tempDir();
+  writeFileSync(join(dir, 'five.json'), '12345');
+  expect((await readUpTo(join(dir, 'five.json'), 5))?.toString()).toBe('12345');
+  expect(await readUpTo(join(dir, 'five.json'), 4)).toBeUndefined();
+  expect((await readUpTo('/dev/null', 4))?.length).toBe(0);
+  if (process.platform === 'linux') expect(await readUpTo('/dev/zero', 64 * 1024)).toBeUndefined();
 });
 
 test('a pipe named by its /proc or /dev/fd path (a shell\'s process substitution, <(...)) is read', async () => {
