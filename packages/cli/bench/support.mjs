@@ -11,7 +11,7 @@ export const CLI = fileURLToPath(new URL('../bin/run.js', import.meta.url));
 /**
  * Starts `gatehouse serve` on a free port over `db` with API key `key` (and `args`, more flags of
  * serve); resolves with its URL and a `stop` once it has printed its start-up lines, rejects if
- * it exits first.
+ * it exits first. `stop()` resolves once the server has exited.
  */
 export function startServe(db, key, args = []) {
   const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--db', db, '--api-key', key, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
@@ -21,9 +21,17 @@ export function startServe(db, key, args = []) {
     child.stdout.on('data', (chunk) => {
       out += chunk;
       const url = /listening on (\S+)/.exec(out)?.[1];
-      if (url && /API key/.test(out)) resolve({ url, stop: () => child.kill('SIGTERM') });
+      if (url && /API key/.test(out)) resolve({ url, stop: () => stopChild(child) });
     });
   });
+}
+
+/** Ends `child` with SIGTERM; resolves once it has exited (at once if it already has). */
+function stopChild(child) {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  return exited;
 }
 
 /** Runs `fn` over `items` with `n` at a time. */

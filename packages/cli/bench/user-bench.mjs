@@ -97,6 +97,16 @@ function writeJobs(name, jobs) {
   return file;
 }
 
+/**
+ * Stops the servers that the rows so far started, and waits for them to exit. Before the
+ * server rows: a dozen idle `gatehouse serve` processes (one per creates round, the plan's, the
+ * updates', the RSS row's) would otherwise still wake for their delivery polls and hold their
+ * memory while the POST row measures a latency-bound server.
+ */
+async function stopServers() {
+  await Promise.all(servers.splice(0).map((server) => server.stop()));
+}
+
 async function serve(name) {
   const server = await startServe(join(work, `${name}.db`), KEY);
   servers.push(server);
@@ -196,21 +206,22 @@ async function applyCreatesRow() {
   const jobsFile = writeJobs('creates', jobs);
   const counting = await serve('count-creates');
   const ours = await requestsOf([CLI, 'apply', dir, '--yes'], cliEnv(counting));
-  counting.stop();
+  await counting.stop();
   const countingBare = await serve('count-bare-creates');
   const bare = JSON.parse(await output([BARE_WRITE, countingBare.url, KEY, jobsFile, ...COLLECTIONS]));
-  countingBare.stop();
+  await countingBare.stop();
   const r = await interleaved(
     async () => {
       const server = await serve(`bare-creates-${servers.length}`);
       const t = await timeProcess([BARE_WRITE, server.url, KEY, jobsFile, ...COLLECTIONS]);
-      server.stop();
+      // Awaited: its shutdown (a checkpoint, an fsync) must not overlap the next timed run.
+      await server.stop();
       return t;
     },
     async () => {
       const server = await serve(`apply-creates-${servers.length}`);
       const t = await timeProcess([CLI, 'apply', dir, '--yes'], { env: cliEnv(server) });
-      server.stop();
+      await server.stop();
       return t;
     },
   );
@@ -295,9 +306,10 @@ try {
   if (!SKIP.has('updates')) await applyUpdatesRow();
   if (!SKIP.has('rss')) await rssRow();
   if (!SKIP.has('memory')) await validateMemoryRow();
+  await stopServers();
   if (!SKIP.has('server')) await serverRows();
 } finally {
-  for (const server of servers) server.stop();
+  await stopServers();
   rmSync(work, { recursive: true, force: true });
 }
 
