@@ -268,8 +268,8 @@ async function startupRow() {
 }
 
 async function serverRows() {
-  const { measure } = await import('../../server/bench/server-bench.mjs');
-  const result = await measure({ rounds: ROUNDS, serve: CLI });
+  const { measureInChild } = await import('../../server/bench/server-bench.mjs');
+  const result = await measureInChild({ rounds: ROUNDS, serve: CLI });
   const get = result.get.rps / result.get.bareRps;
   const post = result.post.rps / result.post.bareRps;
   const rps = (x) => `${x.toFixed(0)} req/s`;
