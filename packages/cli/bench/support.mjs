@@ -5,6 +5,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { composeMetadata, KINDS } from '@gatehouse/engine';
+import { stopChild } from '../../server/bench/server-bench.mjs';
 
 export const CLI = fileURLToPath(new URL('../bin/run.js', import.meta.url));
 
@@ -24,14 +25,6 @@ export function startServe(db, key, args = []) {
       if (url && /API key/.test(out)) resolve({ url, stop: () => stopChild(child) });
     });
   });
-}
-
-/** Ends `child` with SIGTERM; resolves once it has exited (at once if it already has). */
-function stopChild(child) {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  return exited;
 }
 
 /** Runs `fn` over `items` with `n` at a time. */

@@ -143,12 +143,20 @@ async function forkChild(args) {
   return { child, ready };
 }
 
-/** Stops a child started by `forkChild` (an IPC 'stop'), if it still runs. */
-async function stopChild(child) {
+/**
+ * Asks `child` to end if it still runs (`ask`: SIGTERM unless given; a child started by
+ * `forkChild` is sent an IPC 'stop'), and resolves once it has exited.
+ */
+export async function stopChild(child, ask = () => child.kill('SIGTERM')) {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.send('stop');
+  ask();
   await exited;
+}
+
+/** Stops a child started by `forkChild`. */
+function stopForked(child) {
+  return stopChild(child, () => child.send('stop'));
 }
 
 /**
@@ -169,7 +177,7 @@ async function startLibraryApp() {
         child.on('message', onMessage);
         child.send('cpu');
       }),
-    stop: () => stopChild(child),
+    stop: () => stopForked(child),
   };
 }
 
@@ -217,12 +225,7 @@ async function startGatehouseServe(cli, dir) {
   return {
     url,
     state: async () => ({ cpu: processCpu(child.pid) }),
-    stop: () =>
-      new Promise((resolve) => {
-        if (child.exitCode !== null || child.signalCode !== null) return resolve();
-        child.once('exit', resolve);
-        child.kill('SIGTERM');
-      }),
+    stop: () => stopChild(child),
   };
 }
 
@@ -257,7 +260,7 @@ export async function measure({ rounds = ROUNDS, serve } = {}) {
     return await drive({ rounds, server, bare: { ...bare.ready, pid: bare.child.pid }, servingCommand: Boolean(serve) });
   } finally {
     // Also when a run failed: a server left running would hold the terminal's output open.
-    if (bare) await stopChild(bare.child);
+    if (bare) await stopForked(bare.child);
     await server?.stop();
     if (dir) rmSync(dir, { recursive: true, force: true });
   }
@@ -273,12 +276,11 @@ export async function measure({ rounds = ROUNDS, serve } = {}) {
  * slower. In a child, after the same rows: 0.34x at 136 us (15:33).
  */
 export async function measureInChild({ rounds, serve }) {
-  const child = fork(fileURLToPath(import.meta.url), ['--measure-serve', serve, String(rounds)], { stdio: 'inherit' });
-  return new Promise((resolve, reject) => {
-    let result;
-    child.once('message', (message) => (result = message));
-    child.once('exit', (code) => (result && code === 0 ? resolve(result) : reject(new Error(`the server bench's child exited (${code}) without a result`))));
-  });
+  const { child, ready: result } = await forkChild(['--measure-serve', serve, String(rounds)]);
+  // The child disconnects once it has sent the result, and exits.
+  const code = child.exitCode ?? (await new Promise((resolve) => child.once('exit', resolve)));
+  if (code !== 0) throw new Error(`the server bench's child exited (${code}) after its result`);
+  return result;
 }
 
 /**
