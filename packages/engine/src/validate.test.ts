@@ -89,17 +89,24 @@ describe('validate: variables, names and references', () => {
       '    - match_type: path_prefix',
       '      match: /',
       '      oidc: {issuer: "https://id.example.com", client_id: x, client_secret: "${env:SECRET}"}',
+      '    - match_type: path_prefix',
+      '      match: /hook',
+      '      webhook_verification: {provider: github, secret: "${env:HOOK}"}', // no "github needs a secret"
       '---',
       'kind: BotUser',
       'name: "${env:BOT}"',
       'spec: {}',
       '',
     ].join('\n');
-    expect(await problems(yaml)).toEqual(['env_missing@4:15', 'env_missing@8:77', 'env_missing@11:7']);
+    expect(await problems(yaml)).toEqual(['env_missing@4:15', 'env_missing@8:77', 'env_missing@11:56', 'env_missing@14:7']);
     // A value the variable does not come from is still checked.
-    expect(await problems(yaml.replace('client_id: x', 'client_id: ""'), { HOST: 'a.example.com:443', BOT: 'b' })).toEqual([
+    expect(await problems(yaml.replace('client_id: x', 'client_id: ""'), { HOST: 'a.example.com:443', BOT: 'b', HOOK: 'h' })).toEqual([
       'invalid_value@8:59',
       'env_missing@8:78',
+    ]);
+    // An empty secret written as such is still reported, at the secret.
+    expect(await problems(yaml.replace('"${env:HOOK}"', '""'), { HOST: 'a.example.com:443', BOT: 'b', SECRET: 's' })).toEqual([
+      'module_invalid@11:56',
     ]);
   });
   test('duplicate names per kind (same name in another kind is fine)', async () => {

@@ -153,12 +153,15 @@ export const MODULES = {
     fromLive: (m) => ({ enabled: enabled(m), provider: String(m.provider).toLowerCase(), secret: m.secret ?? '' }),
     toInput: (n) => (n.provider === 'sns' && n.secret === '' ? { enabled: n.enabled, provider: n.provider } : { ...n }),
     sensitive: [['secret']],
-    check: (n, at) => {
+    // An empty secret is reported at the secret when one is written (a `${env:}` that is unset
+    // leaves it empty, and its own problem at the same place is the one to fix: the echo is
+    // dropped, see withoutUnsetEcho), at the module when none is.
+    check: (n, at, manifest) => {
       if (!isWebhookProvider(String(n.provider))) {
         return [problem('module_invalid', `webhook_verification.provider "${String(n.provider)}" is not a supported provider; use one of: ${WEBHOOK_PROVIDERS.join(', ')}`, at(['provider']))];
       }
       if (n.provider === 'sns' && n.secret !== '') return [problem('module_invalid', 'webhook_verification: provider sns takes no secret; remove secret', at(['secret']))];
-      if (n.provider !== 'sns' && n.secret === '') return [problem('module_invalid', `webhook_verification: provider ${String(n.provider)} needs a secret; add secret (e.g. \${env:WEBHOOK_SECRET})`, at([]))];
+      if (n.provider !== 'sns' && n.secret === '') return [problem('module_invalid', `webhook_verification: provider ${String(n.provider)} needs a secret; add secret (e.g. \${env:WEBHOOK_SECRET})`, at(manifest?.secret === undefined ? [] : ['secret']))];
       return [];
     },
   },
