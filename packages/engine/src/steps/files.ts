@@ -128,7 +128,7 @@ export async function readManifestFile(file: string, display: string, maxFileSiz
     if (file === STDIN_PATH) return checkText(await readStdin(maxFileSize, display), display, maxFileSize);
     const info = await stat(file);
     // A device or a pipe reports no size (0): read it no further than the limit, as stdin.
-    if (!info.isFile()) return checkText(await readUpTo(file, maxFileSize), display, maxFileSize);
+    if (!info.isFile()) return checkText(await readSizeless(file, maxFileSize), display, maxFileSize);
     if (info.size > maxFileSize) {
       return {
         problem: problem(
@@ -182,6 +182,11 @@ async function readStdin(limit: number, display: string): Promise<Buffer | undef
 export async function readUpTo(path: string, limit: number): Promise<Buffer | undefined> {
   const info = await stat(path);
   if (info.isFile()) return info.size <= limit ? readFile(path) : undefined;
+  return readSizeless(path, limit);
+}
+
+/** What reports no size (a pipe, a device) at `path`, as `readCapped` reads a stream. */
+function readSizeless(path: string, limit: number): Promise<Buffer | undefined> {
   // Chunks of 1 MiB: a device such as /dev/zero fills each read, and the limit may be large.
   return readCapped(createReadStream(path, { highWaterMark: 1024 * 1024 }), limit);
 }
