@@ -36,6 +36,7 @@ import { createServer } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve as resolvePath } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { diskFlushes, fsyncLatency } from './disk.mjs';
 
 /**
  * The positive whole number in environment variable `name`, or `fallback` when it is unset. Any
@@ -257,7 +258,7 @@ export async function measure({ rounds = ROUNDS, serve } = {}) {
   try {
     server = serve ? await startGatehouseServe(serve, dir) : await startLibraryApp();
     bare = await forkChild(['--bare-for', server.url]);
-    return await drive({ rounds, server, bare: { ...bare.ready, pid: bare.child.pid }, servingCommand: Boolean(serve) });
+    return await drive({ rounds, server, bare: { ...bare.ready, pid: bare.child.pid }, servingCommand: Boolean(serve), databaseDir: dir ?? tmpdir() });
   } finally {
     // Also when a run failed: a server left running would hold the terminal's output open.
     if (bare) await stopForked(bare.child);
@@ -285,9 +286,10 @@ export async function measureInChild({ rounds, serve }) {
 
 /**
  * `measure`'s runs and table, against servers that are up: `server` (its URL and `state()`),
- * `bare` (what the bare child reported, and its pid).
+ * `bare` (what the bare child reported, and its pid); `databaseDir` is where the server's
+ * database is (or one on the same disk), whose fsyncs the POST row waits for.
  */
-async function drive({ rounds, server, bare, servingCommand }) {
+async function drive({ rounds, server, bare, servingCommand, databaseDir }) {
   const { default: autocannon } = await import('autocannon');
   const info = { url: server.url, bareUrl: bare.bareUrl, id: bare.id };
   /**
@@ -303,9 +305,11 @@ async function drive({ rounds, server, bare, servingCommand }) {
   const writeTotals = { writes: 0, commits: 0, syncs: 0 };
   const run = async (name, options) => {
     const before = await serverState();
+    const flushesBefore = diskFlushes();
     const result = await new Promise((resolve, reject) =>
       autocannon({ connections: CONNECTIONS, duration: SECONDS, ...options }, (error, r) => (error ? reject(error) : resolve(r))),
     );
+    const flushes = diskFlushes() - flushesBefore;
     const after = await serverState();
     if (after.writes) for (const key of Object.keys(writeTotals)) writeTotals[key] += after.writes[key] - before.writes[key];
     const problems = result.non2xx + result.errors + result.timeouts;
@@ -315,7 +319,7 @@ async function drive({ rounds, server, bare, servingCommand }) {
     // Server CPU per request: what the server itself spends, far less sensitive than req/s
     // to the load generator and other work competing for the same cores.
     const cpuUs = (after.cpu - before.cpu) / Math.max(1, result.requests.total);
-    return { rps: result.requests.average, p99: result.latency.p99, cpuUs, problems };
+    return { rps: result.requests.average, p99: result.latency.p99, cpuUs, problems, requests: result.requests.total, seconds: result.duration, flushes };
   };
 
   const postBody = JSON.stringify({ description: 'bench', metadata: '{"team":"bench"}' });
@@ -338,6 +342,7 @@ async function drive({ rounds, server, bare, servingCommand }) {
     },
   ];
 
+  const fixed = (n, digits = 0) => n.toFixed(digits);
   const load = () => loadavg().map((n) => n.toFixed(2)).join(' ');
   console.log(
     `gatehouse server bench (${servingCommand ? '`gatehouse serve`, its log to /dev/null' : "the library's app, no logger"}): ${SECONDS}s per run, ${rounds} rounds of (reference, scenario) pairs, ${CONNECTIONS} connections, loopback; load average ${load()}`,
@@ -369,6 +374,11 @@ async function drive({ rounds, server, bare, servingCommand }) {
     warmUpRuns.push(`${scenario.name} ${await warmUp(scenario.options)} s`);
   }
   console.log(`warm-up until the server's CPU per request settled: ${warmUpRuns.join(', ')}`);
+  const idleFsync = fsyncLatency(databaseDir);
+  console.log(
+    `disk under ${databaseDir}: fdatasync after a 28 KB overwrite (the machine idle) ${fixed(idleFsync.p50)} us p50, ${fixed(idleFsync.p90)} us p90; ` +
+      'a POST is answered after one or two fsyncs of the WAL, each slower while both cores are busy',
+  );
   writeTotals.writes = writeTotals.commits = writeTotals.syncs = 0;
 
   const pairs = new Map(scenarios.map((s) => [s.name, []]));
@@ -391,7 +401,6 @@ async function drive({ rounds, server, bare, servingCommand }) {
   const median = (values) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)];
   /** The pair whose ratio is the median (the lower middle one for an even count). */
   const medianPair = (list) => [...list].sort((a, b) => a.ratio - b.ratio)[Math.floor((list.length - 1) / 2)];
-  const fixed = (n, digits = 0) => n.toFixed(digits);
   console.log('');
   console.log(
     `${'scenario'.padEnd(26)}${'req/s'.padStart(8)}${'p99 ms'.padStart(8)}${'cpu us/req'.padStart(12)}` +
@@ -413,6 +422,15 @@ async function drive({ rounds, server, bare, servingCommand }) {
   }
   const per = (n) => (n > 0 ? (writeTotals.writes / n).toFixed(1) : '-');
   if (!servingCommand) console.log(`POST: ${writeTotals.writes} writes, ${per(writeTotals.commits)} per commit, ${per(writeTotals.syncs)} per fsync`);
+  const posts = pairs.get('POST /ip_policies').map((p) => p.measured);
+  const postFlushes = posts.reduce((sum, run) => sum + run.flushes, 0);
+  if (postFlushes > 0) {
+    const seconds = posts.reduce((sum, run) => sum + run.seconds, 0);
+    const requests = posts.reduce((sum, run) => sum + run.requests, 0);
+    console.log(
+      `POST runs: ${fixed(postFlushes / seconds)} disk cache flushes a second (the machine's, /proc/diskstats), ${fixed(requests / postFlushes, 1)} POSTs answered per flush`,
+    );
+  }
   console.log('(ratio: median of the pairs\' req/s ratios, range: all pairs; cpu ratio: bare cpu us/req / the scenario\'s, medians)');
   console.log(`load average at the end: ${load()}`);
 
