@@ -14,7 +14,7 @@ import { join } from 'node:path';
  * size, as the WAL's do once it has wrapped): the median and 90th percentile, microseconds.
  */
 export function fsyncLatency(dir, { bytes = 28 * 1024, times = 200 } = {}) {
-  const path = join(dir, 'fsync-probe');
+  const path = join(dir, `gatehouse-fsync-probe-${process.pid}`);
   const block = Buffer.alloc(bytes, 0x5a);
   const fd = openSync(path, 'w');
   try {
