@@ -38,7 +38,7 @@ export function fsyncLatency(dir, { bytes = 28 * 1024, times = 200 } = {}) {
 }
 
 /**
- * Cache flushes completed so far by the machine's whole disks (/proc/diskstats' 15th statistic,
+ * Cache flushes completed so far by the machine's whole disks (/proc/diskstats' 16th statistic,
  * Linux 5.5 on; partitions left out, their flushes are their disk's), or NaN where unknown. The
  * count is the machine's: read during a POST run on a quiet machine, it is the server's fsyncs.
  */
