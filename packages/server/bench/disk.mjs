@@ -8,12 +8,15 @@
 import { closeSync, fdatasyncSync, openSync, readFileSync, readdirSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 
+/** What the probe overwrites before each fsync: about what one fsync of the WAL carries under the POST load. */
+export const PROBE_BYTES = 28 * 1024;
+
 /**
  * `fdatasync` after an overwrite of `bytes` bytes at the start of a file in `dir`, `times`
  * times (the file written and synced once first, so each sync flushes data, not a growing
  * size, as the WAL's do once it has wrapped): the median and 90th percentile, microseconds.
  */
-export function fsyncLatency(dir, { bytes = 28 * 1024, times = 200 } = {}) {
+export function fsyncLatency(dir, { bytes = PROBE_BYTES, times = 200 } = {}) {
   const path = join(dir, `gatehouse-fsync-probe-${process.pid}`);
   const block = Buffer.alloc(bytes, 0x5a);
   const fd = openSync(path, 'w');

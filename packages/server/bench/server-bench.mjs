@@ -36,7 +36,7 @@ import { createServer } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve as resolvePath } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { diskFlushes, fsyncLatency } from './disk.mjs';
+import { diskFlushes, fsyncLatency, PROBE_BYTES } from './disk.mjs';
 
 /**
  * The positive whole number in environment variable `name`, or `fallback` when it is unset. Any
@@ -376,7 +376,7 @@ async function drive({ rounds, server, bare, servingCommand, databaseDir }) {
   console.log(`warm-up until the server's CPU per request settled: ${warmUpRuns.join(', ')}`);
   const idleFsync = fsyncLatency(databaseDir);
   console.log(
-    `disk under ${databaseDir}: fdatasync after a 28 KB overwrite (the machine idle) ${fixed(idleFsync.p50)} us p50, ${fixed(idleFsync.p90)} us p90; ` +
+    `disk under ${databaseDir}: fdatasync after a ${fixed(PROBE_BYTES / 1024)} KB overwrite (the machine idle) ${fixed(idleFsync.p50)} us p50, ${fixed(idleFsync.p90)} us p90; ` +
       'a POST is answered after one or two fsyncs of the WAL, each slower while both cores are busy',
   );
   writeTotals.writes = writeTotals.commits = writeTotals.syncs = 0;
