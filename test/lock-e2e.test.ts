@@ -24,7 +24,7 @@ const repos = new Map<string, string>();
 
 /**
  * The manifests of one stack: enough objects that two applies overlap (40 policies of 3
- * rules), named after the stack, since two stacks never declare one name (steps/stacks.ts).
+ * rules), named after the stack, since two stacks never declare one name (plan/stacks.ts).
  */
 function repoOf(stack: string): string {
   let repo = repos.get(stack);

@@ -24,7 +24,7 @@ const SKIPPED: Record<string, string> = {
   Install: 'installs @gatehouse/cli from the npm registry and needs a real API',
   'Quick start (from a clone)': 'is `npm ci` and `npm test` themselves',
   'Drift and export': 'a recipe with placeholders (`manifests/`, `alert`)',
-  'Stacks: one owner per object': 'recipes with placeholders (`manifests/`, `team-net/`, ids); test/stacks-e2e.test.ts and packages/engine/src/steps/stacks.test.ts run them',
+  'Stacks: one owner per object': 'recipes with placeholders (`manifests/`, `team-net/`, ids); test/stacks-e2e.test.ts and packages/engine/src/plan/stacks.test.ts run them',
   'The reference server: `gatehouse serve`': 'needs a running server and its $KEY',
 };
 

@@ -1,6 +1,6 @@
 /**
  * `--from-stack NAME` (plan, apply): the one other stack whose objects this run may move into
- * the current stack (engine steps/stacks.ts). It has no environment variable on purpose: a
+ * the current stack (engine plan/stacks.ts). It has no environment variable on purpose: a
  * variable left set in a pipeline would keep taking objects over; a move is a one-off command.
  */
 import { Flags } from './oclif.js';

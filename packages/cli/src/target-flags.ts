@@ -1,7 +1,7 @@
 /**
  * `--target ADDRESS` (repeatable) on plan, apply and drift: the flag, and its checks before
  * anything is read or sent. The addresses, their globs and what a targeted plan holds are the
- * engine's (`steps/targets.ts`); here: a malformed target, or `--target` together with a flag
+ * engine's (`plan/targets.ts`); here: a malformed target, or `--target` together with a flag
  * a targeted run cannot honour (`--prune`, `--prune-all`, `--plan`), is a usage error (exit 1)
  * before connecting, and a run whose every target matched nothing fails (a typo in a CI script
  * must not pass as "No changes").

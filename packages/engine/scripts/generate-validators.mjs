@@ -1,17 +1,17 @@
 /**
- * Writes `src/steps/validators/`, the manifest validators as ajv standalone code, one module
+ * Writes `src/load/validators/`, the manifest validators as ajv standalone code, one module
  * per kind, from the BUILT @gatehouse/schemas:
  *
  *   npm run build && npm run generate:validators -w packages/engine
  *
- * `src/steps/validators.test.ts` fails while a file is stale.
+ * `src/load/validators.test.ts` fails while a file is stale.
  */
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { MANIFEST_SCHEMAS } from '@gatehouse/schemas';
 import { validatorFiles } from './validators-source.mjs';
 
-const dir = fileURLToPath(new URL('../src/steps/validators/', import.meta.url));
+const dir = fileURLToPath(new URL('../src/load/validators/', import.meta.url));
 mkdirSync(dir, { recursive: true });
 const files = validatorFiles(MANIFEST_SCHEMAS);
 let written = 0;
@@ -31,4 +31,4 @@ for (const name of readdirSync(dir)) {
     written++;
   }
 }
-console.log(`src/steps/validators: ${written === 0 ? 'up to date' : `${written} files written or removed`} (${Object.keys(MANIFEST_SCHEMAS).length} kinds)`);
+console.log(`src/load/validators: ${written === 0 ? 'up to date' : `${written} files written or removed`} (${Object.keys(MANIFEST_SCHEMAS).length} kinds)`);

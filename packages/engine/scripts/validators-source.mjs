@@ -1,5 +1,5 @@
 /**
- * The sources of `src/steps/validators/`: ajv standalone code of each manifest kind's
+ * The sources of `src/load/validators/`: ajv standalone code of each manifest kind's
  * validator, compiled here once instead of by ajv at every run (95-111 ms a run), one module
  * per kind (`<Kind>.generated.ts`), and `index.generated.ts`, which imports a kind's module
  * when a document of that kind is first validated: a run compiles only the kinds it reads
@@ -30,7 +30,7 @@ const HEADER = [
 ];
 
 /**
- * Every file of `src/steps/validators/`, by file name: one module per kind, and the index of
+ * Every file of `src/load/validators/`, by file name: one module per kind, and the index of
  * their loaders.
  * @param {Record<string, object>} schemas MANIFEST_SCHEMAS of @gatehouse/schemas, by kind.
  * @returns {Record<string, string>}

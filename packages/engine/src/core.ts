@@ -15,19 +15,19 @@ export * from './plan-model.js';
 export * from './source.js';
 export { PROBLEM_CODES, ManifestProblems, type Problem, type ProblemCode } from './problems.js';
 export { computePlan, validateManifests, checkManifests, type ManifestCheck, readManifests, readAndMatch, observeAndMatch, DEFAULT_STACK, type EngineOptions, type Desired } from './engine.js';
-export { DependencyCycleError, type Edge } from './steps/order.js';
-export { TARGET_CODES, TargetError, checkTargetsMatched, parseTargets, targetPatterns, type TargetCode, type TargetPattern } from './steps/targets.js';
-export { DEFAULT_MAX_FILE_SIZE, readUpTo } from './steps/files.js';
+export { DependencyCycleError, type Edge } from './plan/order.js';
+export { TARGET_CODES, TargetError, checkTargetsMatched, parseTargets, targetPatterns, type TargetCode, type TargetPattern } from './plan/targets.js';
+export { DEFAULT_MAX_FILE_SIZE, readUpTo } from './load/files.js';
 export { KINDS, descriptor } from './kinds/index.js';
 export type { KindDescriptor, ApiCall, CallContext, Spec } from './kinds/types.js';
 export type { DesiredObject } from './desired.js';
 export type { LiveObject } from './live.js';
-export type { Matching } from './steps/match.js';
-export { MARKER_PREFIX, composeMetadata, parseMarker, formatMarker, type Marker } from './marker.js';
-export { desiredHash, liveNormal } from './steps/plan.js';
+export type { Matching } from './plan/match.js';
+export { MARKER_PREFIX, composeMetadata, parseMarker, formatMarker, type Marker } from './identity/marker.js';
+export { desiredHash, liveNormal } from './plan/plan.js';
 export * from './policy/index.js';
 export { acquireLock, lockWhileReading, breakLock, readLock, describeLock, isLockObject, lockName, LockHeld, LockLost, DEFAULT_LEASE_SECONDS, type LockInfo, type HeldLock, type AcquireOptions } from './lock/lock.js';
-export type { Variables } from './steps/interpolate.js';
+export type { Variables } from './load/interpolate.js';
 // An error every command's --json output may report (apply/model.ts imports types only).
 export { ApplyRefused } from './apply/model.js';
 // Used by every command's output; the rest of render/ is `/render`.

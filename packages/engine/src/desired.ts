@@ -1,7 +1,7 @@
 /** The desired object: one API object that the manifests declare, in normal form. */
 import type { KindDescriptor, Spec } from './kinds/types.js';
 import type { SourceLocation } from './source.js';
-import type { LoadedDocument } from './steps/load.js';
+import type { LoadedDocument } from './load/documents.js';
 
 export interface DesiredObject {
   /** `Kind/name` for top-level objects, `Kind/<parent name>/<natural key>` for children. */
@@ -23,7 +23,7 @@ export interface DesiredObject {
   idRefs?: { id: string; kind: string; locate(): SourceLocation }[];
   /** Addresses of desired objects this one references (its parent included). */
   references: string[];
-  /** The manifest file as the ownership marker records it (steps/manifest-paths.ts); none from standard input. */
+  /** The manifest file as the ownership marker records it (load/manifest-paths.ts); none from standard input. */
   manifestPath?: string;
   doc: LoadedDocument;
   /** Where the object's spec sits in its document (`['spec']`, `['spec', 'rules', 2]`). */

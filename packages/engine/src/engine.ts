@@ -7,21 +7,21 @@ import type { DesiredObject } from './desired.js';
 import { ManifestProblems, sortProblems, type Problem } from './problems.js';
 import type { Plan } from './plan-model.js';
 import type { LiveApi } from './ports.js';
-import { check } from './steps/check.js';
+import { check } from './load/check.js';
 import { environmentDocuments, type EnvironmentInput } from './environments/documents.js';
-import { attributeVariables, interpolate, withoutUnsetEcho } from './steps/interpolate.js';
+import { attributeVariables, interpolate, withoutUnsetEcho } from './load/interpolate.js';
 import { readRegistry } from './bot-registry/registry.js';
-import { match, type Matching } from './steps/match.js';
-import { fromStackWarning } from './steps/stacks.js';
-import { observe } from './steps/observe.js';
-import { prepareAhead, workWhileWaiting } from './steps/ahead.js';
+import { match, type Matching } from './plan/match.js';
+import { fromStackWarning } from './plan/stacks.js';
+import { observe } from './plan/observe.js';
+import { prepareAhead, workWhileWaiting } from './plan/ahead.js';
 import { lockOf, type LockInfo } from './lock/lock.js';
-import { plan } from './steps/plan.js';
-import { manifestPaths, recordedPath, type ManifestPaths } from './steps/manifest-paths.js';
-import { limitPrune } from './steps/prune-scope.js';
-import { targetPlan, targetPatterns } from './steps/targets.js';
-import { resolve } from './steps/resolve.js';
-import { loadValidators, validate } from './steps/validate.js';
+import { plan } from './plan/plan.js';
+import { manifestPaths, recordedPath, type ManifestPaths } from './load/manifest-paths.js';
+import { limitPrune } from './plan/prune-scope.js';
+import { targetPlan, targetPatterns } from './plan/targets.js';
+import { resolve } from './plan/resolve.js';
+import { loadValidators, validate } from './load/validate.js';
 import { deletedSubjects, desiredSubjects, evaluatePolicies, loadPolicies, type PolicyResult } from './policy/index.js';
 
 export const DEFAULT_STACK = 'default';
@@ -57,7 +57,7 @@ export interface EngineOptions {
   unsetEnv?: 'error' | 'warn';
   /** Told of what was passed over on purpose (a skipped directory or file), for `--verbose`. */
   onNote?: (note: string) => void;
-  /** `--from-stack`: the other stack whose objects plan and apply may move into this one (steps/stacks.ts). */
+  /** `--from-stack`: the other stack whose objects plan and apply may move into this one (plan/stacks.ts). */
   fromStack?: string | undefined;
 }
 
@@ -158,9 +158,9 @@ export async function readAndMatch(
   observing.catch(() => {});
   const read = await readManifests({ ...options, stack });
   if (read.problems.length > 0) throw new ManifestProblems(read.problems);
-  // While the last answers arrive: what the plan computes from the manifests alone (steps/ahead.ts).
+  // While the last answers arrive: what the plan computes from the manifests alone (plan/ahead.ts).
   const observation = await workWhileWaiting(observing, prepareAhead(read.desired));
-  // Deletes only within what was read, unless --prune-all (steps/prune-scope.ts).
+  // Deletes only within what was read, unless --prune-all (plan/prune-scope.ts).
   const fromRegistry = options.fromStack !== undefined && options.fromStack !== stack ? readRegistry(options.fromStack, observation.registryObjects) : undefined;
   const matched = match(read.desired, observation.live, stack, { fromStack: options.fromStack, registry: readRegistry(stack, observation.registryObjects), ...(fromRegistry ? { fromRegistry } : {}) });
   const matching = limitPrune(matched, read.where ?? manifestPaths(options.paths), read.desired, options.pruneAll === true);

@@ -1,6 +1,6 @@
 /** A live object as observe read it, with its ownership marker already parsed. */
 import type { Collection, KindDescriptor } from './kinds/types.js';
-import type { Marker } from './marker.js';
+import type { Marker } from './identity/marker.js';
 import type { ApiObject } from './ports.js';
 
 export interface LiveObject {

@@ -5,7 +5,7 @@
  * not a payload. Apply recomputes the desired objects from the manifests (whose checksum the
  * plan records) and refuses changes whose live object no longer has the recorded fingerprint.
  */
-import type { HeldDuplicate } from './steps/duplicate-holds.js';
+import type { HeldDuplicate } from './plan/duplicate-holds.js';
 import type { PolicyResult } from './policy/model.js';
 import type { LockInfo } from './lock/lock.js';
 import type { SourceLocation } from './source.js';
@@ -69,7 +69,7 @@ export interface Change {
   /** A delete that runs only with `--prune` (the plan was made without it): shown, not counted. */
   needsPrune?: boolean;
   /**
-   * On the delete of a duplicate (same stack and address as `keep`, steps/duplicates.ts):
+   * On the delete of a duplicate (same stack and address as `keep`, plan/duplicates.ts):
    * apply runs it without --prune, after re-pointing references to `keep`.
    */
   duplicate?: { keep: string; cause: 'duplicate' | 'interrupted_replace' };
@@ -103,7 +103,7 @@ export interface Plan {
   target: { url: string; embedded: boolean };
   stack: string;
   /**
-   * `--from-stack`: the stack this plan moves objects from (steps/stacks.ts). Absent without
+   * `--from-stack`: the stack this plan moves objects from (plan/stacks.ts). Absent without
    * it; `apply --plan` applies a saved plan with the same one.
    */
   from_stack?: string;
@@ -114,7 +114,7 @@ export interface Plan {
   changes: Change[];
   /**
    * Duplicates that are not deleted because an object of another stack, or one gatehouse does
-   * not manage, references them (steps/duplicate-holds.ts): what references each, what to do.
+   * not manage, references them (plan/duplicate-holds.ts): what references each, what to do.
    */
   held_duplicates?: HeldDuplicate[];
   unmanaged: UnmanagedObject[];
@@ -138,19 +138,19 @@ export interface Plan {
   /** The environment of gatehouse.yaml the plan was computed for (`--env`), if any. */
   environment?: string;
   /**
-   * Present on a targeted plan (`--target`, steps/targets.ts): only the targets' changes and
+   * Present on a targeted plan (`--target`, plan/targets.ts): only the targets' changes and
    * what they depend on, never a delete. `apply --plan` applies it with the same targets.
    */
   targets?: PlanTargets;
   /**
-   * The prune scope (steps/prune-scope.ts), present when the plan was made with `--prune-all`
+   * The prune scope (plan/prune-scope.ts), present when the plan was made with `--prune-all`
    * or when owned objects the manifests do not declare lay outside the PATHs read. Absent:
    * scoped to the PATHs, nothing left outside (or a plan saved before scopes existed).
    */
   prune_scope?: PruneScopeSummary;
 }
 
-/** The `--target` values of a targeted plan and what they matched (steps/targets.ts). */
+/** The `--target` values of a targeted plan and what they matched (plan/targets.ts). */
 export interface PlanTargets {
   /** As given, in order, without repeats. */
   requested: string[];

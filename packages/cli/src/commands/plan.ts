@@ -73,7 +73,7 @@ export default class Plan extends Command {
     const format = flags.format as (typeof FORMATS)[number];
     const reading = readingOptions(flags, (line) => this.logToStderr(line));
     const policies = policyPaths(flags, selection.project);
-    // --prune-all implies --prune (steps/prune-scope.ts).
+    // --prune-all implies --prune (plan/prune-scope.ts).
     const prune = { prune: flags.prune || flags['prune-all'], pruneAll: flags['prune-all'] };
     // A mistyped --out must not replace a manifest with the plan: refused before any request.
     if (flags.out && !selection.all) await refuseForeignPlanFile(flags.out, rendering).catch((error: unknown) => this.#fail(error));

@@ -5,7 +5,7 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { manifestDirs } from '../testing/manifest-dirs.js';
-import { parseMarker } from '../marker.js';
+import { parseMarker } from '../identity/marker.js';
 import { LiveApiError } from '../ports.js';
 import { ManifestProblems } from '../problems.js';
 import { applyPlan, type ApplyOptions } from './apply.js';

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { descriptor } from '../kinds/index.js';
-import { composeMetadata } from '../marker.js';
+import { composeMetadata } from '../identity/marker.js';
 import { LiveApiError } from '../ports.js';
 import { findByIdentity, runCalls } from './calls.js';
 import { MemoryLiveApi } from './memory-api.js';

@@ -11,7 +11,7 @@
  * - A DELETE answered 404 has reached its goal (gone already, or an earlier attempt did it).
  */
 import type { ApiCall, KindDescriptor, Spec } from '../kinds/types.js';
-import { parseMarker } from '../marker.js';
+import { parseMarker } from '../identity/marker.js';
 import { LiveApiError, type ApiObject, type LiveApi } from '../ports.js';
 
 /** How to recognize the object a create makes, for the look-up after a lost answer. */

@@ -1,5 +1,5 @@
 /**
- * Duplicates and interrupted replaces (steps/duplicates.ts) through plan and apply against the
+ * Duplicates and interrupted replaces (plan/duplicates.ts) through plan and apply against the
  * in-memory API: apply keeps one object per address, re-points every reference to it and
  * deletes the others, without --prune and without --force; a second plan is empty.
  */
@@ -11,7 +11,7 @@ import { computePlan } from '../engine.js';
 import { detectDrift } from '../drift/detect.js';
 import type { ApiObject } from '../ports.js';
 import { applyPlan } from './apply.js';
-import { composeMetadata } from '../marker.js';
+import { composeMetadata } from '../identity/marker.js';
 import { renderJson, renderKindSummary, renderMarkdown, renderText } from '../render/index.js';
 import { renderDriftText } from '../drift/index.js';
 import { MemoryLiveApi } from './memory-api.js';

@@ -20,10 +20,10 @@
 import type { KindDescriptor, Spec } from '../kinds/types.js';
 import type { LiveObject } from '../live.js';
 import type { Change } from '../plan-model.js';
-import { liveNormal } from '../steps/plan.js';
-import { collect } from '../steps/walk.js';
+import { liveNormal } from '../plan/plan.js';
+import { collect } from '../identity/patterns.js';
 import type { Subject } from './prepare.js';
-import type { Matching } from '../steps/match.js';
+import type { Matching } from '../plan/match.js';
 import { append } from '../append.js';
 
 export type PartKind = 'create' | 'update' | 'delete' | 'repoint' | 'stale';

@@ -3,7 +3,7 @@
  * it returns, per change and in summary. The CLI prints these; `--format json` prints the
  * result as it is (snake_case keys, like the plan's JSON).
  */
-import type { HeldDuplicate } from '../steps/duplicate-holds.js';
+import type { HeldDuplicate } from '../plan/duplicate-holds.js';
 import type { Action, PlanTargets, PruneScopeSummary } from '../plan-model.js';
 
 /** The central table of apply's refusal and step-failure codes: code -> what it means. */
@@ -89,11 +89,11 @@ export interface ApplyResult {
   not_pruned: { address: string; kind: string; name: string; id: string | null }[];
   summary: ApplySummary;
   duration_ms: number;
-  /** Duplicates left in place: objects gatehouse does not change reference them (steps/duplicate-holds.ts). */
+  /** Duplicates left in place: objects gatehouse does not change reference them (plan/duplicate-holds.ts). */
   held_duplicates?: HeldDuplicate[];
   /** The targets of a targeted apply (`--target`, or a saved targeted plan); absent otherwise. */
   targets?: PlanTargets;
-  /** The plan's prune scope when it left owned objects outside it, or was `--prune-all` (steps/prune-scope.ts). */
+  /** The plan's prune scope when it left owned objects outside it, or was `--prune-all` (plan/prune-scope.ts). */
   prune_scope?: PruneScopeSummary;
 }
 

@@ -20,14 +20,14 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { computePlan } from '../engine.js';
-import { composeMetadata, parseMarker } from '../marker.js';
+import { composeMetadata, parseMarker } from '../identity/marker.js';
 import { ManifestProblems } from '../problems.js';
 import { countChanges } from '../render/values.js';
 import { applyPlan } from './apply.js';
 import { MemoryLiveApi } from './memory-api.js';
 import { ApplyRefused } from './model.js';
 import { isRegistryObject } from '../bot-registry/registry.js';
-import { parseTargets } from '../steps/targets.js';
+import { parseTargets } from '../plan/targets.js';
 import { detectDrift } from '../drift/detect.js';
 
 const POLICIES = ['p1', 'p2', 'p3'] as const;
@@ -108,14 +108,14 @@ const scenarioArb = fc.record({
   /** The manifests stay as they were applied (so that plans with no changes are met). */
   unchangedManifests: fc.integer({ min: 0, max: 9 }).map((n) => n < 2),
   adopt: fc.boolean(),
-  /** Plan and apply with --from-stack other (steps/stacks.ts): moves, not collisions. */
+  /** Plan and apply with --from-stack other (plan/stacks.ts): moves, not collisions. */
   move: fc.boolean(),
   prune: fc.boolean(),
   force: fc.boolean(),
 });
 
 /**
- * The prune scope (steps/prune-scope.ts): `--prune-all`; the manifests' file moved; planned by
+ * The prune scope (plan/prune-scope.ts): `--prune-all`; the manifests' file moved; planned by
  * the file alone; a marker written before paths were recorded (outside gatehouse's second apply).
  */
 const scopeArb = fc.record({ pruneAll: fc.integer({ min: 0, max: 9 }).map((n) => n < 2), moved: fc.boolean(), byFile: fc.boolean(), dropPath: fc.boolean() });

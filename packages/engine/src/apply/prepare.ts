@@ -10,9 +10,9 @@
  *    it will not run and its dependents are skipped.
  * 4. Without `--prune`, deletes are set aside (reported as not pruned).
  * 5. Safety rails (`rails.ts`): ownership of deletes, prevent_destroy, the delete threshold.
- * Marker refreshes and re-points are changes of the plan itself (`steps/plan.ts`), so what
+ * Marker refreshes and re-points are changes of the plan itself (`plan/plan.ts`), so what
  * apply writes is what the plan shows. With `--target` (or a saved targeted plan) the fresh
- * plan is the targeted one (`steps/targets.ts`).
+ * plan is the targeted one (`plan/targets.ts`).
  */
 import type { DesiredObject } from '../desired.js';
 import { readAndMatch } from '../engine.js';
@@ -21,10 +21,10 @@ import type { LiveObject } from '../live.js';
 import type { Change, Plan } from '../plan-model.js';
 import type { LiveApi } from '../ports.js';
 import type { Problem } from '../problems.js';
-import type { Matching } from '../steps/match.js';
-import { metadataWriter } from '../steps/metadata.js';
-import { plan as makePlan } from '../steps/plan.js';
-import { TargetError, targetMatching, targetPatterns, targetPlan, targetRegistryMatching } from '../steps/targets.js';
+import type { Matching } from '../plan/match.js';
+import { metadataWriter } from '../plan/metadata.js';
+import { plan as makePlan } from '../plan/plan.js';
+import { TargetError, targetMatching, targetPatterns, targetPlan, targetRegistryMatching } from '../plan/targets.js';
 import type { Refusal } from './model.js';
 import { railRefusals } from './rails.js';
 import { movedRegistryWriter, registryWriter, type RegistryWriteEnv } from '../bot-registry/registry.js';
@@ -40,12 +40,12 @@ export interface PrepareOptions {
   /** A saved plan (`apply --plan FILE`), as `parsePlanJson` read it. */
   saved?: Plan;
   prune?: boolean;
-  /** `--prune-all`: deletes outside the PATHs' scope too (steps/prune-scope.ts); implies `prune`. */
+  /** `--prune-all`: deletes outside the PATHs' scope too (plan/prune-scope.ts); implies `prune`. */
   pruneAll?: boolean;
   force?: boolean;
-  /** `--target` addresses (steps/targets.ts): apply only the targeted plan. A saved plan brings its own. */
+  /** `--target` addresses (plan/targets.ts): apply only the targeted plan. A saved plan brings its own. */
   targets?: readonly string[];
-  /** `--from-stack` (steps/stacks.ts); with a saved plan, default the plan's own. */
+  /** `--from-stack` (plan/stacks.ts); with a saved plan, default the plan's own. */
   fromStack?: string | undefined;
   /** As in `EngineOptions`. */
   maxFileSize?: number;
@@ -144,7 +144,7 @@ export async function prepareApply(options: PrepareOptions): Promise<PreparedApp
   }
 
   const desiredByAddress = new Map(read.desired.map((d) => [d.address, d]));
-  // A targeted apply records only the targeted bot users in the registry (steps/targets.ts).
+  // A targeted apply records only the targeted bot users in the registry (plan/targets.ts).
   const registryMatching = targets ? targetRegistryMatching(matching, full, targets) : matching;
   const pairByAddress = new Map(matching.pairs.map((p) => [p.desired.address, p.live]));
   const liveById = new Map([...matching.pairs.map((p) => p.live), ...matching.deletes, ...matching.duplicates.map((d) => d.live)].map((o) => [o.id, o]));
@@ -182,13 +182,13 @@ export async function prepareApply(options: PrepareOptions): Promise<PreparedApp
     });
   }
 
-  // Duplicates are deleted without --prune: their address stays declared (steps/duplicates.ts).
+  // Duplicates are deleted without --prune: their address stays declared (plan/duplicates.ts).
   const prunable = (s: Subject) => s.change.action === 'delete' && !s.change.duplicate;
   const notPruned = prune ? [] : chosen.filter(prunable).map((s) => s.change);
   const subjects = prune ? chosen : chosen.filter((s) => !prunable(s));
   refusals.push(...railRefusals({ subjects, matching, stack, force: options.force === true }));
 
-  // A targeted apply's markers record only the children it makes (steps/targets.ts).
+  // A targeted apply's markers record only the children it makes (plan/targets.ts).
   const metadataFor = metadataWriter(targets ? targetMatching(matching, fresh) : matching, stack);
 
   const ids = new Map<string, string>();

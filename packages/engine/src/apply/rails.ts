@@ -10,7 +10,7 @@
  *   30% of the top-level objects the stack owns, when it owns more than 10, need `--force`;
  *   so do more than 30% of any one kind of which it owns more than 3.
  */
-import type { Matching } from '../steps/match.js';
+import type { Matching } from '../plan/match.js';
 import type { Refusal } from './model.js';
 import type { Subject } from './prepare.js';
 
@@ -56,7 +56,7 @@ export function railRefusals({ subjects, matching, stack, force }: RailInput): R
   }
 
   // Top-level objects only: an IP policy's rules or an edge's routes do not dilute the share.
-  // What the stack owns outside the prune scope counts too (steps/prune-scope.ts).
+  // What the stack owns outside the prune scope counts too (plan/prune-scope.ts).
   const ownedTop = [...matching.pairs.map((p) => p.live), ...matching.deletes, ...(matching.pruneScope?.outside ?? [])].filter((o) => o.marker?.stack === stack && !o.descriptor.child);
   const destructiveTop = running.filter((s) => ((s.change.action === 'delete' && !s.change.duplicate) || s.change.action === 'replace') && !(s.live ?? s.desired)?.descriptor.child);
   const owned = ownedTop.length;

@@ -56,10 +56,10 @@ import type { Change } from '../plan-model.js';
 import type { ApiObject } from '../ports.js';
 import { ipPolicyLookUp, type LookUp } from '../apply/calls.js';
 import type { ApiCall } from '../kinds/types.js';
-import { fieldChanges } from '../steps/diff.js';
-import { canonicalJson } from '../steps/walk.js';
-import { desiredHash } from '../steps/plan.js';
-import type { PruneScope } from '../steps/prune-scope.js';
+import { fieldChanges } from '../plan/diff.js';
+import { canonicalJson } from '../identity/patterns.js';
+import { desiredHash } from '../plan/plan.js';
+import type { PruneScope } from '../plan/prune-scope.js';
 import { listSome } from '../render/list-some.js';
 
 export const REGISTRY_PREFIX = 'gatehouse-bots:v1 ';
@@ -215,7 +215,7 @@ interface Wanted {
 
 /**
  * The entries the registry must hold: the declared bot users, and the recorded ones that the
- * manifests read do not declare but that lie outside the prune scope (`steps/prune-scope.ts`:
+ * manifests read do not declare but that lie outside the prune scope (`plan/prune-scope.ts`:
  * planning one file must not forget the bot users another file declares). Without a scope
  * (every manifest read) undeclared entries are dropped.
  */

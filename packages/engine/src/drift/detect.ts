@@ -20,10 +20,10 @@ import type { LiveObject } from '../live.js';
 import { readAndMatch, type EngineOptions } from '../engine.js';
 import type { Change, FieldChange } from '../plan-model.js';
 import type { LiveApi, Target } from '../ports.js';
-import type { Matching } from '../steps/match.js';
-import { desiredHash, plan } from '../steps/plan.js';
+import type { Matching } from '../plan/match.js';
+import { desiredHash, plan } from '../plan/plan.js';
 import { recordedHash } from '../bot-registry/registry.js';
-import { targetDrift, targetPatterns } from '../steps/targets.js';
+import { targetDrift, targetPatterns } from '../plan/targets.js';
 import { childrenHash, liveHash, referenceTokens } from './evidence.js';
 import { DRIFT_FORMAT_VERSION, DRIFT_KINDS, type DriftField, type DriftKind, type DriftReport, type DriftedObject } from './model.js';
 import { append } from '../append.js';
@@ -193,7 +193,7 @@ export async function detectDrift(options: EngineOptions & { api: LiveApi; stack
   const { read, matching, requests, lock } = await readAndMatch(options, options.api, options.stack);
   const input = { matching, desired: read.desired, stack: options.stack, target: options.api.target, requests, ...(options.now ? { now: options.now } : {}) };
   const full = classifyDrift(input);
-  // Only the targeted objects (steps/targets.ts): exit 2 for them alone.
+  // Only the targeted objects (plan/targets.ts): exit 2 for them alone.
   const report = targets ? targetDrift(full, matching, plan({ ...input, checksum: '' }), targets) : full;
   // Drift does not lock; a held lock means an apply is running and may explain the drift.
   return lock ? { ...report, lock } : report;

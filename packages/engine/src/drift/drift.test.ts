@@ -1,7 +1,7 @@
 import { rmSync, writeFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
-import { composeMetadata, parseMarker } from '../marker.js';
+import { composeMetadata, parseMarker } from '../identity/marker.js';
 import { FakeLiveApi } from '../testing/fake-api.js';
 import { detectDrift } from './detect.js';
 import { ENV, SCENARIO, appliedLive, findRaw, manifestsCopy, type Live } from './fixture.test-data.js';

@@ -15,11 +15,11 @@
 import type { DesiredObject } from '../desired.js';
 import { childrenOf } from '../kinds/index.js';
 import type { LiveObject } from '../live.js';
-import { specHash, type Marker } from '../marker.js';
-import { canonical, ignoreServerChosen, mask } from '../steps/diff.js';
-import { duplicateAddress } from '../steps/duplicates.js';
-import type { Matching } from '../steps/match.js';
-import { desiredHash, liveNormal } from '../steps/plan.js';
+import { specHash, type Marker } from '../identity/marker.js';
+import { canonical, ignoreServerChosen, mask } from '../plan/diff.js';
+import { duplicateAddress } from '../plan/duplicates.js';
+import type { Matching } from '../plan/match.js';
+import { desiredHash, liveNormal } from '../plan/plan.js';
 
 /** Hash over the natural keys of a parent's children, in any order. */
 export const childrenHash = (keys: readonly string[]): string => specHash([...keys].sort());

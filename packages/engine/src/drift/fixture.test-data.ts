@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { observeAndMatch, readManifests } from '../engine.js';
-import { composeMetadata } from '../marker.js';
+import { composeMetadata } from '../identity/marker.js';
 import type { ApiObject } from '../ports.js';
 import { FakeLiveApi } from '../testing/fake-api.js';
 import { markerFor, referenceTokens } from './evidence.js';

@@ -6,8 +6,8 @@
  */
 import { createHash } from 'node:crypto';
 import type { Problem } from '../problems.js';
-import type { Variables } from '../steps/interpolate.js';
-import { load, type LoadOptions, type LoadedDocument } from '../steps/load.js';
+import type { Variables } from '../load/interpolate.js';
+import { load, type LoadOptions, type LoadedDocument } from '../load/documents.js';
 import { applyOverlays } from './overlay.js';
 
 /** What `readManifests` needs of an environment (from gatehouse.yaml, see `project.ts`). */

@@ -8,7 +8,7 @@
  * its whole subtree, read in its source at the same relative paths.
  */
 import type { SourceLocation } from '../source.js';
-import type { LoadedDocument, Path } from '../steps/load.js';
+import type { LoadedDocument, Path } from '../load/documents.js';
 
 type Locate = LoadedDocument['locate'];
 

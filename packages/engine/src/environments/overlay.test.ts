@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import type { Problem } from '../problems.js';
-import { parseFile, type LoadedDocument } from '../steps/load.js';
+import { parseFile, type LoadedDocument } from '../load/documents.js';
 import { applyOverlays } from './overlay.js';
 
 function docs(file: string, text: string): LoadedDocument[] {

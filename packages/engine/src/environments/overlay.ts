@@ -13,7 +13,7 @@
  */
 import { childrenOf, KINDS } from '../kinds/index.js';
 import { problem, type Problem } from '../problems.js';
-import type { LoadedDocument } from '../steps/load.js';
+import type { LoadedDocument } from '../load/documents.js';
 import { mergeValue, type KeyedLists } from './merge.js';
 import { childOrigin, cloneOrigin, locateIn, originOf, type Origin } from './origin.js';
 import { applyPatch } from './patch.js';

@@ -13,10 +13,10 @@ import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { ValidateFunction } from 'ajv';
 import { problem, type Problem } from '../problems.js';
 import { formatLocation, type SourceLocation } from '../source.js';
-import { readManifestFile } from '../steps/files.js';
-import type { Variables } from '../steps/interpolate.js';
-import { parseFile, type LoadedDocument } from '../steps/load.js';
-import { explain } from '../steps/validate.js';
+import { readManifestFile } from '../load/files.js';
+import type { Variables } from '../load/interpolate.js';
+import { parseFile, type LoadedDocument } from '../load/documents.js';
+import { explain } from '../load/validate.js';
 import type { EnvironmentInput } from './documents.js';
 
 export const PROJECT_FILE_NAME = 'gatehouse.yaml';

@@ -8,8 +8,8 @@
 import { onFirstUse } from '../on-first-use.js';
 import type { Problem } from '../problems.js';
 import { sortProblems } from '../problems.js';
-import { interpolate } from '../steps/interpolate.js';
-import type { LoadOptions } from '../steps/load.js';
+import { interpolate } from '../load/interpolate.js';
+import type { LoadOptions } from '../load/documents.js';
 import { environmentDocuments, type EnvironmentInput } from './documents.js';
 import { append } from '../append.js';
 

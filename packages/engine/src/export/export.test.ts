@@ -112,7 +112,7 @@ describe('exportLive', () => {
     const result = await exportLive({ api: new FakeLiveApi(live), stack: 'default', all: true });
     expect(docs(result, 'TCPEdge')).toEqual([expect.objectContaining({ name: 'ssh', adopt: 'edgtcp_1' })]);
     expect(result.otherStacks).toEqual(['team-b']);
-    // Taking it over moves it between stacks: only with --from-stack (steps/stacks.ts).
+    // Taking it over moves it between stacks: only with --from-stack (plan/stacks.ts).
     const dir = written(result);
     await expect(computePlan({ paths: [dir], env: envOf(result), api: new FakeLiveApi(live), stack: 'default' })).rejects.toThrow(/owned by stack "team-b"; taking it over needs --from-stack team-b/);
     const plan = await computePlan({ paths: [dir], env: envOf(result), api: new FakeLiveApi(live), stack: 'default', fromStack: 'team-b' });

@@ -19,8 +19,8 @@ import { MANIFEST_KINDS, childrenOf } from '../kinds/index.js';
 import type { LiveObject } from '../live.js';
 import type { LiveApi } from '../ports.js';
 import { readRegistry } from '../bot-registry/registry.js';
-import { observe } from '../steps/observe.js';
-import { liveNormal } from '../steps/plan.js';
+import { observe } from '../plan/observe.js';
+import { liveNormal } from '../plan/plan.js';
 import { renderFiles, type ExportFile, type ManifestDocument } from './files.js';
 import { VALID_NAME, nameObjects } from './names.js';
 import { toManifestSpec } from './spec.js';
@@ -44,7 +44,7 @@ export interface ExportResult {
   notOwned: number;
   /**
    * Other stacks whose objects `all` exported (with `adopt: <id>`), sorted: applying them moves
-   * them, which needs `--from-stack <stack>`, one stack per apply (steps/stacks.ts).
+   * them, which needs `--from-stack <stack>`, one stack per apply (plan/stacks.ts).
    */
   otherStacks: string[];
   /** Objects that cannot be written as a manifest, with the reason. */

@@ -4,8 +4,8 @@
  */
 import { describe, expect, test } from 'vitest';
 import { SENSITIVE } from '../plan-model.js';
-import { canonicalJson } from '../steps/walk.js';
-import { fieldChanges, mask } from '../steps/diff.js';
+import { canonicalJson } from '../identity/patterns.js';
+import { fieldChanges, mask } from '../plan/diff.js';
 import { descriptor } from './index.js';
 
 const d = descriptor('EventDestination');

@@ -10,8 +10,8 @@ import { relative } from 'node:path';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { problem, type Problem } from '../problems.js';
 import type { SourceLocation } from '../source.js';
-import { findManifestFiles, readManifestFile, STDIN_PATH } from '../steps/files.js';
-import { parseFile, type LoadedDocument } from '../steps/load.js';
+import { findManifestFiles, readManifestFile, STDIN_PATH } from '../load/files.js';
+import { parseFile, type LoadedDocument } from '../load/documents.js';
 import { unknownHasFields } from './cel-types.js';
 import { kindEnvironment, loadManifestSchemas, POLICY_KINDS } from './environment.js';
 import type { CompiledExpression, PolicyRule, PolicySeverity } from './model.js';
@@ -42,7 +42,7 @@ const display = (path: string) => {
 };
 
 /**
- * Policy files under `paths`, found as manifests are (steps/files.ts): links to files and
+ * Policy files under `paths`, found as manifests are (load/files.ts): links to files and
  * directories followed, a loop reported and not followed again, a dangling link or an
  * unreadable path a problem, dot-entries and node_modules not searched. A policy left out
  * silently would check less without a word.

@@ -1,6 +1,6 @@
 /**
  * The warning about duplicates that are not deleted because objects gatehouse does not change
- * reference them (steps/duplicate-holds.ts), one sentence per duplicate, shared by the text,
+ * reference them (plan/duplicate-holds.ts), one sentence per duplicate, shared by the text,
  * kind-summary, Markdown and HTML renderings of a plan (the JSON carries `held_duplicates`).
  * Values come from the API: each renderer escapes them its own way.
  */

@@ -1,5 +1,5 @@
 /**
- * The prune scope in words (plan-model.ts `prune_scope`, steps/prune-scope.ts), one sentence
+ * The prune scope in words (plan-model.ts `prune_scope`, plan/prune-scope.ts), one sentence
  * for every format: how many owned objects the manifests do not declare were left outside the
  * PATHs read, and that `--prune-all` considers them; or that the plan prunes everything the
  * stack owns. Empty when the plan has no `prune_scope` (nothing was left outside). Kind names

@@ -1,5 +1,5 @@
 /**
- * `--target` (steps/targets.ts): address patterns, and the targeted plan's closure over the
+ * `--target` (plan/targets.ts): address patterns, and the targeted plan's closure over the
  * in-memory API (in-process: a server process would prove nothing more here).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,7 +8,7 @@ import { applyPlan } from '../apply/apply.js';
 import { MemoryLiveApi } from '../apply/memory-api.js';
 import { detectDrift } from '../drift/detect.js';
 import { computePlan } from '../engine.js';
-import { parseMarker } from '../marker.js';
+import { parseMarker } from '../identity/marker.js';
 import { renderJson, parsePlanJson } from '../render/json.js';
 import { renderMarkdown } from '../render/markdown.js';
 import { renderHtml } from '../render/html.js';

@@ -10,7 +10,7 @@
 import type { KindDescriptor, Pattern, Spec } from '../kinds/types.js';
 import { SENSITIVE, SENSITIVE_CHANGED, type FieldChange, type PatchOperation } from '../plan-model.js';
 import { onFirstUse } from '../on-first-use.js';
-import { canonicalJson, collect, isMap, rewrite, without } from './walk.js';
+import { canonicalJson, collect, isMap, rewrite, without } from '../identity/patterns.js';
 
 /** fast-json-patch, loaded when the first change is diffed (a plan of no changes needs none). */
 const jsonPatch = onFirstUse<typeof import('fast-json-patch')>('fast-json-patch');

@@ -8,7 +8,7 @@ import type { ErrorObject, ValidateFunction } from 'ajv';
 import { MANIFEST_KINDS } from '@gatehouse/schemas/runtime';
 import { problem, type Problem } from '../problems.js';
 import { childrenOf, KINDS as DESCRIPTORS } from '../kinds/index.js';
-import type { LoadedDocument } from './load.js';
+import type { LoadedDocument } from './documents.js';
 // Compiled at build time (ajv standalone code; scripts/generate-validators.mjs), one module
 // per kind, so a run neither compiles the schemas nor loads the code of kinds it never reads;
 // validators.test.ts fails while a file is stale.

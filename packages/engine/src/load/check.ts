@@ -7,10 +7,10 @@
  */
 import type { DesiredObject } from '../desired.js';
 import { LOCK_BOT_PREFIX } from '../lock/lock.js';
-import { metadataRoom } from '../marker.js';
+import { metadataRoom } from '../identity/marker.js';
 import { problem, type Problem } from '../problems.js';
 import type { SourceLocation } from '../source.js';
-import { collect } from './walk.js';
+import { collect } from '../identity/patterns.js';
 
 export function check(desired: DesiredObject[], stack: string): Problem[] {
   const problems: Problem[] = [];

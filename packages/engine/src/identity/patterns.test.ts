@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { WRITE_ONLY } from '../kinds/write-only.js';
-import { canonicalJson, canonicalJsonByReplacer } from './walk.js';
+import { canonicalJson, canonicalJsonByReplacer } from './patterns.js';
 
 describe('canonicalJson', () => {
   it('is the text of its definition (JSON.stringify with sorted maps) for any value', () => {

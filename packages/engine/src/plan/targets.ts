@@ -43,7 +43,7 @@ import { sanitize } from '../render/sanitize.js';
 import type { Matching } from './match.js';
 import { movedRegistryChange, registryChange, type RegistryMatching } from '../bot-registry/registry.js';
 import { liveNormal } from './plan.js';
-import { collect } from './walk.js';
+import { collect } from '../identity/patterns.js';
 import { append } from '../append.js';
 
 // Only a run with --target needs these; both are CommonJS, `require`d on first use (an ES

@@ -19,9 +19,9 @@ vi.spyOn(required, 'parseAllDocuments').mockImplementation((...args: Parameters<
   return compose(...args);
 });
 
-const { parseFile } = await import('./load.js');
+const { parseFile } = await import('./documents.js');
 const { fastDocuments } = await import('./fast-yaml.js');
-type LoadedDocument = import('./load.js').LoadedDocument;
+type LoadedDocument = import('./documents.js').LoadedDocument;
 
 afterEach(() => {
   composed.count = 0;

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { createHash } from 'node:crypto';
 import { join, relative } from 'node:path';
 import { expect, test } from 'vitest';
-import { load } from './load.js';
+import { load } from './documents.js';
 
 test('directories are searched recursively for .yaml and .yml, in path order; other files and empty documents are skipped', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'gatehouse-load-'));
@@ -89,7 +89,7 @@ test('positions stay right when values are read the fast way: comments, empty do
 
 test('a line over 1024 characters sends only its own document to the yaml parser; positions, indexes and problems stay the file\'s', async () => {
   const { documentsWithLongLines } = await import('./fast-yaml.js');
-  const { parseFile } = await import('./load.js');
+  const { parseFile } = await import('./documents.js');
   const long = `# ${'x'.repeat(1100)}`;
   const text = [
     '# leading comment',
@@ -122,7 +122,7 @@ test('a line over 1024 characters sends only its own document to the yaml parser
   expect(documentsWithLongLines(text.replace(long, '# short'))).toBeUndefined();
   expect(documentsWithLongLines(`%YAML 1.2\n${text}`)).toBeUndefined();
 
-  const documents: import('./load.js').LoadedDocument[] = [];
+  const documents: import('./documents.js').LoadedDocument[] = [];
   const problems: import('../problems.js').Problem[] = [];
   parseFile('m.yaml', text, documents, problems);
   expect(problems).toEqual([]);
@@ -138,7 +138,7 @@ test('a line over 1024 characters sends only its own document to the yaml parser
 });
 
 test("a document's own position is recorded from the text, the same as yaml's composition gives", async () => {
-  const { parseFile } = await import('./load.js');
+  const { parseFile } = await import('./documents.js');
   const { parseAllDocuments, LineCounter, isScalar } = await import('yaml');
   const text = [
     '# header',
@@ -158,7 +158,7 @@ test("a document's own position is recorded from the text, the same as yaml's co
     '--- {kind: BotUser, name: d, spec: {}}',
     '',
   ].join('\n');
-  const documents: import('./load.js').LoadedDocument[] = [];
+  const documents: import('./documents.js').LoadedDocument[] = [];
   parseFile('m.yaml', text, documents, []);
   const lineCounter = new LineCounter();
   const reference = parseAllDocuments(text, { lineCounter })

@@ -1,5 +1,5 @@
 /**
- * Stacks do not collide (steps/stacks.ts), in-process against the in-memory API: the same
+ * Stacks do not collide (plan/stacks.ts), in-process against the in-memory API: the same
  * manifests under a second stack fail with one problem per top-level object and write
  * nothing; objects move between stacks only with `fromStack`; renames within a stack.
  */
@@ -10,7 +10,7 @@ import { manifestDirs } from '../testing/manifest-dirs.js';
 import { applyPlan } from '../apply/apply.js';
 import { MemoryLiveApi } from '../apply/memory-api.js';
 import { computePlan } from '../engine.js';
-import { parseMarker } from '../marker.js';
+import { parseMarker } from '../identity/marker.js';
 import { LiveApiError } from '../ports.js';
 import { ManifestProblems, type Problem } from '../problems.js';
 

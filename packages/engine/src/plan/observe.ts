@@ -9,7 +9,7 @@ import type { Collection, KindDescriptor } from '../kinds/types.js';
 import type { LiveObject } from '../live.js';
 import { isRegistryObject } from '../bot-registry/registry.js';
 import { isLockObject } from '../lock/lock.js';
-import { parseMarker } from '../marker.js';
+import { parseMarker } from '../identity/marker.js';
 import type { ApiObject, LiveApi } from '../ports.js';
 
 export const PAGE_SIZE = 100;

@@ -18,7 +18,7 @@ import type { DuplicateCause, DuplicateObject } from './duplicates.js';
 import type { LiveObject } from '../live.js';
 import type { Matching } from './match.js';
 import { liveNormal } from './plan.js';
-import { canonicalJson, collect } from './walk.js';
+import { canonicalJson, collect } from '../identity/patterns.js';
 
 /** An object that references a duplicate and that this run does not change. */
 export interface DuplicateReferrer {

@@ -7,7 +7,7 @@
 import type { DesiredObject } from '../desired.js';
 import { childrenHash, referenceTokens } from '../drift/evidence.js';
 import { childrenOf } from '../kinds/index.js';
-import { composeMetadata, fitsMetadata, type Marker } from '../marker.js';
+import { composeMetadata, fitsMetadata, type Marker } from '../identity/marker.js';
 import type { Matching } from './match.js';
 import { desiredHash, hashKept } from './plan.js';
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from 'vitest';
 import { readUpTo } from './files.js';
-import { load } from './load.js';
+import { load } from './documents.js';
 
 const tempDir = () => mkdtempSync(join(tmpdir(), 'gatehouse-load-'));
 const BOT = (name: string) => `kind: BotUser\nname: ${name}\nspec: {}\n`;

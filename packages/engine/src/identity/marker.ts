@@ -23,12 +23,12 @@
  *   removed. Absent means false; markers written without it parse as before.
  * - `path` (optional) is the manifest file the object was applied from, relative to the
  *   repository root, with forward slashes (`manifests/ip-policies.yaml`): what `--prune`
- *   decides its scope by (steps/prune-scope.ts). Markers written without it (before it was
+ *   decides its scope by (plan/prune-scope.ts). Markers written without it (before it was
  *   recorded, or from standard input) parse as before; the byte limit counts it.
  */
 import { hash } from 'node:crypto';
 import { METADATA_MAX_BYTES } from '@gatehouse/schemas/runtime';
-import { canonicalJson } from './steps/walk.js';
+import { canonicalJson } from './patterns.js';
 
 export const MARKER_PREFIX = 'gatehouse:v1 ';
 

@@ -12,10 +12,10 @@ import { MemoryLiveApi } from '../apply/memory-api.js';
 import { ApplyRefused } from '../apply/model.js';
 import { computePlan, readAndMatch, readManifests } from '../engine.js';
 import { metadataWriter } from './metadata.js';
-import { composeMetadata, metadataRoom, parseMarker } from '../marker.js';
+import { composeMetadata, metadataRoom, parseMarker } from '../identity/marker.js';
 import type { Plan } from '../plan-model.js';
 import { parsePlanJson, renderJson, renderKindSummary, renderMarkdown, renderText } from '../render/index.js';
-import { manifestPaths, recordedPath } from './manifest-paths.js';
+import { manifestPaths, recordedPath } from '../load/manifest-paths.js';
 
 const dirs: string[] = [];
 afterEach(() => {

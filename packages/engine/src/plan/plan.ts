@@ -24,7 +24,7 @@ import { KINDS } from '../kinds/index.js';
 import type { KindDescriptor, Spec } from '../kinds/types.js';
 import type { DesiredObject } from '../desired.js';
 import type { LiveObject } from '../live.js';
-import { parseMarker, specHash, type Marker } from '../marker.js';
+import { parseMarker, specHash, type Marker } from '../identity/marker.js';
 import { PLAN_FORMAT_VERSION, type Change, type Plan, type UnmanagedObject } from '../plan-model.js';
 import type { Target } from '../ports.js';
 import { movedRegistryChange, registryChange } from '../bot-registry/registry.js';
@@ -37,7 +37,7 @@ import { metadataWriter } from './metadata.js';
 import { order } from './order.js';
 import { pruneScopeNote } from './prune-scope.js';
 import { takeOverReason } from './stacks.js';
-import { canonicalJson, collect } from './walk.js';
+import { canonicalJson, collect } from '../identity/patterns.js';
 import { append } from '../append.js';
 
 export interface PlanInput {
@@ -79,7 +79,7 @@ const NO_TOKENS = new Map<string, string>();
 /**
  * `desiredHash` of the objects that reference nothing (`hashKept`): their hash is the same
  * whatever `tokens`, so it is computed once per object (a plan asks for it for the marker or
- * the bot user registry, apply's registry write and drift again; steps/ahead.ts computes it
+ * the bot user registry, apply's registry write and drift again; plan/ahead.ts computes it
  * while the listing is out). Keyed by the object: a normal form is never changed once resolved.
  */
 const tokenFreeHashes = new WeakMap<DesiredObject, string>();

@@ -9,8 +9,8 @@ import type { KindDescriptor, Spec } from '../kinds/types.js';
 import type { DesiredObject } from '../desired.js';
 import { problem, type Problem } from '../problems.js';
 import type { SourceLocation } from '../source.js';
-import type { ValidDocument } from './validate.js';
-import { rewrite } from './walk.js';
+import type { ValidDocument } from '../load/validate.js';
+import { rewrite } from '../identity/patterns.js';
 
 const byManifestKind = new Map(KINDS.filter((k) => k.manifestKind).map((k) => [k.manifestKind!, k]));
 

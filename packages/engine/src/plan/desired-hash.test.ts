@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from 'vitest';
 import { readManifests } from '../engine.js';
-import { specHash } from '../marker.js';
+import { specHash } from '../identity/marker.js';
 import { canonical, mask } from './diff.js';
 import { desiredHash, hashKept } from './plan.js';
 

@@ -24,8 +24,8 @@
  */
 import type { DesiredObject } from '../desired.js';
 import type { LiveObject } from '../live.js';
-import type { ManifestPaths } from './manifest-paths.js';
-import { withinEntry } from './manifest-paths.js';
+import type { ManifestPaths } from '../load/manifest-paths.js';
+import { withinEntry } from '../load/manifest-paths.js';
 import type { Matching } from './match.js';
 import type { PruneScopeSummary } from '../plan-model.js';
 

@@ -19,7 +19,7 @@
 import { problem, type Problem } from '../problems.js';
 import type { SourceLocation } from '../source.js';
 import { formatLocation } from '../source.js';
-import { WITHOUT_DOLLAR, type LoadedDocument, type Path } from './load.js';
+import { WITHOUT_DOLLAR, type LoadedDocument, type Path } from './documents.js';
 import { append } from '../append.js';
 
 /** `$$` before `{` or a name; `${...}`; shell-style `$NAME`. */

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { attributeVariables, interpolate } from './interpolate.js';
-import { parseFile, WITHOUT_DOLLAR, type LoadedDocument } from './load.js';
+import { parseFile, WITHOUT_DOLLAR, type LoadedDocument } from './documents.js';
 
 const doc = (value: unknown): LoadedDocument => ({ file: 'm.yaml', index: 0, value, locate: (path) => ({ file: 'm.yaml', line: path.length, col: 1 }) });
 
