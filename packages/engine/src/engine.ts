@@ -10,11 +10,11 @@ import type { LiveApi } from './ports.js';
 import { check } from './load/check.js';
 import { environmentDocuments, type EnvironmentInput } from './environments/documents.js';
 import { attributeVariables, interpolate, withoutUnsetEcho } from './load/interpolate.js';
-import { readRegistry } from './bot-registry/registry.js';
-import { match, type Matching } from './plan/match.js';
+import { readRegistry } from './bot-registry/records.js';
+import { match } from './plan/match.js';
+import { type Matching } from './plan/matching.js';
 import { fromStackWarning } from './plan/stacks.js';
 import { observe } from './plan/observe.js';
-import { prepareAhead, workWhileWaiting } from './plan/ahead.js';
 import { lockOf, type LockInfo } from './lock/lock.js';
 import { plan } from './plan/plan.js';
 import { manifestPaths, recordedPath, type ManifestPaths } from './load/manifest-paths.js';
@@ -141,25 +141,18 @@ export async function observeAndMatch(desired: DesiredObject[], api: LiveApi, st
 }
 
 /**
- * Steps 1-5 with the listing overlapped with the reading: the list requests are sent first
- * (every collection at once, within the client's concurrency and rate limit), and the manifests
- * are read, validated and resolved while the answers arrive. The requests are the same as
- * reading first and listing after. When the manifests are invalid the listing is discarded
- * (its failure too: the manifests' problems are what to fix first) and `ManifestProblems` is
- * thrown; so it is for matching problems.
+ * Steps 1-5: the manifests are read, validated and resolved first, and only then is the live
+ * API listed, so that manifests with a problem cost no request (`ManifestProblems` is thrown
+ * before the first one). Matching problems are thrown the same way.
  */
 export async function readAndMatch(
   options: EngineOptions & { exclude?: readonly string[]; pruneAll?: boolean },
   api: LiveApi,
   stack: string,
 ): Promise<{ read: Desired; matching: Matching; requests: number; lock?: LockInfo }> {
-  const observing = observe(api);
-  // Handled here so that a failed listing that is discarded is not an unhandled rejection.
-  observing.catch(() => {});
   const read = await readManifests({ ...options, stack });
   if (read.problems.length > 0) throw new ManifestProblems(read.problems);
-  // While the last answers arrive: what the plan computes from the manifests alone (plan/ahead.ts).
-  const observation = await workWhileWaiting(observing, prepareAhead(read.desired));
+  const observation = await observe(api);
   // Deletes only within what was read, unless --prune-all (plan/prune-scope.ts).
   const fromRegistry = options.fromStack !== undefined && options.fromStack !== stack ? readRegistry(options.fromStack, observation.registryObjects) : undefined;
   const matched = match(read.desired, observation.live, stack, { fromStack: options.fromStack, registry: readRegistry(stack, observation.registryObjects), ...(fromRegistry ? { fromRegistry } : {}) });

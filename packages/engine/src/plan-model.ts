@@ -1,23 +1,43 @@
 /**
- * The plan as a value: computed by `plan`, printed by the CLI's renderers (text, json,
+ * The plan as a value (types only: the planner is plan/plan.ts): computed by `plan`, printed by the CLI's renderers (text, json,
  * markdown), saved with `--out`, and consumed by `apply`. It never holds a secret: sensitive
  * values are replaced by `SENSITIVE` markers, so a saved plan is a proof of what was reviewed,
  * not a payload. Apply recomputes the desired objects from the manifests (whose checksum the
  * plan records) and refuses changes whose live object no longer has the recorded fingerprint.
  */
-import type { HeldDuplicate } from './plan/duplicate-holds.js';
 import type { PolicyResult } from './policy/model.js';
 import type { LockInfo } from './lock/lock.js';
 import type { SourceLocation } from './source.js';
 
-export const PLAN_FORMAT_VERSION = 1;
-
-/** Shown in place of a secret. */
-export const SENSITIVE = '(sensitive)';
-/** Shown when a secret's value differs between live and desired. */
-export const SENSITIVE_CHANGED = '(sensitive value changed)';
+/** The version of the saved plan's format (`docs/plan-json.md`). */
+export type PlanFormatVersion = 1;
 
 export type Action = 'create' | 'update' | 'delete' | 'replace';
+
+/** Why a live object is a duplicate (plan/duplicates.ts). */
+export type DuplicateCause = 'duplicate' | 'interrupted_replace';
+
+/** An object that references a duplicate and that this run does not change. */
+export interface DuplicateReferrer {
+  kind: string;
+  id: string;
+  /** `stack "name"`, `not managed by gatehouse`, or this stack's, `no longer declared`. */
+  owner: string;
+}
+
+/** A duplicate that is not deleted, and why (plan/duplicate-holds.ts). */
+export interface HeldDuplicate {
+  /** Its address in plans: `<Kind>/<name>#<id>`. */
+  address: string;
+  kind: string;
+  id: string;
+  /** The object kept in its place. */
+  keep: string;
+  cause: DuplicateCause;
+  referenced_by: DuplicateReferrer[];
+  /** One sentence: what references it and what to do. */
+  message: string;
+}
 
 /** One field of an update: its dotted path (`routes[0].oidc.scopes`), old and new value. */
 export interface FieldChange {
@@ -72,7 +92,7 @@ export interface Change {
    * On the delete of a duplicate (same stack and address as `keep`, plan/duplicates.ts):
    * apply runs it without --prune, after re-pointing references to `keep`.
    */
-  duplicate?: { keep: string; cause: 'duplicate' | 'interrupted_replace' };
+  duplicate?: { keep: string; cause: DuplicateCause };
 }
 
 /** A live object that no manifest declares and this stack does not own: listed, never touched. */
@@ -99,7 +119,7 @@ export interface PlanSummary {
 export interface Plan {
   /** The stack's lock when an apply held it while the plan was made (lock/lock.ts). */
   lock?: LockInfo;
-  format_version: typeof PLAN_FORMAT_VERSION;
+  format_version: PlanFormatVersion;
   target: { url: string; embedded: boolean };
   stack: string;
   /**

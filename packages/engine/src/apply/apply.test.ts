@@ -10,7 +10,7 @@ import { LiveApiError } from '../ports.js';
 import { ManifestProblems } from '../problems.js';
 import { applyPlan, type ApplyOptions } from './apply.js';
 import { MemoryLiveApi, type WriteRequest } from './memory-api.js';
-import { isRegistryObject } from '../bot-registry/registry.js';
+import { isRegistryObject } from '../bot-registry/records.js';
 import { ApplyRefused, type ApplyResult } from './model.js';
 import { prepareApply } from './prepare.js';
 

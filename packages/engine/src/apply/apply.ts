@@ -9,7 +9,7 @@
  * 4. Per change, once all its parts settled: a `StepResult` (reported through `onStep`), then
  *    the summary.
  */
-import { referenceTokens } from '../drift/evidence.js';
+import { referenceTokens } from '../plan/reference-tokens.js';
 import type { LiveApi } from '../ports.js';
 import { LiveApiError } from '../ports.js';
 import { sleep } from './calls.js';

@@ -6,8 +6,9 @@
  */
 import type { CallContext } from '../kinds/types.js';
 import type { DesiredObject } from '../desired.js';
-import { liveNormal } from '../plan/plan.js';
-import { canonical, changedFields, ignoreServerChosen } from '../plan/diff.js';
+import { liveNormal } from '../identity/normal-form.js';
+import { canonical, ignoreServerChosen } from '../identity/normal-form.js';
+import { changedFields } from '../plan/diff.js';
 import type { LiveApi } from '../ports.js';
 import { runCalls, type CallOptions } from './calls.js';
 import type { Part } from './graph.js';

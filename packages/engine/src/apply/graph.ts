@@ -20,10 +20,10 @@
 import type { KindDescriptor, Spec } from '../kinds/types.js';
 import type { LiveObject } from '../live.js';
 import type { Change } from '../plan-model.js';
-import { liveNormal } from '../plan/plan.js';
+import { liveNormal } from '../identity/normal-form.js';
 import { collect } from '../identity/patterns.js';
-import type { Subject } from './prepare.js';
-import type { Matching } from '../plan/match.js';
+import type { Subject } from './model.js';
+import type { Matching } from '../plan/matching.js';
 import { append } from '../append.js';
 
 export type PartKind = 'create' | 'update' | 'delete' | 'repoint' | 'stale';

@@ -3,8 +3,10 @@
  * it returns, per change and in summary. The CLI prints these; `--format json` prints the
  * result as it is (snake_case keys, like the plan's JSON).
  */
-import type { HeldDuplicate } from '../plan/duplicate-holds.js';
-import type { Action, PlanTargets, PruneScopeSummary } from '../plan-model.js';
+import type { RegistryWriteEnv } from '../bot-registry/writer.js';
+import type { DesiredObject } from '../desired.js';
+import type { LiveObject } from '../live.js';
+import type { Action, Change, HeldDuplicate, PlanTargets, PruneScopeSummary } from '../plan-model.js';
 
 /** The central table of apply's refusal and step-failure codes: code -> what it means. */
 export const APPLY_CODES = {
@@ -110,4 +112,20 @@ export function summarize(steps: StepResult[], notPruned: number, notInPlan: num
     not_in_plan: notInPlan,
     already_done: alreadyDone,
   };
+}
+
+/** One change as apply runs it, with the objects behind it. */
+export interface Subject {
+  change: Change;
+  desired?: DesiredObject;
+  live?: LiveObject;
+  /** Why this change will not run (stale), if so. */
+  stale?: Refusal;
+  /** A metadata-only write of the ownership marker (no change the plan shows). */
+  markerOnly?: boolean;
+  /**
+   * A write that belongs to no kind descriptor (the bot user registry): it runs after the
+   * changes its `change.dependsOn` names, and does its own requests.
+   */
+  bookkeeping?: (env: RegistryWriteEnv) => Promise<{ id: string | null; requests: number }>;
 }

@@ -26,7 +26,7 @@ import { countChanges } from '../render/values.js';
 import { applyPlan } from './apply.js';
 import { MemoryLiveApi } from './memory-api.js';
 import { ApplyRefused } from './model.js';
-import { isRegistryObject } from '../bot-registry/registry.js';
+import { isRegistryObject } from '../bot-registry/records.js';
 import { parseTargets } from '../plan/targets.js';
 import { detectDrift } from '../drift/detect.js';
 

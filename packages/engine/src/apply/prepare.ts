@@ -21,13 +21,13 @@ import type { LiveObject } from '../live.js';
 import type { Change, Plan } from '../plan-model.js';
 import type { LiveApi } from '../ports.js';
 import type { Problem } from '../problems.js';
-import type { Matching } from '../plan/match.js';
+import type { Matching } from '../plan/matching.js';
 import { metadataWriter } from '../plan/metadata.js';
 import { plan as makePlan } from '../plan/plan.js';
 import { TargetError, targetMatching, targetPatterns, targetPlan, targetRegistryMatching } from '../plan/targets.js';
-import type { Refusal } from './model.js';
+import type { Refusal, Subject } from './model.js';
 import { railRefusals } from './rails.js';
-import { movedRegistryWriter, registryWriter, type RegistryWriteEnv } from '../bot-registry/registry.js';
+import { movedRegistryWriter, registryWriter } from '../bot-registry/writer.js';
 
 export interface PrepareOptions {
   api: LiveApi;
@@ -50,22 +50,6 @@ export interface PrepareOptions {
   /** As in `EngineOptions`. */
   maxFileSize?: number;
   onWarning?: (warning: Problem) => void;
-}
-
-/** One change as apply runs it, with the objects behind it. */
-export interface Subject {
-  change: Change;
-  desired?: DesiredObject;
-  live?: LiveObject;
-  /** Why this change will not run (stale), if so. */
-  stale?: Refusal;
-  /** A metadata-only write of the ownership marker (no change the plan shows). */
-  markerOnly?: boolean;
-  /**
-   * A write that belongs to no kind descriptor (the bot user registry): it runs after the
-   * changes its `change.dependsOn` names, and does its own requests.
-   */
-  bookkeeping?: (env: RegistryWriteEnv) => Promise<{ id: string | null; requests: number }>;
 }
 
 export interface PreparedApply {

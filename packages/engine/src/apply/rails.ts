@@ -10,9 +10,9 @@
  *   30% of the top-level objects the stack owns, when it owns more than 10, need `--force`;
  *   so do more than 30% of any one kind of which it owns more than 3.
  */
-import type { Matching } from '../plan/match.js';
+import type { Matching } from '../plan/matching.js';
 import type { Refusal } from './model.js';
-import type { Subject } from './prepare.js';
+import type { Subject } from './model.js';
 
 export const THRESHOLD_SHARE = 0.3;
 export const THRESHOLD_MIN_OWNED = 10;

@@ -20,7 +20,7 @@ import { renderText } from '../render/text.js';
 import { renderMarkdown } from '../render/markdown.js';
 import { toJsonPlan } from '../render/json.js';
 import { ManifestProblems } from '../problems.js';
-import { formatRecords, isRegistryObject, readRegistry, recordDescription, REGISTRY_PREFIX } from './registry.js';
+import { formatRecords, isRegistryObject, readRegistry, recordDescription, REGISTRY_PREFIX } from './records.js';
 
 const { manifests, rewrite, cleanup } = manifestDirs('gatehouse-bots-');
 afterEach(cleanup);

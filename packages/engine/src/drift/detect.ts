@@ -20,11 +20,13 @@ import type { LiveObject } from '../live.js';
 import { readAndMatch, type EngineOptions } from '../engine.js';
 import type { Change, FieldChange } from '../plan-model.js';
 import type { LiveApi, Target } from '../ports.js';
-import type { Matching } from '../plan/match.js';
-import { desiredHash, plan } from '../plan/plan.js';
-import { recordedHash } from '../bot-registry/registry.js';
+import type { Matching } from '../plan/matching.js';
+import { desiredHash } from '../identity/hash.js';
+import { plan } from '../plan/plan.js';
+import { recordedHash } from '../bot-registry/records.js';
 import { targetDrift, targetPatterns } from '../plan/targets.js';
-import { childrenHash, liveHash, referenceTokens } from './evidence.js';
+import { childrenHash, liveHash } from '../identity/hash.js';
+import { referenceTokens } from '../plan/reference-tokens.js';
 import { DRIFT_FORMAT_VERSION, DRIFT_KINDS, type DriftField, type DriftKind, type DriftReport, type DriftedObject } from './model.js';
 import { append } from '../append.js';
 

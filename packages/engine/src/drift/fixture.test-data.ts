@@ -11,7 +11,8 @@ import { observeAndMatch, readManifests } from '../engine.js';
 import { composeMetadata } from '../identity/marker.js';
 import type { ApiObject } from '../ports.js';
 import { FakeLiveApi } from '../testing/fake-api.js';
-import { markerFor, referenceTokens } from './evidence.js';
+import { markerFor } from './evidence.js';
+import { referenceTokens } from '../plan/reference-tokens.js';
 
 export const SCENARIO = fileURLToPath(new URL('../../test-fixtures/scenarios/all-kinds-no-changes/', import.meta.url));
 export const ENV = JSON.parse(readFileSync(join(SCENARIO, 'env.json'), 'utf8')) as Record<string, string>;

@@ -1,6 +1,8 @@
 /** Drift: detection, its report value and renderers, and the marker evidence apply writes. */
 export { classifyDrift, detectDrift, type DriftInput } from './detect.js';
-export { markerFor, childrenHash, liveHash, referenceTokens, declaredChildKeys } from './evidence.js';
+export { markerFor, declaredChildKeys } from './evidence.js';
+export { childrenHash, liveHash } from '../identity/hash.js';
+export { referenceTokens } from '../plan/reference-tokens.js';
 export { DRIFT_FORMAT_VERSION, DRIFT_KINDS, type DriftKind, type DriftField, type DriftedObject, type DriftReport, type DriftSummary } from './model.js';
 export { renderDriftText, renderDriftJson, renderDriftMarkdown, driftSummaryLine, DRIFT_TITLES } from './render.js';
 export { renderDriftHtml } from './html.js';

@@ -13,7 +13,7 @@ import type { LiveObject } from '../live.js';
 import { exportLive, type ExportResult } from './export.js';
 import { EXPORT_HEADER, fileNameOf, isExportedText, manifestSchemaUrl } from './files.js';
 import { nameObjects } from './names.js';
-import { isRegistryObject } from '../bot-registry/registry.js';
+import { isRegistryObject } from '../bot-registry/records.js';
 
 const dirs: string[] = [];
 afterEach(() => {

@@ -18,9 +18,9 @@
 import { MANIFEST_KINDS, childrenOf } from '../kinds/index.js';
 import type { LiveObject } from '../live.js';
 import type { LiveApi } from '../ports.js';
-import { readRegistry } from '../bot-registry/registry.js';
+import { readRegistry } from '../bot-registry/records.js';
 import { observe } from '../plan/observe.js';
-import { liveNormal } from '../plan/plan.js';
+import { liveNormal } from '../identity/normal-form.js';
 import { renderFiles, type ExportFile, type ManifestDocument } from './files.js';
 import { VALID_NAME, nameObjects } from './names.js';
 import { toManifestSpec } from './spec.js';

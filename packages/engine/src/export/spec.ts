@@ -11,7 +11,8 @@
  * - in other strings, a `$` before `{` or a name is escaped as `$$` so load reads them literally.
  */
 import type { KindDescriptor, Spec } from '../kinds/types.js';
-import { canonicalJson, isMap, rewrite } from '../identity/patterns.js';
+import { canonicalJson } from '../identity/canonical-json.js';
+import { isMap, rewrite } from '../identity/patterns.js';
 
 export interface SpecContext {
   /** `Kind/<live id>` -> exported manifest name. */

@@ -26,9 +26,7 @@
  *   decides its scope by (plan/prune-scope.ts). Markers written without it (before it was
  *   recorded, or from standard input) parse as before; the byte limit counts it.
  */
-import { hash } from 'node:crypto';
 import { METADATA_MAX_BYTES } from '@gatehouse/schemas/runtime';
-import { canonicalJson } from './patterns.js';
 
 export const MARKER_PREFIX = 'gatehouse:v1 ';
 
@@ -89,8 +87,6 @@ export function parseMarker(metadata: unknown): { user: string | undefined; mark
   }
 }
 
-/** `crypto.hash`, the one-shot digest: a plan hashes every object it reads, and a `Hash` object per digest costs about 3x. */
-export const specHash = (maskedNormal: unknown): string => hash('sha256', canonicalJson(maskedNormal), 'hex').slice(0, 16);
 
 /**
  * Bytes left for the user's metadata once the marker of `name` in `stack` is added, with the

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { validateManifests } from '../engine.js';
-import { canonicalJson } from '../identity/patterns.js';
+import { canonicalJson } from '../identity/canonical-json.js';
 import { descriptor } from './index.js';
 import { canonicalPem } from './certificate-authority.js';
 

@@ -3,9 +3,10 @@
  * written on create and on every update.
  */
 import { describe, expect, test } from 'vitest';
-import { SENSITIVE } from '../plan-model.js';
-import { canonicalJson } from '../identity/patterns.js';
-import { fieldChanges, mask } from '../plan/diff.js';
+import { SENSITIVE } from '../identity/mask.js';
+import { canonicalJson } from '../identity/canonical-json.js';
+import { fieldChanges } from '../plan/diff.js';
+import { mask } from '../identity/mask.js';
 import { descriptor } from './index.js';
 
 const d = descriptor('EventDestination');

@@ -14,33 +14,13 @@
  * plan prunes it (`--prune`: it is deleted first, and the duplicate after it). A held
  * duplicate referencing another duplicate holds that one too.
  */
-import type { DuplicateCause, DuplicateObject } from './duplicates.js';
+import type { DuplicateObject } from './duplicates.js';
+import type { DuplicateReferrer, HeldDuplicate } from '../plan-model.js';
 import type { LiveObject } from '../live.js';
-import type { Matching } from './match.js';
-import { liveNormal } from './plan.js';
-import { canonicalJson, collect } from '../identity/patterns.js';
-
-/** An object that references a duplicate and that this run does not change. */
-export interface DuplicateReferrer {
-  kind: string;
-  id: string;
-  /** `stack "name"`, `not managed by gatehouse`, or this stack's, `no longer declared`. */
-  owner: string;
-}
-
-/** A duplicate that is not deleted, and why. */
-export interface HeldDuplicate {
-  /** Its address in plans: `<Kind>/<name>#<id>`. */
-  address: string;
-  kind: string;
-  id: string;
-  /** The object kept in its place. */
-  keep: string;
-  cause: DuplicateCause;
-  referenced_by: DuplicateReferrer[];
-  /** One sentence: what references it and what to do. */
-  message: string;
-}
+import type { Matching } from './matching.js';
+import { canonicalJson } from '../identity/canonical-json.js';
+import { liveNormal } from '../identity/normal-form.js';
+import { collect } from '../identity/patterns.js';
 
 /**
  * The duplicates of `matching` that stay, with the ids of every duplicate not to delete (the

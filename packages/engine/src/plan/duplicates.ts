@@ -22,9 +22,8 @@
 import type { DesiredObject } from '../desired.js';
 import type { LiveObject } from '../live.js';
 import type { KindDescriptor } from '../kinds/types.js';
-import { desiredHash } from './plan.js';
-
-export type DuplicateCause = 'duplicate' | 'interrupted_replace';
+import { desiredHash } from '../identity/hash.js';
+import type { DuplicateCause } from '../plan-model.js';
 
 export interface DuplicateObject {
   /** The live object to delete. */

@@ -22,27 +22,11 @@
 import type { DesiredObject } from '../desired.js';
 import type { LiveObject } from '../live.js';
 import { problem, type Problem } from '../problems.js';
-import { registeredPairs, type BotRegistry } from '../bot-registry/registry.js';
+import { registeredPairs, type BotRegistry } from '../bot-registry/records.js';
 import { nameSwapProblems } from '../bot-registry/name-order.js';
 import { findDuplicates, type DuplicateObject } from './duplicates.js';
-import type { PruneScope } from './prune-scope.js';
+import type { Matching } from './matching.js';
 import { holderHint, stackRules, type StackScope } from './stacks.js';
-
-export interface Matching {
-  pairs: { desired: DesiredObject; live: LiveObject }[];
-  creates: DesiredObject[];
-  deletes: LiveObject[];
-  unmanaged: LiveObject[];
-  /** Owned objects that duplicate a kept one (and their children): deleted without --prune (duplicates.ts). */
-  duplicates: DuplicateObject[];
-  problems: Problem[];
-  /** The prune scope `deletes` were limited to, and the owned objects left outside it (prune-scope.ts). */
-  pruneScope?: PruneScope;
-  /** The stack's bot user registry as read (plan writes it, drift and export read it). */
-  registry?: BotRegistry;
-  /** With `--from-stack OLD`: OLD's bot user registry, from which the moved bot users are dropped (bot-registry/registry.ts). */
-  fromRegistry?: BotRegistry;
-}
 
 /**
  * `options.fromStack`: `--from-stack`, the other stack whose objects this plan may move (stacks.ts).
@@ -245,3 +229,5 @@ function lastChildren(desired: DesiredObject[], live: LiveObject[], liveOf: Map<
   }
   return problems;
 }
+
+export type { Matching } from './matching.js';

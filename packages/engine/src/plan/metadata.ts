@@ -5,11 +5,11 @@
  * surprise) and apply writes exactly what the plan compared.
  */
 import type { DesiredObject } from '../desired.js';
-import { childrenHash, referenceTokens } from '../drift/evidence.js';
+import { childrenHash, desiredHash } from '../identity/hash.js';
+import { referenceTokens } from './reference-tokens.js';
 import { childrenOf } from '../kinds/index.js';
 import { composeMetadata, fitsMetadata, type Marker } from '../identity/marker.js';
-import type { Matching } from './match.js';
-import { desiredHash, hashKept } from './plan.js';
+import type { Matching } from './matching.js';
 
 export type MetadataFor = (d: DesiredObject) => string | undefined;
 
@@ -21,8 +21,7 @@ export type MetadataFor = (d: DesiredObject) => string | undefined;
  * keeps the path the live marker records, if any (where its manifest file last was).
  */
 export function metadataWriter(matching: Matching, stack: string): MetadataFor {
-  // Built at the first object whose hash depends on them (none when nothing references anything).
-  let tokens: Map<string, string> | undefined;
+  const tokens = referenceTokens(matching);
   const childKeys = new Map<string, string[]>(); // parent address -> natural keys of its declared children
   const declare = (d: DesiredObject) => {
     if (d.parent === undefined) return;
@@ -37,7 +36,7 @@ export function metadataWriter(matching: Matching, stack: string): MetadataFor {
   for (let i = 0; i < matching.pairs.length; i++) { const { desired, live } = matching.pairs[i]!; if (live.marker?.stack === stack && live.marker.path !== undefined) livePaths.set(desired.address, live.marker.path); }
   return (d) => {
     if (!d.descriptor.metadata) return undefined;
-    const marker: Marker = { stack, name: d.markerName, hash: hashKept(d) ? desiredHash(d) : desiredHash(d, (tokens ??= referenceTokens(matching))) };
+    const marker: Marker = { stack, name: d.markerName, hash: desiredHash(d, tokens) };
     const path = d.manifestPath ?? livePaths.get(d.address);
     if (path !== undefined) marker.path = path;
     if (childrenOf(d.descriptor.kind).length > 0) marker.children = childrenHash(childKeys.get(d.address) ?? []);

@@ -7,7 +7,7 @@
 import { KINDS } from '../kinds/index.js';
 import type { Collection, KindDescriptor } from '../kinds/types.js';
 import type { LiveObject } from '../live.js';
-import { isRegistryObject } from '../bot-registry/registry.js';
+import { isRegistryObject } from '../bot-registry/records.js';
 import { isLockObject } from '../lock/lock.js';
 import { parseMarker } from '../identity/marker.js';
 import type { ApiObject, LiveApi } from '../ports.js';

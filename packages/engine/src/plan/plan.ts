@@ -19,25 +19,28 @@
  *    --prune"), counted apart from the deletes that run.
  * 7. Order, mask, fingerprint, count.
  */
-import { hash } from 'node:crypto';
 import { KINDS } from '../kinds/index.js';
 import type { KindDescriptor, Spec } from '../kinds/types.js';
 import type { DesiredObject } from '../desired.js';
 import type { LiveObject } from '../live.js';
-import { parseMarker, specHash, type Marker } from '../identity/marker.js';
-import { PLAN_FORMAT_VERSION, type Change, type Plan, type UnmanagedObject } from '../plan-model.js';
+import { fingerprint } from '../identity/hash.js';
+import { parseMarker, type Marker } from '../identity/marker.js';
+import { mask } from '../identity/mask.js';
+import { canonical, ignoreServerChosen, liveNormal } from '../identity/normal-form.js';
+import { PLAN_FORMAT_VERSION } from '../render/json.js';
+import { type Change, type Plan, type UnmanagedObject } from '../plan-model.js';
 import type { Target } from '../ports.js';
-import { movedRegistryChange, registryChange } from '../bot-registry/registry.js';
+import { movedRegistryChange, registryChange } from '../bot-registry/changes.js';
 import { nameHandOffs } from '../bot-registry/name-order.js';
-import { canonical, changedFields, fieldChanges, ignoreServerChosen, mask } from './diff.js';
+import { changedFields, fieldChanges } from './diff.js';
 import { duplicateAddress, duplicateReason } from './duplicates.js';
 import { holdDuplicates } from './duplicate-holds.js';
-import type { Matching } from './match.js';
+import type { Matching } from './matching.js';
 import { metadataWriter } from './metadata.js';
 import { order } from './order.js';
 import { pruneScopeNote } from './prune-scope.js';
 import { takeOverReason } from './stacks.js';
-import { canonicalJson, collect } from '../identity/patterns.js';
+import { collect } from '../identity/patterns.js';
 import { append } from '../append.js';
 
 export interface PlanInput {
@@ -53,54 +56,7 @@ export interface PlanInput {
   fromStack?: string | undefined;
 }
 
-/** A live object's normal form, with the marker stripped from its metadata. */
-export function liveNormal(o: LiveObject): Spec {
-  const raw = o.descriptor.metadata ? { ...o.raw, metadata: o.userMetadata } : o.raw;
-  return o.descriptor.fromLive(raw, o.collection);
-}
-
-/**
- * The hash the marker records for a desired object: its normal form with sets sorted and
- * secrets masked. Without `tokens` it depends on the manifests alone (references stay as
- * written: an address or an id); apply and drift must pass the same `tokens` (or none).
- */
-export function desiredHash(d: DesiredObject, tokens: Map<string, string> = NO_TOKENS): string {
-  const memoized = hashKept(d);
-  const known = memoized ? tokenFreeHashes.get(d) : undefined;
-  if (known !== undefined) return known;
-  const normal = canonical(d.descriptor, d.normal, tokens);
-  const digest = specHash(d.descriptor.sensitive.length === 0 ? normal : mask(d.descriptor.sensitive, null, normal)[1]);
-  if (memoized) tokenFreeHashes.set(d, digest);
-  return digest;
-}
-
-const NO_TOKENS = new Map<string, string>();
-
-/**
- * `desiredHash` of the objects that reference nothing (`hashKept`): their hash is the same
- * whatever `tokens`, so it is computed once per object (a plan asks for it for the marker or
- * the bot user registry, apply's registry write and drift again; plan/ahead.ts computes it
- * while the listing is out). Keyed by the object: a normal form is never changed once resolved.
- */
-const tokenFreeHashes = new WeakMap<DesiredObject, string>();
-
-/**
- * Whether `d`'s hash is the same whatever the tokens: no reference pattern of its kind can
- * reach a value, because the field each starts at is absent from its normal form (IP policies
- * and rules and bot users have no references at all; a tunnel-group backend has no `backends`).
- * A pattern that starts with a wildcard counts as reaching one. No value is collected.
- */
-export function hashKept(d: DesiredObject): boolean {
-  const refs = d.descriptor.refs;
-  for (let i = 0; i < refs.length; i++) {
-    const head = refs[i]!.pattern[0];
-    if (head === undefined || head === '*' || head === '{}' || head in d.normal) return false;
-  }
-  return true;
-}
-
 const kindRank = new Map(KINDS.map((k, i) => [k.kind, i]));
-const fingerprint = (o: LiveObject) => hash('sha256', canonicalJson(o.raw), 'hex');
 
 /** Tokens (addresses or ids) a normal form references, by the descriptor's patterns. */
 const referenced = (descriptor: KindDescriptor, normal: Spec): string[] =>
@@ -182,7 +138,7 @@ export function plan(input: PlanInput): Plan {
       change.reason = takeOverReason(o, stack);
       if (changed.length === 0) change.cause = 'adopt';
     }
-    fingerprints[o.id] = fingerprint(o);
+    fingerprints[o.id] = fingerprint(o.raw);
     // What the live object referenced and no longer will: those deletes wait for this change.
     // (Only what it stops referencing: a reference it keeps is not waited for, which would be a
     // cycle when the referenced object is replaced.)
@@ -203,7 +159,7 @@ export function plan(input: PlanInput): Plan {
     if (want === undefined || want === o.raw.metadata) continue;
     const change = base(d, o, 'update');
     Object.assign(change, { cause: 'marker', reason: markerReason(o.marker, parseMarker(want).marker!) });
-    fingerprints[o.id] = fingerprint(o);
+    fingerprints[o.id] = fingerprint(o.raw);
     changes.push(change);
     planned.add(d.address);
     unchanged -= 1;
@@ -223,7 +179,7 @@ export function plan(input: PlanInput): Plan {
       if (!target || !pair || pair.desired.descriptor.uniqueKeys || pair.desired.descriptor.naturalKey || !d.references.includes(target.address)) continue;
       const change = base(d, o, 'update');
       Object.assign(change, { cause: 'repoint', reason: `references ${target.address}, which is replaced: pointed at the new object` });
-      fingerprints[o.id] = fingerprint(o);
+      fingerprints[o.id] = fingerprint(o.raw);
       changes.push(change);
       planned.add(d.address);
       unchanged -= 1;
@@ -246,7 +202,7 @@ export function plan(input: PlanInput): Plan {
     else if (!input.prune) change.needsPrune = true;
     const normal = canonical(o.descriptor, liveNormal(o), tokens);
     change.before = mask(o.descriptor.sensitive, normal, null)[0];
-    fingerprints[o.id] = fingerprint(o);
+    fingerprints[o.id] = fingerprint(o.raw);
     const parent = o.parentId !== undefined ? liveById.get(o.parentId) : undefined;
     if (parent) dependents.set(liveAddress(parent), (dependents.get(liveAddress(parent)) ?? new Set()).add(change.address));
     for (const token of referenced(o.descriptor, normal)) dependents.set(token, (dependents.get(token) ?? new Set()).add(change.address));
@@ -332,7 +288,7 @@ export function plan(input: PlanInput): Plan {
   const count = (action: Change['action']) => changes.filter((c) => c.action === action && !c.needsPrune).length;
   const notPruned = changes.filter((c) => c.needsPrune).length;
   return {
-    format_version: PLAN_FORMAT_VERSION,
+    format_version: 1,
     target: input.target,
     stack,
     ...(input.fromStack !== undefined ? { from_stack: input.fromStack } : {}),

@@ -26,25 +26,8 @@ import type { DesiredObject } from '../desired.js';
 import type { LiveObject } from '../live.js';
 import type { ManifestPaths } from '../load/manifest-paths.js';
 import { withinEntry } from '../load/manifest-paths.js';
-import type { Matching } from './match.js';
+import type { Matching, PruneScope } from './matching.js';
 import type { PruneScopeSummary } from '../plan-model.js';
-
-export interface PruneScope {
-  /** `--prune-all`: the scope is everything the stack owns. */
-  all: boolean;
-  /** The PATHs as the markers record paths (directories end with `/`, the root is `./`). */
-  paths: string[];
-  /** Standard input was read: its objects record no path and widen no scope. */
-  stdin: boolean;
-  /** Owned objects the manifests do not declare, outside the scope: never deleted by this plan. */
-  outside: LiveObject[];
-  /**
-   * Whether an undeclared record of `kind` applied from `recorded` (a marker's path, absent in
-   * older ones) is in scope, by rules 1-3 below: what else follows the scope (the bot user
-   * registry's entries, `bot-registry/registry.ts`) decides with the same rule.
-   */
-  covers(recorded: string | undefined, kind: string): boolean;
-}
 
 /** The matching with its deletes limited to the scope (the rest moved to `pruneScope.outside`). */
 export function limitPrune(matching: Matching, where: ManifestPaths, desired: readonly DesiredObject[], all: boolean): Matching {

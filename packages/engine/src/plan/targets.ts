@@ -40,9 +40,9 @@ import { KINDS } from '../kinds/index.js';
 import type { LiveObject } from '../live.js';
 import type { Change, Plan, PlanTargets } from '../plan-model.js';
 import { sanitize } from '../render/sanitize.js';
-import type { Matching } from './match.js';
-import { movedRegistryChange, registryChange, type RegistryMatching } from '../bot-registry/registry.js';
-import { liveNormal } from './plan.js';
+import type { Matching } from './matching.js';
+import { movedRegistryChange, registryChange, type RegistryMatching } from '../bot-registry/changes.js';
+import { liveNormal } from '../identity/normal-form.js';
 import { collect } from '../identity/patterns.js';
 import { append } from '../append.js';
 

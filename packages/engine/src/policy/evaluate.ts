@@ -15,7 +15,7 @@ import type { KindDescriptor, Spec } from '../kinds/types.js';
 import { descriptor } from '../kinds/index.js';
 import type { Change } from '../plan-model.js';
 import type { SourceLocation } from '../source.js';
-import { mask } from '../plan/diff.js';
+import { mask } from '../identity/mask.js';
 import { toCel } from './cel-types.js';
 import { changeShape, kindEnvironment, kindShape } from './environment.js';
 import type { CompiledExpression, PolicyResult, PolicyRule } from './model.js';

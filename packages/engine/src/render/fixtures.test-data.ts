@@ -1,5 +1,7 @@
 /** Hand-made plans for the renderers' golden tests. */
-import { PLAN_FORMAT_VERSION, SENSITIVE, type Change, type Plan } from '../plan-model.js';
+import { PLAN_FORMAT_VERSION } from './json.js';
+import { SENSITIVE } from '../identity/mask.js';
+import { type Change, type Plan } from '../plan-model.js';
 
 const base = (over: Partial<Change> & Pick<Change, 'address' | 'action' | 'kind' | 'name'>): Change => ({
   id: null,

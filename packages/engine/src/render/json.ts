@@ -3,8 +3,11 @@
  * scripts read, what `--out` saves and what `apply --plan` consumes. `parsePlanJson` is its
  * inverse and refuses other versions. Keys are snake_case like the API's.
  */
-import { PLAN_FORMAT_VERSION, type Change, type Plan } from '../plan-model.js';
+import type { Change, Plan, PlanFormatVersion } from '../plan-model.js';
 import { renderJsonDocument } from './values.js';
+
+/** The saved plan's format version this gatehouse writes and reads (`docs/plan-json.md`). */
+export const PLAN_FORMAT_VERSION: PlanFormatVersion = 1;
 
 export interface JsonChange {
   address: string;

@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { PLAN_FORMAT_VERSION, SENSITIVE, SENSITIVE_CHANGED, type Plan } from '../plan-model.js';
+import { PLAN_FORMAT_VERSION } from './json.js';
+import { SENSITIVE, SENSITIVE_CHANGED } from '../identity/mask.js';
+import { type Plan } from '../plan-model.js';
 import { renderDriftMarkdown, renderDriftText } from '../drift/render.js';
 import type { DriftReport } from '../drift/model.js';
 import { diffableText, isLongValueChange, longValueDiff } from './line-diff.js';

@@ -9,7 +9,7 @@
  * overrides cannot paint a reviewer's terminal or forge a plan line.
  */
 import { onFirstUse } from '../on-first-use.js';
-import { SENSITIVE, SENSITIVE_CHANGED } from '../plan-model.js';
+import { SENSITIVE, SENSITIVE_CHANGED } from '../identity/mask.js';
 import { sanitize } from './sanitize.js';
 
 /** `diff`, loaded when a long value is first diffed (most plans have none). */

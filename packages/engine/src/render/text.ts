@@ -6,7 +6,7 @@
  * multi-line string (a PEM, a JSON policy document) shows as a unified line diff under its path.
  */
 import type { Change, FieldChange, Plan } from '../plan-model.js';
-import { SENSITIVE_CHANGED } from '../plan-model.js';
+import { SENSITIVE_CHANGED } from '../identity/mask.js';
 import { diffMarker, diffStat, isLongValueChange, longValueDiff, type DiffLine } from './line-diff.js';
 import { policyTextLines } from './policy.js';
 import { pruneScopeSentence } from './prune-scope.js';

@@ -3,7 +3,8 @@
  * paths, the target line and the action symbols. Secrets reach the renderers already masked
  * (`SENSITIVE`, `SENSITIVE_CHANGED`); they are printed bare, never quoted.
  */
-import { SENSITIVE, SENSITIVE_CHANGED, type Action, type Plan, type PlanSummary } from '../plan-model.js';
+import { SENSITIVE, SENSITIVE_CHANGED } from '../identity/mask.js';
+import { type Action, type Plan, type PlanSummary } from '../plan-model.js';
 import { sanitize, terminalSafeJson } from './sanitize.js';
 
 export const SYMBOLS: Record<Action, string> = { create: '+', update: '~', delete: '-', replace: '-/+' };
