@@ -27,7 +27,9 @@ export { MARKER_PREFIX, composeMetadata, parseMarker, formatMarker, type Marker 
 export { desiredHash } from './identity/hash.js';
 export { liveNormal } from './identity/normal-form.js';
 export * from './policy/index.js';
-export { acquireLock, lockWhileReading, breakLock, readLock, describeLock, isLockObject, lockName, LockHeld, LockLost, DEFAULT_LEASE_SECONDS, type LockInfo, type HeldLock, type AcquireOptions } from './lock/lock.js';
+export { acquireLock, lockWhileReading, type HeldLock, type AcquireOptions } from './lock/protocol.js';
+export { breakLock, readLock } from './lock/storage.js';
+export { describeLock, isLockObject, lockName, LockHeld, LockLost, DEFAULT_LEASE_SECONDS, type LockInfo } from './lock/record.js';
 export type { Variables } from './load/interpolate.js';
 // An error every command's --json output may report (apply/model.ts imports types only).
 export { ApplyRefused } from './apply/model.js';

@@ -15,7 +15,7 @@ import { match } from './plan/match.js';
 import { type Matching } from './plan/matching.js';
 import { fromStackWarning } from './plan/stacks.js';
 import { observe } from './plan/observe.js';
-import { lockOf, type LockInfo } from './lock/lock.js';
+import { lockOf, type LockInfo } from './lock/record.js';
 import { plan } from './plan/plan.js';
 import { manifestPaths, recordedPath, type ManifestPaths } from './load/manifest-paths.js';
 import { limitPrune } from './plan/prune-scope.js';

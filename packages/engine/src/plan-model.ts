@@ -6,7 +6,7 @@
  * plan records) and refuses changes whose live object no longer has the recorded fingerprint.
  */
 import type { PolicyResult } from './policy/model.js';
-import type { LockInfo } from './lock/lock.js';
+import type { LockInfo } from './lock/record.js';
 import type { SourceLocation } from './source.js';
 
 /** The version of the saved plan's format (`docs/plan-json.md`). */
@@ -117,7 +117,7 @@ export interface PlanSummary {
 }
 
 export interface Plan {
-  /** The stack's lock when an apply held it while the plan was made (lock/lock.ts). */
+  /** The stack's lock when an apply held it while the plan was made (lock/record.ts). */
   lock?: LockInfo;
   format_version: PlanFormatVersion;
   target: { url: string; embedded: boolean };

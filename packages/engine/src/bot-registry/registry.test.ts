@@ -13,7 +13,7 @@ import { MemoryLiveApi } from '../apply/memory-api.js';
 import { computePlan } from '../engine.js';
 import { exportLive } from '../export/export.js';
 import { detectDrift } from '../drift/detect.js';
-import { isLockObject } from '../lock/lock.js';
+import { isLockObject } from '../lock/record.js';
 import type { ApiObject } from '../ports.js';
 import { countChanges } from '../render/values.js';
 import { renderText } from '../render/text.js';

@@ -5,7 +5,7 @@
  * It never holds a secret: sensitive values are `SENSITIVE` / `SENSITIVE_CHANGED` markers.
  */
 import type { Action, PlanTargets, UnmanagedObject } from '../plan-model.js';
-import type { LockInfo } from '../lock/lock.js';
+import type { LockInfo } from '../lock/record.js';
 import type { SourceLocation } from '../source.js';
 
 export const DRIFT_FORMAT_VERSION = 1;
@@ -55,7 +55,7 @@ export interface DriftedObject {
 export type DriftSummary = Record<DriftKind | 'in_sync', number>;
 
 export interface DriftReport {
-  /** The stack's lock when an apply held it while drift was checked (lock/lock.ts). */
+  /** The stack's lock when an apply held it while drift was checked (lock/record.ts). */
   lock?: LockInfo;
   format_version: typeof DRIFT_FORMAT_VERSION;
   target: { url: string; embedded: boolean };

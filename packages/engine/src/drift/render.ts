@@ -8,7 +8,7 @@ import { formatLocation } from '../source.js';
 import { plainStyle, type Style } from '../render/style.js';
 import { MARKDOWN_MAX_LENGTH, markdownLineDiff } from '../render/markdown.js';
 import { diffStat, isLongValueChange, longValueDiff } from '../render/line-diff.js';
-import { lockNote } from '../lock/lock.js';
+import { lockNote } from '../lock/record.js';
 import { sanitize } from '../render/sanitize.js';
 import { targetText, textLineDiff } from '../render/text.js';
 import { targetLines } from '../render/targets.js';

@@ -6,7 +6,7 @@
  * reference cycles, and metadata that leaves no room for the ownership marker.
  */
 import type { DesiredObject } from '../desired.js';
-import { LOCK_BOT_PREFIX } from '../lock/lock.js';
+import { LOCK_BOT_PREFIX } from '../lock/record.js';
 import { metadataRoom } from '../identity/marker.js';
 import { problem, type Problem } from '../problems.js';
 import type { SourceLocation } from '../source.js';
@@ -24,7 +24,7 @@ export function check(desired: DesiredObject[], stack: string): Problem[] {
       const found = object.descriptor.check(object.normal, manifest ? { at: at(object), manifest } : { at: at(object) });
       if (found.length > 0) problems.push(...found);
     }
-    // The lock's bot users (lock/lock.ts) are gatehouse's own: never declared, planned or deleted.
+    // The lock's bot users (lock/record.ts) are gatehouse's own: never declared, planned or deleted.
     if (object.descriptor.kind === 'BotUser' && String(object.normal.name).startsWith(LOCK_BOT_PREFIX)) {
       problems.push(problem('invalid_value', `bot user names starting with "${LOCK_BOT_PREFIX}" are reserved for the lock of a stack (gatehouse unlock); choose another name`, object.source));
     }

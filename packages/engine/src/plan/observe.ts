@@ -8,7 +8,7 @@ import { KINDS } from '../kinds/index.js';
 import type { Collection, KindDescriptor } from '../kinds/types.js';
 import type { LiveObject } from '../live.js';
 import { isRegistryObject } from '../bot-registry/records.js';
-import { isLockObject } from '../lock/lock.js';
+import { isLockObject } from '../lock/record.js';
 import { parseMarker } from '../identity/marker.js';
 import type { ApiObject, LiveApi } from '../ports.js';
 
@@ -19,7 +19,7 @@ export interface Observation {
   /** List requests spent: pages per collection (an empty list still costs one). */
   requests: number;
   /**
-   * The per-stack lock's objects (lock/lock.ts), left out of `live`: never planned, exported,
+   * The per-stack lock's objects (lock/record.ts), left out of `live`: never planned, exported,
    * adopted or deleted; `lockOf` reads them.
    */
   lockObjects: { bots: ApiObject[]; policies: ApiObject[] };

@@ -11,7 +11,7 @@ import { diffMarker, isLongValueChange, longValueDiff, type DiffLine } from './l
 import { policyMarkdown } from './policy.js';
 import { heldDuplicateSentences } from './held-duplicates.js';
 import { pruneScopeSentence } from './prune-scope.js';
-import { lockNote as describeHeldLock } from '../lock/lock.js';
+import { lockNote as describeHeldLock } from '../lock/record.js';
 import { sanitize } from './sanitize.js';
 import { targetLines } from './targets.js';
 import { formatField } from './text.js';

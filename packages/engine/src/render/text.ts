@@ -10,7 +10,7 @@ import { SENSITIVE_CHANGED } from '../identity/mask.js';
 import { diffMarker, diffStat, isLongValueChange, longValueDiff, type DiffLine } from './line-diff.js';
 import { policyTextLines } from './policy.js';
 import { pruneScopeSentence } from './prune-scope.js';
-import { lockNote } from '../lock/lock.js';
+import { lockNote } from '../lock/record.js';
 import { sanitize } from './sanitize.js';
 import { targetLines } from './targets.js';
 import { heldDuplicateSentences } from './held-duplicates.js';

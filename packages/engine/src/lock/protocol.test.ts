@@ -6,7 +6,10 @@ import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { MemoryLiveApi } from '../apply/memory-api.js';
 import { LiveApiError } from '../ports.js';
-import { acquireLock, breakLock, currentProcess, holderIsDead, isLockObject, LockHeld, lockName, LockLost, lockNote, lockOf, lockWhileReading, readLock, type ProcessIdentity } from './lock.js';
+import { acquireLock, lockWhileReading } from './protocol.js';
+import { breakLock, readLock } from './storage.js';
+import { currentProcess, holderIsDead, type ProcessIdentity } from './process.js';
+import { isLockObject, LockHeld, lockName, LockLost, lockNote, lockOf } from './record.js';
 
 const here: ProcessIdentity = { boot_id: 'boot-1', pid_ns: 'pid:[4026531836]', pid: process.pid };
 /** A pid that ran and has exited (its number is free unless reused at once). */

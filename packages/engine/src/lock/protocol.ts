@@ -1,0 +1,323 @@
+/**
+ * The lock's protocol (record.ts explains the primitive): claim the lock's bot user, confirm the
+ * claim with a record, renew it while the apply runs, release it at the end.
+ */
+import { runCalls } from '../apply/calls.js';
+import { type LiveApi, LiveApiError } from '../ports.js';
+import { currentProcess, defaultHolder, defaultRunId, holderIsDead, type ProcessIdentity } from './process.js';
+import { DEFAULT_LEASE_SECONDS, LOCK_RECORD_PREFIX, LockHeld, LockLost, lockName, type LockInfo, type LockRecord } from './record.js';
+import { breakLock, ignoreMissing, lockRecords, ownRecord, readLock, release, removeListed, withdrawRecordsOf } from './storage.js';
+
+export interface AcquireOptions {
+  /** How long to wait for a held lock, in milliseconds (0: fail at once). */
+  timeoutMs?: number;
+  /** Between two attempts while waiting (default 2 s). */
+  pollMs?: number;
+  /**
+   * Attempts of the record's create in all, the first included (default 4, as apply's calls);
+   * after a lost answer, the record is looked up by run id before the next.
+   */
+  attempts?: number;
+  leaseSeconds?: number;
+  holder?: string;
+  runId?: string;
+  now?: () => Date;
+  sleep?: (ms: number) => Promise<void>;
+  /** This process as recorded in the lock (default `currentProcess()`; null: record none). */
+  process?: ProcessIdentity | null;
+  /** Between two renewals of the held lock, in milliseconds (default a third of the lease). */
+  renewEveryMs?: number;
+  /** Told of a renewal that failed (the API did not answer, 5xx): renewing goes on. */
+  onRenewalError?: (error: Error) => void;
+  /** Told when `lockWhileReading` could not release the lock after its read failed (the lock stays). */
+  onReleaseError?: (error: Error) => void;
+  /**
+   * Told once, when the lock is held by another and the caller starts waiting for it (a
+   * `timeoutMs` over 0), so that a log shows why nothing happens for a while.
+   */
+  onWait?: (lock: LockInfo | undefined) => void;
+}
+
+/** A lock this process holds; `release` removes it (idempotent). */
+export interface HeldLock {
+  stack: string;
+  runId: string;
+  botUserId: string;
+  recordId?: string;
+  /** The lock of a dead holder that was removed before this one was taken, if any. */
+  recovered?: LockInfo;
+  /**
+   * Aborted, with a `LockLost` as its reason, when a renewal finds the lock gone (its bot user
+   * or its record removed: `gatehouse unlock`, or another apply took it over). Whoever holds
+   * the lock must then start no new write.
+   */
+  lost: AbortSignal;
+  /** Stops renewing and removes the lock (idempotent). */
+  release(): Promise<void>;
+}
+
+const isNameTaken = (error: unknown) => error instanceof LiveApiError && error.status === 400 && error.code === 'duplicate_name';
+
+/**
+ * Takes the lock of `stack`, waiting up to `timeoutMs` while another holds it; throws `LockHeld`
+ * naming the holder when it does not come free. Never removes another's lock, stale or not.
+ */
+export async function acquireLock(api: LiveApi, stack: string, options: AcquireOptions = {}): Promise<HeldLock> {
+  return (await lockWhileReading(api, stack, options, async () => undefined)).lock;
+}
+
+/**
+ * Takes the lock of `stack` as `acquireLock` does, running `read` (live state: a plan's listing)
+ * as soon as reading is safe, which is before the lock is confirmed; resolves with the held lock
+ * and what `read` gave.
+ *
+ * Why reading may start early: the lock is claimed by creating its bot user (or by finding one
+ * without a record), and confirmed by writing the record and reading the records back (two
+ * requests and a listing of the IP policies, see `confirmClaim`). Once the bot user is ours, the
+ * previous holder has ended: it deletes its bot user only after its last write, so what is read
+ * from then on includes every write of it. Writes must wait for the confirmation (the caller
+ * writes only after this resolves); a claim lost to an earlier record discards what was read,
+ * and the whole takes place again, reads included, within the timeout.
+ * When `read` fails, the lock is released (once confirmed) and its error thrown.
+ */
+export async function lockWhileReading<T>(api: LiveApi, stack: string, options: AcquireOptions, read: () => Promise<T>): Promise<{ lock: HeldLock; value: T }> {
+  const ctx = lockContext(options);
+  for (;;) {
+    const claimed = await claimBotUser(api, stack, ctx);
+    const confirming = confirmClaim(api, stack, ctx, claimed);
+    // (A `read` that throws at once is a failed read like any other.)
+    const reading = Promise.resolve().then(read);
+    const [confirmed, value] = await Promise.allSettled([confirming, reading]);
+    if (value.status === 'rejected') {
+      if (confirmed.status === 'fulfilled') await confirmed.value.release().catch((error: unknown) => options.onReleaseError?.(error instanceof Error ? error : new Error(String(error))));
+      throw value.reason;
+    }
+    if (confirmed.status === 'fulfilled') return { lock: confirmed.value, value: value.value };
+    if (!(confirmed.reason instanceof ClaimLost)) throw confirmed.reason;
+    // Another claim of the same bot user is earlier: it holds the lock; ours is withdrawn.
+    const waited = ctx.now().getTime() - ctx.start;
+    if (waited >= ctx.timeoutMs) throw new LockHeld(await readLock(api, stack, ctx.now()), stack, ctx.timeoutMs > 0 ? waited : 0);
+    await ctx.sleep(Math.min(ctx.pollMs, Math.max(1, ctx.timeoutMs - waited)));
+  }
+}
+
+/** What one acquisition keeps across its attempts. */
+interface LockContext {
+  options: AcquireOptions;
+  now: () => Date;
+  sleep: (ms: number) => Promise<void>;
+  timeoutMs: number;
+  pollMs: number;
+  start: number;
+  runId: string;
+  here: ProcessIdentity | undefined;
+  /** The lock of a dead holder removed by this acquisition, if any (removed at most once). */
+  recovered?: LockInfo;
+  /** Whether `onWait` was called. */
+  waiting?: boolean;
+}
+
+function lockContext(options: AcquireOptions): LockContext {
+  const now = options.now ?? (() => new Date());
+  return {
+    options,
+    now,
+    sleep: options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))),
+    timeoutMs: options.timeoutMs ?? 0,
+    pollMs: options.pollMs ?? 2000,
+    start: now().getTime(),
+    runId: options.runId ?? defaultRunId(),
+    here: options.process === undefined ? currentProcess() : (options.process ?? undefined),
+  };
+}
+
+/** A claim of the record of `confirmClaim` lost to an earlier one (ours withdrawn). */
+class ClaimLost extends Error {
+  constructor() {
+    super('another claim of the lock bot user is earlier');
+    this.name = 'ClaimLost';
+  }
+}
+
+/**
+ * The lock's bot user made ours: created, or found without a record (claimed). Waits while
+ * another holds the lock (throws `LockHeld` after the timeout); takes over the lock of a
+ * holder that certainly died.
+ */
+async function claimBotUser(api: LiveApi, stack: string, ctx: LockContext): Promise<string> {
+  for (;;) {
+    let bot: { id?: unknown } | undefined;
+    let createError: unknown;
+    try {
+      bot = await api.create('/bot_users', { name: lockName(stack), active: false });
+    } catch (error) {
+      // Taken by another, or an answer lost after the write (5xx, reset): read what is there.
+      if (!isNameTaken(error) && !mayHaveBeenCarriedOut(error)) throw error;
+      createError = isNameTaken(error) ? undefined : error;
+    }
+    if (!bot) {
+      const lock = await readLock(api, stack, ctx.now());
+      if (!lock && createError) throw createError;
+      if (!lock) continue;
+      if (!lock.record_id) {
+        // A lock bot user without a record: its creator lost the answer (perhaps us), died
+        // between its two writes, or is between them now. Claim it; the record check of
+        // `confirmClaim` lets exactly one claimant through.
+        bot = { id: lock.bot_user_id };
+      }
+      // A holder killed on this machine (SIGKILL, OOM) left its lock: take it over at once, so
+      // that running apply again finishes the job. Only when its death is certain.
+      else if (holderIsDead(lock.process, ctx.here) && lock.bot_user_id !== ctx.recovered?.bot_user_id) {
+        await breakLock(api, stack, lock);
+        ctx.recovered = lock;
+        continue;
+      }
+    }
+    if (!bot) {
+      const lock = await readLock(api, stack, ctx.now());
+      const waited = ctx.now().getTime() - ctx.start;
+      if (waited >= ctx.timeoutMs) throw new LockHeld(lock, stack, ctx.timeoutMs > 0 ? waited : 0);
+      if (!ctx.waiting) {
+        ctx.waiting = true;
+        ctx.options.onWait?.(lock);
+      }
+      await ctx.sleep(Math.min(ctx.pollMs, Math.max(1, ctx.timeoutMs - waited)));
+      continue;
+    }
+    return String(bot.id);
+  }
+}
+
+/**
+ * Confirms a claimed bot user: writes this holder's record (looked up by run id and sent again
+ * after a lost answer, see `ownRecord`; the claim ends only when the create fails for good)
+ * and reads the records back. Two
+ * records claim one bot user when two callers claimed it without a record (one of them perhaps
+ * its creator). The earliest record wins: whoever wrote later sees the earlier one when it reads
+ * back its own, withdraws its record (never the bot user) and throws `ClaimLost`. The winner
+ * clears records of earlier lock bot users and starts renewing.
+ */
+async function confirmClaim(api: LiveApi, stack: string, ctx: LockContext, botUserId: string): Promise<HeldLock> {
+  const { options, now, runId, here } = ctx;
+  let released = false;
+  const lost = new AbortController();
+  let renewing: Renewal | undefined;
+  const held: HeldLock = {
+    stack,
+    runId,
+    botUserId,
+    ...(ctx.recovered ? { recovered: ctx.recovered } : {}),
+    lost: lost.signal,
+    release: async () => {
+      if (released) return;
+      await renewing?.stop();
+      await release(api, held);
+      released = true;
+    },
+  };
+  const record: LockRecord = {
+    stack,
+    holder: options.holder ?? defaultHolder(),
+    run_id: runId,
+    started_at: now().toISOString(),
+    lease_seconds: options.leaseSeconds ?? DEFAULT_LEASE_SECONDS,
+    bot_user_id: botUserId,
+    ...(here ? { process: { ...here } } : {}),
+  };
+  const metadata = `${LOCK_RECORD_PREFIX}${JSON.stringify(record)}`;
+  try {
+    // A create whose answer was lost (or a 5xx) may have written the record: before sending it
+    // again, apply's `runCalls` looks it up (`ownRecord`), so one run never leaves two records
+    // and a record written despite the error is this holder's, not a reason to give up.
+    const { first } = await runCalls(
+      [{ method: 'POST', path: '/ip_policies', body: { description: `gatehouse lock of stack "${stack}"`.slice(0, 255), metadata } }],
+      { api, attempts: options.attempts ?? 4, delay: ctx.sleep },
+      ownRecord(stack, runId, metadata),
+    );
+    held.recordId = String(first!.id);
+  } catch (error) {
+    // The bot user stays: another claimant may hold it by now, and without a record it is
+    // claimable by the next apply. A record of ours written despite the error is withdrawn.
+    await withdrawRecordsOf(api, stack, runId).catch(() => undefined);
+    throw error;
+  }
+  // One listing serves both this check and the clearing below (each is ceil(policies/100) requests).
+  const records = await lockRecords(api, stack);
+  const claims = records.filter(({ record }) => record.bot_user_id === botUserId).map(({ id }) => id);
+  if (claims.length > 0 && claims[claims.length - 1] !== held.recordId) {
+    await api.remove(`/ip_policies/${held.recordId}`).catch(ignoreMissing);
+    throw new ClaimLost();
+  }
+  // Records of earlier lock bot users (a release or a withdrawal cut short) claim nothing any
+  // more; the holder clears them, best effort, so they do not pile up.
+  await removeListed(api, records, (r) => r.bot_user_id !== botUserId).catch(() => undefined);
+  renewing = renewal(api, held, record, {
+    everyMs: options.renewEveryMs ?? (record.lease_seconds * 1000) / 3,
+    now,
+    onError: options.onRenewalError ?? (() => undefined),
+    onLost: (why) => lost.abort(new LockLost(stack, why)),
+  });
+  return held;
+}
+
+interface Renewal {
+  /** Stops renewing; resolves once a renewal in flight has ended. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Renews the held lock's record every `everyMs` (`renewed_at`, one PATCH), after checking that
+ * its bot user still exists (one GET): a lock whose bot user or record is gone is lost
+ * (`onLost`, once; renewing stops). A renewal that fails otherwise (no answer, 5xx) is told to
+ * `onError` and tried again at the next turn: the lock is not lost for a network blip, and if the
+ * API stays unreachable for the whole lease, others see the lock as stale. The timer does not
+ * keep the process alive.
+ */
+function renewal(
+  api: LiveApi,
+  held: HeldLock,
+  record: LockRecord,
+  options: { everyMs: number; now: () => Date; onError: (error: Error) => void; onLost: (why: string) => void },
+): Renewal {
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let inFlight: Promise<void> = Promise.resolve();
+  const renew = async () => {
+    try {
+      if (!(await api.get(`/bot_users/${held.botUserId}`))) return lose(`its bot user ${lockName(held.stack)} (${held.botUserId}) was removed`);
+      if (stopped) return;
+      await api.update(`/ip_policies/${held.recordId}`, { metadata: `${LOCK_RECORD_PREFIX}${JSON.stringify({ ...record, renewed_at: options.now().toISOString() })}` });
+    } catch (error) {
+      if (stopped) return;
+      if (error instanceof LiveApiError && error.status === 404) return lose(`its record (IP policy ${held.recordId}) was removed`);
+      options.onError(error instanceof Error ? error : new Error(String(error)));
+    }
+    schedule();
+  };
+  const lose = (why: string) => {
+    if (stopped) return;
+    stopped = true;
+    options.onLost(why);
+  };
+  const schedule = () => {
+    if (stopped) return;
+    timer = setTimeout(() => {
+      inFlight = renew();
+    }, Math.max(1, options.everyMs));
+    timer.unref();
+  };
+  schedule();
+  return {
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await inFlight;
+    },
+  };
+}
+
+/** A failure after which the write may still have been made: anything but a definite 4xx answer. */
+function mayHaveBeenCarriedOut(error: unknown): boolean {
+  if (!(error instanceof LiveApiError)) return false;
+  return error.outcomeUnknown || error.status === undefined || error.status >= 500;
+}
