@@ -7,11 +7,8 @@
  * started with it, are still recognised).
  */
 import { schemaUrl } from '@gatehouse/schemas/runtime';
-import { onFirstUse } from '../on-first-use.js';
+import { stringify } from 'yaml';
 import type { Spec } from '../kinds/types.js';
-
-/** `yaml`, loaded when the first file is exported (every command imports the engine). */
-const yaml = onFirstUse<typeof import('yaml')>('yaml');
 
 /** First characters of every file export writes. */
 export const EXPORT_HEADER = '# gatehouse export:';
@@ -62,7 +59,7 @@ export function renderFiles(documents: ManifestDocument[], kinds: string[], abou
     const header =
       `${SCHEMA_LINE_PREFIX}${manifestSchemaUrl(kind)}\n` +
       `${EXPORT_HEADER} ${kind} manifests exported from ${about.target} (stack "${about.stack}"); safe to edit.\n`;
-    const body = docs.map((d) => yaml().stringify(d, { lineWidth: 0, aliasDuplicateObjects: false })).join('---\n');
+    const body = docs.map((d) => stringify(d, { lineWidth: 0, aliasDuplicateObjects: false })).join('---\n');
     return [{ file: fileNameOf(kind), kind, documents: docs.length, text: header + body }];
   });
 }

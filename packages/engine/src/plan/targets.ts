@@ -34,7 +34,8 @@
  * - `targetDrift` keeps the drifted objects covered by the targets (no dependencies: drift
  *   reports, it does not write).
  */
-import { onFirstUse } from '../on-first-use.js';
+import picomatch from 'picomatch';
+import { closest, distance } from 'fastest-levenshtein';
 import type { DriftReport } from '../drift/model.js';
 import { KINDS } from '../kinds/index.js';
 import type { LiveObject } from '../live.js';
@@ -45,11 +46,6 @@ import { movedRegistryChange, registryChange, type RegistryMatching } from '../b
 import { liveNormal } from '../identity/normal-form.js';
 import { collect } from '../identity/patterns.js';
 import { append } from '../append.js';
-
-// Only a run with --target needs these; both are CommonJS, `require`d on first use (an ES
-// module `import` of CommonJS also loads Node's export lexer, some 10 MB resident).
-const picomatch = onFirstUse<typeof import('picomatch')>('picomatch');
-const levenshtein = onFirstUse<typeof import('fastest-levenshtein')>('fastest-levenshtein');
 
 /** Live ids a live object references (its descriptor's reference patterns). */
 const liveReferences = (o: LiveObject): Set<string> => {
@@ -107,7 +103,7 @@ export function parseTargets(texts: readonly string[]): TargetPattern[] {
       fail(`does not start with a known kind: ${suggestion}A target is Kind/NAME (${known})`);
     }
     if (cut < 0 || name === '') fail(`names a kind but no object: give ${kind}/NAME, or ${kind}/* for every ${kind}`);
-    const test = picomatch()(oneSegment(name), { dot: true, nonegate: true, posix: true });
+    const test = picomatch(oneSegment(name), { dot: true, nonegate: true, posix: true });
     const prefix = `${kind}/`;
     return { text, kind, matches: (address: string) => address.startsWith(prefix) && test(oneSegment(address.slice(prefix.length))) };
   });
@@ -126,7 +122,6 @@ export function targetPatterns(texts: readonly string[] | undefined, options: { 
 /** The closest kind when it is close enough to be a typo (a third of the length, at least 2 edits). */
 function nearKind(kind: string, kinds: string[]): string | undefined {
   if (kind === '') return undefined;
-  const { closest, distance } = levenshtein();
   const guess = closest(kind, kinds);
   const edits = distance(kind.toLowerCase(), guess.toLowerCase());
   return edits <= Math.max(2, Math.floor(guess.length / 3)) ? guess : undefined;

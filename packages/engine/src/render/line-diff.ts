@@ -8,12 +8,10 @@
  * Every line is passed through `sanitize`, so a value with terminal escapes or bidirectional
  * overrides cannot paint a reviewer's terminal or forge a plan line.
  */
-import { onFirstUse } from '../on-first-use.js';
+import { structuredPatch } from 'diff';
 import { SENSITIVE, SENSITIVE_CHANGED } from '../identity/mask.js';
 import { sanitize } from './sanitize.js';
 
-/** `diff`, loaded when a long value is first diffed (most plans have none). */
-const diffLibrary = onFirstUse<typeof import('diff')>('diff');
 
 /** A string at least this long (or with a line break) is diffed by lines. */
 export const LONG_VALUE_LENGTH = 80;
@@ -77,7 +75,7 @@ export function longValueDiff(change: LongValueChange): DiffLine[] {
   if (!isLongValueChange(change)) throw new Error('longValueDiff: not a long, non-sensitive string change');
   const before = withFinalNewline(diffableText(change.before) ?? '');
   const after = withFinalNewline(diffableText(change.after) ?? '');
-  const patch = diffLibrary().structuredPatch('before', 'after', before, after, undefined, undefined, { context: CONTEXT, stripTrailingCr: true });
+  const patch = structuredPatch('before', 'after', before, after, undefined, undefined, { context: CONTEXT, stripTrailingCr: true });
   const lines: DiffLine[] = [];
   for (const hunk of patch.hunks) {
     lines.push({ kind: 'hunk', text: `@@ -${range(hunk.oldStart, hunk.oldLines)} +${range(hunk.newStart, hunk.newLines)} @@` });
