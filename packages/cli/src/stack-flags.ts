@@ -4,7 +4,7 @@
  * variable left set in a pipeline would keep taking objects over; a move is a one-off command.
  */
 import { Flags } from './oclif.js';
-import { acquireLock, lockWhileReading, type AcquireOptions, type HeldLock, type LiveApi } from '@gatehouse/engine/core';
+import { acquireLock, lockWhileReading, type AcquireOptions, type ApiObject, type HeldLock, type LiveApi } from '@gatehouse/engine/core';
 import { CliError } from './errors.js';
 
 export const fromStackFlag = {
@@ -65,10 +65,10 @@ export async function acquireStackLocks(api: LiveApi, stack: string, fromStack: 
 }
 
 /**
- * Apply's locks and its read of live state: with one stack, the read starts as soon as the
- * lock's bot user is ours and overlaps the lock's confirmation (`lockWhileReading`: nothing is
- * written before it resolves). With `--from-stack` (a one-off move) both locks are taken first,
- * then the read. When the read fails the locks are released and its error thrown.
+ * Apply's locks and its read of live state: with one stack, the read runs once the lock is
+ * claimed and confirms it (`lockWhileReading`, from the IP policies `policiesOf` gives). With
+ * `--from-stack` (a one-off move) both locks are taken first, then the read. When the read
+ * fails the locks are released and its error thrown.
  */
 export async function lockStacksWhileReading<T>(
   api: LiveApi,
@@ -76,8 +76,9 @@ export async function lockStacksWhileReading<T>(
   fromStack: string | undefined,
   options: AcquireOptions,
   read: () => Promise<T>,
+  policiesOf?: (value: T) => readonly ApiObject[],
 ): Promise<{ lock: HeldLock; value: T }> {
-  if (fromStack === undefined) return lockWhileReading(api, stack, options, read);
+  if (fromStack === undefined) return lockWhileReading(api, stack, options, read, policiesOf);
   const lock = await acquireStackLocks(api, stack, fromStack, options);
   try {
     return { lock, value: await read() };

@@ -14,7 +14,7 @@ import { readRegistry } from './bot-registry/records.js';
 import { match } from './plan/match.js';
 import { type Matching } from './plan/matching.js';
 import { fromStackWarning } from './plan/stacks.js';
-import { observe } from './plan/observe.js';
+import { observe, type Observation } from './plan/observe.js';
 import { lockOf, type LockInfo } from './lock/record.js';
 import { plan } from './plan/plan.js';
 import { manifestPaths, recordedPath, type ManifestPaths } from './load/manifest-paths.js';
@@ -133,11 +133,41 @@ export async function checkManifests(options: EngineOptions): Promise<ManifestCh
   return { problems: all, policy: evaluatePolicies(policies.rules, desiredSubjects(desired), { phase: 'validate', ...(options.now ? { now: options.now } : {}) }) };
 }
 
-/** Steps 4-5 for callers that need the matching itself (apply, drift). */
+/** Steps 4-5 for tests and callers that need the matching itself, without the prune scope. */
 export async function observeAndMatch(desired: DesiredObject[], api: LiveApi, stack: string): Promise<{ matching: Matching; requests: number; lock?: LockInfo }> {
   const observation = await observe(api);
   const lock = lockOf(stack, observation.lockObjects.bots, observation.lockObjects.policies);
   return { matching: match(desired, observation.live, stack, { registry: readRegistry(stack, observation.registryObjects) }), requests: observation.requests, ...(lock ? { lock } : {}) };
+}
+
+export interface Matched {
+  matching: Matching;
+  /** List requests the observation took. */
+  requests: number;
+  /** The stack's lock as the observation saw it, when one is held. */
+  lock?: LockInfo;
+}
+
+/**
+ * Step 5 on an observation already made: matches valid manifests with live objects, limits
+ * deletes to the prune scope (plan/prune-scope.ts) and throws `ManifestProblems` for matching
+ * problems (an adoption required, a collision with another stack).
+ */
+export function matchObservation(
+  read: Desired,
+  observation: Observation,
+  stack: string,
+  options: Pick<EngineOptions, 'paths' | 'fromStack' | 'onWarning'> & { pruneAll?: boolean },
+): Matched {
+  const fromStack = options.fromStack;
+  const fromRegistry = fromStack !== undefined && fromStack !== stack ? readRegistry(fromStack, observation.registryObjects) : undefined;
+  const matched = match(read.desired, observation.live, stack, { fromStack, registry: readRegistry(stack, observation.registryObjects), ...(fromRegistry ? { fromRegistry } : {}) });
+  const matching = limitPrune(matched, read.where ?? manifestPaths(options.paths), read.desired, options.pruneAll === true);
+  const nothingToMove = fromStackWarning(observation.live, { stack, fromStack });
+  if (nothingToMove) options.onWarning?.(nothingToMove);
+  if (matching.problems.length > 0) throw new ManifestProblems(sortProblems(matching.problems));
+  const lock = lockOf(stack, observation.lockObjects.bots, observation.lockObjects.policies);
+  return { matching, requests: observation.requests, ...(lock ? { lock } : {}) };
 }
 
 /**
@@ -149,19 +179,10 @@ export async function readAndMatch(
   options: EngineOptions & { exclude?: readonly string[]; pruneAll?: boolean },
   api: LiveApi,
   stack: string,
-): Promise<{ read: Desired; matching: Matching; requests: number; lock?: LockInfo }> {
+): Promise<Matched & { read: Desired }> {
   const read = await readManifests({ ...options, stack });
   if (read.problems.length > 0) throw new ManifestProblems(read.problems);
-  const observation = await observe(api);
-  // Deletes only within what was read, unless --prune-all (plan/prune-scope.ts).
-  const fromRegistry = options.fromStack !== undefined && options.fromStack !== stack ? readRegistry(options.fromStack, observation.registryObjects) : undefined;
-  const matched = match(read.desired, observation.live, stack, { fromStack: options.fromStack, registry: readRegistry(stack, observation.registryObjects), ...(fromRegistry ? { fromRegistry } : {}) });
-  const matching = limitPrune(matched, read.where ?? manifestPaths(options.paths), read.desired, options.pruneAll === true);
-  const nothingToMove = fromStackWarning(observation.live, { stack, fromStack: options.fromStack });
-  if (nothingToMove) options.onWarning?.(nothingToMove);
-  if (matching.problems.length > 0) throw new ManifestProblems(sortProblems(matching.problems));
-  const lock = lockOf(stack, observation.lockObjects.bots, observation.lockObjects.policies);
-  return { read, matching, requests: observation.requests, ...(lock ? { lock } : {}) };
+  return { read, ...matchObservation(read, await observe(api), stack, options) };
 }
 
 /** The plan of the manifests against the live API; throws `ManifestProblems` when invalid. */
@@ -170,16 +191,11 @@ export async function computePlan(options: EngineOptions & { api: LiveApi; stack
   const targets = targetPatterns(options.targets, { prune });
   const policies = await loadPolicies(options.policies ?? []);
   for (const warning of policies.warnings) options.onWarning?.(warning);
-  let matched: Awaited<ReturnType<typeof readAndMatch>>;
-  try {
-    matched = await readAndMatch({ ...options, exclude: policies.files }, options.api, options.stack);
-  } catch (error) {
-    // A broken policy file is reported with the manifests' problems, all at once.
-    if (error instanceof ManifestProblems && policies.problems.length > 0) throw new ManifestProblems(sortProblems([...policies.problems, ...error.problems]));
-    throw error;
-  }
-  if (policies.problems.length > 0) throw new ManifestProblems(sortProblems(policies.problems));
-  const { read, matching, requests, lock } = matched;
+  const read = await readManifests({ ...options, exclude: policies.files });
+  // A broken policy file is reported with the manifests' problems, all at once, before any request.
+  const problems = [...policies.problems, ...read.problems];
+  if (problems.length > 0) throw new ManifestProblems(sortProblems(problems));
+  const { matching, requests, lock } = matchObservation(read, await observe(options.api), options.stack, options);
   const full = plan({ matching, stack: options.stack, fromStack: options.fromStack, target: options.api.target, checksum: read.checksum, requests, prune });
   const computed = targets ? targetPlan(full, matching, targets) : full;
   // Plan does not lock; it says when an apply holds the lock (its plan may be outdated soon).

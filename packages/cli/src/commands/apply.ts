@@ -16,7 +16,9 @@ import { parsePlanJson, PlanFormatError, renderJsonDocument, renderKindSummary, 
 import {
   executeApply,
   INTERRUPT_GRACE_MS,
-  prepareApply,
+  observe,
+  planApply,
+  readForApply,
   type ApplyResult,
   type PreparedApply,
   type PrepareOptions,
@@ -119,13 +121,12 @@ export default class Apply extends Command {
       const preparing = this.#prepareOptions(saved, run, { ...flags, ...moving, targets }, connection);
       const releaseFailed = (error: unknown) =>
         this.logToStderr(`warning: could not release the lock of stack "${sanitize(connection.stack)}": ${sanitize(String((error as Error).message ?? error))}; run gatehouse unlock --stack ${sanitize(connection.stack)}`);
+      // The manifests first: a manifest problem costs no request and takes no lock.
+      const manifests = await readForApply(preparing);
       // Live state is read under the stack's lock (a plan read before another apply ended would
-      // be applied stale, and create what that apply created): from the moment the lock's bot
-      // user is ours, overlapping the lock's confirmation, which comes before any write. The
-      // manifests are read then too, once the list requests are out (as plan does: the server
-      // lists while this process parses), not before the lock: parsing first held back the
-      // lock's request and with it the listing.
-      const { lock, value: prepared } = await lockStacksWhileReading(
+      // be applied stale, and create what that apply created); the lock's claim is confirmed
+      // from the same listing.
+      const { lock, value: observation } = await lockStacksWhileReading(
         connection.api,
         connection.stack,
         moving.fromStack,
@@ -137,10 +138,12 @@ export default class Apply extends Command {
           onWait: (held) =>
             this.logToStderr(`waiting up to ${Math.round(flags['lock-timeout'] / 1000)} s (--lock-timeout) for the lock: ${sanitize(held ? describeLock(held) : `stack "${connection.stack}" is locked`)}`),
         },
-        () => prepareApply(preparing),
+        () => observe(connection.api),
+        (observed) => observed.lockObjects.policies,
       );
       if (lock.recovered) this.logToStderr(`note: took over the lock of stack "${sanitize(connection.stack)}" left by ${sanitize(lock.recovered.holder ?? 'a process')}, which no longer runs on this machine`);
       try {
+        const prepared = planApply(preparing, manifests, observation);
         return await this.#locked(lock, prepared, preparing, flags, connection, colour, info, json);
       } finally {
         await lock.release().catch(releaseFailed);

@@ -2,9 +2,9 @@
  * Apply, before anything is written: the plan (fresh, or a saved one checked against a fresh
  * one), the objects behind each change, and every refusal. Nothing here writes to the API.
  *
- * 1. Read the manifests (the same pipeline as plan); a saved plan whose manifest checksum or
- *    stack differs is refused whole.
- * 2. Observe and match, then plan afresh.
+ * 1. Read the manifests (the same pipeline as plan), before any request (`readForApply`).
+ * 2. Observe and match, then plan afresh (`planApply`, on the observation the CLI makes under the
+ *    stack's lock); a saved plan whose manifest checksum or stack differs is refused whole.
  * 3. With a saved plan: keep only its changes; a change whose live object no longer has the
  *    recorded fingerprint (or that the fresh plan no longer has in the same form) is stale:
  *    it will not run and its dependents are skipped.
@@ -15,14 +15,15 @@
  * plan is the targeted one (`plan/targets.ts`).
  */
 import type { DesiredObject } from '../desired.js';
-import { readAndMatch } from '../engine.js';
+import { matchObservation, readManifests, type Desired } from '../engine.js';
 import type { EnvironmentInput } from '../environments/documents.js';
 import type { LiveObject } from '../live.js';
 import type { Change, Plan } from '../plan-model.js';
 import type { LiveApi } from '../ports.js';
-import type { Problem } from '../problems.js';
+import { ManifestProblems, type Problem } from '../problems.js';
 import type { Matching } from '../plan/matching.js';
 import { metadataWriter } from '../plan/metadata.js';
+import { observe, type Observation } from '../plan/observe.js';
 import { plan as makePlan } from '../plan/plan.js';
 import { TargetError, targetMatching, targetPatterns, targetPlan, targetRegistryMatching } from '../plan/targets.js';
 import type { Refusal, Subject } from './model.js';
@@ -79,33 +80,52 @@ export interface PreparedApply {
 const pathsToRead = (options: Pick<PrepareOptions, 'paths' | 'saved'>): string[] =>
   options.paths && options.paths.length > 0 ? options.paths : options.saved?.manifest_paths ?? ['.'];
 
+/** What apply read before any request: the manifests, and what it was asked to do with them. */
+export interface ApplyRead {
+  read: Desired;
+  /** The manifest paths read (given, or a saved plan's). */
+  paths: string[];
+}
+
+/**
+ * Step 1, before any request and before the lock: the manifests (a saved plan's paths when none
+ * are given). Throws `ManifestProblems` when they are invalid, and `TargetError` for `--target`
+ * with a saved plan.
+ */
+export async function readForApply(options: Omit<PrepareOptions, 'api'>): Promise<ApplyRead> {
+  if (options.saved && options.targets && options.targets.length > 0) {
+    throw new TargetError('target_conflict', '--target cannot be combined with --plan: a saved plan applies exactly the targets it was made with; plan again with --target and --out');
+  }
+  const paths = pathsToRead(options);
+  const read = await readManifests({
+    paths,
+    env: options.env ?? process.env,
+    stack: options.stack,
+    environment: options.environment,
+    ...(options.maxFileSize !== undefined ? { maxFileSize: options.maxFileSize } : {}),
+    ...(options.onWarning ? { onWarning: options.onWarning } : {}),
+  });
+  if (read.problems.length > 0) throw new ManifestProblems(read.problems);
+  return { read, paths };
+}
+
+/** `readForApply`, the listing and `planApply` in one, with no lock (tests, `applyPlan`). */
 export async function prepareApply(options: PrepareOptions): Promise<PreparedApply> {
+  const read = await readForApply(options);
+  return planApply(options, read, await observe(options.api));
+}
+
+/** Steps 2-5 on the manifests read and the live state observed (under the lock, in the CLI). */
+export function planApply(options: PrepareOptions, { read, paths }: ApplyRead, observation: Observation): PreparedApply {
   const { api, stack, saved } = options;
   // A saved plan carries its scope: the fresh plan it is checked against uses the same, and only
   // the saved plan's changes run, so apply never deletes more than the plan shows.
   const pruneAll = saved ? saved.prune_scope?.mode === 'all' : options.pruneAll === true;
   const prune = options.prune === true || options.pruneAll === true;
-  if (saved && options.targets && options.targets.length > 0) {
-    throw new TargetError('target_conflict', '--target cannot be combined with --plan: a saved plan applies exactly the targets it was made with; plan again with --target and --out');
-  }
   // A saved targeted plan holds no delete, so `--prune` with it prunes nothing (CI recipes pass it always).
   const targets = targetPatterns(options.targets ?? saved?.targets?.requested, { prune: prune && !saved });
-  const paths = pathsToRead(options);
   const fromStack = options.fromStack ?? saved?.from_stack;
-  const { read, matching, requests } = await readAndMatch(
-    {
-      paths,
-      env: options.env ?? process.env,
-      stack,
-      environment: options.environment,
-      ...(options.maxFileSize !== undefined ? { maxFileSize: options.maxFileSize } : {}),
-      ...(options.onWarning ? { onWarning: options.onWarning } : {}),
-      pruneAll,
-      fromStack,
-    },
-    api,
-    stack,
-  );
+  const { matching, requests } = matchObservation(read, observation, stack, { paths, fromStack, pruneAll, ...(options.onWarning ? { onWarning: options.onWarning } : {}) });
   const full = makePlan({ matching, stack, fromStack, target: api.target, checksum: read.checksum, requests, prune });
   const fresh = targets ? targetPlan(full, matching, targets) : full;
   fresh.manifest_paths = paths;

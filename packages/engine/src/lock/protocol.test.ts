@@ -284,42 +284,41 @@ describe('acquireLock requests', () => {
   });
 });
 
-describe('lockWhileReading: reads overlap the lock\'s confirmation; nothing resolves before it', () => {
+describe('lockWhileReading: the read runs under the claim and confirms it', () => {
   const STACK = 'web';
   const options = { process: null, holder: 'me@here', sleep: async () => undefined, renewEveryMs: 3_600_000 } as const;
   const lockRecords = (api: MemoryLiveApi) => api.objects('/ip_policies').filter((p) => isLockObject('IPPolicy', p));
 
-  it('starts the read once the bot user is created, while the record is still being written; resolves only after the record check', async () => {
+  it('reads once the bot user is claimed and the record written, and confirms the claim from what was read: two writes to take, two to release', async () => {
     const api = new MemoryLiveApi();
-    let letRecordThrough!: () => void;
-    const recordHeld = new Promise<undefined>((resolve) => (letRecordThrough = () => resolve(undefined)));
-    let recordArrived!: () => void;
-    const recordSent = new Promise<void>((resolve) => (recordArrived = resolve));
-    api.intercept = (request) => {
-      if (request.method !== 'POST' || request.path !== '/ip_policies') return undefined;
-      recordArrived();
-      return recordHeld;
+    const listed: string[] = [];
+    const list = api.list.bind(api);
+    api.list = (path: string) => {
+      listed.push(path);
+      return list(path);
     };
     let readAfter: string[] | undefined;
-    let readDone!: () => void;
-    const readRan = new Promise<void>((resolve) => (readDone = resolve));
-    let settled = false;
-    const locking = lockWhileReading(api, STACK, options, async () => {
-      readAfter = api.log.map((r) => `${r.method} ${r.path}`);
-      readDone();
-      return 'live state';
-    }).finally(() => (settled = true));
-    await Promise.all([readRan, recordSent]);
-    // The read ran after the bot user's create, before the record exists; the lock is not given yet.
-    expect(readAfter).toEqual(['POST /bot_users']);
-    expect(settled).toBe(false);
-    letRecordThrough();
-    const { lock, value } = await locking;
-    expect(value).toBe('live state');
-    expect(lockRecords(api)).toHaveLength(1);
+    const { lock, value } = await lockWhileReading(
+      api,
+      STACK,
+      options,
+      async () => {
+        readAfter = api.log.map((r) => `${r.method} ${r.path}`);
+        return { policies: api.objects('/ip_policies') };
+      },
+      (read) => read.policies,
+    );
+    // The read saw the lock taken: the previous holder's writes had all ended.
+    expect(readAfter).toEqual(['POST /bot_users', 'POST /ip_policies']);
+    // The claim was confirmed from the read, with no listing of the lock's own.
+    expect(listed).toEqual([]);
+    expect(value.policies).toHaveLength(1);
     expect(await readLock(api, STACK)).toMatchObject({ holder: 'me@here', bot_user_id: lock.botUserId });
+    const before = api.log.length;
     await lock.release();
+    expect(api.log.slice(before).map((r) => r.method)).toEqual(['DELETE', 'DELETE']);
     expect(api.objects('/bot_users')).toEqual([]);
+    expect(lockRecords(api)).toEqual([]);
   });
 
   it('a claim lost to an earlier record discards the read and starts over within the timeout; with none left it names the holder', async () => {

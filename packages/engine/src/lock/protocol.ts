@@ -3,10 +3,10 @@
  * claim with a record, renew it while the apply runs, release it at the end.
  */
 import { runCalls } from '../apply/calls.js';
-import { type LiveApi, LiveApiError } from '../ports.js';
+import { type ApiObject, type LiveApi, LiveApiError } from '../ports.js';
 import { currentProcess, defaultHolder, defaultRunId, holderIsDead, type ProcessIdentity } from './process.js';
 import { DEFAULT_LEASE_SECONDS, LOCK_RECORD_PREFIX, LockHeld, LockLost, lockName, type LockInfo, type LockRecord } from './record.js';
-import { breakLock, ignoreMissing, lockRecords, ownRecord, readLock, release, removeListed, withdrawRecordsOf } from './storage.js';
+import { breakLock, ignoreMissing, lockRecords, lockRecordsIn, ownRecord, readLock, release, removeListed, withdrawRecordsOf } from './storage.js';
 
 export interface AcquireOptions {
   /** How long to wait for a held lock, in milliseconds (0: fail at once). */
@@ -61,39 +61,43 @@ const isNameTaken = (error: unknown) => error instanceof LiveApiError && error.s
 /**
  * Takes the lock of `stack`, waiting up to `timeoutMs` while another holds it; throws `LockHeld`
  * naming the holder when it does not come free. Never removes another's lock, stale or not.
+ * Confirming the claim lists the IP policies (`lockWhileReading` confirms from its read instead).
  */
 export async function acquireLock(api: LiveApi, stack: string, options: AcquireOptions = {}): Promise<HeldLock> {
   return (await lockWhileReading(api, stack, options, async () => undefined)).lock;
 }
 
 /**
- * Takes the lock of `stack` as `acquireLock` does, running `read` (live state: a plan's listing)
- * as soon as reading is safe, which is before the lock is confirmed; resolves with the held lock
- * and what `read` gave.
+ * Takes the lock of `stack` as `acquireLock` does and runs `read` (a plan's listing of live
+ * state) under it; resolves with the held lock and what `read` gave.
  *
- * Why reading may start early: the lock is claimed by creating its bot user (or by finding one
- * without a record), and confirmed by writing the record and reading the records back (two
- * requests and a listing of the IP policies, see `confirmClaim`). Once the bot user is ours, the
- * previous holder has ended: it deletes its bot user only after its last write, so what is read
- * from then on includes every write of it. Writes must wait for the confirmation (the caller
- * writes only after this resolves); a claim lost to an earlier record discards what was read,
- * and the whole takes place again, reads included, within the timeout.
+ * The claim is made (the lock's bot user is ours: created, or found without a record) and this
+ * holder's record written before `read` runs, so what is read includes every write of the
+ * previous holder (it deletes its bot user only after its last write). When `policiesOf` gives
+ * the IP policies `read` listed, the claim is confirmed from them: the lock then costs two
+ * writes to take and two to release, and no listing of its own. A claim lost to an earlier
+ * record discards what was read, and the whole takes place again within the timeout.
  * When `read` fails, the lock is released (once confirmed) and its error thrown.
  */
-export async function lockWhileReading<T>(api: LiveApi, stack: string, options: AcquireOptions, read: () => Promise<T>): Promise<{ lock: HeldLock; value: T }> {
+export async function lockWhileReading<T>(
+  api: LiveApi,
+  stack: string,
+  options: AcquireOptions,
+  read: () => Promise<T>,
+  policiesOf?: (value: T) => readonly ApiObject[],
+): Promise<{ lock: HeldLock; value: T }> {
   const ctx = lockContext(options);
   for (;;) {
-    const claimed = await claimBotUser(api, stack, ctx);
-    const confirming = confirmClaim(api, stack, ctx, claimed);
-    // (A `read` that throws at once is a failed read like any other.)
-    const reading = Promise.resolve().then(read);
-    const [confirmed, value] = await Promise.allSettled([confirming, reading]);
-    if (value.status === 'rejected') {
-      if (confirmed.status === 'fulfilled') await confirmed.value.release().catch((error: unknown) => options.onReleaseError?.(error instanceof Error ? error : new Error(String(error))));
-      throw value.reason;
+    const claim = await writeRecord(api, stack, ctx, await claimBotUser(api, stack, ctx));
+    let value: T;
+    try {
+      value = await read();
+    } catch (error) {
+      await abandon(api, stack, claim).catch((failure: unknown) => options.onReleaseError?.(failure instanceof Error ? failure : new Error(String(failure))));
+      throw error;
     }
-    if (confirmed.status === 'fulfilled') return { lock: confirmed.value, value: value.value };
-    if (!(confirmed.reason instanceof ClaimLost)) throw confirmed.reason;
+    const records = policiesOf ? lockRecordsIn(stack, policiesOf(value)) : await lockRecords(api, stack);
+    if (await confirmClaim(api, claim, records)) return { lock: hold(api, stack, ctx, claim), value };
     // Another claim of the same bot user is earlier: it holds the lock; ours is withdrawn.
     const waited = ctx.now().getTime() - ctx.start;
     if (waited >= ctx.timeoutMs) throw new LockHeld(await readLock(api, stack, ctx.now()), stack, ctx.timeoutMs > 0 ? waited : 0);
@@ -129,14 +133,6 @@ function lockContext(options: AcquireOptions): LockContext {
     runId: options.runId ?? defaultRunId(),
     here: options.process === undefined ? currentProcess() : (options.process ?? undefined),
   };
-}
-
-/** A claim of the record of `confirmClaim` lost to an earlier one (ours withdrawn). */
-class ClaimLost extends Error {
-  constructor() {
-    super('another claim of the lock bot user is earlier');
-    this.name = 'ClaimLost';
-  }
 }
 
 /**
@@ -188,33 +184,19 @@ async function claimBotUser(api: LiveApi, stack: string, ctx: LockContext): Prom
   }
 }
 
+/** A claimed bot user with this holder's record written: not yet confirmed. */
+interface Claim {
+  botUserId: string;
+  recordId: string;
+  record: LockRecord;
+}
+
 /**
- * Confirms a claimed bot user: writes this holder's record (looked up by run id and sent again
- * after a lost answer, see `ownRecord`; the claim ends only when the create fails for good)
- * and reads the records back. Two
- * records claim one bot user when two callers claimed it without a record (one of them perhaps
- * its creator). The earliest record wins: whoever wrote later sees the earlier one when it reads
- * back its own, withdraws its record (never the bot user) and throws `ClaimLost`. The winner
- * clears records of earlier lock bot users and starts renewing.
+ * Writes this holder's record for a claimed bot user (looked up by run id and sent again after
+ * a lost answer, see `ownRecord`; the claim ends only when the create fails for good).
  */
-async function confirmClaim(api: LiveApi, stack: string, ctx: LockContext, botUserId: string): Promise<HeldLock> {
+async function writeRecord(api: LiveApi, stack: string, ctx: LockContext, botUserId: string): Promise<Claim> {
   const { options, now, runId, here } = ctx;
-  let released = false;
-  const lost = new AbortController();
-  let renewing: Renewal | undefined;
-  const held: HeldLock = {
-    stack,
-    runId,
-    botUserId,
-    ...(ctx.recovered ? { recovered: ctx.recovered } : {}),
-    lost: lost.signal,
-    release: async () => {
-      if (released) return;
-      await renewing?.stop();
-      await release(api, held);
-      released = true;
-    },
-  };
   const record: LockRecord = {
     stack,
     holder: options.holder ?? defaultHolder(),
@@ -227,34 +209,77 @@ async function confirmClaim(api: LiveApi, stack: string, ctx: LockContext, botUs
   const metadata = `${LOCK_RECORD_PREFIX}${JSON.stringify(record)}`;
   try {
     // A create whose answer was lost (or a 5xx) may have written the record: before sending it
-    // again, apply's `runCalls` looks it up (`ownRecord`), so one run never leaves two records
-    // and a record written despite the error is this holder's, not a reason to give up.
+    // again, `runCalls` looks it up (`ownRecord`), so one run never leaves two records and a
+    // record written despite the error is this holder's, not a reason to give up.
     const { first } = await runCalls(
       [{ method: 'POST', path: '/ip_policies', body: { description: `gatehouse lock of stack "${stack}"`.slice(0, 255), metadata } }],
       { api, attempts: options.attempts ?? 4, delay: ctx.sleep },
       ownRecord(stack, runId, metadata),
     );
-    held.recordId = String(first!.id);
+    return { botUserId, recordId: String(first!.id), record };
   } catch (error) {
     // The bot user stays: another claimant may hold it by now, and without a record it is
     // claimable by the next apply. A record of ours written despite the error is withdrawn.
     await withdrawRecordsOf(api, stack, runId).catch(() => undefined);
     throw error;
   }
-  // One listing serves both this check and the clearing below (each is ceil(policies/100) requests).
-  const records = await lockRecords(api, stack);
-  const claims = records.filter(({ record }) => record.bot_user_id === botUserId).map(({ id }) => id);
-  if (claims.length > 0 && claims[claims.length - 1] !== held.recordId) {
-    await api.remove(`/ip_policies/${held.recordId}`).catch(ignoreMissing);
-    throw new ClaimLost();
+}
+
+/**
+ * Whether the claim holds, from the lock records listed after this holder's was written. Two
+ * records claim one bot user when two callers claimed it without a record (one of them perhaps
+ * its creator). The earliest record wins: whoever wrote later sees the earlier one, withdraws
+ * its record (never the bot user) and answers false. The winner clears records of earlier lock
+ * bot users (a release or a withdrawal cut short), best effort, so they do not pile up.
+ */
+async function confirmClaim(api: LiveApi, claim: Claim, records: readonly { id: string; record: LockRecord }[]): Promise<boolean> {
+  const claims = records.filter(({ record }) => record.bot_user_id === claim.botUserId).map(({ id }) => id);
+  // Lists are newest first: the last claim listed is the earliest.
+  if (claims.length > 0 && claims[claims.length - 1] !== claim.recordId) {
+    await api.remove(`/ip_policies/${claim.recordId}`).catch(ignoreMissing);
+    return false;
   }
-  // Records of earlier lock bot users (a release or a withdrawal cut short) claim nothing any
-  // more; the holder clears them, best effort, so they do not pile up.
-  await removeListed(api, records, (r) => r.bot_user_id !== botUserId).catch(() => undefined);
-  renewing = renewal(api, held, record, {
-    everyMs: options.renewEveryMs ?? (record.lease_seconds * 1000) / 3,
-    now,
-    onError: options.onRenewalError ?? (() => undefined),
+  await removeListed(api, records, (r) => r.bot_user_id !== claim.botUserId).catch(() => undefined);
+  return true;
+}
+
+/**
+ * A claim whose read failed: released when a listing confirms it is this holder's, otherwise
+ * only its record is withdrawn (the bot user may be the earlier claimant's lock).
+ */
+async function abandon(api: LiveApi, stack: string, claim: Claim): Promise<void> {
+  let held = false;
+  try {
+    held = await confirmClaim(api, claim, await lockRecords(api, stack));
+  } catch {
+    await api.remove(`/ip_policies/${claim.recordId}`).catch(ignoreMissing);
+    return;
+  }
+  if (held) await release(api, claim);
+}
+
+/** The held lock of a confirmed claim, renewing its record until released. */
+function hold(api: LiveApi, stack: string, ctx: LockContext, claim: Claim): HeldLock {
+  let released = false;
+  const lost = new AbortController();
+  const held: HeldLock = {
+    stack,
+    runId: ctx.runId,
+    botUserId: claim.botUserId,
+    recordId: claim.recordId,
+    ...(ctx.recovered ? { recovered: ctx.recovered } : {}),
+    lost: lost.signal,
+    release: async () => {
+      if (released) return;
+      await renewing.stop();
+      await release(api, claim);
+      released = true;
+    },
+  };
+  const renewing = renewal(api, held, claim.record, {
+    everyMs: ctx.options.renewEveryMs ?? (claim.record.lease_seconds * 1000) / 3,
+    now: ctx.now,
+    onError: ctx.options.onRenewalError ?? (() => undefined),
     onLost: (why) => lost.abort(new LockLost(stack, why)),
   });
   return held;

@@ -17,14 +17,19 @@ export async function readLock(api: LiveApi, stack: string, now = new Date()): P
   return lockOf(stack, bots, policies, now);
 }
 
-/** The lock records of `stack` as `{id, record}`, newest first (list order). */
-export async function lockRecords(api: LiveApi, stack: string): Promise<{ id: string; record: LockRecord }[]> {
-  const found: { id: string; record: LockRecord }[] = [];
-  for await (const raw of api.list('/ip_policies', 'ip_policies')) {
+/** The lock records of `stack` among listed IP policies, as `{id, record}`, in list order (newest first). */
+export function lockRecordsIn(stack: string, policies: readonly ApiObject[]): { id: string; record: LockRecord }[] {
+  return policies.flatMap((raw) => {
     const record = isLockObject('IPPolicy', raw) ? parseRecord(raw.metadata) : undefined;
-    if (record?.stack === stack) found.push({ id: String(raw.id), record });
-  }
-  return found;
+    return record?.stack === stack ? [{ id: String(raw.id), record }] : [];
+  });
+}
+
+/** The lock records of `stack` as the API lists them now. */
+export async function lockRecords(api: LiveApi, stack: string): Promise<{ id: string; record: LockRecord }[]> {
+  const policies: ApiObject[] = [];
+  for await (const raw of api.list('/ip_policies', 'ip_policies')) policies.push(raw);
+  return lockRecordsIn(stack, policies);
 }
 
 /** Removes the lock records of `stack` that `select` picks. */
