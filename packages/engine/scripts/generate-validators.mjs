@@ -1,10 +1,7 @@
 /**
  * Writes `src/load/validators/`, the manifest validators as ajv standalone code, one module
- * per kind, from the BUILT @gatehouse/schemas:
- *
- *   npm run build && npm run generate:validators -w packages/engine
- *
- * `src/load/validators.test.ts` fails while a file is stale.
+ * per kind, from the BUILT @gatehouse/schemas. The build runs it (`npm run generate`, before
+ * `tsc -b`); the files are build outputs, never committed.
  */
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';

@@ -21,7 +21,7 @@ const Ajv = AjvModule.default;
 const { _ } = AjvModule;
 const standaloneCode = standaloneModule.default;
 
-export const REGENERATE_COMMAND = 'npm run build && npm run generate:validators -w packages/engine';
+export const REGENERATE_COMMAND = 'npm run generate';
 
 const HEADER = [
   '// @ts-nocheck',
