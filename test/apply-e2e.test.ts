@@ -8,10 +8,10 @@
  */
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { GatehouseClient, collect } from '@gatehouse/client';
+import { type GatehouseClient, collect } from '@gatehouse/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXAMPLE_SECRETS, readManifests } from './plan-fixtures.js';
-import { REPO_ROOT, runCli, tempDir, type ServeProcess } from './helpers/cli.js';
+import { REPO_ROOT, runCli, type tempDir, type ServeProcess } from './helpers/cli.js';
 import { serveWithClient } from './helpers/served.js';
 
 const KEY = 'apply-e2e-key-0123456789abcdef';

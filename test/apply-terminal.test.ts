@@ -6,9 +6,9 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { GatehouseClient, collect } from '@gatehouse/client';
+import { type GatehouseClient, collect } from '@gatehouse/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, tempDir, type ServeProcess } from './helpers/cli.js';
+import { CLI, type tempDir, type ServeProcess } from './helpers/cli.js';
 import { serveWithClient } from './helpers/served.js';
 
 const KEY = 'apply-terminal-key-0123456789abcdef';

@@ -6,9 +6,9 @@
  */
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { GatehouseClient, collect } from '@gatehouse/client';
+import { type GatehouseClient, collect } from '@gatehouse/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, tempDir, type ServeProcess } from './helpers/cli.js';
+import { runCli, type tempDir, type ServeProcess } from './helpers/cli.js';
 import { serveWithClient } from './helpers/served.js';
 
 const KEY = 'bot-registry-e2e-key-0123456789';

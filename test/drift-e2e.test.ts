@@ -6,7 +6,7 @@
  */
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { GatehouseClient } from '@gatehouse/client';
+import { type GatehouseClient } from '@gatehouse/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXAMPLE_SECRETS } from './plan-fixtures.js';
 import { REPO_ROOT, runCli, tempDir, type ServeProcess } from './helpers/cli.js';

@@ -7,10 +7,10 @@
  */
 import { existsSync, readFileSync, readdirSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { GatehouseClient } from '@gatehouse/client';
+import { type GatehouseClient } from '@gatehouse/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXAMPLE_SECRETS } from './plan-fixtures.js';
-import { REPO_ROOT, runCli, tempDir, type ServeProcess } from './helpers/cli.js';
+import { REPO_ROOT, runCli, type tempDir, type ServeProcess } from './helpers/cli.js';
 import { serveWithClient } from './helpers/served.js';
 
 const KEY = 'export-e2e-key-0123456789abcdef';

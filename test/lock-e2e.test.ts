@@ -10,7 +10,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { GatehouseClient, collect } from '@gatehouse/client';
+import { type GatehouseClient, collect } from '@gatehouse/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, spawnCli, type ServeProcess } from './helpers/cli.js';
 import { serveWithClient } from './helpers/served.js';

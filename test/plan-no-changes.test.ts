@@ -8,7 +8,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { GatehouseClient, ROUTE_MODULE_NAMES } from '@gatehouse/client';
+import { type GatehouseClient, ROUTE_MODULE_NAMES } from '@gatehouse/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXAMPLE_SECRETS, readManifests, writeLive, type WriteResult } from './plan-fixtures.js';
 import { REPO_ROOT, runCli, tempDir, type ServeProcess } from './helpers/cli.js';

@@ -8,7 +8,7 @@ import { Command as OclifCommand } from './oclif.js';
 import { refuseEmptyFlags, refuseEmptyVariables } from './empty-values.js';
 
 /** oclif's `FlagOutput` and `ArgOutput` (not exported by its package). */
-type Output = { [name: string]: any };
+type Output = { [name: string]: unknown };
 
 export abstract class Command extends OclifCommand {
   protected override async parse<F extends Output, B extends Output, A extends Output>(

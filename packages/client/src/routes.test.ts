@@ -1,6 +1,6 @@
 /** HTTPS edges, their modules, routes and every route module through the client. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GatehouseClient, ROUTE_MODULE_NAMES, type RouteModules } from './client.js';
+import { type GatehouseClient, ROUTE_MODULE_NAMES, type RouteModules } from './client.js';
 import { collect } from './resources.js';
 import { startServedClient } from './testing/reference-server.js';
 

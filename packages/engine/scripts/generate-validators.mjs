@@ -3,7 +3,7 @@
  * per kind, from the BUILT @gatehouse/schemas. The build runs it (`npm run generate`, before
  * `tsc -b`); the files are build outputs, never committed.
  */
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { MANIFEST_SCHEMAS } from '@gatehouse/schemas';
 import { validatorFiles } from './validators-source.mjs';
@@ -13,10 +13,7 @@ mkdirSync(dir, { recursive: true });
 const files = validatorFiles(MANIFEST_SCHEMAS);
 let written = 0;
 for (const [name, source] of Object.entries(files)) {
-  let before = '';
-  try {
-    before = readFileSync(`${dir}${name}`, 'utf8');
-  } catch {}
+  const before = existsSync(`${dir}${name}`) ? readFileSync(`${dir}${name}`, 'utf8') : '';
   if (before !== source) {
     writeFileSync(`${dir}${name}`, source);
     written++;

@@ -2,7 +2,6 @@
  * The executor against an in-memory API: order, concurrency, failures, lost answers, saved
  * plans and the safety rails. Manifests are real files in a temporary directory.
  */
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { manifestDirs } from '../testing/manifest-dirs.js';
 import { parseMarker } from '../identity/marker.js';

@@ -17,7 +17,6 @@
 import type { DesiredObject } from '../desired.js';
 import { matchObservation, readManifests, type Desired } from '../engine.js';
 import type { EnvironmentInput } from '../environments/documents.js';
-import type { LiveObject } from '../live.js';
 import type { Change, Plan } from '../plan-model.js';
 import type { LiveApi } from '../ports.js';
 import { ManifestProblems, type Problem } from '../problems.js';

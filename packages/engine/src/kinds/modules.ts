@@ -238,9 +238,9 @@ export function moduleSet(names: ModuleName[]) {
   return {
     names,
     fromManifest: (spec: Spec): Spec =>
-      Object.fromEntries(defs.filter(([n]) => spec[n] != null).map(([n, d]) => [n, d.fromManifest(spec[n] as Spec)])),
+      Object.fromEntries(defs.filter(([n]) => spec[n] !== null && spec[n] !== undefined).map(([n, d]) => [n, d.fromManifest(spec[n] as Spec)])),
     fromLive: (live: ApiObject): Spec =>
-      Object.fromEntries(defs.filter(([n]) => live[n] != null).map(([n, d]) => [n, d.fromLive(live[n] as Spec)])),
+      Object.fromEntries(defs.filter(([n]) => live[n] !== null && live[n] !== undefined).map(([n, d]) => [n, d.fromLive(live[n] as Spec)])),
     inputs: Object.fromEntries(defs.map(([n, d]) => [n, d.toInput])) as Record<string, ModuleDef['toInput']>,
     refs: defs.flatMap(([n, d]) => (d.refs ?? []).map((r) => ({ ...r, pattern: [n, ...r.pattern] }))),
     sensitive: defs.flatMap(([n, d]) => (d.sensitive ?? []).map((p) => [n, ...p])),

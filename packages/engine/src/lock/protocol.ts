@@ -248,7 +248,7 @@ async function confirmClaim(api: LiveApi, claim: Claim, records: readonly { id: 
  * only its record is withdrawn (the bot user may be the earlier claimant's lock).
  */
 async function abandon(api: LiveApi, stack: string, claim: Claim): Promise<void> {
-  let held = false;
+  let held: boolean;
   try {
     held = await confirmClaim(api, claim, await lockRecords(api, stack));
   } catch {

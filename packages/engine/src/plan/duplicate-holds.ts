@@ -15,7 +15,7 @@
  * duplicate referencing another duplicate holds that one too.
  */
 import type { DuplicateObject } from './duplicates.js';
-import type { DuplicateReferrer, HeldDuplicate } from '../plan-model.js';
+import type { HeldDuplicate } from '../plan-model.js';
 import type { LiveObject } from '../live.js';
 import type { Matching } from './matching.js';
 import { canonicalJson } from '../identity/canonical-json.js';
