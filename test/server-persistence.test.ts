@@ -94,13 +94,13 @@ describe('acknowledged writes survive SIGKILL', () => {
 });
 
 describe('acknowledged writes survive SIGKILL in the middle of concurrent writes', () => {
-  it('finds every write that was answered 2xx before the kill, whichever group commit held it', async () => {
+  it('finds every write that was answered 2xx before the kill, whichever transaction held it', async () => {
     const db = tmpDb();
     const first = await serve(db);
     const acknowledged: string[] = [];
     let killed = false;
-    // Eight clients create policies back to back (group commits of several writes each);
-    // the server is killed once enough are acknowledged, with writes in flight.
+    // Eight clients create policies back to back; the server is killed once enough are
+    // acknowledged, with writes in flight.
     const writer = async (n: number) => {
       for (let i = 0; !killed; i++) {
         try {

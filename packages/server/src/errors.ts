@@ -1,6 +1,6 @@
 /**
  * The server's error codes: one table, stable codes, each with its HTTP status and a short
- * explanation (the README's error table is generated from this list by a test that keeps them
+ * explanation (docs/server.md's error table is generated from this list by a test that keeps them
  * in step). Handlers throw `ApiError`; the error handler in `http/errors.ts` turns it into the
  * envelope of service-behaviour.md.
  */
@@ -12,13 +12,15 @@ export const ERROR_CODES = {
   route_not_found: { status: 404, doc: 'No endpoint has this method and path.' },
   uri_too_long: { status: 414, doc: 'A path segment (an id) is longer than 100 characters.' },
   invalid_url: { status: 400, doc: 'The path is not valid percent-encoded UTF-8.' },
-  bad_request: { status: 400, doc: 'The request is not valid HTTP/1.1 (answered before authentication: there are no headers to read).' },
+  bad_request: { status: 400, doc: 'The request is not valid HTTP/1.1: not HTTP at all, or without a `Host` header (answered before authentication).' },
   headers_too_large: { status: 431, doc: 'The request line and headers are over 16 KiB (a URL of several kilobytes).' },
   request_timeout: { status: 408, doc: 'The request (headers and body) did not arrive in full within 30 s.' },
   not_found: { status: 404, doc: 'No resource of this kind has this id.' },
   invalid_json: { status: 400, doc: 'The request body is not valid JSON.' },
   missing_content_type: { status: 400, doc: 'A body was sent without `Content-Type: application/json`.' },
   unsupported_content_type: { status: 400, doc: 'The body is not `application/json`.' },
+  unsupported_charset: { status: 415, doc: 'The body is declared in a charset other than UTF-8 (`Content-Type: application/json; charset=utf-16`).' },
+  invalid_encoding: { status: 400, doc: 'A string in the body is not valid UTF-8, or holds a lone surrogate (`\\ud800` without its pair); `details.field` names it.' },
   unexpected_body: { status: 400, doc: 'A body was sent to an endpoint that takes none (GET, DELETE).' },
   missing_body: { status: 400, doc: 'The endpoint needs a JSON object body.' },
   empty_update: { status: 400, doc: 'An update (PATCH) named no field to change.' },
@@ -41,7 +43,8 @@ export const ERROR_CODES = {
   invalid_certificate: { status: 400, doc: 'A PEM field is not one or more valid X.509 certificates (the message says why).' },
   invalid_event_source: { status: 400, doc: 'A subscription source names an unknown event type or field, or a filter that is not CEL over filterable fields.' },
   payload_too_large: { status: 413, doc: 'The request body is larger than the server accepts.' },
-  rate_limited: { status: 429, doc: 'Too many requests for this API key; retry after the `Retry-After` seconds.' },
+  rate_limited: { status: 429, doc: 'More requests in the rolling window than `serve --rate-limit` allows (the service: `ERR_NGROK_226`, in `details.service_error_code`); retry after the `Retry-After` seconds.' },
+  too_many_concurrent_requests: { status: 429, doc: 'More requests in flight at once than `serve --max-concurrent` allows (the service: `ERR_NGROK_225`, in `details.service_error_code`); retry when one has finished.' },
   internal_error: { status: 500, doc: 'The server failed; the operation_id identifies the request in its log.' },
   service_unavailable: { status: 503, doc: 'The server is shutting down or injected a fault for tests; retry.' },
 } as const satisfies Record<string, { status: number; doc: string }>;

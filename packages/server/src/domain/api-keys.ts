@@ -3,7 +3,6 @@
  * when none is given) and those passed in its options. Only SHA-256 digests are kept.
  */
 import { randomBytes } from 'node:crypto';
-import { isoNow } from '../clock.js';
 import type { Db } from '../db/database.js';
 import { hashToken } from '../http/auth.js';
 import { newId } from '../ids.js';
@@ -42,7 +41,7 @@ export class ApiKeys {
     const hash = hashToken(token);
     this.db
       .prepare('INSERT INTO api_keys (id, token_hash, created_at) VALUES (?, ?, ?)')
-      .run(id, hash, isoNow());
+      .run(id, hash, new Date().toISOString());
     this.byHash.set(hash, id);
     return { id, token };
   }

@@ -3,7 +3,6 @@
  * every delivery attempt that operators read (`GET /_admin/deliveries`). SQL only; the policy
  * (order, retries, what a delivery is) lives in `delivery.ts`.
  */
-import { isoNow } from '../clock.js';
 import type { Db } from '../db/database.js';
 
 export type DeliveryOutcome = 'delivered' | 'failed' | 'dropped';
@@ -45,25 +44,10 @@ export interface DeliveryQuery {
   destination_id?: string;
 }
 
-/**
- * Runs a synchronous change in a transaction and resolves once it is durable: the server's
- * group commit (`Store.write`), so that delivery bookkeeping shares the request writes'
- * commits and their fsync, which runs off the event loop.
- */
-export type Commit = <R>(fn: () => R) => Promise<R>;
-
 export class DeliveryLog {
   private readonly stmts;
-  private readonly commit: Commit;
-  /** Whether a row waited at the end of the last group commit; unknown before one. */
-  private pendingAtCommit: boolean | undefined;
 
-  /** `commit` defaults to a transaction of its own, durable when it returns (`synchronous = FULL`). */
-  constructor(
-    private readonly db: Db,
-    commit?: Commit,
-  ) {
-    this.commit = commit ?? (<R>(fn: () => R) => Promise.resolve(db.transaction(fn)()));
+  constructor(private readonly db: Db) {
     this.stmts = {
       pending: db.prepare(`
         SELECT o.seq AS outboxSeq, e.event_id AS eventId, e.event_type AS eventType, e.body AS body,
@@ -72,7 +56,6 @@ export class DeliveryLog {
         FROM event_outbox AS o JOIN audit_events AS e ON e.seq = o.event_seq
         WHERE o.done_at IS NULL ORDER BY o.seq ASC LIMIT ?`),
       pendingCount: db.prepare('SELECT count(*) AS n FROM event_outbox WHERE done_at IS NULL'),
-      anyPending: db.prepare('SELECT EXISTS (SELECT 1 FROM event_outbox WHERE done_at IS NULL)').pluck(),
       record: db.prepare(`
         INSERT INTO event_deliveries (outbox_seq, event_id, event_type, subscription_id, destination_id,
                                       attempt, outcome, detail, recorded_at)
@@ -87,58 +70,33 @@ export class DeliveryLog {
     return this.stmts.pending.all(limit) as PendingDelivery[];
   }
 
-  /**
-   * Whether any row waits: a few microseconds, against tens for `pending` (its join and
-   * columns), which matters because the deliverer looks after every write response.
-   */
-  hasPending(): boolean {
-    return this.stmts.anyPending.get() === 1;
-  }
-
-  /**
-   * Called inside each group commit's transaction, after its writes (`Store.onCommitting`):
-   * remembers whether a row waits then. Every outbox row a request adds (the audit trigger) or
-   * settles is written in a group commit, so until the next one this is still the answer.
-   */
-  noteCommit(): void {
-    this.pendingAtCommit = this.stmts.anyPending.get() === 1;
-  }
-
-  /**
-   * `hasPending` as of the last group commit (`noteCommit`), without a query of its own: what
-   * the deliverer asks after each write response. Asks the database until a commit noted it.
-   */
-  hasPendingAsOfCommit(): boolean {
-    return this.pendingAtCommit ?? this.hasPending();
-  }
-
   pendingCount(): number {
     return (this.stmts.pendingCount.get() as { n: number }).n;
   }
 
   /**
    * Logs an attempt and, in the same transaction, settles its outbox row: done for
-   * `delivered` and `dropped`, postponed to `retryAt` for `failed`. Resolves once that
-   * transaction is durable (through `commit`: with the server's group commit, no fsync of its
-   * own on the event loop).
+   * `delivered` and `dropped`, postponed to `retryAt` for `failed`. Durable when it returns.
    */
-  settle(row: PendingDelivery, outcome: DeliveryOutcome, detail: string | null, retryAt?: string): Promise<void> {
-    const now = isoNow();
-    return this.commit(() => {
-      this.stmts.record.run(
-        row.outboxSeq,
-        row.eventId,
-        row.eventType,
-        row.subscriptionId,
-        row.destinationId,
-        row.attempts + 1,
-        outcome,
-        detail,
-        now,
-      );
-      if (outcome === 'failed') this.stmts.postpone.run(retryAt ?? now, row.outboxSeq);
-      else this.stmts.finish.run(now, row.outboxSeq);
-    });
+  settle(row: PendingDelivery, outcome: DeliveryOutcome, detail: string | null, retryAt?: string): void {
+    const now = new Date().toISOString();
+    this.db
+      .transaction(() => {
+        this.stmts.record.run(
+          row.outboxSeq,
+          row.eventId,
+          row.eventType,
+          row.subscriptionId,
+          row.destinationId,
+          row.attempts + 1,
+          outcome,
+          detail,
+          now,
+        );
+        if (outcome === 'failed') this.stmts.postpone.run(retryAt ?? now, row.outboxSeq);
+        else this.stmts.finish.run(now, row.outboxSeq);
+      })
+      .immediate();
   }
 
   /** Logged attempts matching `query`, oldest first. */

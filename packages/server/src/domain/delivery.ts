@@ -6,10 +6,7 @@
  * - after commit: the outbox row is written by the recording transaction, and the deliverer
  *   only sees committed rows; it is woken after each response and polls as a safety net;
  * - at least once: a row is settled only after its delivery, in one transaction with the log
- *   record; a crash in between delivers it again after restart (the outbox survives). The
- *   settling transactions go through the server's group commit: they share the request
- *   writes' commits and fsync, which runs off the event loop; a pass waits until its
- *   settlements are durable before the next pass reads the outbox;
+ *   record; a crash in between delivers it again after restart (the outbox survives);
  * - in order per destination: rows are taken oldest first, and a destination whose oldest
  *   row failed or waits for its retry holds back its later rows;
  * - exactly as recorded: the event envelope is passed on as the stored text, never rebuilt.
@@ -47,8 +44,6 @@ export class Deliverer {
   private readonly batch: number;
   private timer: NodeJS.Timeout | undefined;
   private wakeScheduled = false;
-  /** The next pass asks the database whether a row waits, not the last commit's note. */
-  private lookAtOutbox = false;
   private stopped = false;
   /** Passes run one at a time, chained here. */
   private chain: Promise<number> = Promise.resolve(0);
@@ -75,29 +70,13 @@ export class Deliverer {
     this.wake();
   }
 
-  /** Asks for a pass soon that looks at the outbox itself (polls, a full batch). Cheap; coalesced. */
+  /** Asks for a pass soon (after a write, at each poll). Cheap; coalesced. */
   wake(): void {
-    this.lookAtOutbox = true;
-    this.schedule();
-  }
-
-  /**
-   * Asks for a pass soon after a write response: its group commit noted whether any outbox
-   * row waits (`DeliveryLog.noteCommit`), so the pass looks at the outbox only if one does,
-   * which it mostly does not (most writes have no subscriber). Cheap; coalesced.
-   */
-  written(): void {
-    this.schedule();
-  }
-
-  private schedule(): void {
     if (this.stopped || this.wakeScheduled) return;
     this.wakeScheduled = true;
     setImmediate(() => {
       this.wakeScheduled = false;
-      const lookAtOutbox = this.lookAtOutbox;
-      this.lookAtOutbox = false;
-      void this.runPass(lookAtOutbox);
+      void this.runPass();
     });
   }
 
@@ -121,9 +100,9 @@ export class Deliverer {
    * Queues one pass after the current one; resolves with the number of rows it delivered or
    * dropped (failures are not progress, so `flush` ends while a destination keeps failing).
    */
-  private runPass(lookAtOutbox = true): Promise<number> {
+  private runPass(): Promise<number> {
     this.chain = this.chain.then(
-      () => (this.stopped ? 0 : this.pass(lookAtOutbox)),
+      () => (this.stopped ? 0 : this.pass()),
       () => 0,
     ).catch((error: unknown) => {
       this.logger.warn({ err: error }, 'event delivery pass failed');
@@ -132,46 +111,29 @@ export class Deliverer {
     return this.chain;
   }
 
-  private async pass(lookAtOutbox: boolean): Promise<number> {
-    // Most writes have no subscriber: a cheap look first (the deliverer wakes after each one),
-    // and after a write response not even that, when its commit noted that no row waits.
-    if (!(lookAtOutbox ? this.log.hasPending() : this.log.hasPendingAsOfCommit())) return 0;
+  private async pass(): Promise<number> {
     const now = Date.now();
     const held = new Set<string>();
     let settled = 0;
-    const settlements: Promise<void>[] = [];
     const rows = this.log.pending(this.batch);
-    try {
-      for (const row of rows) {
-        if (this.stopped) break;
-        if (held.has(row.destinationId)) continue;
-        if (row.nextAttemptAt !== null && Date.parse(row.nextAttemptAt) > now) {
-          held.add(row.destinationId);
-          continue;
-        }
-        if (await this.deliver(row, settlements)) settled++;
-        else held.add(row.destinationId);
+    for (const row of rows) {
+      if (this.stopped) break;
+      if (held.has(row.destinationId)) continue;
+      if (row.nextAttemptAt !== null && Date.parse(row.nextAttemptAt) > now) {
+        held.add(row.destinationId);
+        continue;
       }
-    } catch (error) {
-      await Promise.allSettled(settlements);
-      throw error;
-    }
-    // The next pass must not read a row as pending that this one settled. A settlement that
-    // failed (its commit or fsync) leaves its row pending: it is delivered again.
-    for (const outcome of await Promise.allSettled(settlements)) {
-      if (outcome.status === 'rejected') throw outcome.reason;
+      if (await this.deliver(row)) settled++;
+      else held.add(row.destinationId);
     }
     if (rows.length === this.batch && settled > 0) this.wake();
     return settled;
   }
 
-  /**
-   * Delivers one row and queues the record of the attempt (into `settlements`); false when
-   * it failed and will be retried.
-   */
-  private async deliver(row: PendingDelivery, settlements: Promise<void>[]): Promise<boolean> {
+  /** Delivers one row and records the attempt; false when it failed and will be retried. */
+  private async deliver(row: PendingDelivery): Promise<boolean> {
     if (!this.destinationExists(row.destinationId)) {
-      settlements.push(this.log.settle(row, 'dropped', 'the event destination was deleted before delivery'));
+      this.log.settle(row, 'dropped', 'the event destination was deleted before delivery');
       return true;
     }
     try {
@@ -179,14 +141,14 @@ export class Deliverer {
     } catch (error) {
       const delay = Math.min(this.backoffMs * 2 ** row.attempts, this.maxBackoffMs);
       const detail = `sink write failed: ${(error as Error).message}`;
-      settlements.push(this.log.settle(row, 'failed', detail, new Date(Date.now() + delay).toISOString()));
+      this.log.settle(row, 'failed', detail, new Date(Date.now() + delay).toISOString());
       this.logger.warn(
         { event_id: row.eventId, destination_id: row.destinationId, attempt: row.attempts + 1, retry_in_ms: delay },
         detail,
       );
       return false;
     }
-    settlements.push(this.log.settle(row, 'delivered', null));
+    this.log.settle(row, 'delivered', null);
     return true;
   }
 }

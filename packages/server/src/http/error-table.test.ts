@@ -1,27 +1,28 @@
 /**
- * The README's error table is generated from ERROR_CODES; this test fails while it is stale
- * (the "stale generated file" pattern) and says which command regenerates it.
+ * The error table of the server's guide (docs/server.md) is generated from ERROR_CODES; this
+ * test fails while it is stale (the "stale generated file" pattern) and says which command
+ * regenerates it.
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../errors.js';
 // @ts-expect-error -- a plain ESM script without type declarations
-import * as table from '../../scripts/readme-errors.mjs';
+import * as table from '../../scripts/error-table.mjs';
 
-const { README_PATH, REGENERATE_COMMAND, renderErrorTable, extractErrorTable, withErrorTable } = table as {
-  README_PATH: string;
+const { DOC_PATH, REGENERATE_COMMAND, renderErrorTable, extractErrorTable, withErrorTable } = table as {
+  DOC_PATH: string;
   REGENERATE_COMMAND: string;
   renderErrorTable(codes: typeof ERROR_CODES): string;
   extractErrorTable(readme: string): string | undefined;
   withErrorTable(readme: string, table: string): string;
 };
 
-describe("README's error table", () => {
+describe("docs/server.md's error table", () => {
   it('matches ERROR_CODES', () => {
-    const current = extractErrorTable(readFileSync(README_PATH, 'utf8'));
-    expect(current, 'README.md lost its error-codes markers').toBeDefined();
+    const current = extractErrorTable(readFileSync(DOC_PATH, 'utf8'));
+    expect(current, 'docs/server.md lost its error-codes markers').toBeDefined();
     const expected = renderErrorTable(ERROR_CODES);
-    expect(current === expected, `README.md's error table is stale: run \`${REGENERATE_COMMAND}\` (after tsc -b)`).toBe(
+    expect(current === expected, `docs/server.md's error table is stale: run \`${REGENERATE_COMMAND}\` (after tsc -b)`).toBe(
       true,
     );
   });
@@ -35,12 +36,12 @@ describe("README's error table", () => {
   });
 
   it('replaces only what is between the markers', () => {
-    const readme = readFileSync(README_PATH, 'utf8');
-    const replaced = withErrorTable(readme, '| x |');
+    const page = readFileSync(DOC_PATH, 'utf8');
+    const replaced = withErrorTable(page, '| x |');
     expect(extractErrorTable(replaced)).toBe('| x |');
-    const [before] = readme.split('<!-- error-codes:start');
+    const [before] = page.split('<!-- error-codes:start');
     expect(replaced.startsWith(before!)).toBe(true);
-    expect(replaced.endsWith(readme.slice(readme.indexOf('<!-- error-codes:end -->')))).toBe(true);
+    expect(replaced.endsWith(page.slice(page.indexOf('<!-- error-codes:end -->')))).toBe(true);
   });
 
   it('escapes pipes inside a meaning', () => {

@@ -3,7 +3,8 @@
  * show: resets, timeouts, the router's own errors): router errors answered with the envelope
  * and only after authentication; a DELETE declared as JSON without a body accepted; a body over
  * the limit answered with a readable 413 although the client sends all of it first; a request
- * whose body never arrives answered 408 and closed.
+ * whose body never arrives answered 408 and closed; an HTTP/1.1 request without Host answered
+ * 400 in the envelope (Node's own answer is a bare 400).
  */
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -105,6 +106,30 @@ describe('server hardening over raw sockets', () => {
     const garbage = await exchange('NOT AN HTTP REQUEST\r\n\r\n');
     expect(garbage.status).toBe(400);
     expect(garbage.json).toMatchObject({ error_code: 'bad_request', status_code: 400 });
+  });
+});
+
+describe('the Host header', () => {
+  it('an HTTP/1.1 request without Host is 400 bad_request in the envelope, before authentication', async () => {
+    for (const auth of [AUTH, '']) {
+      const answer = await exchange(`GET /ip_policies HTTP/1.1\r\n${auth}Connection: close\r\n\r\n`);
+      expect(answer.status).toBe(400);
+      expect(answer.json).toMatchObject({
+        error_code: 'bad_request',
+        status_code: 400,
+        msg: 'The request has no Host header, which HTTP/1.1 requires; send one.',
+        details: { operation_id: expect.stringMatching(/^op_/) },
+      });
+    }
+  });
+
+  it('nor can a write without Host change anything; HTTP/1.0, which has no Host, is served', async () => {
+    const body = '{"description":"no host"}';
+    const write = await exchange(`POST /ip_policies HTTP/1.1\r\n${AUTH}Content-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`);
+    expect(write.json).toMatchObject({ error_code: 'bad_request' });
+    const list = await exchange(`GET /ip_policies HTTP/1.0\r\n${AUTH}\r\n`);
+    expect(/^HTTP\/1\.[01] 200/.test(list.text)).toBe(true);
+    expect(list.text).not.toContain('no host');
   });
 });
 

@@ -6,9 +6,7 @@
  * `operation_id` (Fastify's request id, the label under which `request.log` binds it too),
  * method, path and query, status and duration. Never a header value (the API key is one) or a
  * body. Fastify's own two lines per request ("incoming request", "request completed") are
- * turned off in app.ts. The line goes through the app's logger with the id as a field, which
- * reads the same as through the request's child logger, so that the child is made only for a
- * request that logs something else (deferred-logger.ts).
+ * turned off in app.ts.
  */
 import type { FastifyInstance } from 'fastify';
 
@@ -16,32 +14,20 @@ export const OPERATION_ID_HEADER = 'operation-id';
 /** The field that carries the operation id in log records (Fastify's `requestIdLogLabel`). */
 export const REQUEST_ID_LABEL = 'operation_id';
 
-/** pino's level check; absent from Fastify's logger type and from its null logger. */
-export type LevelAware = { isLevelEnabled?: (level: string) => boolean };
-const infoEnabled = (log: unknown): boolean => (log as LevelAware).isLevelEnabled?.('info') === true;
-
 export function registerRequestLog(app: FastifyInstance): void {
-  // Callback hooks: they run on every request, and an async one costs a promise each time.
-  app.addHook('onRequest', (request, reply, done) => {
+  app.addHook('onRequest', async (request, reply) => {
     reply.header(OPERATION_ID_HEADER, request.id);
-    done();
   });
-  // No logger (`logger: false`: Fastify's null logger has no levels): no line to build.
-  if ((app.log as LevelAware).isLevelEnabled === undefined) return;
-  const log = app.log;
-  app.addHook('onResponse', (request, reply, done) => {
-    if (infoEnabled(log)) {
-      log.info(
-        {
-          [REQUEST_ID_LABEL]: request.id,
-          method: request.method,
-          path: request.url,
-          status: reply.statusCode,
-          duration_ms: Math.round(reply.elapsedTime * 10) / 10,
-        },
-        'request',
-      );
-    }
-    done();
+  app.addHook('onResponse', async (request, reply) => {
+    app.log.info(
+      {
+        [REQUEST_ID_LABEL]: request.id,
+        method: request.method,
+        path: request.url,
+        status: reply.statusCode,
+        duration_ms: Math.round(reply.elapsedTime * 10) / 10,
+      },
+      'request',
+    );
   });
 }

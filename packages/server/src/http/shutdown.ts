@@ -14,14 +14,11 @@ export function registerShutdownBehaviour(app: FastifyInstance): void {
   app.addHook('preClose', async () => {
     closing = true;
   });
-  // Callback hooks: they run on every request, and an async hook costs a promise and a
-  // microtask turn each time.
-  app.addHook('onSend', (_request, reply, payload, done) => {
+  app.addHook('onSend', async (_request, reply, payload) => {
     if (closing) reply.header('connection', 'close');
-    done(null, payload);
+    return payload;
   });
-  app.addHook('onRequest', (_request, _reply, done) => {
-    if (closing) done(new ApiError('service_unavailable', 'The server is shutting down; retry against its replacement.'));
-    else done();
+  app.addHook('onRequest', async () => {
+    if (closing) throw new ApiError('service_unavailable', 'The server is shutting down; retry against its replacement.');
   });
 }

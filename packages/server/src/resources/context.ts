@@ -22,20 +22,9 @@ export interface RequestContext extends Services {
   principal: Principal;
 }
 
-/**
- * The context of one request: the app's services and who is asking. Built field by field, not
- * by spreading `services`: every write request builds one, and a spread of an object copies
- * through V8's generic path (about 0.5 us against a few tens of ns for a literal; the POST
- * bench builds two per request, this and the write context).
- */
+/** The context of one request: the app's services and who is asking. */
 export function requestContext(services: Services, principal: Principal): RequestContext {
-  return {
-    store: services.store,
-    urls: services.urls,
-    audit: services.audit,
-    reservationCheck: services.reservationCheck,
-    principal,
-  };
+  return { ...services, principal };
 }
 
 declare module 'fastify' {

@@ -6,14 +6,13 @@
  * (build the stored fields from a create body or a PATCH, applying the service's rules),
  * `render` (stored fields -> response) and, optionally, `uniqueKeys` and `onDelete`.
  * `registerResource` turns it into create / get / list / update / delete with the service's
- * status codes, pagination, audit events and one savepoint per request in a group commit
- * (db/group-commit.ts): a write is answered once the commit holding it is durable.
+ * status codes, pagination and audit events, each write in one transaction that is on disk
+ * before it is answered (`Store.transaction`).
  */
 import type { TSchema } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { IdParams, ListQuery } from '@gatehouse/schemas';
 import type { StoredObject } from '../db/store.js';
-import { cachedRead } from '../cache/reply-cached.js';
 import { ApiError, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import { requestContext, type RequestContext, type Services } from './context.js';
@@ -70,18 +69,7 @@ export interface WriteContext extends RequestContext {
   parentId: string | null;
 }
 
-/** `ctx` with the object's ids, built field by field (see `requestContext`). */
-function writeContext(ctx: RequestContext, id: string, parentId: string | null): WriteContext {
-  return {
-    store: ctx.store,
-    urls: ctx.urls,
-    audit: ctx.audit,
-    reservationCheck: ctx.reservationCheck,
-    principal: ctx.principal,
-    id,
-    parentId,
-  };
-}
+const writeContext = (ctx: RequestContext, id: string, parentId: string | null): WriteContext => ({ ...ctx, id, parentId });
 
 /** Shallow merge of a PATCH: given fields replace the current ones whole. */
 export function merge<T extends object>(current: T | undefined, input: Record<string, unknown>): T {
@@ -141,7 +129,7 @@ export function registerResource<Stored>(app: FastifyInstance, def: ResourceDefi
 
   app.post(def.path, { schema: { body: def.schemas.create, response: { 201: def.schemas.resource } } }, async (request, reply) => {
     const ctx = ctxOf(request);
-    const created = await ctx.store.write(() => {
+    const created = ctx.store.transaction(() => {
       const body = request.body as Record<string, unknown>;
       const parentId = def.parentFromBody ? def.parentFromBody(body, ctx) : parentIdOf(request);
       const id = newId(def.idPrefix);
@@ -153,17 +141,11 @@ export function registerResource<Stored>(app: FastifyInstance, def: ResourceDefi
     return reply.code(201).send(created);
   });
 
-  // Reads are answered from the render cache (cache/render-cache.ts), which every write drops.
-  app.get(
-    itemPath,
-    { schema: { params: IdParams, response: response200 } },
-    cachedRead(app, (request) => def.render(load(request), services())),
-  );
+  app.get(itemPath, { schema: { params: IdParams, response: response200 } }, async (request) => def.render(load(request), services()));
 
   if (def.listKey && def.schemas.list) {
     const listKey = def.listKey;
-    app.get(def.path, { schema: { querystring: ListQuery, response: { 200: def.schemas.list } } }, cachedRead(app, (request) => renderPage(request)));
-    const renderPage = (request: FastifyRequest) => {
+    app.get(def.path, { schema: { querystring: ListQuery, response: { 200: def.schemas.list } } }, async (request) => {
       const query = request.query as ListQuery;
       const parentId = parentIdOf(request);
       const limit = query.limit ?? 100;
@@ -186,12 +168,12 @@ export function registerResource<Stored>(app: FastifyInstance, def: ResourceDefi
         uri: urls.of(path),
         next_page_uri: page.hasMore && last ? urls.of(`${path}?before_id=${last.id}&limit=${limit}`) : null,
       };
-    };
+    });
   }
 
   app.patch(itemPath, { schema: { params: IdParams, body: def.schemas.update, response: response200 } }, async (request) => {
     const ctx = ctxOf(request);
-    const updated = await ctx.store.write(() => {
+    const updated = ctx.store.transaction(() => {
       const current = load(request);
       const data = def.write(request.body as Record<string, unknown>, current.data, writeContext(ctx, current.id, current.parentId));
       claimKeys(data, current);
@@ -203,7 +185,7 @@ export function registerResource<Stored>(app: FastifyInstance, def: ResourceDefi
 
   app.delete(itemPath, { schema: { params: IdParams } }, async (request, reply) => {
     const ctx = ctxOf(request);
-    await ctx.store.write(() => {
+    ctx.store.transaction(() => {
       const current = load(request);
       def.onDelete?.(current, ctx);
       if (def.audit) recordAudit('deleted', current, ctx);

@@ -25,7 +25,6 @@ import {
   type EventSubscriptionSourceInput,
 } from '@gatehouse/schemas';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { cachedRead } from '../cache/reply-cached.js';
 import type { StoredObject } from '../db/store.js';
 import { ApiError, notFound } from '../errors.js';
 import { requestContext, type RequestContext } from './context.js';
@@ -59,11 +58,11 @@ export function registerEventSubscriptionSources(app: FastifyInstance): void {
   app.get(
     BASE,
     { schema: { params: IdParams, response: { 200: EventSubscriptionSourceList } } },
-    cachedRead(app, (request) => {
+    async (request) => {
       const subscription = load(request);
       const uri = subscriptionUri(subscription.id);
       return { sources: subscription.data.sources.map((s) => renderSource(uri, s)), uri: `${uri}/sources` };
-    }),
+    },
   );
 
   app.post(
@@ -72,7 +71,7 @@ export function registerEventSubscriptionSources(app: FastifyInstance): void {
     async (request, reply) => {
       const ctx = ctxOf(request);
       const source = request.body as EventSubscriptionSourceInput;
-      const rendered = await ctx.store.write(() => {
+      const rendered = ctx.store.transaction(() => {
         const subscription = load(request);
         save(ctx, subscription, [...subscription.data.sources, source]);
         return renderSource(subscriptionUri(subscription.id), source);
@@ -84,11 +83,11 @@ export function registerEventSubscriptionSources(app: FastifyInstance): void {
   app.get(
     `${BASE}/:type`,
     { schema: { params: EventSubscriptionSourceParams, response: { 200: EventSubscriptionSource } } },
-    cachedRead(app, (request) => {
+    async (request) => {
       const subscription = load(request);
       const source = subscription.data.sources[sourceOf(subscription, (request.params as { type: string }).type)]!;
       return renderSource(subscriptionUri(subscription.id), source);
-    }),
+    },
   );
 
   app.patch(
@@ -96,7 +95,7 @@ export function registerEventSubscriptionSources(app: FastifyInstance): void {
     { schema: { params: EventSubscriptionSourceParams, body: EventSubscriptionSourceUpdate, response: { 200: EventSubscriptionSource } } },
     async (request) => {
       const ctx = ctxOf(request);
-      return ctx.store.write(() => {
+      return ctx.store.transaction(() => {
         const subscription = load(request);
         const index = sourceOf(subscription, (request.params as { type: string }).type);
         const source = { ...subscription.data.sources[index]!, ...(request.body as EventSubscriptionSourceUpdate) };
@@ -108,7 +107,7 @@ export function registerEventSubscriptionSources(app: FastifyInstance): void {
 
   app.delete(`${BASE}/:type`, { schema: { params: EventSubscriptionSourceParams } }, async (request, reply) => {
     const ctx = ctxOf(request);
-    await ctx.store.write(() => {
+    ctx.store.transaction(() => {
       const subscription = load(request);
       const index = sourceOf(subscription, (request.params as { type: string }).type);
       if (subscription.data.sources.length === 1) {

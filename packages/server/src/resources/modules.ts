@@ -11,7 +11,6 @@ import type { TSchema } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { StoredObject } from '../db/store.js';
 import { notFound } from '../errors.js';
-import { cachedRead } from '../cache/reply-cached.js';
 import { requestContext, type RequestContext, type Services } from './context.js';
 
 export interface ModuleDefinition<Stored = Record<string, unknown>> {
@@ -110,7 +109,7 @@ export function registerModules(app: FastifyInstance, owner: ModuleOwner, module
 
     app.put(path, { schema: { body: module.input, response: { 200: module.output } } }, async (request) => {
       const ctx = requestContext(app.services, request.principal);
-      const { stored, object } = await ctx.store.write(() => {
+      const { stored, object } = ctx.store.transaction(() => {
         const object = load(request);
         const written = module.write(request.body as Record<string, unknown>, ctx, module.name);
         const data = { ...object.data, [module.name]: written };
@@ -121,22 +120,21 @@ export function registerModules(app: FastifyInstance, owner: ModuleOwner, module
       return module.render(stored, app.services, object);
     });
 
-    // Answered from the render cache (cache/render-cache.ts), which every write drops.
     app.get(
       path,
       { schema: { response: { 200: module.output } } },
-      cachedRead(app, (request) => {
+      async (request) => {
         const object = load(request);
         const stored = object.data[module.name];
         if (stored === undefined || stored === null) {
           throw notFound(`${module.name} module of ${owner.label}`, object.id);
         }
         return module.render(stored, app.services, object);
-      }),
+      },
     );
 
     app.delete(path, async (request, reply) => {
-      await app.services.store.write(() => {
+      app.services.store.transaction(() => {
         const object = load(request);
         const { [module.name]: _removed, ...rest } = object.data;
         app.services.store.update(object, rest);
