@@ -1,7 +1,8 @@
 /**
  * `gatehouse serve` as a user runs it (the built CLI): what it prints, the key it generates
- * once, the options and environment variables it honours, the rate limit and the test-only
- * fault injection, and the errors for bad flag values.
+ * once, the options and environment variables it honours, the service's limits (rolling rate
+ * limit, concurrency cap, latency), the test-only fault injection, and the errors for bad
+ * flag values.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -142,6 +143,58 @@ describe('--rate-limit', () => {
     const result = await runCli(['serve', '--port', '0', '--db', ':memory:', '--rate-limit', value]);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('--rate-limit');
+    expect(result.stdout).not.toContain('listening on');
+  });
+});
+
+describe('the service\'s limits', () => {
+  it('--rate-limit is a rolling window: refused with the envelope and Retry-After, accepted again after it', async () => {
+    const server = await serve(['--port', '0', '--db', ':memory:', '--api-key', 'k', '--rate-limit', '2/2s']);
+    expect(server.stdout()).toContain('rate limit: 2/2s per key, rolling');
+    for (let i = 0; i < 2; i++) expect((await status(server, 'k')).status).toBe(200);
+    const limited = await status(server, 'k', '/ip_policies', 'POST');
+    expect(limited.status).toBe(429);
+    const body = JSON.parse(limited.body!);
+    expect(body).toMatchObject({
+      error_code: 'rate_limited',
+      status_code: 429,
+      details: { service_error_code: 'ERR_NGROK_226', operation_id: expect.stringMatching(/^op_/) },
+    });
+    expect(body.msg).toMatch(/^Your account is rate limited to 2 API requests per 2 s; retry after [12] s\.$/);
+    const retryAfter = Number(limited.headers.get('retry-after'));
+    expect([1, 2]).toContain(retryAfter);
+    // The refused create changed nothing; after Retry-After a request is accepted.
+    await new Promise((resolve) => setTimeout(resolve, retryAfter * 1000 + 100));
+    const list = await status(server, 'k');
+    expect(list.status).toBe(200);
+    expect(JSON.parse(list.body!).ip_policies).toEqual([]);
+  });
+
+  it('--max-concurrent refuses a request over the cap with 429 too_many_concurrent_requests; --latency delays every answer', async () => {
+    const server = await serve(['--port', '0', '--db', ':memory:', '--api-key', 'k', '--max-concurrent', '2', '--latency', '400ms']);
+    expect(server.stdout()).toContain('concurrent requests: at most 2 per key');
+    expect(server.stdout()).toContain('latency: 400 ms before every answer');
+    const started = performance.now();
+    const answers = await Promise.all([0, 1, 2].map(() => status(server, 'k')));
+    expect(performance.now() - started).toBeGreaterThanOrEqual(390);
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 200, 429]);
+    const refused = JSON.parse(answers.find((a) => a.status === 429)!.body!);
+    expect(refused).toMatchObject({
+      error_code: 'too_many_concurrent_requests',
+      status_code: 429,
+      msg: 'Your account is limited to 2 simultaneous API requests; wait for one to finish.',
+      details: { service_error_code: 'ERR_NGROK_225', operation_id: expect.stringMatching(/^op_/) },
+    });
+    expect((await status(server, 'k')).status).toBe(200);
+  });
+
+  it.each([
+    [['--max-concurrent', '0'], '--max-concurrent'],
+    [['--latency', 'slow'], '--latency'],
+  ])('rejects %j with exit 1 before listening', async (flags, flag) => {
+    const result = await runCli(['serve', '--port', '0', '--db', ':memory:', ...flags]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(flag);
     expect(result.stdout).not.toContain('listening on');
   });
 });

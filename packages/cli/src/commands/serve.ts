@@ -1,14 +1,16 @@
 import { Flags } from '../oclif.js';
 import { Command } from '../command.js';
+import { CliError } from '../errors.js';
+import { parseDuration } from '../lock-flags.js';
 import { colourEnabled } from '../output.js';
-import { chooseLogFormat, LOG_FORMATS, LOG_LEVELS } from '../serve/logger.js';
-import { ServingRefused, startServingThread, type ServingThread } from '../serve/thread.js';
+import { chooseLogFormat, LOG_FORMATS, LOG_LEVELS, serverLogger } from '../serve/logger.js';
 import { DEFAULT_DB_PATH, DEFAULT_HOST, DEFAULT_PORT } from '../server/defaults.js';
+import { loadServer } from '../server/load.js';
 
 /**
  * `gatehouse serve`: runs the reference management API until SIGINT or SIGTERM. The server is
- * an optional dependency of the CLI, imported when this command runs (never at start-up), in
- * the thread it serves from (serve/thread.ts).
+ * an optional dependency of the CLI, imported when this command runs (never at start-up). Its
+ * user guide is docs/server.md.
  */
 export default class Serve extends Command {
   static override summary = 'Run the reference management API server.';
@@ -29,7 +31,21 @@ export default class Serve extends Command {
       multiple: true,
     }),
     'base-url': Flags.string({ description: 'absolute URL that resource `uri` fields are built under' }),
-    'rate-limit': Flags.string({ description: 'requests allowed per key and window, e.g. 120/60s (off by default)' }),
+    'rate-limit': Flags.string({
+      description: "requests allowed per key in any rolling window, e.g. 120/60s, the service's own limit (off by default)",
+    }),
+    'max-concurrent': Flags.integer({
+      description: 'requests allowed in flight at once per key; more are answered 429, as the service does (off by default)',
+      min: 1,
+    }),
+    latency: Flags.custom<number>({
+      description: 'delay every answer by this long, as a network would, e.g. 50ms (off by default)',
+      parse: async (input) => {
+        const ms = parseDuration(input);
+        if (ms === undefined) throw new Error(`"${input}" is not a duration; give a number with ms, s or m (50ms, 1s)`);
+        return ms;
+      },
+    })(),
     'event-sink': Flags.string({
       description: 'JSON-lines file every event delivery is appended to, to watch events arrive (deliveries are also listed at GET /_admin/deliveries)',
       env: 'GATEHOUSE_EVENT_SINK',
@@ -65,42 +81,52 @@ export default class Serve extends Command {
   async run(): Promise<void> {
     const { flags } = await this.parse(Serve);
     const apiKeys = flags['api-key'] ?? splitKeys(process.env.GATEHOUSE_API_KEYS);
-    const faults = flags['inject-faults'];
-    let server: ServingThread;
-    try {
-      // The server runs in a thread of its own, without the CLI's code (serve/thread.ts says why).
-      server = await startServingThread({
-        host: flags.host,
-        port: flags.port,
-        db: flags.db,
-        apiKeys,
-        ...(flags['base-url'] ? { baseUrl: flags['base-url'] } : {}),
-        ...(flags['rate-limit'] ? { rateLimit: flags['rate-limit'] } : {}),
-        ...(flags['event-sink'] !== undefined ? { eventSink: flags['event-sink'] } : {}),
-        ...(faults ? { faults: { rate: faults, seed: flags['fault-seed'], modes: flags['fault-modes'] } } : {}),
-        reservationCheck: flags['reservation-check'],
-        logLevel: flags['log-level'],
-        logFormat: chooseLogFormat(flags['log-format']),
-        colour: colourEnabled(),
-      });
-    } catch (error) {
-      if (error instanceof ServingRefused) this.error(error.message, { exit: 1 });
-      throw error;
-    }
+    const server = await this.loadServer();
+    const refusedAs = <T>(flag: string, parse: () => T): T => {
+      try {
+        return parse();
+      } catch (error) {
+        this.error(`${flag}: ${(error as Error).message}`, { exit: 1 });
+      }
+    };
+    const rateLimit = flags['rate-limit'] === undefined ? undefined : refusedAs('--rate-limit', () => server.parseRateLimit(flags['rate-limit']!));
+    const faultRate = flags['inject-faults'];
+    const faults =
+      faultRate === undefined
+        ? undefined
+        : refusedAs('--inject-faults', () => server.parseFaultInjection(faultRate, flags['fault-seed'], flags['fault-modes']));
+    const { logger } = await serverLogger(flags['log-level'], chooseLogFormat(flags['log-format']), colourEnabled());
+    const running = await server.startServer({
+      logger,
+      host: flags.host,
+      port: flags.port,
+      db: flags.db,
+      apiKeys,
+      ...(flags['base-url'] ? { baseUrl: flags['base-url'] } : {}),
+      ...(rateLimit ? { rateLimit } : {}),
+      ...(flags['max-concurrent'] !== undefined ? { maxConcurrent: flags['max-concurrent'] } : {}),
+      ...(flags.latency ? { latencyMs: flags.latency } : {}),
+      ...(flags['event-sink'] !== undefined ? { delivery: { sinkPath: flags['event-sink'] } } : {}),
+      ...(faults ? { faults } : {}),
+      reservationCheck: flags['reservation-check'],
+    });
 
-    this.log(`gatehouse reference API listening on ${server.url}`);
+    this.log(`gatehouse reference API listening on ${running.url}`);
     this.log(`  database: ${flags.db}`);
     if (flags['event-sink'] !== undefined) this.log(`  event sink: ${flags['event-sink']}`);
     if (!flags['reservation-check']) this.log('  reservation check: off (edge hostports need no reserved domain or address)');
-    if (server.faults) {
-      this.log(`  FAULT INJECTION ON (tests only): ${server.faults.rate} of requests fail, seed ${server.faults.seed ?? 'random'}`);
+    if (rateLimit) this.log(`  rate limit: ${flags['rate-limit']} per key, rolling`);
+    if (flags['max-concurrent'] !== undefined) this.log(`  concurrent requests: at most ${flags['max-concurrent']} per key`);
+    if (flags.latency) this.log(`  latency: ${flags.latency} ms before every answer`);
+    if (faults) {
+      this.log(`  FAULT INJECTION ON (tests only): ${faults.rate} of requests fail, seed ${faults.seed ?? 'random'}`);
     }
-    if (server.generatedKey) {
-      this.log(`  API key (generated, shown once): ${server.generatedKey}`);
+    if (running.generatedKey) {
+      this.log(`  API key (generated, shown once): ${running.generatedKey}`);
     } else if (apiKeys.length > 0) {
       this.log(`  API keys: ${apiKeys.length} given`);
     } else {
-      this.log(`  API keys: ${server.storedKeyCount} stored in the database`);
+      this.log(`  API keys: ${running.app.apiKeys.storedCount()} stored in the database`);
     }
 
     let stopping = false;
@@ -108,11 +134,21 @@ export default class Serve extends Command {
       if (stopping) return;
       stopping = true;
       this.log(`${signal}: finishing in-flight requests and closing the database`);
-      await server.stop();
+      await running.close();
       process.exit(0);
     };
     process.once('SIGINT', () => void stop('SIGINT'));
     process.once('SIGTERM', () => void stop('SIGTERM'));
+  }
+
+  /** The server package, or exit 1 saying how to install it (it is an optional dependency). */
+  private async loadServer() {
+    try {
+      return await loadServer('serve');
+    } catch (error) {
+      if (error instanceof CliError) this.error(error.message, { exit: 1 });
+      throw error;
+    }
   }
 }
 
