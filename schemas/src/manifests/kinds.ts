@@ -10,8 +10,7 @@ import { Description, Metadata, Strict, StringEnum } from '../common.js';
 import { Cidr, RuleAction } from '../api/ip-policies.js';
 import { IpRestrictionType } from '../api/ip-restrictions.js';
 import { WEIGHT_MAX } from '../api/backends.js';
-import { HttpsHostports } from '../api/https-edges.js';
-import { Hostports } from '../api/tcp-edges.js';
+import { Hostports, HttpsHostports } from '../api/edges.js';
 import { RouteMatch, RouteMatchType } from '../api/routes.js';
 import { EndpointTrafficPolicyInput } from '../api/backend-modules.js';
 import {

@@ -9,9 +9,7 @@ import { registerEventSubscriptionSources } from './event-subscription-sources.j
 import { ipRestrictions } from './ip-restrictions.js';
 import { botUsers } from './bot-users.js';
 import { registerBackends } from './backends.js';
-import { registerTcpEdges } from './tcp-edges.js';
-import { registerHttpsEdges } from './https-edges.js';
-import { registerTlsEdges } from './tls-edges.js';
+import { registerEdges } from './edges.js';
 import { reservedAddrs, reservedDomains } from './reservations.js';
 
 export function registerAllResources(app: FastifyInstance): void {
@@ -26,7 +24,5 @@ export function registerAllResources(app: FastifyInstance): void {
   registerResource(app, reservedDomains);
   registerResource(app, reservedAddrs);
   registerBackends(app);
-  registerTcpEdges(app);
-  registerHttpsEdges(app);
-  registerTlsEdges(app);
+  registerEdges(app);
 }

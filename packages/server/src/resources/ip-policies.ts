@@ -19,10 +19,7 @@ import {
 import { ApiError, invalidReference } from '../errors.js';
 import { merge, type ResourceDefinition } from './define.js';
 import { withCommonFields, type CommonFields } from './common.js';
-import { IP_RESTRICTION } from './ip-restrictions.js';
-
-export const IP_POLICY = 'ip_policy';
-export const IP_POLICY_RULE = 'ip_policy_rule';
+import { IP_POLICY, IP_POLICY_RULE, IP_RESTRICTION } from './kinds.js';
 
 type StoredPolicy = CommonFields;
 

@@ -11,9 +11,8 @@ import { IpRestriction, IpRestrictionCreate, IpRestrictionList, IpRestrictionUpd
 import { ApiError } from '../errors.js';
 import { withCommonFields, type CommonFields } from './common.js';
 import { merge, type ResourceDefinition } from './define.js';
+import { IP_RESTRICTION } from './kinds.js';
 import { checkIpPolicyIds } from './modules/ip-restriction.js';
-
-export const IP_RESTRICTION = 'ip_restriction';
 
 interface StoredRestriction extends CommonFields {
   enforced: boolean;

@@ -7,7 +7,7 @@
 import { EndpointIpPolicy, EndpointIpPolicyInput } from '@gatehouse/schemas';
 import { invalidReference } from '../../errors.js';
 import type { RequestContext } from '../context.js';
-import { IP_POLICY } from '../ip-policies.js';
+import { IP_POLICY } from '../kinds.js';
 import type { ModuleDefinition } from '../modules.js';
 
 /** Throws `invalid_reference` naming `field` for the first id that is not a live IP policy. */

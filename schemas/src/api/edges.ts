@@ -1,0 +1,121 @@
+/**
+ * The three edge kinds, from one description (`edgeSchemas`): description, metadata and
+ * hostports (each belongs to at most one edge of any kind), plus the modules of the kind, each
+ * given inline on create and PATCH and rendered inline, `null` when unset. The kinds differ in
+ * their hostports (HTTPS edges serve port 443 only), their modules and their list key, and an
+ * HTTPS edge also renders its routes, in creation order.
+ *
+ * - HTTPS edges (api-spec 2.7, 4.7): the `mutual_tls` and `tls_termination` edge modules; created
+ *   with `routes: []` and its modules `null` unless given.
+ * - TCP edges (`/edges/tcp`): the backend, IP restriction and traffic policy modules.
+ * - TLS edges (`/edges/tls`): hostports on reserved domains; the backend, IP restriction, mutual
+ *   TLS, TLS termination (`terminate_at` edge or upstream) and traffic policy modules.
+ */
+import { Type, type Static, type TArray, type TNull, type TOptional, type TProperties, type TSchema, type TString, type TUnion } from '@sinclair/typebox';
+import { Description, Metadata, Nullable, listEnvelope, resourceBase, UpdateBody } from '../common.js';
+import {
+  EndpointBackend,
+  EndpointBackendInput,
+  EndpointIpPolicy,
+  EndpointIpPolicyInput,
+  EndpointTrafficPolicy,
+  EndpointTrafficPolicyInput,
+} from './backend-modules.js';
+import { EndpointMutualTls, EndpointMutualTlsInput, EndpointTlsTermination, EndpointTlsTerminationInput } from './endpoint-modules.js';
+import { HttpsEdgeRoute } from './routes.js';
+
+/** A module of an edge: what a create or PATCH gives, and what a response renders. */
+interface EdgeModule {
+  input: TSchema;
+  output: TSchema;
+}
+
+type ModuleInputs<M extends Record<string, EdgeModule>> = { [N in keyof M]: TOptional<M[N]['input']> };
+type ModuleOutputs<M extends Record<string, EdgeModule>> = { [N in keyof M]: TUnion<[M[N]['output'], TNull]> };
+
+/**
+ * The create, update, resource and list schemas of one edge kind. `modules` are in the order
+ * bodies and responses list them; `rendered` are response fields after them (an HTTPS edge's
+ * routes).
+ */
+export function edgeSchemas<K extends string, H extends TSchema, M extends Record<string, EdgeModule>, R extends TProperties = {}>(options: {
+  listKey: K;
+  hostports: H;
+  modules: M;
+  rendered?: R;
+}) {
+  const moduleEntries = Object.entries(options.modules);
+  const inputs = Object.fromEntries(moduleEntries.map(([name, module]) => [name, Type.Optional(module.input)])) as ModuleInputs<M>;
+  const outputs = Object.fromEntries(moduleEntries.map(([name, module]) => [name, Nullable(module.output)])) as ModuleOutputs<M>;
+  const fields = {
+    description: Type.Optional(Description),
+    metadata: Type.Optional(Metadata),
+    hostports: Type.Optional(options.hostports),
+    ...inputs,
+  };
+  const resource = Type.Object({
+    ...resourceBase,
+    hostports: Type.Array(Type.String()) as TArray<TString>,
+    ...outputs,
+    ...((options.rendered ?? {}) as R),
+  });
+  return {
+    create: Type.Object(fields, { additionalProperties: false }),
+    update: UpdateBody(fields),
+    resource,
+    list: listEnvelope(options.listKey, resource),
+  };
+}
+
+export const Hostports = Type.Array(Type.String({ minLength: 1 }), {
+  description: 'hostname:port pairs served by the edge (port 1..65535); each belongs to at most one edge',
+});
+export const HttpsHostports = Type.Array(Type.String({ minLength: 1 }), {
+  description: 'hostname:443 pairs served by the edge; each belongs to at most one edge',
+});
+
+const backend = { input: EndpointBackendInput, output: EndpointBackend };
+const ipRestriction = { input: EndpointIpPolicyInput, output: EndpointIpPolicy };
+const mutualTls = { input: EndpointMutualTlsInput, output: EndpointMutualTls };
+const tlsTermination = { input: EndpointTlsTerminationInput, output: EndpointTlsTermination };
+const trafficPolicy = { input: EndpointTrafficPolicyInput, output: EndpointTrafficPolicy };
+
+const https = edgeSchemas({
+  listKey: 'https_edges',
+  hostports: HttpsHostports,
+  modules: { mutual_tls: mutualTls, tls_termination: tlsTermination },
+  rendered: { routes: Type.Array(HttpsEdgeRoute) },
+});
+export const HttpsEdgeCreate = https.create;
+export const HttpsEdgeUpdate = https.update;
+export const HttpsEdge = https.resource;
+export const HttpsEdgeList = https.list;
+export type HttpsEdgeCreate = Static<typeof HttpsEdgeCreate>;
+export type HttpsEdgeUpdate = Static<typeof HttpsEdgeUpdate>;
+export type HttpsEdge = Static<typeof HttpsEdge>;
+
+const tcp = edgeSchemas({
+  listKey: 'tcp_edges',
+  hostports: Hostports,
+  modules: { backend, ip_restriction: ipRestriction, traffic_policy: trafficPolicy },
+});
+export const TcpEdgeCreate = tcp.create;
+export const TcpEdgeUpdate = tcp.update;
+export const TcpEdge = tcp.resource;
+export const TcpEdgeList = tcp.list;
+export type TcpEdgeCreate = Static<typeof TcpEdgeCreate>;
+export type TcpEdgeUpdate = Static<typeof TcpEdgeUpdate>;
+export type TcpEdge = Static<typeof TcpEdge>;
+
+const tls = edgeSchemas({
+  listKey: 'tls_edges',
+  hostports: Hostports,
+  modules: { backend, ip_restriction: ipRestriction, mutual_tls: mutualTls, tls_termination: tlsTermination, traffic_policy: trafficPolicy },
+});
+export const TlsEdgeCreate = tls.create;
+export const TlsEdgeUpdate = tls.update;
+export const TlsEdge = tls.resource;
+export const TlsEdgeList = tls.list;
+export type TlsEdgeCreate = Static<typeof TlsEdgeCreate>;
+export type TlsEdgeUpdate = Static<typeof TlsEdgeUpdate>;
+export type TlsEdge = Static<typeof TlsEdge>;
