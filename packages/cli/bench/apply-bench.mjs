@@ -19,8 +19,7 @@ import { join } from 'node:path';
 import { GatehouseClient } from '@gatehouse/client';
 import { executeApply, prepareApply } from '@gatehouse/engine';
 import { ClientLiveApi } from '../dist/live-api.js';
-import { UNRESERVED, benchMetadata, median, pool, startServe, yamlDoc } from './support.mjs';
-import { countFromEnv } from '../../server/bench/server-bench.mjs';
+import { UNRESERVED, benchMetadata, countFromEnv, median, pool, startServe, yamlDoc } from './support.mjs';
 
 const KEY = 'apply-bench-key-0123456789abcdef';
 const STACK = 'bench';

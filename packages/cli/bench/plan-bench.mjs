@@ -21,8 +21,7 @@ import { join } from 'node:path';
 import { GatehouseClient, collect } from '@gatehouse/client';
 import { computePlan, validateManifests } from '@gatehouse/engine';
 import { ClientLiveApi } from '../dist/live-api.js';
-import { LISTED_COLLECTIONS, UNRESERVED, benchMetadata, CLI, median, pool, startServe, yamlDoc } from './support.mjs';
-import { countFromEnv } from '../../server/bench/server-bench.mjs';
+import { LISTED_COLLECTIONS, UNRESERVED, benchMetadata, CLI, countFromEnv, median, pool, startServe, yamlDoc } from './support.mjs';
 
 const KEY = 'bench-key-0123456789abcdef';
 const STACK = 'bench';

@@ -1,11 +1,11 @@
 /**
  * What the benches share: starting the built `gatehouse serve` as a process, a worker pool,
- * the ownership metadata apply writes, one manifest document, and the median of the rounds.
+ * the ownership metadata apply writes, one manifest document, the median of the rounds, and
+ * counts read from the environment.
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { composeMetadata, KINDS } from '@gatehouse/engine';
-import { stopChild } from '../../server/bench/server-bench.mjs';
 
 export const CLI = fileURLToPath(new URL('../bin/run.js', import.meta.url));
 
@@ -25,6 +25,26 @@ export function startServe(db, key, args = []) {
       if (url && /API key/.test(out)) resolve({ url, stop: () => stopChild(child) });
     });
   });
+}
+
+/** Asks `child` to end (SIGTERM) if it still runs, and resolves once it has exited. */
+export async function stopChild(child) {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+/**
+ * The positive whole number in environment variable `name`, or `fallback` when it is unset. Any
+ * other value, an empty one too, stops the bench with an error that names the variable: zero
+ * rounds, say, would print no figure at all rather than a wrong one.
+ */
+export function countFromEnv(name, fallback) {
+  const value = process.env[name];
+  if (value === undefined) return fallback;
+  if (!/^[1-9][0-9]*$/.test(value.trim())) throw new Error(`${name} must be a positive whole number, not ${JSON.stringify(value)}`);
+  return Number(value);
 }
 
 /** Runs `fn` over `items` with `n` at a time. */
