@@ -117,7 +117,7 @@ export function registerResource<Stored>(app: FastifyInstance, def: ResourceDefi
 
   /**
    * Records the audit event of a change and returns the object as rendered: the event carries
-   * that rendering, and a create or update answers with it (rendered once, in the savepoint).
+   * that rendering, and a create or update answers with it (rendered once, in the transaction).
    */
   const recordAudit = (action: 'created' | 'updated' | 'deleted', object: StoredObject<Stored>, ctx: RequestContext) => {
     const rendered = def.render(object, ctx);
