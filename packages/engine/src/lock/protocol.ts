@@ -98,9 +98,12 @@ export async function lockWhileReading<T>(
     }
     const records = policiesOf ? lockRecordsIn(stack, policiesOf(value)) : await lockRecords(api, stack);
     if (await confirmClaim(api, claim, records)) return { lock: hold(api, stack, ctx, claim), value };
-    // Another claim of the same bot user is earlier: it holds the lock; ours is withdrawn.
+    // Another claim of the same bot user is earlier: it holds the lock; ours is withdrawn. When
+    // its holder has released it meanwhile, it is free: take it.
+    const holder = await readLock(api, stack, ctx.now());
+    if (!holder) continue;
     const waited = ctx.now().getTime() - ctx.start;
-    if (waited >= ctx.timeoutMs) throw new LockHeld(await readLock(api, stack, ctx.now()), stack, ctx.timeoutMs > 0 ? waited : 0);
+    if (waited >= ctx.timeoutMs) throw new LockHeld(holder, stack, ctx.timeoutMs > 0 ? waited : 0);
     await ctx.sleep(Math.min(ctx.pollMs, Math.max(1, ctx.timeoutMs - waited)));
   }
 }
@@ -171,6 +174,8 @@ async function claimBotUser(api: LiveApi, stack: string, ctx: LockContext): Prom
     }
     if (!bot) {
       const lock = await readLock(api, stack, ctx.now());
+      // Released since the create was refused: it is free, take it.
+      if (!lock) continue;
       const waited = ctx.now().getTime() - ctx.start;
       if (waited >= ctx.timeoutMs) throw new LockHeld(lock, stack, ctx.timeoutMs > 0 ? waited : 0);
       if (!ctx.waiting) {

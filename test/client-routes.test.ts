@@ -1,8 +1,7 @@
 /** HTTPS edges, their modules, routes and every route module through the client. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type GatehouseClient, ROUTE_MODULE_NAMES, type RouteModules } from './client.js';
-import { collect } from './resources.js';
-import { startServedClient } from './testing/reference-server.js';
+import { collect, type GatehouseClient, ROUTE_MODULE_NAMES, type RouteModules } from '@gatehouse/client';
+import { startServedClient } from './helpers/served-client.js';
 
 const KEY = 'routes-test-key-0123456789';
 let client: GatehouseClient;

@@ -1,10 +1,9 @@
 /**
- * Test support, not built (tsconfig excludes src/testing): the real reference server on a
- * loopback port over an in-memory database, and a client of it, for the tests that exercise
- * the client end to end.
+ * The real reference server in this process, on a loopback port over an in-memory database, and
+ * a client of it: for the tests of the client against the server (no process start needed).
  */
 import { startServer, type RunningServer } from '@gatehouse/server';
-import { GatehouseClient } from '../client.js';
+import { GatehouseClient } from '@gatehouse/client';
 
 export interface ServedClient {
   server: RunningServer;

@@ -1,10 +1,8 @@
 /** The client against the real reference server, listening on a loopback port. */
 import type { RunningServer } from '@gatehouse/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GatehouseClient } from './client.js';
-import { GatehouseApiError } from './errors.js';
-import { collect } from './resources.js';
-import { startServedClient } from './testing/reference-server.js';
+import { collect, GatehouseApiError, GatehouseClient } from '@gatehouse/client';
+import { startServedClient } from './helpers/served-client.js';
 
 const KEY = 'client-test-key-0123456789';
 let server: RunningServer;
