@@ -14,6 +14,7 @@
  * The input is expected to be acyclic (the plan orders it); a cycle or a dependency on an
  * unknown step is reported as `WalkError` before anything runs.
  */
+import PQueue from 'p-queue';
 import { append } from '../append.js';
 
 export interface Step<T> {
@@ -65,10 +66,6 @@ export async function walk<T>(steps: readonly Step<T>[], options: WalkOptions<T>
 
   const outcomes: StepOutcome<T>[] = [];
   const settled = new Set<string>();
-  // Imported here, not at the top: every command imports the engine, and p-queue's
-  // eventemitter3 is CommonJS, whose first `import` loads Node's export lexer (some 10 MB
-  // resident, most of validate's fixed memory cost: issue 15).
-  const { default: PQueue } = await import('p-queue');
   const queue = new PQueue({ concurrency: Math.max(1, options.parallelism) });
 
   const running = new Set<string>();
