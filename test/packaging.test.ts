@@ -7,7 +7,7 @@
  * `gatehouse` validating, planning and applying against a `gatehouse serve` of the workspace.
  */
 import { execFile } from 'node:child_process';
-import { cpSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import semver from 'semver';
@@ -157,10 +157,7 @@ describe('npm pack, then npm install --omit=optional into an empty directory', (
   };
 
   beforeAll(async () => {
-    // dist/ is built: `npm test` runs `tsc -b` first. The CLI's prepack also writes its bundle
-    // and its oclif manifest; run those alone rather than every prepack (each would build again).
-    await execFileAsync(process.execPath, ['packages/cli/scripts/bundle.mjs'], { cwd: REPO_ROOT });
-    await execFileAsync('npm', ['run', 'manifest', '-w', 'packages/cli'], { cwd: REPO_ROOT });
+    // dist/ and the CLI's oclif manifest are built: `npm test` runs `npm run build` first.
     const packed = await execFileAsync('npm', ['pack', '--workspaces', '--ignore-scripts', '--json', '--pack-destination', work.path], {
       cwd: REPO_ROOT,
       maxBuffer: 64 * 1024 * 1024,
@@ -203,30 +200,13 @@ describe('npm pack, then npm install --omit=optional into an empty directory', (
     expect(files('@gatehouse/schemas')).toContain('json/manifests/AnyManifest.schema.json');
   });
 
-  it('leaves a bundle that is up to date as it is: other test files and users run the CLI from it', async () => {
-    const stamp = join(REPO_ROOT, 'packages/cli/dist-bundle/stamp.json');
-    const written = statSync(stamp).mtimeMs;
-    const again = await execFileAsync(process.execPath, ['packages/cli/scripts/bundle.mjs'], { cwd: REPO_ROOT });
-    expect(again.stdout).toMatch(/is up to date/);
-    expect(statSync(stamp).mtimeMs).toBe(written);
-  });
-
   it('installs without the server, better-sqlite3 or any engine warning', () => {
     expect(install.stderr).not.toMatch(/EBADENGINE|gyp|prebuild/);
     expect(existsSync(join(app, 'node_modules/@gatehouse/cli/dist/commands/plan.js'))).toBe(true);
-    // The commands run from the bundle (scripts/bundle.mjs), which an installed copy trusts.
-    expect(existsSync(join(app, 'node_modules/@gatehouse/cli/dist-bundle/commands/plan.cjs'))).toBe(true);
-    // And oclif from its vendored copy (src/startup/vendor.ts) while the installed @oclif/core is
-    // the version it was built from, which a lockfile install gives.
-    expect(existsSync(join(app, 'node_modules/@gatehouse/cli/dist-bundle/vendor/oclif-core.cjs'))).toBe(true);
     const manifest = JSON.parse(readFileSync(join(app, 'node_modules/@gatehouse/cli/oclif.manifest.json'), 'utf8')) as {
-      gatehouseBundle: boolean;
-      commands: Record<string, { relativePath: string[]; isESM: boolean }>;
+      commands: Record<string, { relativePath: string[] }>;
     };
-    expect(manifest.gatehouseBundle).toBe(true);
-    expect(manifest.commands.plan!.relativePath).toEqual(['dist-bundle', 'commands', 'plan.cjs']);
-    // Required, not imported: run from V8's code cache (src/startup/bundle-modules.ts).
-    expect(manifest.commands.plan!.isESM).toBe(false);
+    expect(manifest.commands.plan!.relativePath).toEqual(['dist', 'commands', 'plan.js']);
     expect(existsSync(join(app, 'node_modules/@gatehouse/server'))).toBe(false);
     expect(existsSync(join(app, 'node_modules/better-sqlite3'))).toBe(false);
     expect(existsSync(join(app, 'node_modules/fastify'))).toBe(false);
@@ -250,27 +230,7 @@ describe('npm pack, then npm install --omit=optional into an empty directory', (
     const again = await gatehouse(['plan', 'manifests', '--detailed-exitcode'], api);
     expect(again.code, again.stdout + again.stderr).toBe(0);
     expect(again.stdout).toMatch(/No changes/);
-    // oclif and undici ran from their vendored copies, and the commands from the bundle, compiled
-    // with V8's code cache (src/startup/vendor.ts, bundle-modules.ts, code-cache.ts), which each
-    // profile wrote on its first run that went through.
-    const bundle = join(app, 'node_modules/@gatehouse/cli/dist-bundle');
-    expect(existsSync(join(bundle, 'vendor/oclif-core.cjs.default.v8cache'))).toBe(true);
-    expect(existsSync(join(bundle, 'vendor/oclif-core.cjs.validate.v8cache'))).toBe(true);
-    expect(existsSync(join(bundle, 'vendor/undici.cjs.default.v8cache'))).toBe(true);
-    expect(existsSync(join(bundle, 'commands/plan.cjs.default.v8cache'))).toBe(true);
-    expect(existsSync(join(bundle, 'commands/validate.cjs.validate.v8cache'))).toBe(true);
   }, 180_000);
-
-  it('keeps the code caches of serve apart from the other commands\' (V8 refuses a cache made under other flags)', async () => {
-    // Other commands run with bin/run.js's short-run settings (src/startup/jit-settings.ts), serve
-    // without: sharing files, each would refuse and rewrite what the other wrote.
-    const vendor = join(app, 'node_modules/@gatehouse/cli/dist-bundle/vendor');
-    const plans = readFileSync(join(vendor, 'oclif-core.cjs.default.v8cache'));
-    const help = await gatehouse(['serve', '--help']);
-    expect(help.code, help.stderr).toBe(0);
-    expect(existsSync(join(vendor, 'oclif-core.cjs.serve.v8cache'))).toBe(true);
-    expect(readFileSync(join(vendor, 'oclif-core.cjs.default.v8cache')).equals(plans)).toBe(true);
-  });
 
   it('the shell recipe plans a change, applies the plan it saved, and then finds no drift', async () => {
     const recipe = join(REPO_ROOT, 'examples/ci/shell/gatehouse-ci.sh');

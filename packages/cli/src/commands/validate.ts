@@ -8,7 +8,6 @@ import { manifestFlags, readingOptions } from '../manifest-flags.js';
 import { formatProblem, terminalStyle } from '../output.js';
 import { policyFlags, policyPaths } from '../policy-flags.js';
 import { verboseFlag } from '../request-log.js';
-import { keepHeapCompact } from '../startup/heap-settings.js';
 
 /** `gatehouse validate [PATH...]`: checks manifests without the network. */
 export default class Validate extends Command {
@@ -43,9 +42,6 @@ export default class Validate extends Command {
   ];
 
   async run(): Promise<void> {
-    // Reading keeps nearly every value it parses: a heap grown for speed would only add to
-    // the peak memory of a large manifest (issue 15: under 10x the input).
-    keepHeapCompact();
     const { argv, flags } = await this.parse(Validate);
     const selection = await selectEnvironments({
       argv: argv as string[],

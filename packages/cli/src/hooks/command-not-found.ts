@@ -5,7 +5,7 @@
  */
 import { Errors, toConfiguredId } from '../oclif.js';
 import type { Hook } from '@oclif/core';
-import { closestName } from '../startup/suggest.js';
+import { closestName } from '../suggest.js';
 
 const hook: Hook<'command_not_found'> = async function (options) {
   if (process.stdin.isTTY && process.stdout.isTTY && !process.env.CI) {

@@ -1,12 +1,7 @@
-import { fileURLToPath } from 'node:url';
-import { Config, Errors } from '@oclif/core';
+import { Errors } from '@oclif/core';
 import { describe, expect, it } from 'vitest';
-import { fishCompletion } from '../completion/fish.js';
 import { reportError } from './report-error.js';
 import { closestName } from './suggest.js';
-import { userAgent } from './version.js';
-
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 function report(error: unknown): { code: number; text: string } {
   let text = '';
@@ -51,26 +46,5 @@ describe('reportError', () => {
 
   it('reports an unexpected error by its message (exit 1)', () => {
     expect(report(new TypeError('boom'))).toEqual({ code: 1, text: 'Error: boom\n' });
-  });
-});
-
-describe('version', () => {
-  it('answers --version exactly as oclif would, without loading it', async () => {
-    const config = await Config.load(ROOT);
-    expect(userAgent(ROOT)).toBe(config.userAgent);
-  });
-});
-
-describe('fishCompletion', () => {
-  it('completes visible commands, their flags and the options of a flag', () => {
-    const script = fishCompletion('gatehouse', [
-      { id: 'plan', aliases: [], summary: "Show what apply'd change", flags: { format: { name: 'format', type: 'option', options: ['text', 'json'], description: 'output format' } } },
-      { id: 'apply', aliases: [], summary: 'Apply', flags: { yes: { name: 'yes', type: 'boolean', char: 'y', description: 'no question' } } },
-      { id: 'secret', aliases: [], hidden: true, summary: 'hidden', flags: {} },
-    ] as never);
-    expect(script).toContain(`complete -c gatehouse -n '__fish_use_subcommand' -a 'plan' -d 'Show what apply\\'d change'`);
-    expect(script).toContain(`complete -c gatehouse -n '__fish_seen_subcommand_from plan' -l format -x -a 'text json' -d 'output format'`);
-    expect(script).toContain(`complete -c gatehouse -n '__fish_seen_subcommand_from apply' -l yes -s y -d 'no question'`);
-    expect(script).not.toContain('secret');
   });
 });
