@@ -3,8 +3,10 @@
  * The steps of the gatehouse GitHub Action (`action.yml`), as one dependency-free Node script
  * (Node 20+: global fetch). Each subcommand is one step:
  *
- *   version    the @gatehouse/cli version to install: the `version` input, or this action's own
- *              version (a tag of the action installs the CLI of the same release)
+ *   version    what to install: the registry's @gatehouse/cli at the `version` input (default:
+ *              this action's own version, so a tag of the action installs the CLI of the same
+ *              release), or the release tarball the `tarball` input names (a path or an https
+ *              URL of gatehouse-cli-<version>.tgz, from `npm run release`); and the cache key
  *   run        runs gatehouse for the `command` input; writes the step outputs, the job summary
  *              and, for plan, the body of the pull-request comment (also on failure)
  *   comment    posts or updates the sticky comment of the pull request (one per environment)
@@ -17,8 +19,9 @@
  * test/ci-recipes.test.ts; the API calls take `fetch` so that they can be tested too.
  */
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const COMMANDS = ['validate', 'plan', 'apply', 'drift'];
@@ -244,10 +247,40 @@ async function stepFindPlan() {
   setOutput('plan-dir', dirname(input('plan-file', 'gatehouse-plan.json')));
 }
 
+/**
+ * What the install step gives `npm install`, and the part of the cache key that names it:
+ * `@gatehouse/cli@<version>` from the registry (`version`, else this action's own version), or
+ * the release tarball `tarball` names. A tarball path is made absolute (from `cwd`, the
+ * workspace) and keyed by its content, so a rebuilt file is installed again; an https URL is
+ * keyed by itself (a release's URL names one file). Plain http is refused: the CLI runs with the
+ * API key. Throws a message saying what to fix.
+ */
+export function installSource({ version = '', tarball = '', ownVersion, cwd = process.cwd(), readFile = readFileSync }) {
+  if (version && tarball) throw new Error(`give version or tarball, not both (version '${version}', tarball '${tarball}')`);
+  if (!tarball) {
+    const v = (version || ownVersion).replace(/^v(?=\d)/, '');
+    if (!/^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/.test(v)) throw new Error(`version '${v}' is not a version like 0.1.0 (a tarball goes in the tarball input)`);
+    return { spec: `@gatehouse/cli@${v}`, key: v };
+  }
+  const digest = (data) => createHash('sha256').update(data).digest('hex').slice(0, 16);
+  if (/^https:\/\//i.test(tarball)) return { spec: tarball, key: `url-${digest(tarball)}` };
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(tarball)) throw new Error(`tarball '${tarball}': only a path or an https:// URL (the CLI runs with the API key; fetch it over TLS)`);
+  const path = resolve(cwd, tarball);
+  let content;
+  try {
+    content = readFile(path);
+  } catch (error) {
+    throw new Error(`tarball '${tarball}' cannot be read (${error.code ?? error.message}): give the path of gatehouse-cli-<version>.tgz in the workspace, or an https URL`, { cause: error });
+  }
+  return { spec: path, key: `file-${digest(content)}` };
+}
+
 async function stepVersion() {
-  const own = JSON.parse(readFileSync(fileURLToPath(new URL('../packages/cli/package.json', import.meta.url)), 'utf8')).version;
-  setOutput('version', input('version', own));
-  console.log(`@gatehouse/cli@${input('version', own)}`);
+  const ownVersion = JSON.parse(readFileSync(fileURLToPath(new URL('../packages/cli/package.json', import.meta.url)), 'utf8')).version;
+  const { spec, key } = installSource({ version: input('version'), tarball: input('tarball'), ownVersion, cwd: process.env.GITHUB_WORKSPACE || process.cwd() });
+  setOutput('spec', spec);
+  setOutput('key', key);
+  console.log(`installing ${spec}`);
 }
 
 const STEPS = { version: stepVersion, run: stepRun, comment: stepComment, 'find-plan': stepFindPlan };

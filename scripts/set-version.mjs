@@ -8,7 +8,8 @@
  *
  * The documents that pin a release move with it too (`PINNED_FILES`): the Action's tag in the
  * recipes and READMEs (`gatehouse/gatehouse@v0.1.0`), the CLI version the GitLab and shell
- * recipes install, and the schema URLs' compatible range (`@gatehouse/schemas@0.1/`).
+ * recipes install, the release tarballs docs/install.md names (`gatehouse-cli-0.1.0.tgz`), and the
+ * schema URLs' compatible range (`@gatehouse/schemas@0.1/`).
  *
  * `setVersion`, `versionProblems` and `pinVersion` are pure and tested in
  * `test/packaging.test.ts`; this file's main only reads and writes the files.
@@ -28,6 +29,7 @@ export const PINNED_FILES = [
   'examples/ci/gitlab/.gitlab-ci.yml',
   'examples/ci/shell/gatehouse-ci.sh',
   'schemas/json/README.md',
+  'docs/install.md',
 ];
 
 /** `0.1.4` -> `0.1`, `1.2.3` -> `1` (as `compatibleRange` of @gatehouse/schemas). */
@@ -43,6 +45,7 @@ export function pinVersion(text, version) {
     .replace(new RegExp(`(gatehouse/gatehouse@v)${v}`, 'g'), (_, before) => `${before}${version}`)
     .replace(new RegExp(`(GATEHOUSE_VERSION: ")${v}(")`, 'g'), (_, before, after) => `${before}${version}${after}`)
     .replace(new RegExp(`(GATEHOUSE_VERSION:-)${v}(\\})`, 'g'), (_, before, after) => `${before}${version}${after}`)
+    .replace(new RegExp(`(gatehouse-(?:cli|server)-)${v}(\\.tgz)`, 'g'), (_, before, after) => `${before}${version}${after}`)
     .replace(/(@gatehouse\/schemas@)\d+(?:\.\d+)?(\/json)/g, (_, before, after) => `${before}${compatibleRange(version)}${after}`);
 }
 

@@ -196,6 +196,33 @@ describe('the GitHub Action', () => {
     expect(action.gatehouseArgs('apply', { planFile: 'p.json', targets: ['HTTPSEdge/api'] })).toEqual([['apply', '--plan', 'p.json', '--yes']]);
   });
 
+  it('installs the registry’s CLI at a version, or a release tarball by its path or https URL', () => {
+    expect(action.installSource({ ownVersion: '0.1.0' })).toEqual({ spec: '@gatehouse/cli@0.1.0', key: '0.1.0' });
+    expect(action.installSource({ version: 'v0.2.0', ownVersion: '0.1.0' })).toEqual({ spec: '@gatehouse/cli@0.2.0', key: '0.2.0' });
+    expect(() => action.installSource({ version: 'latest', ownVersion: '0.1.0' })).toThrow(/version 'latest' is not a version like 0\.1\.0/);
+    const files: Record<string, string> = { '/ws/release/gatehouse-cli-0.1.0.tgz': 'one build', '/ws/other.tgz': 'another build' };
+    const readFile = (path: string) => {
+      if (files[path] === undefined) throw Object.assign(new Error('no such file'), { code: 'ENOENT' });
+      return Buffer.from(files[path]);
+    };
+    const local = action.installSource({ tarball: 'release/gatehouse-cli-0.1.0.tgz', cwd: '/ws', readFile }) as { spec: string; key: string };
+    expect(local.spec).toBe('/ws/release/gatehouse-cli-0.1.0.tgz');
+    expect(local.key).toMatch(/^file-[0-9a-f]{16}$/);
+    // Keyed by content: a rebuilt tarball is installed again, not taken from the cache.
+    expect(action.installSource({ tarball: '/ws/other.tgz', cwd: '/ws', readFile }).key).not.toBe(local.key);
+    const url = 'https://github.com/o/r/releases/download/v0.1.0/gatehouse-cli-0.1.0.tgz';
+    expect(action.installSource({ tarball: url })).toEqual({ spec: url, key: expect.stringMatching(/^url-[0-9a-f]{16}$/) });
+    expect(() => action.installSource({ tarball: 'http://example.com/gatehouse-cli-0.1.0.tgz' })).toThrow(/only a path or an https:\/\/ URL/);
+    expect(() => action.installSource({ tarball: 'missing.tgz', cwd: '/ws', readFile })).toThrow(/tarball 'missing\.tgz' cannot be read \(ENOENT\)/);
+    expect(() => action.installSource({ version: '0.1.0', tarball: url })).toThrow(/version or tarball, not both/);
+    // action.yml installs what the version step chose, and caches it under the step's key.
+    const install = actionYml.runs.steps.find((s) => s.name === 'Install gatehouse')!;
+    expect(install.run).toMatch(/npm install .*"\$SPEC"$/);
+    expect(install.env).toEqual({ SPEC: '${{ steps.version.outputs.spec }}' });
+    const cache = actionYml.runs.steps.find((s) => s.uses?.startsWith('actions/cache'))!;
+    expect(String(cache.with!.key)).toContain('${{ steps.version.outputs.key }}');
+  });
+
   it('applies the saved plan it uploads, and only that', () => {
     const [plan] = (action.gatehouseArgs('plan', { paths: ['m'], planFile: 'out/p.json' }) as string[][]).slice(-1);
     const [apply] = action.gatehouseArgs('apply', { planFile: 'out/p.json' }) as string[][];
@@ -341,6 +368,15 @@ describe('the CI recipes', () => {
     await expect(gitlab.fetchPlan(api, 'm2', 'gatehouse-plan', 'gatehouse-plan.json')).rejects.toThrow(/not the merge of a merge request/);
     expect(() => gitlab.tokenHeaders({})).toThrow(/GITLAB_API_TOKEN/);
     expect(gitlab.tokenHeaders({ CI_JOB_TOKEN: 'j' })).toEqual({ 'job-token': 'j' });
+  });
+
+  it('the shell and GitLab recipes install a release tarball when GATEHOUSE_TARBALL names one', () => {
+    for (const path of ['examples/ci/shell/gatehouse-ci.sh', 'examples/ci/gitlab/.gitlab-ci.yml']) {
+      const text = read(path);
+      expect(text, path).toContain('SOURCE="${GATEHOUSE_TARBALL:-@gatehouse/cli@$GATEHOUSE_VERSION}"');
+      expect(text, path).toMatch(/npm install --prefix \S+ --omit=optional [^\n]*"\$SOURCE"/);
+    }
+    expect(gitlabJobs('examples/ci/gitlab/.gitlab-ci.yml').variables).toHaveProperty('GATEHOUSE_TARBALL', '');
   });
 
   it('shell: commands and flags exist, and apply applies the file plan saved', () => {

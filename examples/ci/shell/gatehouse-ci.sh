@@ -17,6 +17,10 @@
 # Needs Node.js 20.19+, GATEHOUSE_API_URL and GATEHOUSE_API_KEY (an explicit target: with CI
 # set, gatehouse never falls back to its embedded server), and every ${env:NAME} secret the
 # manifests reference.
+#
+# gatehouse comes from the registry (@gatehouse/cli at GATEHOUSE_VERSION), or from a release
+# tarball when GATEHOUSE_TARBALL names one: the path or https:// URL of gatehouse-cli-<version>.tgz
+# (`npm run release`; docs/install.md).
 set -eu
 
 GATEHOUSE_VERSION="${GATEHOUSE_VERSION:-0.1.0}"
@@ -24,9 +28,15 @@ MANIFESTS="${MANIFESTS:-manifests}"
 PLAN_FILE="${PLAN_FILE:-gatehouse-plan.json}"
 PREFIX="${GATEHOUSE_PREFIX:-.gatehouse-cli}"
 
-# Installed once per version (cache $PREFIX between runs); --omit=optional: nothing to compile.
-if [ ! -x "$PREFIX/node_modules/.bin/gatehouse" ]; then
-  npm install --prefix "$PREFIX" --omit=optional --no-save --no-audit --no-fund "@gatehouse/cli@$GATEHOUSE_VERSION"
+SOURCE="${GATEHOUSE_TARBALL:-@gatehouse/cli@$GATEHOUSE_VERSION}"
+case "$SOURCE" in
+  http:*) echo "GATEHOUSE_TARBALL must be a path or an https:// URL, not $SOURCE" >&2; exit 1 ;;
+esac
+# Installed once per source (cache $PREFIX between runs; it records what it holds, so a new
+# version or tarball installs again); --omit=optional: nothing to compile.
+if [ ! -x "$PREFIX/node_modules/.bin/gatehouse" ] || [ "$(cat "$PREFIX/.installed-from" 2>/dev/null)" != "$SOURCE" ]; then
+  npm install --prefix "$PREFIX" --omit=optional --no-save --no-audit --no-fund "$SOURCE"
+  printf '%s\n' "$SOURCE" > "$PREFIX/.installed-from"
 fi
 case "$PREFIX" in
   /*) PATH="$PREFIX/node_modules/.bin:$PATH" ;;

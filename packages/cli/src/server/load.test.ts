@@ -28,6 +28,8 @@ describe('loadServer', () => {
     expect(message).toContain('optional dependency of @gatehouse/cli');
     expect(message).toContain('--omit=optional');
     expect(message).toMatch(/npm install @gatehouse\/server@\d+\.\d+\.\d+/);
+    // A release tarball's install (npm run release): the server is the release's second tarball.
+    expect(message).toMatch(/npm install \.\/gatehouse-server-\d+\.\d+\.\d+\.tgz` beside a release tarball/);
     expect(message).toContain("Cannot find package '@gatehouse/server'");
   });
 

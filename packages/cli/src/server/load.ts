@@ -11,9 +11,10 @@
  * server's own code is rethrown unchanged.
  */
 import { createRequire } from 'node:module';
+import type * as ServerPackage from '@gatehouse/server';
 import { CliError } from '../errors.js';
 
-export type ServerModule = typeof import('@gatehouse/server');
+export type ServerModule = typeof ServerPackage;
 
 /** Who asked for the server: decides the first sentence and the advice of the message. */
 export type ServerUse = 'serve' | 'embedded';
@@ -54,13 +55,15 @@ export function isMissingServer(error: unknown): boolean {
 
 /** The message of a missing server: what needed it, why it may be missing, what to do. */
 export function serverNotInstalled(use: ServerUse, cause: Error): CliError {
-  const install = `npm install ${SERVER_PACKAGE}@${cliVersion()}`;
+  const version = cliVersion();
+  const install = `npm install ${SERVER_PACKAGE}@${version}\`, or \`npm install ./gatehouse-server-${version}.tgz\` beside a release tarball`;
   const what =
     use === 'serve'
       ? `gatehouse serve needs the reference server (${SERVER_PACKAGE}), which is not installed`
       : `no API URL was given, so this command would use the embedded reference server (${SERVER_PACKAGE}), which is not installed`;
   const why =
     `it is an optional dependency of @gatehouse/cli (left out by \`npm install --omit=optional\`, ` +
+    `a tarball of its own in a release (docs/install.md), ` +
     `or skipped because ${NATIVE_PACKAGE} could not be built on this machine)`;
   const todo =
     use === 'serve'
