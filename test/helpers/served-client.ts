@@ -15,7 +15,7 @@ export interface ServedClient {
 /** Starts a server accepting `key` and a client of it that uses that key. */
 export async function startServedClient(key: string): Promise<ServedClient> {
   const server = await startServer({ host: '127.0.0.1', port: 0, db: ':memory:', reservationCheck: false, apiKeys: [key] });
-  const client = new GatehouseClient({ baseUrl: server.url, apiKey: key });
+  const client = new GatehouseClient({ baseUrl: server.url, apiKey: key, rateLimit: false });
   return {
     server,
     client,

@@ -29,7 +29,7 @@ export async function serveWithClient(key: string, args: readonly string[] = [])
     dir.cleanup();
     throw error;
   }
-  const client = new GatehouseClient({ baseUrl: server.url, apiKey: key });
+  const client = new GatehouseClient({ baseUrl: server.url, apiKey: key, rateLimit: false });
   return {
     dir,
     server,

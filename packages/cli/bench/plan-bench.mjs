@@ -83,7 +83,7 @@ async function main() {
   const dir = mkdtempSync(join(tmpdir(), 'gatehouse-bench-'));
   const server = await startServe(join(dir, 'server.db'), KEY, UNRESERVED);
   try {
-    const writer = new GatehouseClient({ baseUrl: server.url, apiKey: KEY });
+    const writer = new GatehouseClient({ baseUrl: server.url, apiKey: KEY, rateLimit: false });
     const t0 = performance.now();
     const objects = await populate(writer, dir);
     await writer.close();
@@ -99,7 +99,7 @@ async function main() {
     const target = { url: server.url, embedded: false };
     const planRun = async () => {
       const lists = new Set();
-      const client = new GatehouseClient({ baseUrl: server.url, apiKey: KEY, onRequest: (e) => lists.add(e.path.split('?')[0]) });
+      const client = new GatehouseClient({ baseUrl: server.url, apiKey: KEY, rateLimit: false, onRequest: (e) => lists.add(e.path.split('?')[0]) });
       const start = performance.now();
       const plan = await computePlan({ paths: [dir], env: {}, api: new ClientLiveApi(client, target), stack: STACK });
       const ms = performance.now() - start;
@@ -107,7 +107,7 @@ async function main() {
       return { ms, requests: client.requests.total, plan, lists: [...lists] };
     };
     const listRun = async (collections) => {
-      const client = new GatehouseClient({ baseUrl: server.url, apiKey: KEY });
+      const client = new GatehouseClient({ baseUrl: server.url, apiKey: KEY, rateLimit: false });
       const start = performance.now();
       const counts = await Promise.all(collections.map(([path, key]) => collect(client.list(path, key)).then((items) => items.length)));
       const ms = performance.now() - start;

@@ -11,7 +11,7 @@ let api: ClientLiveApi;
 
 beforeAll(async () => {
   server = await startServer({ host: '127.0.0.1', port: 0, db: ':memory:', reservationCheck: false, apiKeys: [KEY] });
-  client = new GatehouseClient({ baseUrl: server.url, apiKey: KEY });
+  client = new GatehouseClient({ baseUrl: server.url, apiKey: KEY, rateLimit: false });
   api = new ClientLiveApi(client, { url: server.url, embedded: false });
 });
 afterAll(async () => {

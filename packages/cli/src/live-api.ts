@@ -5,7 +5,7 @@
  * client's judgement of what is retryable and whether a lost answer leaves the outcome unknown.
  */
 import { GatehouseApiError, type GatehouseClient } from '@gatehouse/client';
-import { LiveApiError, type ApiObject, type LiveApi, type Target } from '@gatehouse/engine/core';
+import { LiveApiError, type ApiObject, type CreateOptions, type LiveApi, type Target } from '@gatehouse/engine/core';
 
 export class ClientLiveApi implements LiveApi {
   constructor(
@@ -38,8 +38,9 @@ export class ClientLiveApi implements LiveApi {
     }
   }
 
-  create(path: string, body: ApiObject): Promise<ApiObject> {
-    return this.#call('POST', path, body);
+  /** The client runs `findExisting` before it sends a create again after a lost answer. */
+  create(path: string, body: ApiObject, options?: CreateOptions): Promise<ApiObject> {
+    return this.#call('POST', path, body, options?.findExisting);
   }
 
   update(path: string, body: ApiObject): Promise<ApiObject> {
@@ -54,9 +55,9 @@ export class ClientLiveApi implements LiveApi {
     await this.#call('DELETE', path);
   }
 
-  async #call(method: 'POST' | 'PATCH' | 'PUT' | 'DELETE', path: string, body?: ApiObject): Promise<ApiObject> {
+  async #call(method: 'POST' | 'PATCH' | 'PUT' | 'DELETE', path: string, body?: ApiObject, recover?: () => Promise<ApiObject | undefined>): Promise<ApiObject> {
     try {
-      return await this.client.request<ApiObject>(method, path, body === undefined ? {} : { body });
+      return await this.client.request<ApiObject>(method, path, { ...(body !== undefined ? { body } : {}), ...(recover ? { recover } : {}) });
     } catch (error) {
       throw toLiveApiError(error);
     }

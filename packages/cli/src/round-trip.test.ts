@@ -23,7 +23,7 @@ let dir: string;
 
 beforeAll(async () => {
   server = await startServer({ host: '127.0.0.1', port: 0, db: ':memory:', apiKeys: [KEY] });
-  client = new GatehouseClient({ baseUrl: server.url, apiKey: KEY });
+  client = new GatehouseClient({ baseUrl: server.url, apiKey: KEY, rateLimit: false });
   api = new ClientLiveApi(client, { url: server.url, embedded: false });
   dir = mkdtempSync(join(tmpdir(), 'gatehouse-round-trip-'));
 });
@@ -90,7 +90,7 @@ describe('every manifest the engine normalizes applies, and replans empty', () =
   it('covers every kind and every module form', async () => {
     const unmanaged = await client.ipPolicies.create({ description: 'not managed' });
     writeFileSync(join(dir, 'all.yaml'), manifests(unmanaged.id));
-    const options = { api, stack: 'round-trip', paths: [dir], env: {}, delay: async () => {} };
+    const options = { api, stack: 'round-trip', paths: [dir], env: {} };
     const result = await applyPlan(options);
     expect(result.steps.filter((s) => s.status !== 'done'), JSON.stringify(result.steps.filter((s) => s.status !== 'done'), null, 2)).toEqual([]);
     expect(result.ok).toBe(true);

@@ -7,6 +7,8 @@
 export const CLIENT_ERROR_CODES = {
   network_error: 'The request could not be completed: the connection failed or was reset.',
   connection_refused: 'Nothing accepted the connection; the request was never sent.',
+  dns_error: 'The API\'s host name (or the proxy\'s) did not resolve; the request was never sent.',
+  proxy_error: 'The proxy refused or dropped the connection to the API; the request was never sent to the API.',
   timeout: 'No complete answer arrived in time; the request may or may not have been carried out.',
   deadline_exceeded: 'The deadline for all requests passed (the request was cancelled; it may or may not have been carried out).',
   tls_error: 'The TLS handshake failed (not TLS at that port, an untrusted or mismatched certificate); the request was never sent.',
@@ -33,6 +35,8 @@ export interface ApiErrorInit {
   attempts?: number;
   /** The request may have been carried out although no answer arrived. */
   outcomeUnknown?: boolean;
+  /** Overrides what the code and status say about trying again (a DNS failure that is temporary, a proxy's refusal). */
+  retryable?: boolean;
 }
 
 const NOT_RETRYABLE_CODES = new Set(['aborted', 'deadline_exceeded', 'invalid_response', 'tls_error']);
@@ -49,6 +53,7 @@ export class GatehouseApiError extends Error {
   readonly retryAfter: number | undefined;
   readonly attempts: number;
   readonly outcomeUnknown: boolean;
+  readonly #retryable: boolean | undefined;
 
   constructor(init: ApiErrorInit) {
     const where = `${init.method} ${init.baseUrl ?? ''}${init.path}`;
@@ -65,14 +70,17 @@ export class GatehouseApiError extends Error {
     this.retryAfter = init.retryAfter;
     this.attempts = init.attempts ?? 1;
     this.outcomeUnknown = init.outcomeUnknown ?? false;
+    this.#retryable = init.retryable;
   }
 
   /**
    * 429, 5xx and failures before an answer may succeed if tried again; a caller's abort, a
    * passed deadline, a body that is not JSON and a failed TLS handshake (wrong scheme or port,
-   * untrusted certificate) would fail the same way again.
+   * untrusted certificate) would fail the same way again, and so would a name that does not
+   * resolve or a proxy's refusal (these say so when they are made).
    */
   get retryable(): boolean {
+    if (this.#retryable !== undefined) return this.#retryable;
     if (this.status === undefined) return !NOT_RETRYABLE_CODES.has(this.errorCode);
     return this.status === 429 || this.status >= 500;
   }

@@ -2,7 +2,8 @@ import { MockAgent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GatehouseClient } from './client.js';
 import { GatehouseApiError } from './errors.js';
-import { parseRetryAfter, retryDelay, DEFAULT_RETRY } from './retry.js';
+import { parseRetryAfter } from './rate-headers.js';
+import { backoffDelay, DEFAULT_RETRY, DEFAULT_TIMEOUT_MS, worstCaseMs } from './retry.js';
 import type { RequestEvent } from './transport.js';
 
 const ORIGIN = 'http://api.test';
@@ -141,15 +142,17 @@ describe('client retries and errors (mocked transport)', () => {
 });
 
 describe('retry policy', () => {
-  const error = (retryAfter?: number) =>
-    new GatehouseApiError({ method: 'GET', path: '/', status: 503, errorCode: 'x', msg: 'x', ...(retryAfter !== undefined ? { retryAfter } : {}) });
-
   it('backs off exponentially with full jitter, capped', () => {
     const options = { ...DEFAULT_RETRY, baseDelayMs: 100, maxDelayMs: 1000 };
-    expect([1, 2, 3, 4, 5].map((a) => retryDelay(a, error(), options, () => 1))).toEqual([100, 200, 400, 800, 1000]);
-    expect(retryDelay(3, error(), options, () => 0.5)).toBe(200);
-    expect(retryDelay(1, error(2), options, () => 1)).toBe(1000);
-    expect(retryDelay(1, error(0.5), options, () => 1)).toBe(500);
+    expect([1, 2, 3, 4, 5].map((a) => backoffDelay(a, options, () => 1))).toEqual([100, 200, 400, 800, 1000]);
+    expect(backoffDelay(3, options, () => 0.5)).toBe(200);
+    expect(backoffDelay(3, options, () => 0)).toBe(0);
+  });
+
+  it('with the defaults, a request against an API that never answers ends within a minute', () => {
+    // Five attempts of 10 s and the longest backoffs between them: 53.75 s.
+    expect(worstCaseMs(DEFAULT_TIMEOUT_MS)).toBe(5 * 10_000 + 250 + 500 + 1000 + 2000);
+    expect(worstCaseMs(DEFAULT_TIMEOUT_MS)).toBeLessThan(60_000);
   });
 
   it('reads Retry-After as seconds or an HTTP date', () => {

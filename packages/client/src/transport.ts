@@ -1,16 +1,29 @@
 /**
- * The generic core of the client: one `request(method, path, body)` that every typed accessor
- * uses. It adds the key and version headers, holds a client-side rate limit, retries what is
- * safe to retry (see `retry.ts`; a DELETE retried after a lost answer that then finds the
- * object gone counts as done), turns every failure into a `GatehouseApiError`, and reports
- * each attempt to an optional hook and a counter (tests and the plan count requests with it).
+ * The generic core of the client: one `request(method, path, options)` that every typed accessor
+ * uses. It adds the key and version headers, paces requests to the API's budget (`pace.ts`),
+ * bounds each attempt in time, retries what is safe to retry (`retry.ts`; a create whose
+ * answer was lost only after asking the caller's `recover` what it made; a DELETE retried after
+ * a lost answer that then finds the object gone counts as done), turns every failure into a
+ * `GatehouseApiError` (`classify.ts`), and reports each attempt to an optional hook and a
+ * counter (tests and the plan count requests with it).
+ *
+ * Time: each attempt ends within `timeoutMs` (connecting within `CONNECT_TIMEOUT_MS` of it);
+ * a request makes at most `maxAttempts`; an API that answers nothing is given up on after one
+ * request's worth of attempts, whatever the requests that follow (`silence.ts`); and nothing
+ * outlives `deadlineMs`: a wait that would end past it fails at once, an attempt in flight is cut
+ * at it. The deadline is a time, not a shared AbortSignal: a signal shared by every request
+ * would gather a listener per request in flight (Node warns past ten).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import PQueue from 'p-queue';
 import type { Dispatcher } from 'undici';
+import { classify, errorFromResponse, type AttemptPlace } from './classify.js';
+import { createDispatcher, withoutCredentials } from './dispatcher.js';
 import { GatehouseApiError } from './errors.js';
-import { DEFAULT_RETRY, parseRetryAfter, retryDelay, shouldRetry, type RetryOptions } from './retry.js';
-import { Agent, AttemptTimedOut, exchange, type Answer } from './undici.js';
+import { Pacer, PaceRefused, SERVICE_BUDGET, SERVICE_CONCURRENCY, type Answer as Limits, type Slot } from './pace.js';
+import { limitsOf, MAX_SERVER_WAIT_MS } from './rate-headers.js';
+import { backoffDelay, DEFAULT_RETRY, DEFAULT_TIMEOUT_MS, mayHaveRun, shouldRetry, type RetryOptions } from './retry.js';
+import { Silence } from './silence.js';
+import { AttemptTimedOut, exchange, type Answer } from './undici.js';
 
 export const SERVICE_VERSION = '2';
 
@@ -32,6 +45,8 @@ export interface RequestEvent {
   /** HTTP status; undefined when no answer arrived. */
   status: number | undefined;
   durationMs: number;
+  /** How long the attempt waited for its turn under the rate limit and the cap on requests in flight. */
+  waitedMs: number;
   /** Set when the attempt failed (an error status or no answer). */
   error?: GatehouseApiError;
   /** The server's id of this request: the `operation-id` header or the error's `details.operation_id`. */
@@ -45,24 +60,36 @@ export interface ClientOptions {
   baseUrl: string;
   apiKey: string;
   retry?: RetryOptions;
-  /** Off unless given. */
-  rateLimit?: RateLimitOptions;
-  /** Requests in flight at once. Default 10. */
+  /**
+   * The budget requests are paced to: at most `requests` attempts, retries included, in any
+   * rolling `intervalMs`. Default: the service's documented budget per account
+   * (`SERVICE_BUDGET`, 120 per 60 s), which everything using the account shares (two processes
+   * at once: give each its part). `false`: not paced, for a server without a limit (the
+   * embedded reference server). Either way the server's own word (429, `Retry-After`,
+   * rate-limit headers) is followed.
+   */
+  rateLimit?: RateLimitOptions | false;
+  /** Requests in flight at once. Default `SERVICE_CONCURRENCY`. */
   concurrency?: number;
   /**
-   * Longest wait for one attempt, from sending to the end of the answer; also the connect,
-   * headers and body timeouts of the client's own connection pool. Default 30,000 ms.
+   * Longest wait for one attempt: for the first byte of the answer, and for the whole of it;
+   * connecting waits at most `CONNECT_TIMEOUT_MS` of it. Default `DEFAULT_TIMEOUT_MS` (10 s).
    */
   timeoutMs?: number;
+  /** Longest time for all the requests of this client together, counted from its creation (a command's `--deadline`). */
+  deadlineMs?: number;
   /**
-   * Cancels every request of this client when aborted: a deadline for a whole run
-   * (`AbortSignal.timeout(ms)`), or a Ctrl-C. Requests waiting, in flight or between retries
-   * fail with `deadline_exceeded` (a timeout's abort) or `aborted`, never retried.
+   * Cancels every request of this client when aborted (a Ctrl-C): requests waiting, in flight or
+   * between retries fail with `aborted` (`deadline_exceeded` for an `AbortSignal.timeout`).
    */
   signal?: AbortSignal;
+  /** URL of an HTTP(S) proxy to reach the API through (see `dispatcher.ts`); ignored with `dispatcher`. */
+  proxy?: string;
+  /** PEM certificates to trust for an https:// API, besides Node's own; ignored with `dispatcher`. */
+  ca?: string[];
   /** Called after every attempt (retries included). Must not throw. */
   onRequest?: (event: RequestEvent) => void;
-  /** Replaces the connection pool (tests inject faults or mocks). */
+  /** Replaces the connection pool (tests inject faults or mocks); its own timeouts apply besides the client's. */
   dispatcher?: Dispatcher;
   /** Randomness of the backoff jitter; tests pin it. */
   random?: () => number;
@@ -71,6 +98,13 @@ export interface ClientOptions {
 export interface RequestOptions {
   body?: unknown;
   signal?: AbortSignal;
+  /**
+   * For a POST: finds what an attempt whose outcome is unknown (no answer, or a 5xx) may have
+   * created. The client calls it before sending the POST again; what it returns (not undefined)
+   * is taken as the request's answer, undefined sends the POST again. Without it, such a POST
+   * is not tried again: it fails with `outcomeUnknown`, and the caller must look before creating.
+   */
+  recover?: () => Promise<unknown>;
 }
 
 /** Counts of attempts made so far, by method. */
@@ -78,6 +112,11 @@ export interface RequestCounts {
   total: number;
   byMethod: Record<Method, number>;
 }
+
+/** An attempt's outcome: an answer's body, or a failure (`sent: false` when nothing went out). */
+type Outcome<T> =
+  | { ok: true; body: T; status: number; operationId?: string; durationMs: number; waitedMs: number }
+  | { ok: false; error: GatehouseApiError; sent: boolean; durationMs: number; waitedMs: number };
 
 export class Transport {
   readonly baseUrl: string;
@@ -87,11 +126,19 @@ export class Transport {
   readonly #pathPrefix: string;
   readonly #apiKey: string;
   readonly #retry: Required<RetryOptions>;
-  readonly #queue: PQueue;
+  readonly #pacer: Pacer;
+  readonly #silence: Silence;
   readonly #dispatcher: Dispatcher;
   readonly #ownsDispatcher: boolean;
   readonly #options: ClientOptions;
   readonly #timeoutMs: number;
+  /** `performance.now()` at which every request must have ended, if there is a deadline. */
+  readonly #deadline: number | undefined;
+  readonly #proxy: string | undefined;
+  /** Per-request controllers, aborted together by the client's signal (its one listener). */
+  readonly #controllers = new Set<AbortController>();
+  #active = 0;
+  #idle: (() => void)[] = [];
   readonly #counts: RequestCounts = { total: 0, byMethod: { GET: 0, POST: 0, PATCH: 0, PUT: 0, DELETE: 0 } };
 
   constructor(options: ClientOptions) {
@@ -102,17 +149,21 @@ export class Transport {
     this.#pathPrefix = this.#base.pathname.replace(/\/$/, '');
     this.#apiKey = options.apiKey;
     this.#retry = { ...DEFAULT_RETRY, ...options.retry };
-    const concurrency = options.concurrency ?? 10;
-    this.#queue = new PQueue({
-      concurrency,
-      ...(options.rateLimit
-        ? { intervalCap: options.rateLimit.requests, interval: options.rateLimit.intervalMs, strict: true }
-        : {}),
-    });
-    const timeout = (this.#timeoutMs = options.timeoutMs ?? 30_000);
+    const concurrency = options.concurrency ?? SERVICE_CONCURRENCY;
+    const budget = options.rateLimit === false ? undefined : options.rateLimit ? { requests: options.rateLimit.requests, windowMs: options.rateLimit.intervalMs } : SERVICE_BUDGET;
+    this.#pacer = new Pacer({ concurrency, ...(budget ? { budget } : {}) });
+    this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.#silence = new Silence(this.#retry.maxAttempts * this.#timeoutMs);
+    this.#deadline = options.deadlineMs === undefined ? undefined : performance.now() + options.deadlineMs;
     this.#ownsDispatcher = options.dispatcher === undefined;
+    this.#proxy = options.dispatcher === undefined && options.proxy ? withoutCredentials(options.proxy) : undefined;
     this.#dispatcher =
-      options.dispatcher ?? new Agent({ connections: concurrency, headersTimeout: timeout, bodyTimeout: timeout, connectTimeout: timeout });
+      options.dispatcher ??
+      createDispatcher({ connections: concurrency, timeoutMs: this.#timeoutMs, ...(options.proxy ? { proxy: options.proxy } : {}), ...(options.ca ? { ca: options.ca } : {}) });
+    const { signal } = options;
+    signal?.addEventListener('abort', () => {
+      for (const controller of this.#controllers) controller.abort(signal.reason);
+    }, { once: true });
   }
 
   /** Attempts made so far (a retried request counts once per attempt). */
@@ -120,76 +171,51 @@ export class Transport {
     return { total: this.#counts.total, byMethod: { ...this.#counts.byMethod } };
   }
 
+  /** The budget requests are paced to (undefined: not paced) and the cap on requests in flight now. */
+  get pace(): { budget: RateLimitOptions | undefined; concurrency: number } {
+    const budget = this.#pacer.budget;
+    return { budget: budget ? { requests: budget.requests, intervalMs: budget.windowMs } : undefined, concurrency: this.#pacer.concurrency };
+  }
+
   /**
    * Sends a request and returns the parsed JSON answer (undefined for 204). `path` is relative
    * to the base URL (`/ip_policies?limit=100`) or an absolute URL the API returned
    * (`next_page_uri`), which is re-aimed at this client's base URL.
    */
-  async request<T>(method: Method, path: string, requestOptions: RequestOptions = {}): Promise<T> {
-    const relative = this.relativePath(path);
-    const baseUrl = this.baseUrl;
-    const signals = [requestOptions.signal, this.#options.signal].filter((s): s is AbortSignal => s !== undefined);
-    const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
-    const options: RequestOptions = { ...requestOptions, ...(signal ? { signal } : {}) };
-    let mayHaveRun = false;
-    for (let attempt = 1; ; attempt++) {
-      let started = performance.now();
-      let sent = false;
-      let status: number | undefined;
-      try {
-        const result = await this.#queue.add(() => {
-          sent = true;
-          started = performance.now();
-          return this.#send<T>(method, relative, options, attempt);
-        }, {
-          ...(options.signal ? { signal: options.signal } : {}),
-        });
-        status = result.status;
-        this.#report({ method, path: relative, attempt, status, durationMs: performance.now() - started, willRetry: false, ...(result.operationId ? { operationId: result.operationId } : {}) });
-        return result.body;
-      } catch (caught) {
-        const error = caught instanceof GatehouseApiError ? caught : classify(caught, method, relative, attempt, baseUrl, this.#options.signal);
-        if (!sent) {
-          // Aborted while waiting for the rate limit: nothing went out, nothing to count.
-          const deadline = isDeadline(this.#options.signal);
-          throw new GatehouseApiError({
-            method,
-            path: relative,
-            baseUrl,
-            status: undefined,
-            errorCode: deadline ? 'deadline_exceeded' : 'aborted',
-            msg: deadline ? 'the deadline passed before it was sent' : 'aborted before it was sent',
-            attempts: attempt - 1,
-          });
+  async request<T>(method: Method, path: string, options: RequestOptions = {}): Promise<T> {
+    const place: AttemptPlace = { method, path: this.relativePath(path), baseUrl: this.baseUrl, attempt: 0, proxy: this.#proxy };
+    const cancel = this.#cancellation(options.signal);
+    this.#active += 1;
+    try {
+      let lost = false;
+      for (let attempt = 1; ; attempt++) {
+        const outcome = await this.#attempt<T>({ ...place, attempt }, options.body, cancel.signal);
+        const event = { method, path: place.path, attempt, durationMs: outcome.durationMs, waitedMs: outcome.waitedMs };
+        if (outcome.ok) {
+          this.#report({ ...event, status: outcome.status, willRetry: false, ...(outcome.operationId ? { operationId: outcome.operationId } : {}) });
+          return outcome.body;
         }
-        if (method === 'DELETE' && mayHaveRun && error.status === 404) {
+        const { error } = outcome;
+        if (!outcome.sent) throw error;
+        if (method === 'DELETE' && lost && error.status === 404) {
           // An earlier attempt whose answer was lost or failed deleted it: the goal is reached.
-          this.#report({ method, path: relative, attempt, status: 404, durationMs: performance.now() - started, willRetry: false });
+          this.#report({ ...event, status: 404, willRetry: false });
           return undefined as T;
         }
-        mayHaveRun ||= error.outcomeUnknown || (error.status !== undefined && error.status >= 500);
-        const retry = attempt < this.#retry.maxAttempts && shouldRetry(method, error);
-        this.#report({
-          method,
-          path: relative,
-          attempt,
-          status: error.status,
-          durationMs: performance.now() - started,
-          error,
-          willRetry: retry,
-          ...(error.operationId ? { operationId: error.operationId } : {}),
-        });
+        lost ||= mayHaveRun(error);
+        const retry = this.#shouldRetry(method, error, attempt, lost, options.recover !== undefined);
+        this.#report({ ...event, status: error.status, error, willRetry: retry, ...(error.operationId ? { operationId: error.operationId } : {}) });
         if (!retry) throw error;
-        try {
-          await sleep(retryDelay(attempt, error, this.#retry, this.#options.random), undefined, options.signal ? { signal: options.signal } : {});
-        } catch {
-          // Cancelled between attempts: the last failure stands, marked as the deadline's.
-          if (isDeadline(this.#options.signal)) {
-            throw new GatehouseApiError({ method, path: relative, baseUrl, status: error.status, errorCode: 'deadline_exceeded', msg: `the deadline passed while waiting to retry after: ${error.msg}`, attempts: attempt, outcomeUnknown: mayHaveRun });
-          }
-          throw error;
+        await this.#backOff(place, attempt, error, cancel.signal);
+        if (method === 'POST' && lost) {
+          const found = await options.recover!();
+          if (found !== undefined) return found as T;
         }
       }
+    } finally {
+      cancel.dispose();
+      this.#active -= 1;
+      if (this.#active === 0) for (const resolve of this.#idle.splice(0)) resolve();
     }
   }
 
@@ -204,14 +230,166 @@ export class Transport {
 
   /** Waits for requests in flight and closes the connections this client opened. */
   async close(): Promise<void> {
-    await this.#queue.onIdle();
-    if (this.#ownsDispatcher) await this.#dispatcher.close();
+    if (this.#active > 0) await new Promise<void>((resolve) => this.#idle.push(resolve));
+    // Every request of ours has ended; anything undici still holds was given up on (its time
+    // ran out before a connection was made): dropped, not waited for.
+    if (this.#ownsDispatcher) await this.#dispatcher.destroy();
+  }
+
+  /** `lost`: an attempt so far may have been carried out; `canRecover`: the caller can find what a POST made. */
+  #shouldRetry(method: Method, error: GatehouseApiError, attempt: number, lost: boolean, canRecover: boolean): boolean {
+    if (attempt >= this.#retry.maxAttempts || !shouldRetry(method, error, canRecover)) return false;
+    // A create that may have been carried out is sent again only after looking for what it made.
+    if (method === 'POST' && lost && !canRecover) return false;
+    if (this.#silence.remainingMs() <= 0) return false;
+    // A server that asks for a longer wait than a minute is not waited for.
+    return error.retryAfter === undefined || error.retryAfter * 1000 <= MAX_SERVER_WAIT_MS;
+  }
+
+  /**
+   * The wait after a failed attempt. After a 429 the pacer already holds every request for as
+   * long as the server said; one that said nothing holds them for the backoff.
+   */
+  async #backOff(place: AttemptPlace, attempt: number, error: GatehouseApiError, signal: AbortSignal | undefined): Promise<void> {
+    const delay = backoffDelay(attempt, this.#retry, this.#options.random);
+    if (error.status === 429) {
+      if (error.retryAfter === undefined) this.#pacer.hold(delay);
+      return;
+    }
+    if (this.#deadline !== undefined && performance.now() + delay >= this.#deadline) {
+      throw this.#notSent({ ...place, attempt: attempt + 1 }, 'deadline_exceeded', `the deadline passes before the next attempt; the last one failed: ${error.msg}`, mayHaveRun(error));
+    }
+    try {
+      await sleep(delay, undefined, signal ? { signal } : {});
+    } catch {
+      throw this.#cancelled({ ...place, attempt: attempt + 1 }, signal, mayHaveRun(error));
+    }
+  }
+
+  /** One attempt: its turn, the exchange, its answer (errors included) as an outcome; never throws. */
+  async #attempt<T>(place: AttemptPlace, body: unknown, signal: AbortSignal | undefined): Promise<Outcome<T>> {
+    const queued = performance.now();
+    const failed = (error: GatehouseApiError, sent: boolean, started = queued, waitedMs = 0): Outcome<T> => ({ ok: false, error, sent, durationMs: performance.now() - started, waitedMs });
+    if (signal?.aborted) return failed(this.#cancelled(place, signal, false), false);
+    if (this.#silence.remainingMs() <= 0) {
+      return failed(this.#notSent(place, 'timeout', `not sent: ${this.#silent()}`, false), false);
+    }
+    let slot: Slot;
+    try {
+      slot = await this.#pacer.acquire(this.#deadline, signal);
+    } catch (error) {
+      if (error instanceof PaceRefused) return failed(this.#notSent(place, 'deadline_exceeded', `not sent: ${error.message}`, false), false);
+      return failed(this.#cancelled(place, signal, false), false);
+    }
+    const started = performance.now();
+    const waitedMs = started - queued;
+    // The attempt's time: its own limit, or less when the API's silence or the deadline ends first.
+    const silenceLeft = this.#silence.remainingMs();
+    const deadlineLeft = this.#deadline === undefined ? Infinity : this.#deadline - started;
+    if (deadlineLeft <= 0) {
+      slot.cancel();
+      return failed(this.#notSent(place, 'deadline_exceeded', 'not sent: the deadline passed', false), false);
+    }
+    const timeoutMs = Math.ceil(Math.min(this.#timeoutMs, silenceLeft, deadlineLeft));
+    const cause = timeoutMs >= this.#timeoutMs ? 'timeout' : deadlineLeft <= silenceLeft ? 'deadline' : 'silence';
+    this.#silence.sent();
+    let answer: Answer;
+    try {
+      answer = await this.#exchange(place, body, signal, timeoutMs);
+    } catch (error) {
+      this.#silence.ended(false);
+      slot.release();
+      if (error instanceof AttemptTimedOut) return failed(this.#timedOut(place, timeoutMs, cause), true, started, waitedMs);
+      if (signal?.aborted) return failed(this.#cancelled(place, signal, true), true, started, waitedMs);
+      return failed(classify(error, place), true, started, waitedMs);
+    }
+    this.#silence.ended(true);
+    const limits = limitsOf(answer.header);
+    const { status, text } = answer;
+    const error = status >= 400 ? errorFromResponse(place, status, text, limits) : undefined;
+    // A server's wait longer than a minute is not waited for (that request fails), nor held to.
+    const held = limits.retryAfterMs === undefined ? {} : { retryAfterMs: Math.min(limits.retryAfterMs, MAX_SERVER_WAIT_MS) };
+    slot.release({ ...limits, ...held, ...(error ? concurrencyRefusal(error) : {}) });
+    if (error) return failed(error, true, started, waitedMs);
+    const header = answer.header('operation-id');
+    const operationId = typeof header === 'string' && header !== '' ? { operationId: header } : {};
+    const done = { ok: true as const, status, durationMs: performance.now() - started, waitedMs, ...operationId };
+    if (status === 204 || text === '') return { ...done, body: undefined as T };
+    try {
+      return { ...done, body: JSON.parse(text) as T };
+    } catch {
+      return failed(new GatehouseApiError({ ...where(place), status, errorCode: 'invalid_response', msg: `answer ${status} is not JSON`, attempts: place.attempt }), true, started, waitedMs);
+    }
+  }
+
+  #exchange(place: AttemptPlace, body: unknown, signal: AbortSignal | undefined, timeoutMs: number): Promise<Answer> {
+    const hasBody = body !== undefined;
+    return exchange(this.#dispatcher, this.#origin, this.#target(place.path), {
+      method: place.method,
+      headers: {
+        authorization: `Bearer ${this.#apiKey}`,
+        'service-version': SERVICE_VERSION,
+        accept: 'application/json',
+        ...(hasBody ? { 'content-type': 'application/json' } : {}),
+      },
+      ...(hasBody ? { body: JSON.stringify(body) } : {}),
+      ...(signal ? { signal } : {}),
+      timeoutMs,
+    });
   }
 
   #report(event: RequestEvent): void {
     this.#counts.total++;
     this.#counts.byMethod[event.method]++;
     this.#options.onRequest?.(event);
+  }
+
+  /**
+   * A controller for one request, aborted by the client's signal or the request's own; every
+   * wait of the request listens to it, one at a time. None when there is neither signal.
+   */
+  #cancellation(requestSignal: AbortSignal | undefined): { signal: AbortSignal | undefined; dispose(): void } {
+    const clientSignal = this.#options.signal;
+    if (!clientSignal && !requestSignal) return { signal: undefined, dispose: () => undefined };
+    const controller = new AbortController();
+    const fromRequest = () => controller.abort(requestSignal!.reason);
+    if (clientSignal?.aborted) controller.abort(clientSignal.reason);
+    else if (requestSignal?.aborted) fromRequest();
+    this.#controllers.add(controller);
+    requestSignal?.addEventListener('abort', fromRequest, { once: true });
+    return {
+      signal: controller.signal,
+      dispose: () => {
+        this.#controllers.delete(controller);
+        requestSignal?.removeEventListener('abort', fromRequest);
+      },
+    };
+  }
+
+  #timedOut(place: AttemptPlace, timeoutMs: number, cause: 'timeout' | 'silence' | 'deadline'): GatehouseApiError {
+    const msg = {
+      timeout: `no complete answer within ${timeoutMs} ms`,
+      silence: `no answer: ${this.#silent()}`,
+      deadline: 'the deadline passed before an answer arrived',
+    }[cause];
+    return new GatehouseApiError({ ...where(place), status: undefined, errorCode: cause === 'deadline' ? 'deadline_exceeded' : 'timeout', msg, attempts: place.attempt, outcomeUnknown: true });
+  }
+
+  #silent(): string {
+    const attempts = this.#retry.maxAttempts;
+    return `the API has answered nothing for ${this.#silence.limitMs / 1000} s (${attempts} attempts' time), so the client gave up on it`;
+  }
+
+  /** Cancelled by a signal: the client's (`deadline_exceeded` for an `AbortSignal.timeout`) or the request's. */
+  #cancelled(place: AttemptPlace, signal: AbortSignal | undefined, sent: boolean): GatehouseApiError {
+    const deadline = (signal?.reason as { name?: string } | undefined)?.name === 'TimeoutError';
+    const msg = sent ? (deadline ? 'the deadline passed before an answer arrived' : 'the request was aborted') : deadline ? 'the deadline passed before it was sent' : 'aborted before it was sent';
+    return new GatehouseApiError({ ...where(place), status: undefined, errorCode: deadline ? 'deadline_exceeded' : 'aborted', msg, attempts: sent ? place.attempt : place.attempt - 1, outcomeUnknown: sent });
+  }
+
+  /** A request given up before attempt `place.attempt` was sent. */
+  #notSent(place: AttemptPlace, errorCode: string, msg: string, outcomeUnknown: boolean): GatehouseApiError {
+    return new GatehouseApiError({ ...where(place), status: undefined, errorCode, msg, attempts: place.attempt - 1, outcomeUnknown });
   }
 
   /**
@@ -225,51 +403,6 @@ export class Transport {
     const url = new URL(path.replace(/^\//, ''), this.#base);
     return `${url.pathname}${url.search}`;
   }
-
-  async #send<T>(method: Method, path: string, options: RequestOptions, attempt: number): Promise<{ status: number; body: T; operationId?: string }> {
-    const hasBody = options.body !== undefined;
-    let answer: Answer;
-    try {
-      // The attempt's own limit, whatever the dispatcher's timeouts (an injected one has its
-      // own): a timer `exchange` clears when the attempt ends.
-      answer = await exchange(this.#dispatcher, this.#origin, this.#target(path), {
-        method,
-        headers: {
-          authorization: `Bearer ${this.#apiKey}`,
-          'service-version': SERVICE_VERSION,
-          accept: 'application/json',
-          ...(hasBody ? { 'content-type': 'application/json' } : {}),
-        },
-        ...(hasBody ? { body: JSON.stringify(options.body) } : {}),
-        ...(options.signal ? { signal: options.signal } : {}),
-        timeoutMs: this.#timeoutMs,
-      });
-    } catch (error) {
-      if (error instanceof AttemptTimedOut) {
-        throw new GatehouseApiError({
-          method,
-          path,
-          baseUrl: this.baseUrl,
-          status: undefined,
-          errorCode: 'timeout',
-          msg: `no complete answer within ${this.#timeoutMs} ms`,
-          attempts: attempt,
-          outcomeUnknown: true,
-        });
-      }
-      throw error;
-    }
-    const { status, text } = answer;
-    const header = answer.header('operation-id');
-    const operationId = typeof header === 'string' && header !== '' ? { operationId: header } : {};
-    if (status >= 400) throw errorFromResponse(method, path, this.baseUrl, status, text, answer.header('retry-after'), attempt);
-    if (status === 204 || text === '') return { status, body: undefined as T, ...operationId };
-    try {
-      return { status, body: JSON.parse(text) as T, ...operationId };
-    } catch {
-      throw new GatehouseApiError({ method, path, baseUrl: this.baseUrl, status, errorCode: 'invalid_response', msg: `answer ${status} is not JSON`, attempts: attempt });
-    }
-  }
 }
 
 /** A path and query of characters the URL parser keeps as they are. */
@@ -277,101 +410,14 @@ const PLAIN_PATH = /^\/[A-Za-z0-9_.~\-/]*(?:\?[A-Za-z0-9_.~\-=&%+,:/]+)?$/;
 /** A `.` or `..` path segment, which the URL parser resolves. */
 const DOT_SEGMENT = /\/\.\.?(?:[/?]|$)/;
 
-function errorFromResponse(
-  method: string,
-  path: string,
-  baseUrl: string,
-  status: number,
-  text: string,
-  retryAfterHeader: string | string[] | undefined,
-  attempt: number,
-): GatehouseApiError {
-  const retryAfter = parseRetryAfter(retryAfterHeader);
-  let envelope: { error_code?: unknown; msg?: unknown; details?: unknown } = {};
-  try {
-    envelope = JSON.parse(text) as typeof envelope;
-  } catch {
-    // Not the API's envelope (a proxy's page, an empty body): keep the status.
-  }
-  const details = envelope.details && typeof envelope.details === 'object' ? (envelope.details as Record<string, unknown>) : {};
-  return new GatehouseApiError({
-    method,
-    path,
-    baseUrl,
-    status,
-    errorCode: typeof envelope.error_code === 'string' ? envelope.error_code : `http_${status}`,
-    msg: typeof envelope.msg === 'string' ? envelope.msg : `the server answered ${status} without an error envelope`,
-    details,
-    ...(retryAfter !== undefined ? { retryAfter } : {}),
-    attempts: attempt,
-  });
-}
-
-const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT']);
-const TIMEOUTS = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
+const where = (place: AttemptPlace) => ({ method: place.method, path: place.path, baseUrl: place.baseUrl });
 
 /**
- * Node's and OpenSSL's codes of a failed TLS handshake: plain HTTP at an https:// port
- * (`ERR_SSL_WRONG_VERSION_NUMBER`), a certificate nobody trusts, or one for another name.
+ * A 429 for too many simultaneous requests (the service's `ERR_NGROK_225`, "limited to N
+ * simultaneous API requests"), as the pacer's cue to lower its cap.
  */
-const TLS_FAILURES = /^(ERR_SSL_|ERR_TLS_|EPROTO$|UNABLE_TO_|SELF_SIGNED_CERT|DEPTH_ZERO_SELF_SIGNED_CERT|CERT_|HOSTNAME_MISMATCH)/;
-
-/** Whether `signal` was aborted by `AbortSignal.timeout` (a deadline), not by a caller. */
-function isDeadline(signal: AbortSignal | undefined): boolean {
-  return signal?.aborted === true && (signal.reason as { name?: string } | undefined)?.name === 'TimeoutError';
-}
-
-/** A failure before an answer arrived, as a client error; says whether the request may have run. */
-function classify(error: unknown, method: string, path: string, attempt: number, baseUrl: string, clientSignal: AbortSignal | undefined): GatehouseApiError {
-  const code = errorCodeOf(error);
-  const name = (error as { name?: string } | undefined)?.name;
-  if (isDeadline(clientSignal)) {
-    return new GatehouseApiError({ method, path, baseUrl, status: undefined, errorCode: 'deadline_exceeded', msg: 'the deadline passed before an answer arrived', attempts: attempt, outcomeUnknown: true });
-  }
-  if (name === 'AbortError' || code === 'UND_ERR_ABORTED' || code === 'ABORT_ERR') {
-    return new GatehouseApiError({ method, path, baseUrl, status: undefined, errorCode: 'aborted', msg: 'the request was aborted', attempts: attempt, outcomeUnknown: true });
-  }
-  if (code !== undefined && NOT_SENT.has(code)) {
-    return new GatehouseApiError({ method, path, baseUrl, status: undefined, errorCode: 'connection_refused', msg: `cannot connect (${code})`, attempts: attempt });
-  }
-  if (code !== undefined && TLS_FAILURES.test(code)) {
-    return new GatehouseApiError({ method, path, baseUrl, status: undefined, errorCode: 'tls_error', msg: `TLS handshake failed (${code}: ${tlsReason(error)})`, attempts: attempt });
-  }
-  const timeout = code !== undefined && TIMEOUTS.has(code);
-  return new GatehouseApiError({
-    method,
-    path,
-    baseUrl,
-    status: undefined,
-    errorCode: timeout ? 'timeout' : 'network_error',
-    msg: `${timeout ? 'no answer in time' : 'connection failed'} (${code ?? (error as Error)?.message ?? 'unknown'})`,
-    attempts: attempt,
-    outcomeUnknown: true,
-  });
-}
-
-/**
- * Why the handshake failed, in words: Node's message for certificate failures ("unable to
- * verify the first certificate", "Hostname/IP does not match certificate's altnames: ..."),
- * and a sentence instead of OpenSSL's internal record line when the server does not speak TLS.
- */
-function tlsReason(error: unknown): string {
-  let current: unknown = error;
-  for (let depth = 0; depth < 4 && current && typeof current === 'object'; depth++) {
-    const { code, message } = current as { code?: unknown; message?: unknown };
-    if (code === 'ERR_SSL_WRONG_VERSION_NUMBER') return 'the server does not speak TLS at this port';
-    if (typeof code === 'string' && TLS_FAILURES.test(code) && typeof message === 'string' && !message.includes('SSL routines')) return message.split('\n')[0]!;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return 'no details';
-}
-
-function errorCodeOf(error: unknown): string | undefined {
-  let current: unknown = error;
-  for (let depth = 0; depth < 4 && current && typeof current === 'object'; depth++) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string') return code;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return undefined;
+function concurrencyRefusal(error: GatehouseApiError): Pick<Limits, 'concurrencyRefused'> | undefined {
+  if (error.status !== 429 || !/ERR_NGROK_225|simultaneous|concurren/i.test(`${error.errorCode} ${error.msg}`)) return undefined;
+  const limit = /(\d+)\s+simultaneous/i.exec(error.msg)?.[1];
+  return { concurrencyRefused: limit ? { limit: Number(limit) } : {} };
 }

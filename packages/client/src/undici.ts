@@ -84,9 +84,10 @@ function decode(chunks: Buffer[], length: number): string {
  *
  * The handler is undici's own interface (`onConnect`, `onHeaders`, `onData`, `onComplete`,
  * `onError`), the one `request` itself uses and every dispatcher calls (a proxy agent, a mock).
- * Informational answers (1xx) are skipped, as `request` skips them. A cancellation before the
- * request reaches a connection takes effect when it does (undici calls `onConnect` then), as
- * with `request`.
+ * Informational answers (1xx) are skipped, as `request` skips them. A cancellation (the signal,
+ * the time limit) ends the exchange at once, even before the request has a connection: undici
+ * calls `onConnect` only then, and is told to abort it when it does (`request` instead waits,
+ * which left a request whose proxy never opened its tunnel waiting forever).
  */
 export function exchange(dispatcher: Dispatcher, origin: string, path: string, out: Outgoing): Promise<Answer> {
   return new Promise<Answer>((resolve, reject) => {
@@ -102,19 +103,23 @@ export function exchange(dispatcher: Dispatcher, origin: string, path: string, o
     let raw: RawHeaders = [];
     const chunks: Buffer[] = [];
     let length = 0;
-    const cancel = (reason: Error) => {
-      if (settled || cancelled) return;
-      cancelled = reason;
-      abort?.(reason);
-    };
-    const onAbort = () => cancel(signal!.reason ?? new RequestAbortedError());
-    signal?.addEventListener('abort', onAbort, { once: true });
-    const timer = setTimeout(() => cancel(new AttemptTimedOut(out.timeoutMs)), out.timeoutMs);
     const settle = () => {
       settled = true;
       clearTimeout(timer);
       signal?.removeEventListener('abort', onAbort);
     };
+    // Ends the exchange at once, whether or not the request has reached a connection yet (one
+    // still connecting, through a proxy's tunnel, say, is aborted when undici hands it one).
+    const cancel = (reason: Error) => {
+      if (settled) return;
+      cancelled = reason;
+      settle();
+      abort?.(reason);
+      reject(reason);
+    };
+    const onAbort = () => cancel(signal!.reason ?? new RequestAbortedError());
+    signal?.addEventListener('abort', onAbort, { once: true });
+    const timer = setTimeout(() => cancel(new AttemptTimedOut(out.timeoutMs)), out.timeoutMs);
     const handler: Dispatcher.DispatchHandler = {
       onConnect(abortRequest: (reason: Error) => void) {
         if (cancelled) abortRequest(cancelled);

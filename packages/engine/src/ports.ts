@@ -26,8 +26,12 @@ export interface LiveApi {
   listPages?(path: string, listKey: string): AsyncIterable<readonly ApiObject[]>;
   /** GET; `undefined` when the object does not exist (404). */
   get(path: string): Promise<ApiObject | undefined>;
-  /** POST: creates and returns the object. */
-  create(path: string, body: ApiObject): Promise<ApiObject>;
+  /**
+   * POST: creates and returns the object. An implementation that tries a create again after an
+   * attempt whose outcome is unknown (no answer, a 5xx) first calls `options.findExisting` and
+   * returns what it finds; without `findExisting`, it never sends such a create again.
+   */
+  create(path: string, body: ApiObject, options?: CreateOptions): Promise<ApiObject>;
   /** PATCH: changes the given fields and returns the object. */
   update(path: string, body: ApiObject): Promise<ApiObject>;
   /** PUT: replaces a module whole and returns it. */
@@ -36,11 +40,16 @@ export interface LiveApi {
   remove(path: string): Promise<void>;
 }
 
+export interface CreateOptions {
+  /** Finds the object an attempt whose answer was lost may have created (undefined: none). */
+  findExisting?(): Promise<ApiObject | undefined>;
+}
+
 /**
  * What an implementation of `LiveApi` throws when the API answers with an error or cannot be
- * reached. `retryable` is true for 429, 5xx and network failures; the client has already
- * retried what was safe to retry, so the engine only adds identity look-ups after a create
- * whose answer was lost (`outcomeUnknown`).
+ * reached. `retryable` is true for 429, 5xx and network failures; the implementation has
+ * already retried what was safe to retry (the engine retries nothing itself: it only tells a
+ * create how to find what it made, `CreateOptions`).
  */
 export class LiveApiError extends Error {
   constructor(

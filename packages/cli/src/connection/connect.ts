@@ -18,7 +18,7 @@ import { loadServer } from '../server/load.js';
 import type { ConnectionFlagValues } from './flags.js';
 import { checkApiKey, checkApiUrl, sourceOf } from './check.js';
 import { chooseTarget } from './target.js';
-import { openTransport } from './transport.js';
+import { transportOptions } from './transport.js';
 import { checkStackName } from '../stack-flags.js';
 
 export interface Connection {
@@ -38,6 +38,12 @@ export interface ConnectOptions {
   env?: NodeJS.ProcessEnv;
 }
 
+/**
+ * The budget requests are paced to, per target: `--rate-limit` when given; otherwise, for an API
+ * URL, the client's default, the service's documented budget (120 requests per rolling 60 s per
+ * account); for the embedded server, none: it runs in this process, has no limit, and pacing it
+ * would only slow a local run down.
+ */
 export async function connect(flags: ConnectionFlagValues, options: ConnectOptions = {}): Promise<Connection> {
   checkStackName(flags.stack);
   const choice = chooseTarget({ apiUrl: flags['api-url'], apiKey: flags['api-key'], embedded: flags.embedded }, options.env ?? process.env);
@@ -50,20 +56,17 @@ export async function connect(flags: ConnectionFlagValues, options: ConnectOptio
     const apiUrl = checkApiUrl(choice.url, sourceOf('api-url', 'GATEHOUSE_API_URL'));
     if (!choice.key) throw new CliError('missing_api_key', `an API key is required with the API URL ${apiUrl}: set GATEHOUSE_API_KEY or pass --api-key`);
     const apiKey = checkApiKey(choice.key, sourceOf('api-key', 'GATEHOUSE_API_KEY'));
-    const transport = await openTransport(flags, true);
-    const client = new GatehouseClient({ baseUrl: apiUrl, apiKey, ...clientOptions, ...transport.clientOptions });
+    const transport = await transportOptions(flags, apiUrl);
+    const client = new GatehouseClient({ baseUrl: apiUrl, apiKey, ...clientOptions, ...transport });
     const target: Target = { url: client.transport.baseUrl, embedded: false };
-    return withClose({ client, api: new ClientLiveApi(client, target), target, stack: flags.stack }, async () => {
-      await client.close();
-      await transport.close();
-    });
+    return withClose({ client, api: new ClientLiveApi(client, target), target, stack: flags.stack }, () => client.close());
   }
 
-  const transport = await openTransport(flags, false);
+  const transport = await transportOptions(flags, undefined);
   const { startServer } = await loadServer('embedded');
   const apiKey = `gh_embedded_${randomBytes(24).toString('base64url')}`;
   const server = await startServer({ host: '127.0.0.1', port: 0, db: options.embeddedDb ?? DEFAULT_DB_PATH, apiKeys: [apiKey] });
-  const client = new GatehouseClient({ baseUrl: server.url, apiKey, ...clientOptions, ...transport.clientOptions });
+  const client = new GatehouseClient({ baseUrl: server.url, apiKey, rateLimit: false, ...clientOptions, ...transport });
   const target: Target = { url: server.url, embedded: true };
   return withClose({ client, api: new ClientLiveApi(client, target), target, stack: flags.stack }, async () => {
     await client.close();

@@ -1,34 +1,32 @@
 /**
- * How requests reach the API, as the user configures it: the timeout of one request, a
- * deadline for all of them, proxies from HTTPS_PROXY/HTTP_PROXY/NO_PROXY (undici's
- * EnvHttpProxyAgent, the variables curl and most tools read) and extra CA certificates to
- * trust for an https:// API URL. Separate from target selection (target.ts): this module
- * never decides which API is used, only how it is reached.
+ * How requests reach the API, as the user configures it: the time limit of one attempt
+ * (`--timeout`), a deadline for all of them (`--deadline`), the proxy from the environment and
+ * extra CA certificates to trust for an https:// API URL. Separate from target selection
+ * (target.ts): this module never decides which API is used, only how it is reached.
  *
- * undici's Agent is loaded from its own file, not undici's index (some 110 files, about 80 ms
- * of start-up; see the client's undici.ts), and the index with its proxy agent only when a
- * proxy variable is set: without one, EnvHttpProxyAgent sends everything through a plain Agent made
- * with the same options, so a plain Agent is what it would have used.
+ * The proxy is the one curl would use for the API URL: `https_proxy`/`HTTPS_PROXY` for an
+ * https:// URL, `http_proxy`/`HTTP_PROXY` for an http:// one, `all_proxy`/`ALL_PROXY` for
+ * either, none for a host that `NO_PROXY` names (proxy-from-env reads them, lower case first).
+ * The client connects through it (`@gatehouse/client`, dispatcher.ts) and names it in errors.
  */
 import { readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
-import type { ClientOptions } from '@gatehouse/client';
+import { DEFAULT_RETRY, DEFAULT_TIMEOUT_MS, type ClientOptions } from '@gatehouse/client';
+import { getProxyForUrl } from 'proxy-from-env';
 import { Flags } from '../oclif.js';
-import type { Agent, EnvHttpProxyAgent } from 'undici';
 import { CliError } from '../errors.js';
 import { sourceOf } from './check.js';
 
-export const DEFAULT_TIMEOUT = '30s';
+export const DEFAULT_TIMEOUT = `${DEFAULT_TIMEOUT_MS / 1000}s`;
 
 export const transportFlags = {
   timeout: Flags.string({
-    description: 'longest wait for one request, e.g. 30s, 500ms, 2m (each retry waits again; a request is tried up to 5 times)',
+    description: `longest wait for one attempt of a request, e.g. 10s, 500ms, 2m: for the connection (at most 10s of it), the first byte and the whole answer. A request makes up to ${DEFAULT_RETRY.maxAttempts} attempts, and an API that answers nothing for ${DEFAULT_RETRY.maxAttempts} times this long (${(DEFAULT_RETRY.maxAttempts * DEFAULT_TIMEOUT_MS) / 1000}s by default) is given up on`,
     env: 'GATEHOUSE_TIMEOUT',
     default: DEFAULT_TIMEOUT,
     helpGroup: 'CONNECTION',
   }),
   deadline: Flags.string({
-    description: 'longest time for all the requests of the command together, e.g. 5m (none by default)',
+    description: 'longest time for all the requests of the command together, e.g. 5m, waits for the rate limit and retries included; a wait or an attempt that would end later fails at once (none by default)',
     env: 'GATEHOUSE_DEADLINE',
     helpGroup: 'CONNECTION',
   }),
@@ -61,48 +59,40 @@ function readDuration(text: string, flag: string, variable: string): number {
   return ms;
 }
 
-export interface Transport {
-  /** Options for the client: timeout, deadline signal and, for a remote API, the dispatcher. */
-  clientOptions: Pick<ClientOptions, 'timeoutMs' | 'signal' | 'dispatcher'>;
-  /** Closes the dispatcher made here (the client does not close one it was given). */
-  close(): Promise<void>;
-}
+/** Client options for how requests travel: time limits, and for a remote API its proxy and CAs. */
+export type TransportOptions = Pick<ClientOptions, 'timeoutMs' | 'deadlineMs' | 'proxy' | 'ca'>;
 
 /**
- * The transport of one command run. `remote` is false for the embedded server on 127.0.0.1,
- * which is never reached through a proxy and needs no CA. The deadline starts now.
+ * The transport of one command run. `apiUrl` is undefined for the embedded server on
+ * 127.0.0.1, which is never reached through a proxy and needs no CA. The deadline starts when
+ * the client is made.
  */
-export async function openTransport(flags: TransportFlagValues, remote: boolean): Promise<Transport> {
+export async function transportOptions(flags: TransportFlagValues, apiUrl: string | undefined): Promise<TransportOptions> {
   const timeoutMs = readDuration(flags.timeout ?? DEFAULT_TIMEOUT, 'timeout', 'GATEHOUSE_TIMEOUT');
-  const deadlineMs = flags.deadline === undefined ? undefined : readDuration(flags.deadline, 'deadline', 'GATEHOUSE_DEADLINE');
-  const signal = deadlineMs === undefined ? {} : { signal: AbortSignal.timeout(deadlineMs) };
-  if (!remote) return { clientOptions: { timeoutMs, ...signal }, close: async () => undefined };
-
+  const deadline = flags.deadline === undefined ? {} : { deadlineMs: readDuration(flags.deadline, 'deadline', 'GATEHOUSE_DEADLINE') };
+  if (apiUrl === undefined) return { timeoutMs, ...deadline };
+  const proxy = proxyFor(apiUrl);
   // Node's `tls` (with `http2`, some 3 ms to load) only with --ca-file: undici loads it itself
   // for an https:// URL, and a plan over http:// needs neither.
   const ca = flags['ca-file'] ? [...(await import('node:tls')).rootCertificates, await readCaFile(flags['ca-file'])] : undefined;
-  const tls = ca ? { ca } : {};
-  const dispatcher = new (dispatcherClass())({
-    connections: 10,
-    headersTimeout: timeoutMs,
-    bodyTimeout: timeoutMs,
-    connectTimeout: timeoutMs,
-    connect: tls,
-    requestTls: tls,
-  });
-  return { clientOptions: { timeoutMs, ...signal, dispatcher }, close: () => dispatcher.close() };
+  return { timeoutMs, ...deadline, ...(proxy ? { proxy } : {}), ...(ca ? { ca } : {}) };
 }
 
-/** The proxy variables undici's EnvHttpProxyAgent reads (NO_PROXY only narrows them). */
-const PROXY_VARIABLES = ['http_proxy', 'HTTP_PROXY', 'https_proxy', 'HTTPS_PROXY'] as const;
-
-/** EnvHttpProxyAgent when a proxy variable is set (not empty), else undici's plain Agent. */
-function dispatcherClass(env: NodeJS.ProcessEnv = process.env): typeof EnvHttpProxyAgent | typeof Agent {
-  const require = createRequire(import.meta.url);
-  return PROXY_VARIABLES.some((name) => env[name])
-    ? // From undici's index: its proxy agent calls the `connect` API the index adds to dispatchers.
-      (require('undici') as typeof import('undici')).EnvHttpProxyAgent
-    : (require('undici/lib/dispatcher/agent.js') as typeof Agent);
+/** The proxy for `apiUrl` from the process environment (see the module's comment), checked; undefined for none. */
+export function proxyFor(apiUrl: string): string | undefined {
+  const proxy = getProxyForUrl(apiUrl);
+  if (!proxy) return undefined;
+  let url: URL | undefined;
+  try {
+    url = new URL(proxy);
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.hostname === '') {
+    // Never the value itself: a proxy URL may hold a password.
+    throw new CliError('bad_proxy', `the proxy set for ${apiUrl} (HTTPS_PROXY, HTTP_PROXY or ALL_PROXY) is not an http:// or https:// URL; fix the variable, or name the API's host in NO_PROXY`);
+  }
+  return proxy;
 }
 
 async function readCaFile(path: string): Promise<string> {

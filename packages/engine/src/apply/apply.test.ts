@@ -17,7 +17,7 @@ const { manifests, rewrite, cleanup } = manifestDirs('gatehouse-apply-');
 afterEach(cleanup);
 
 const apply = (api: MemoryLiveApi, dir: string, options: Partial<ApplyOptions> = {}): Promise<ApplyResult> =>
-  applyPlan({ api, stack: 'default', paths: [dir], env: {}, delay: async () => {}, ...options });
+  applyPlan({ api, stack: 'default', paths: [dir], env: {}, ...options });
 
 const POLICIES = `
 kind: IPPolicy

@@ -12,7 +12,6 @@
 import { referenceTokens } from '../plan/reference-tokens.js';
 import type { LiveApi } from '../ports.js';
 import { LiveApiError } from '../ports.js';
-import { sleep } from './calls.js';
 import { executePart, StaleChange, type PartValue } from './execute.js';
 import { buildParts, type Part } from './graph.js';
 import { ApplyRefused, summarize, type ApplyResult, type StepResult } from './model.js';
@@ -25,10 +24,6 @@ export const DEFAULT_PARALLELISM = 10;
 export interface RunOptions {
   /** Parts running at once (default 10). */
   parallelism?: number;
-  /** Attempts per request for retryable failures, beyond the client's own (default 4). */
-  attempts?: number;
-  /** Wait between attempts (tests pass one that does not wait). */
-  delay?(ms: number): Promise<void>;
   /** Called once per change when it is done, failed or skipped. */
   onStep?(result: StepResult): void;
   /** Called when a change starts its first request. */
@@ -63,8 +58,6 @@ export async function executeApply(prepared: PreparedApply, api: LiveApi, option
     addresses: prepared.addresses,
     tokens: referenceTokens(prepared.matching),
     metadataFor: prepared.metadataFor,
-    attempts: options.attempts ?? 4,
-    delay: options.delay ?? sleep,
   };
 
   // Parts per change, to report a change once all of its parts settled.

@@ -1,6 +1,8 @@
 /**
  * `runCalls` and `findByIdentity`: what a lost answer, a refusal and a retryable failure do to
- * one step's requests, for kinds with markers, without (bot users), and inline (routes).
+ * one step's requests, for kinds with markers, without (bot users), and inline (routes). The
+ * in-memory API retries as the HTTP client does (memory-api.ts); the engine only supplies the
+ * look-up.
  */
 import { describe, expect, it } from 'vitest';
 import { descriptor } from '../kinds/index.js';
@@ -9,7 +11,7 @@ import { LiveApiError } from '../ports.js';
 import { findByIdentity, runCalls } from './calls.js';
 import { MemoryLiveApi } from './memory-api.js';
 
-const options = (api: MemoryLiveApi, attempts = 4) => ({ api, attempts, delay: async () => {} });
+const options = (api: MemoryLiveApi) => ({ api });
 const marked = (name: string) => composeMetadata(undefined, { stack: 'default', name, hash: '0'.repeat(16) });
 
 describe('after a create whose answer was lost', () => {
@@ -60,7 +62,7 @@ describe('after a create whose answer was lost', () => {
       descriptor: descriptor('IPPolicy'), stack: 'default', markerName: 'p', normal: {},
     });
     expect(api.objects('/ip_policies')).toHaveLength(1);
-    expect(outcome.requests).toBe(3); // POST (failed), list (nothing), POST
+    expect(outcome.requests).toBe(2); // the POST (sent twice by the client) and the list that found nothing
   });
 });
 
@@ -76,17 +78,25 @@ describe('other failures', () => {
     expect(sent).toBe(1);
   });
 
-  it('tries a retryable failure again up to the attempts, then gives up', async () => {
+  it('sends each call once: a retryable failure that outlived the client\'s retries fails the step', async () => {
     const api = new MemoryLiveApi();
     await api.create('/ip_policies', {});
     const id = String(api.objects('/ip_policies')[0]!.id);
+    api.attempts = 1;
     let sent = 0;
     api.intercept = () => {
       sent++;
       throw new LiveApiError('PATCH: 429', 429, 'too_many_requests', true);
     };
-    await expect(runCalls([{ method: 'PATCH', path: `/ip_policies/${id}`, body: { description: 'x' } }], options(api, 3))).rejects.toThrow('429');
-    expect(sent).toBe(3);
+    await expect(runCalls([{ method: 'PATCH', path: `/ip_policies/${id}`, body: { description: 'x' } }], options(api))).rejects.toThrow('429');
+    expect(sent).toBe(1);
+  });
+
+  it('never sends a create again after a lost answer without a look-up', async () => {
+    const api = new MemoryLiveApi();
+    api.intercept = () => 'lost';
+    await expect(runCalls([{ method: 'POST', path: '/ip_policies', body: {} }], options(api))).rejects.toMatchObject({ outcomeUnknown: true });
+    expect(api.objects('/ip_policies')).toHaveLength(1);
   });
 
   it('counts a DELETE answered 404 as done: the object is gone', async () => {

@@ -1,13 +1,12 @@
 /**
- * Sends a step's API calls through the port, adding what the client cannot know:
+ * Sends a step's API calls through the port. Retries are the client's alone (one policy, in
+ * `@gatehouse/client`); the engine adds only what the client cannot know:
  *
- * - A POST whose answer was lost (`outcomeUnknown`) or failed with 5xx may have created the
- *   object. Before trying again, the object is looked up by its identity (this stack's marker
- *   name, or the natural key for kinds without metadata; or a caller's own `LookUp`, as the
- *   lock's record by its run id); when found, that is the create's result. So a retry never
- *   makes a duplicate.
- * - Retryable failures (429, 5xx, network) that survived the client's own retries are tried
- *   again a few times with backoff; others (4xx) fail the step at once.
+ * - A POST whose answer was lost (no answer, or a 5xx) may have created the object. Before the
+ *   client sends it again, it asks the engine's look-up (`CreateOptions.findExisting`): the
+ *   object by its identity (this stack's marker name, or the natural key for kinds without
+ *   metadata; or a caller's own `LookUp`, as the lock's record by its run id). When found, that
+ *   is the create's result, so a retry never makes a duplicate.
  * - A DELETE answered 404 has reached its goal (gone already, or an earlier attempt did it).
  */
 import type { ApiCall, KindDescriptor, Spec } from '../kinds/types.js';
@@ -49,16 +48,7 @@ export const ipPolicyLookUp =
 
 export interface CallOptions {
   api: LiveApi;
-  /** Attempts per call in all, the first included (default 4). */
-  attempts: number;
-  /** Waits between attempts; tests pass one that does not wait. */
-  delay(ms: number): Promise<void>;
 }
-
-export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-/** The outcome may include the write: no answer, or a 5xx after the request arrived. */
-const mayHaveRun = (error: LiveApiError) => error.outcomeUnknown || (error.status !== undefined && error.status >= 500);
 
 export interface CallsOutcome {
   /** The first call's answer (the created object for a create). */
@@ -67,44 +57,37 @@ export interface CallsOutcome {
   requests: number;
 }
 
+/**
+ * Sends `calls` in order, each once: the port's client retries what it may (`LiveApi`). A create
+ * carries its look-up (`identity`), which the client runs before sending it again after a lost
+ * answer.
+ */
 export async function runCalls(calls: readonly ApiCall[], options: CallOptions, identity?: Identity | LookUp): Promise<CallsOutcome> {
   let first: ApiObject | undefined;
   let requests = 0;
+  const findExisting = (path: string) => async () => {
+    const lookup = typeof identity === 'function' ? await identity(options.api, path) : await findByIdentity(options.api, path, identity!);
+    requests += lookup.requests;
+    return lookup.found;
+  };
   for (const [index, call] of calls.entries()) {
-    let maybeCreated = false;
-    for (let attempt = 1; ; attempt++) {
-      if (maybeCreated && identity) {
-        const lookup = typeof identity === 'function' ? await identity(options.api, call.path) : await findByIdentity(options.api, call.path, identity);
-        requests += lookup.requests;
-        if (lookup.found) {
-          if (index === 0) first = lookup.found;
-          break;
-        }
-      }
-      try {
-        requests += 1;
-        const answer = await send(options.api, call);
-        if (index === 0) first = answer;
-        break;
-      } catch (error) {
-        if (!(error instanceof LiveApiError)) throw error;
-        if (call.method === 'DELETE' && error.status === 404) break;
-        if (call.method === 'POST' && mayHaveRun(error)) maybeCreated = true;
-        if (!error.retryable || attempt >= options.attempts) throw error;
-        await options.delay(backoff(attempt));
-      }
+    try {
+      requests += 1;
+      const answer = await send(options.api, call, identity && call.method === 'POST' ? findExisting(call.path) : undefined);
+      if (index === 0) first = answer;
+    } catch (error) {
+      // A DELETE answered 404 has reached its goal: gone already, or an earlier attempt did it.
+      if (call.method === 'DELETE' && error instanceof LiveApiError && error.status === 404) continue;
+      throw error;
     }
   }
   return { first, requests };
 }
 
-/** Exponential backoff with full jitter: 0..250ms, 0..500ms, 0..1s, ... (at most 8s). */
-const backoff = (attempt: number) => Math.round(Math.random() * Math.min(8000, 250 * 2 ** (attempt - 1)));
-
-async function send(api: LiveApi, call: ApiCall): Promise<ApiObject | undefined> {
+async function send(api: LiveApi, call: ApiCall, findExisting?: () => Promise<ApiObject | undefined>): Promise<ApiObject | undefined> {
   switch (call.method) {
     case 'POST':
-      return api.create(call.path, call.body ?? {});
+      return api.create(call.path, call.body ?? {}, findExisting ? { findExisting } : undefined);
     case 'PATCH':
       return api.update(call.path, call.body ?? {});
     case 'PUT':

@@ -18,7 +18,7 @@ import { MemoryLiveApi } from './memory-api.js';
 
 const { manifests, cleanup } = manifestDirs('gatehouse-dup-');
 afterEach(cleanup);
-const apply = (api: MemoryLiveApi, dir: string, prune = false) => applyPlan({ api, stack: 'default', paths: [dir], env: {}, delay: async () => {}, prune });
+const apply = (api: MemoryLiveApi, dir: string, prune = false) => applyPlan({ api, stack: 'default', paths: [dir], env: {}, prune });
 const plan = (api: MemoryLiveApi, dir: string) => computePlan({ api, stack: 'default', paths: [dir], env: {} });
 
 const MANIFESTS = `

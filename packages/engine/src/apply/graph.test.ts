@@ -21,7 +21,7 @@ function repo(text: string) {
   write(text);
   return { dir, write };
 }
-const apply = (api: MemoryLiveApi, dir: string) => applyPlan({ api, stack: 'default', paths: [dir], env: {}, prune: true, delay: async () => {} });
+const apply = (api: MemoryLiveApi, dir: string) => applyPlan({ api, stack: 'default', paths: [dir], env: {}, prune: true });
 const calls = (api: MemoryLiveApi) => api.log.map((r) => `${r.method} ${r.path.replace(/_\d+/g, '_*')}`);
 
 it('deletes an object only after the update that stops referencing it', async () => {

@@ -4,12 +4,15 @@
  * for the fields these tests use (ids in, Refs out: `ip_policy_id` -> `ip_policy: {id}`,
  * `ip_policy_ids` -> `ip_policies`, `backend_id` -> `backend`; routes inline in their edge).
  *
- * `intercept` sees every write before it is carried out and may hold it (return a promise),
- * fail it (throw), or lose its answer (return 'lost': carried out, then an error with
- * `outcomeUnknown`). `log` records writes in the order they were carried out; `inFlight` and
- * `maxInFlight` count writes in progress.
+ * `intercept` sees every attempt of a write before it is carried out and may hold it (return a
+ * promise), fail it (throw), or lose its answer (return 'lost': carried out, then an error with
+ * `outcomeUnknown`). A failed attempt is tried again as the HTTP client tries it (its retry
+ * policy, without the waits): a retryable failure up to `attempts` attempts in all, and a create
+ * that may have been carried out only after its `findExisting` found nothing. `log` records
+ * writes in the order they were carried out; `inFlight` and `maxInFlight` count writes in
+ * progress.
  */
-import { LiveApiError, type ApiObject, type LiveApi, type Target } from '../ports.js';
+import { LiveApiError, type ApiObject, type CreateOptions, type LiveApi, type Target } from '../ports.js';
 
 export interface WriteRequest {
   method: 'POST' | 'PATCH' | 'PUT' | 'DELETE';
@@ -54,6 +57,8 @@ export class MemoryLiveApi implements LiveApi {
   readonly collections = new Map<string, ApiObject[]>(Object.keys(PREFIX).map((p) => [p, []]));
   readonly log: WriteRequest[] = [];
   intercept: Intercept | undefined;
+  /** Attempts of a write in all, as the HTTP client makes them (its default). */
+  attempts = 5;
   inFlight = 0;
   maxInFlight = 0;
   private next = 0;
@@ -72,8 +77,8 @@ export class MemoryLiveApi implements LiveApi {
     return found ? structuredClone(found.object) : undefined;
   }
 
-  create(path: string, body: ApiObject): Promise<ApiObject> {
-    return this.write({ method: 'POST', path, body }, () => {
+  create(path: string, body: ApiObject, options?: CreateOptions): Promise<ApiObject> {
+    return this.write({ method: 'POST', path, body }, options?.findExisting, () => {
       const route = /^\/edges\/https\/([^/]+)\/routes$/.exec(path);
       const object: ApiObject = { id: `${route ? 'edghtsrt' : PREFIX[path] ?? 'obj'}_${++this.next}`, ...rendered(body) };
       if (route) {
@@ -91,7 +96,7 @@ export class MemoryLiveApi implements LiveApi {
   }
 
   update(path: string, body: ApiObject): Promise<ApiObject> {
-    return this.write({ method: 'PATCH', path, body }, () => {
+    return this.write({ method: 'PATCH', path, body }, undefined, () => {
       const found = this.find(path);
       if (!found) throw new LiveApiError(`no object at ${path}`, 404, 'not_found', false);
       this.uniqueBotName(path.slice(0, path.lastIndexOf('/')), body, found.object);
@@ -101,7 +106,7 @@ export class MemoryLiveApi implements LiveApi {
   }
 
   replace(path: string, body: ApiObject): Promise<ApiObject> {
-    return this.write({ method: 'PUT', path, body }, () => {
+    return this.write({ method: 'PUT', path, body }, undefined, () => {
       const cut = path.lastIndexOf('/');
       const found = this.find(path.slice(0, cut));
       if (!found) throw new LiveApiError(`no object at ${path}`, 404, 'not_found', false);
@@ -111,7 +116,7 @@ export class MemoryLiveApi implements LiveApi {
   }
 
   remove(path: string): Promise<void> {
-    return this.write({ method: 'DELETE', path }, () => {
+    return this.write({ method: 'DELETE', path }, undefined, () => {
       const found = this.find(path);
       if (found) {
         found.list.splice(found.list.indexOf(found.object), 1);
@@ -145,7 +150,25 @@ export class MemoryLiveApi implements LiveApi {
     return undefined;
   }
 
-  private async write<T>(request: WriteRequest, carryOut: () => T): Promise<T> {
+  /** A write with the HTTP client's retries (`findExisting`: a create's look-up after a lost answer). */
+  private async write<T>(request: WriteRequest, findExisting: (() => Promise<ApiObject | undefined>) | undefined, carryOut: () => T): Promise<T> {
+    let lost = false;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.attempt(request, carryOut);
+      } catch (error) {
+        if (!(error instanceof LiveApiError) || !error.retryable || attempt >= this.attempts) throw error;
+        lost ||= error.outcomeUnknown || (error.status ?? 0) >= 500;
+        if (request.method === 'POST' && lost) {
+          if (!findExisting) throw error;
+          const found = await findExisting();
+          if (found) return found as T;
+        }
+      }
+    }
+  }
+
+  private async attempt<T>(request: WriteRequest, carryOut: () => T): Promise<T> {
     this.inFlight += 1;
     this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
     try {

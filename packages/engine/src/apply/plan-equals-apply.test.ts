@@ -168,7 +168,7 @@ describe('plan = apply (property)', () => {
           const paths = () => [scope.byFile ? file : dir];
           const prune = { prune: pruneFlag, pruneAll: scope.pruneAll };
           const run = (stack: string, options: { prune: boolean; pruneAll?: boolean; force: boolean; fromStack?: string }) =>
-            applyPlan({ api, stack, paths: paths(), env: {}, delay: async () => {}, ...options });
+            applyPlan({ api, stack, paths: paths(), env: {}, ...options });
 
           writeFileSync(file, yaml(before));
           await run(beforeStack, { prune: true, force: true });
@@ -256,7 +256,7 @@ describe('plan = apply with --target (property)', () => {
           stats.scenarios += 1;
           const api = new MemoryLiveApi();
           writeFileSync(file, yaml(before));
-          await applyPlan({ api, stack: beforeStack, paths: [dir], env: {}, delay: async () => {}, prune: true, force: true });
+          await applyPlan({ api, stack: beforeStack, paths: [dir], env: {}, prune: true, force: true });
           await changeOutside(api, outside);
           writeFileSync(file, yaml(after));
           api.log.length = 0;
@@ -277,7 +277,7 @@ describe('plan = apply with --target (property)', () => {
           if (plan.changes.some((c) => !c.kind.endsWith('Rule') && !c.kind.endsWith('Route') && !patterns.some((p) => p.matches(c.address)))) stats.dependencies += 1;
           let result;
           try {
-            result = await applyPlan({ api, stack: 'default', paths: [dir], env: {}, delay: async () => {}, targets });
+            result = await applyPlan({ api, stack: 'default', paths: [dir], env: {}, targets });
           } catch (error) {
             if (!(error instanceof ApplyRefused)) throw error;
             expect(api.log).toEqual([]);

@@ -28,7 +28,7 @@ const bot = (name: string, apiName?: string, active = true) => `kind: BotUser\nn
 
 const plan = (api: MemoryLiveApi, dir: string, stack = 'default') => computePlan({ paths: [dir], env: {}, api, stack });
 const apply = async (api: MemoryLiveApi, dir: string, stack = 'default', prune = false) => {
-  const result = await applyPlan({ api, stack, paths: [dir], env: {}, delay: async () => {}, prune, force: true });
+  const result = await applyPlan({ api, stack, paths: [dir], env: {}, prune, force: true });
   expect(result.ok, JSON.stringify(result.steps.filter((s) => s.status !== 'done'))).toBe(true);
   return result;
 };
@@ -54,7 +54,7 @@ describe('prune scope', () => {
     const one = await computePlan({ paths: [join(dir, 'policy.yaml')], env: {}, api, stack: 'default' });
     expect(one.changes).toEqual([]);
     api.log.length = 0;
-    await applyPlan({ api, stack: 'default', paths: [join(dir, 'policy.yaml')], env: {}, delay: async () => {} });
+    await applyPlan({ api, stack: 'default', paths: [join(dir, 'policy.yaml')], env: {} });
     expect(entries(api)).toEqual({ ci: id });
 
     rewrite(dir, '');
@@ -264,7 +264,7 @@ describe('failures', () => {
       return undefined;
     };
     const dir = manifests(bot('ci'));
-    const result = await applyPlan({ api, stack: 'default', paths: [dir], env: {}, delay: async () => {} });
+    const result = await applyPlan({ api, stack: 'default', paths: [dir], env: {} });
     expect(result.steps.map((s) => [s.address, s.status]).sort()).toEqual([['BotUser/ci', 'failed'], ['BotUserRegistry/default', 'skipped']]);
     expect(records(api)).toEqual([]);
     api.intercept = undefined;
@@ -365,7 +365,7 @@ describe('--target', () => {
     const targeted = await computePlan({ paths: [dir], env: {}, api, stack: 'default', targets: ['BotUser/ci'] });
     expect(summary(targeted.changes)).toEqual(['create BotUser/ci', 'update BotUserRegistry/default']);
     expect(targeted.changes[1]!.after).toEqual({ bots: { ci: '(id known after its create)', old: oldId } });
-    const result = await applyPlan({ api, stack: 'default', paths: [dir], env: {}, delay: async () => {}, targets: ['BotUser/ci'] });
+    const result = await applyPlan({ api, stack: 'default', paths: [dir], env: {}, targets: ['BotUser/ci'] });
     expect(result.ok).toBe(true);
     const ciId = String(api.objects('/bot_users').find((b) => b.name === 'CI bot')!.id);
     const registry = readRegistry('default', records(api));
@@ -377,7 +377,7 @@ describe('--target', () => {
 
     // A targeted rename of spec.name is the same bot user.
     rewrite(dir, bot('old', 'Old bot', false) + '---\n' + bot('ci', 'CI bot renamed') + '---\n' + bot('other', 'Other bot'));
-    const renamed = await applyPlan({ api, stack: 'default', paths: [dir], env: {}, delay: async () => {}, targets: ['BotUser/ci'] });
+    const renamed = await applyPlan({ api, stack: 'default', paths: [dir], env: {}, targets: ['BotUser/ci'] });
     expect(renamed.steps.map((s) => `${s.action} ${s.address}`)).toContain('update BotUser/ci');
     expect(api.objects('/bot_users').filter((b) => String(b.name).startsWith('CI bot')).map((b) => [b.id, b.name])).toEqual([[ciId, 'CI bot renamed']]);
 
@@ -399,7 +399,7 @@ describe('--from-stack', () => {
     const moving = await computePlan({ paths: [dir], env: {}, api, stack: 'blue', fromStack: 'default' });
     expect(summary(moving.changes).sort()).toEqual(['create BotUserRegistry/blue', 'update BotUserRegistry/default']);
     expect(moving.changes.find((c) => c.address === 'BotUserRegistry/default')!.reason).toContain('stops recording "ci" (moved to stack "blue"');
-    const result = await applyPlan({ api, stack: 'blue', paths: [dir], env: {}, delay: async () => {}, fromStack: 'default' });
+    const result = await applyPlan({ api, stack: 'blue', paths: [dir], env: {}, fromStack: 'default' });
     expect(result.ok).toBe(true);
     const ciId = String(api.objects('/bot_users').find((b) => b.name === 'CI bot')!.id);
     expect(entries(api, 'blue')).toEqual({ ci: ciId });
@@ -416,7 +416,7 @@ describe('--from-stack', () => {
     const targeted = { paths: [dir], env: {}, api, stack: 'blue', fromStack: 'default', targets: ['BotUser/ci'] };
     const moving = await computePlan(targeted);
     expect(summary(moving.changes).sort()).toEqual(['create BotUserRegistry/blue', 'update BotUserRegistry/default']);
-    await applyPlan({ ...targeted, delay: async () => {} });
+    await applyPlan(targeted);
     expect(Object.keys(entries(api, 'blue'))).toEqual(['ci']);
     expect(Object.keys(entries(api, 'default'))).toEqual(['nightly']);
     expect((await computePlan(targeted)).changes).toEqual([]);
@@ -430,7 +430,7 @@ describe('--from-stack', () => {
     rewrite(dir, bot('ci', 'CI bot v2'));
     const moving = await computePlan({ paths: [dir], env: {}, api, stack: 'blue', fromStack: 'default' });
     expect(summary(moving.changes).sort()).toEqual(['create BotUserRegistry/blue', 'update BotUser/ci', 'update BotUserRegistry/default']);
-    await applyPlan({ api, stack: 'blue', paths: [dir], env: {}, delay: async () => {}, fromStack: 'default' });
+    await applyPlan({ api, stack: 'blue', paths: [dir], env: {}, fromStack: 'default' });
     expect(api.objects('/bot_users').map((b) => [b.id, b.name])).toEqual([[id, 'CI bot v2']]);
     expect(entries(api, 'blue')).toEqual({ ci: id });
     expect(entries(api, 'default')).toEqual({});

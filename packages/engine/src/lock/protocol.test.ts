@@ -70,6 +70,20 @@ describe('acquireLock when answers are lost or two callers claim one lock', () =
     expect(records(api)).toEqual([]);
   });
 
+  it('takes the lock when its bot user create failed with a 503 before the write: the create is tried again like any request', async () => {
+    const api = apiWithUniqueNames();
+    const unique = api.intercept!;
+    let posts = 0;
+    api.intercept = (request) => {
+      if (request.method === 'POST' && request.path === '/bot_users' && ++posts === 1) throw new LiveApiError('service unavailable', 503, 'unavailable', true);
+      return unique(request);
+    };
+    const held = await acquireLock(api, STACK, { ...options, runId: 'run-a', renewEveryMs: 3_600_000 });
+    expect(posts).toBe(2);
+    expect(api.objects('/bot_users').map((b) => b.id)).toEqual([held.botUserId]);
+    await held.release();
+  });
+
   /** Lets `answer` decide the first `times` record creates (`'lost'`, or a throw); then the service's own rules. */
   function recordCreates(api: MemoryLiveApi, times: number, answer: () => 'lost' | never): { posts: () => number } {
     const unique = api.intercept!;
@@ -131,12 +145,12 @@ describe('acquireLock when answers are lost or two callers claim one lock', () =
   it('never proceeds without its record: when every create fails it throws, leaves no record of its run, and the bot user stays claimable', async () => {
     const api = apiWithUniqueNames();
     // Each create answered 502 without its write being made: looked up, not found, sent again.
-    // (Four: the attempts of one acquisition; the next acquisition's create goes through.)
-    const creates = recordCreates(api, 4, () => {
+    // (Five: the attempts the client makes of one create; the next acquisition's create goes through.)
+    const creates = recordCreates(api, api.attempts, () => {
       throw new LiveApiError('bad gateway', 502, 'bad_gateway', true);
     });
     await expect(acquireLock(api, STACK, { ...options, runId: 'run-a' })).rejects.toThrow('bad gateway');
-    expect(creates.posts()).toBe(4);
+    expect(creates.posts()).toBe(5);
     expect(records(api)).toEqual([]);
     expect(await readLock(api, STACK)).toMatchObject({ bot_user_id: api.objects('/bot_users')[0]!.id });
     expect((await readLock(api, STACK))!.record_id).toBeUndefined();
@@ -214,6 +228,8 @@ describe('renewal: the holder renews its record; staleness counts from the lates
 
   it('a renewal that fails (5xx) is reported and tried again; the lock is not lost', async () => {
     const api = new MemoryLiveApi();
+    // Each failure is one that outlived the client's retries.
+    api.attempts = 1;
     const errors: string[] = [];
     let failures = 0;
     let patches = 0;

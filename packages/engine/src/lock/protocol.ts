@@ -13,11 +13,6 @@ export interface AcquireOptions {
   timeoutMs?: number;
   /** Between two attempts while waiting (default 2 s). */
   pollMs?: number;
-  /**
-   * Attempts of the record's create in all, the first included (default 4, as apply's calls);
-   * after a lost answer, the record is looked up by run id before the next.
-   */
-  attempts?: number;
   leaseSeconds?: number;
   holder?: string;
   runId?: string;
@@ -148,9 +143,12 @@ async function claimBotUser(api: LiveApi, stack: string, ctx: LockContext): Prom
     let bot: { id?: unknown } | undefined;
     let createError: unknown;
     try {
-      bot = await api.create('/bot_users', { name: lockName(stack), active: false });
+      // After a lost answer the client looks before it sends the create again: a lock bot user
+      // without a record is claimed (ours, or another's that the record check then settles); one
+      // with a record is another's lock, and the create sent again is refused as a taken name.
+      bot = await api.create('/bot_users', { name: lockName(stack), active: false }, { findExisting: () => unclaimedBot(api, stack, ctx.now()) });
     } catch (error) {
-      // Taken by another, or an answer lost after the write (5xx, reset): read what is there.
+      // Taken by another, or an answer lost after the client's attempts (5xx, reset): read what is there.
       if (!isNameTaken(error) && !mayHaveBeenCarriedOut(error)) throw error;
       createError = isNameTaken(error) ? undefined : error;
     }
@@ -213,12 +211,12 @@ async function writeRecord(api: LiveApi, stack: string, ctx: LockContext, botUse
   };
   const metadata = `${LOCK_RECORD_PREFIX}${JSON.stringify(record)}`;
   try {
-    // A create whose answer was lost (or a 5xx) may have written the record: before sending it
-    // again, `runCalls` looks it up (`ownRecord`), so one run never leaves two records and a
-    // record written despite the error is this holder's, not a reason to give up.
+    // A create whose answer was lost (or a 5xx) may have written the record: before the client
+    // sends it again, it looks it up (`ownRecord`, through `runCalls`), so one run never leaves
+    // two records and a record written despite the error is this holder's, not a reason to give up.
     const { first } = await runCalls(
       [{ method: 'POST', path: '/ip_policies', body: { description: `gatehouse lock of stack "${stack}"`.slice(0, 255), metadata } }],
-      { api, attempts: options.attempts ?? 4, delay: ctx.sleep },
+      { api },
       ownRecord(stack, runId, metadata),
     );
     return { botUserId, recordId: String(first!.id), record };
@@ -344,6 +342,12 @@ function renewal(
       await inFlight;
     },
   };
+}
+
+/** The lock's bot user when it has no record yet (what a create whose answer was lost may have made). */
+async function unclaimedBot(api: LiveApi, stack: string, now: Date): Promise<ApiObject | undefined> {
+  const lock = await readLock(api, stack, now);
+  return lock && !lock.record_id ? { id: lock.bot_user_id, name: lockName(stack) } : undefined;
 }
 
 /** A failure after which the write may still have been made: anything but a definite 4xx answer. */

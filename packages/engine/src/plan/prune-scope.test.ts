@@ -63,7 +63,7 @@ async function applied(files: Record<string, string> = FILES) {
   const root = repo(files);
   const api = new MemoryLiveApi();
   const at = (...paths: string[]) => paths.map((p) => join(root, p));
-  await applyPlan({ api, stack: 'default', paths: at('manifests'), env: {}, delay: async () => {}, prune: true });
+  await applyPlan({ api, stack: 'default', paths: at('manifests'), env: {}, prune: true });
   const plan = (paths: string[], options: { prune?: boolean; pruneAll?: boolean } = { prune: true }) => computePlan({ paths: at(...paths), env: {}, api, stack: 'default', ...options });
   return { root, api, at, plan };
 }
@@ -182,7 +182,7 @@ describe('prune scope', () => {
 
   it('the destruction rail still counts every owned object, in scope or not; --prune-all meets it', async () => {
     const { api, at } = await applied();
-    const run = (options: { prune?: boolean; pruneAll?: boolean; force?: boolean }) => applyPlan({ api, stack: 'default', paths: at('manifests/ip-policies.yaml'), env: {}, delay: async () => {}, ...options });
+    const run = (options: { prune?: boolean; pruneAll?: boolean; force?: boolean }) => applyPlan({ api, stack: 'default', paths: at('manifests/ip-policies.yaml'), env: {}, ...options });
     const refused = await run({ pruneAll: true }).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(ApplyRefused);
     expect((refused as ApplyRefused).refusals.map((r) => r.message).join('\n')).toContain('5 of the 5 Backend objects');
@@ -199,7 +199,7 @@ describe('prune scope', () => {
     expect(moved.changes.map((c) => [c.address, c.cause, c.reason])).toEqual(
       ['a', 'b', 'c', 'd', 'e'].map((n) => [`Backend/${n}`, 'marker', 'ownership marker refresh: records the manifest path manifests/more/backends.yaml']),
     );
-    await applyPlan({ api, stack: 'default', paths: at('manifests'), env: {}, delay: async () => {}, prune: true });
+    await applyPlan({ api, stack: 'default', paths: at('manifests'), env: {}, prune: true });
     expect(markerPath(api, '/backends/http_response')).toBe('manifests/more/backends.yaml');
     expect((await plan(['manifests'])).changes).toEqual([]);
   });
@@ -255,7 +255,7 @@ describe('prune scope', () => {
     const root = repo({ 'shared/policies.yaml': POLICIES, 'manifests/backends.yaml': BACKENDS });
     symlinkSync(join(root, 'shared'), join(root, 'manifests/shared'));
     const api = new MemoryLiveApi();
-    await applyPlan({ api, stack: 'default', paths: [join(root, 'manifests')], env: {}, delay: async () => {} });
+    await applyPlan({ api, stack: 'default', paths: [join(root, 'manifests')], env: {} });
     expect(markerPath(api, '/ip_policies', 'VPN')).toBe('manifests/shared/policies.yaml');
     write(root, 'shared/policies.yaml', POLICIES.replace(/---\nkind: IPPolicy\nname: vpn[^]*$/, ''));
     const plan = (paths: string[]) => computePlan({ paths: paths.map((p) => join(root, p)), env: {}, api, stack: 'default', prune: true });

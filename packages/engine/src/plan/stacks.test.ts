@@ -42,7 +42,7 @@ spec:
 `;
 
 const run = (api: MemoryLiveApi, dir: string, stack: string, fromStack?: string) =>
-  applyPlan({ api, stack, paths: [dir], env: {}, delay: async () => {}, ...(fromStack !== undefined ? { fromStack } : {}) });
+  applyPlan({ api, stack, paths: [dir], env: {}, ...(fromStack !== undefined ? { fromStack } : {}) });
 const plan = (api: MemoryLiveApi, dir: string, stack: string, extra: { fromStack?: string; onWarning?: (w: Problem) => void } = {}) =>
   computePlan({ paths: [dir], env: {}, api, stack, ...extra });
 const problemsOf = async (promise: Promise<unknown>): Promise<Problem[]> => {
@@ -223,9 +223,9 @@ describe('moving objects between stacks', () => {
     await run(api, dir, 'default');
     const saved = await plan(api, dir, 'platform', { fromStack: 'default' });
     api.log.length = 0;
-    await expect(applyPlan({ api, stack: 'platform', paths: [dir], env: {}, saved, fromStack: 'team-c', delay: async () => {} })).rejects.toThrow(/would duplicate the live IP policy/);
+    await expect(applyPlan({ api, stack: 'platform', paths: [dir], env: {}, saved, fromStack: 'team-c' })).rejects.toThrow(/would duplicate the live IP policy/);
     expect(api.log).toEqual([]);
-    expect((await applyPlan({ api, stack: 'platform', paths: [dir], env: {}, saved, delay: async () => {} })).ok).toBe(true);
+    expect((await applyPlan({ api, stack: 'platform', paths: [dir], env: {}, saved })).ok).toBe(true);
     expect((await plan(api, dir, 'platform')).changes).toEqual([]);
   });
 });

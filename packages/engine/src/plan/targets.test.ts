@@ -152,7 +152,7 @@ describe('targeted plans', () => {
     // Reserved domain: an edge's hostport needs it.
     dir = dirs.manifests(`kind: ReservedDomain\nname: api\nspec: {domain: api.example.com}\n---\n${BEFORE}`);
     api = new MemoryLiveApi();
-    await applyPlan({ api, stack: 'default', paths: [dir], env: {}, delay: async () => {} });
+    await applyPlan({ api, stack: 'default', paths: [dir], env: {} });
     dirs.rewrite(dir, `kind: ReservedDomain\nname: api\nspec: {domain: api.example.com}\n---\n${AFTER}`);
   });
 
@@ -216,9 +216,9 @@ describe('targeted plans', () => {
   it('apply: a targeted child under an updated parent, whose marker records only the children that exist', async () => {
     const local = new MemoryLiveApi();
     const work = dirs.manifests(BEFORE.split('---').slice(0, 1).join(''));
-    await applyPlan({ api: local, stack: 'default', paths: [work], env: {}, delay: async () => {} });
+    await applyPlan({ api: local, stack: 'default', paths: [work], env: {} });
     dirs.rewrite(work, AFTER.split('---').slice(0, 1).join(''));
-    const result = await applyPlan({ api: local, stack: 'default', paths: [work], env: {}, delay: async () => {}, targets: ['IPPolicy/office'] });
+    const result = await applyPlan({ api: local, stack: 'default', paths: [work], env: {}, targets: ['IPPolicy/office'] });
     expect(result.steps.map((s) => `${s.action} ${s.address}`).sort()).toEqual(['create IPPolicyRule/office/192.168.0.0/16', 'update IPPolicy/office']);
     // Drift of a target: only it; and a parent's marker names both rules now.
     const drift = await detectDrift({ paths: [work], env: {}, api: local, stack: 'default', targets: ['IPPolicy/office'] });
@@ -252,12 +252,12 @@ describe('targeted plans', () => {
           `kind: Backend\nname: fo\nspec: {type: failover, backends: [${fallbacks}]}\n`,
       );
     write('{type: http_response, status_code: 200}', 'web');
-    await applyPlan({ api: local, stack: 'default', paths: [work], env: {}, delay: async () => {} });
+    await applyPlan({ api: local, stack: 'default', paths: [work], env: {} });
     // web's type changes (a replace, made create-first: fo references it); fo changes too.
     write('{type: tunnel_group, labels: {app: web}}', 'web, static');
     const targeted = await computePlan({ paths: [work], env: {}, api: local, stack: 'default', targets: ['Backend/web'] });
     expect(targeted.changes.map((c) => `${c.action} ${c.address}`).sort()).toEqual(['replace Backend/web', 'update Backend/fo']);
-    const result = await applyPlan({ api: local, stack: 'default', paths: [work], env: {}, delay: async () => {}, targets: ['Backend/web'] });
+    const result = await applyPlan({ api: local, stack: 'default', paths: [work], env: {}, targets: ['Backend/web'] });
     expect(result.ok).toBe(true);
     expect(result.steps.map((s) => `${s.action} ${s.address}`).sort()).toEqual(['replace Backend/web', 'update Backend/fo']);
     expect((await computePlan({ paths: [work], env: {}, api: local, stack: 'default' })).changes).toEqual([]);
