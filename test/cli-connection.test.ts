@@ -1,13 +1,14 @@
 /**
  * Connection controls of the built CLI, as a user meets them: pasted keys and URLs, wrong
- * schemes, refused keys, servers that never answer (--timeout, --deadline), a private CA
- * (--ca-file / GATEHOUSE_CA_FILE, with a CA made by openssl) and proxies (HTTPS_PROXY,
- * HTTP_PROXY, NO_PROXY, counted at a proxy). One reference server runs in this process; the
- * HTTPS endpoint is a TLS terminator in front of it, the proxy a CONNECT tunnel that counts.
+ * schemes, refused keys, names that do not resolve, servers that never answer (--timeout,
+ * --deadline), a private CA (--ca-file / GATEHOUSE_CA_FILE, with a CA made by openssl) and
+ * proxies (HTTPS_PROXY, HTTP_PROXY, NO_PROXY, counted at a proxy; proxies that refuse or drop
+ * the tunnel). One reference server runs in this process; the HTTPS endpoint is a TLS terminator
+ * in front of it; the proxy forwards absolute-form requests and tunnels CONNECT, counting both.
  */
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
+import { createServer as createHttpServer, request as httpRequest, type Server as HttpServer } from 'node:http';
 import { connect as netConnect, createServer as createNetServer, type AddressInfo, type Server as NetServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { createServer as createTlsServer, type Server as TlsServer } from 'node:tls';
@@ -28,6 +29,13 @@ let silentUrl: string;
 let proxy: HttpServer;
 let proxyUrl: string;
 let tunnels = 0;
+/** Absolute-form requests the proxy forwarded (`GET http://host:port/path`). */
+const forwarded: string[] = [];
+/** Proxies that allow CONNECT only to port 443 (Squid's default) and that drop every CONNECT. */
+let squid: HttpServer;
+let squidUrl: string;
+let dropping: HttpServer;
+let droppingUrl: string;
 const sockets = new Set<Socket>();
 let caFile: string;
 
@@ -66,8 +74,16 @@ beforeAll(async () => {
   await listen(silent);
   silentUrl = `http://127.0.0.1:${port(silent)}`;
 
-  // An HTTP proxy that tunnels CONNECT and counts the tunnels.
-  proxy = createHttpServer((_req, res) => res.writeHead(501).end());
+  // An HTTP proxy that forwards absolute-form requests and tunnels CONNECT, counting both.
+  proxy = createHttpServer((req, res) => {
+    forwarded.push(`${req.method} ${req.url}`);
+    const upstream = httpRequest(req.url!, { method: req.method, headers: req.headers }, (answer) => {
+      res.writeHead(answer.statusCode!, answer.headers);
+      answer.pipe(res);
+    });
+    upstream.on('error', () => res.writeHead(502).end());
+    req.pipe(upstream);
+  });
   proxy.on('connect', (req, client: Socket) => {
     tunnels++;
     sockets.add(client);
@@ -81,11 +97,23 @@ beforeAll(async () => {
   });
   await listen(proxy);
   proxyUrl = `http://127.0.0.1:${port(proxy)}`;
+
+  squid = createHttpServer((_req, res) => res.writeHead(501).end());
+  squid.on('connect', (req, client: Socket) => {
+    if (!(req.url ?? '').endsWith(':443')) client.end('HTTP/1.1 403 Forbidden\r\n\r\n');
+  });
+  await listen(squid);
+  squidUrl = `http://127.0.0.1:${port(squid)}`;
+  dropping = createHttpServer((_req, res) => res.writeHead(501).end());
+  dropping.on('connect', (_req, client: Socket) => client.destroy());
+  await listen(dropping);
+  droppingUrl = `http://127.0.0.1:${port(dropping)}`;
 });
 
 afterAll(async () => {
   for (const socket of sockets) socket.destroy();
-  await Promise.all([tlsServer, silent, proxy].map((s) => new Promise((resolve) => s?.close(resolve))));
+  for (const server of [proxy, squid, dropping]) server?.closeAllConnections();
+  await Promise.all([tlsServer, silent, proxy, squid, dropping].map((s) => new Promise((resolve) => s?.close(resolve))));
   await api?.close();
   dir.cleanup();
 });
@@ -142,10 +170,28 @@ describe('--timeout and --deadline', () => {
     expect(result.stderr).toMatch(/deadline_exceeded: .*; --deadline \(GATEHOUSE_DEADLINE\) passed/);
   });
 
-  it('--timeout alone: each attempt times out, and the retries are counted', async () => {
-    const result = await plan({ GATEHOUSE_API_URL: silentUrl, GATEHOUSE_API_KEY: KEY }, '--timeout', '200ms');
+  it('--timeout alone: a request makes its attempts, and the command ends once the API has been silent for five of them', async () => {
+    const began = performance.now();
+    const result = await plan({ GATEHOUSE_API_URL: silentUrl, GATEHOUSE_API_KEY: KEY }, '--timeout', '300ms');
+    const elapsed = performance.now() - began;
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/timeout: no complete answer within 200 ms \(after 5 attempts\); no answer within --timeout/);
+    expect(result.stderr).toMatch(/timeout: (no answer|not sent): the API has answered nothing for 1.5 s \(5 attempts' time\), so the client gave up on it.*; no answer within --timeout/);
+    // Five attempts of 300 ms, the backoffs between them, and the start of the CLI.
+    expect(elapsed).toBeLessThan(1500 + 3750 + 3000);
+  });
+
+  it('an apply against a server that never answers ends as soon, its lock\'s requests and look-ups included', async () => {
+    const began = performance.now();
+    const result = await runCli(['apply', MANIFEST, '--yes', '--timeout', '300ms'], { env: { GATEHOUSE_API_URL: silentUrl, GATEHOUSE_API_KEY: KEY } });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/the API has answered nothing for 1.5 s/);
+    expect(performance.now() - began).toBeLessThan(1500 + 3750 + 3000);
+  });
+
+  it('a --deadline adds no warning to a run that succeeds', async () => {
+    const result = await plan({ GATEHOUSE_API_URL: api.url, GATEHOUSE_API_KEY: KEY }, '--deadline', '5m');
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe('');
   });
 
   it('refuses a duration it cannot read, naming the flag', async () => {
@@ -185,11 +231,63 @@ describe('proxies', () => {
     expect(tunnels - before).toBe(through);
   });
 
-  it('uses HTTP_PROXY for an http:// API URL', async () => {
-    const before = tunnels;
+  it('sends requests for an http:// API URL to HTTP_PROXY in absolute form, as curl does, not through a tunnel', async () => {
+    const before = { tunnels, forwarded: forwarded.length };
     const result = await plan({ GATEHOUSE_API_URL: api.url, GATEHOUSE_API_KEY: KEY, HTTP_PROXY: proxyUrl });
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
-    expect(tunnels).toBeGreaterThan(before);
+    expect(tunnels).toBe(before.tunnels);
+    expect(forwarded.slice(before.forwarded)).toContain(`GET ${api.url}/ip_policies?limit=100`);
+  });
+
+  it('an http:// API behind a proxy that allows CONNECT only to port 443 (Squid) still works', async () => {
+    // Squid's default answers 403 to a tunnel to any other port; absolute form needs none.
+    squid.removeAllListeners('request');
+    squid.on('request', (req, res) => {
+      const upstream = httpRequest(req.url!, { method: req.method, headers: req.headers }, (answer) => {
+        res.writeHead(answer.statusCode!, answer.headers);
+        answer.pipe(res);
+      });
+      req.pipe(upstream);
+    });
+    const result = await plan({ GATEHOUSE_API_URL: api.url, GATEHOUSE_API_KEY: KEY, HTTP_PROXY: squidUrl });
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+  });
+
+  it('a proxy that refuses the tunnel to an https:// API: an error at once that names the proxy, never its password', async () => {
+    const began = performance.now();
+    const proxyWithPassword = squidUrl.replace('http://', 'http://ops:hunter2@');
+    const result = await plan({ GATEHOUSE_API_URL: httpsUrl, GATEHOUSE_API_KEY: KEY, HTTPS_PROXY: proxyWithPassword }, '--timeout', '5s');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`proxy_error: the proxy ${squidUrl} refused a tunnel to 127.0.0.1:${port(tlsServer)} (it answered 403 to CONNECT); the proxy must allow CONNECT to the API's port (Squid allows only 443 by default)`);
+    expect(result.stderr).toContain('name the API\'s host in NO_PROXY');
+    expect(result.stderr).not.toContain('hunter2');
+    expect(result.stderr).not.toMatch(/attempts/);
+    expect(performance.now() - began).toBeLessThan(5000);
+  });
+
+  it('a proxy that drops the tunnel: an error that names the proxy, well within --timeout', async () => {
+    const began = performance.now();
+    const result = await plan({ GATEHOUSE_API_URL: httpsUrl, GATEHOUSE_API_KEY: KEY, HTTPS_PROXY: droppingUrl }, '--timeout', '5s');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`proxy_error: the proxy ${droppingUrl} closed the connection instead of opening a tunnel to 127.0.0.1:${port(tlsServer)}`);
+    expect(performance.now() - began).toBeLessThan(5000);
+  });
+
+  it('refuses a proxy variable that is not a URL, without printing it', async () => {
+    const result = await plan({ GATEHOUSE_API_URL: httpsUrl, GATEHOUSE_API_KEY: KEY, HTTPS_PROXY: 'ftp://ops:hunter2@proxy' });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^Error: the proxy set for https:\/\/127\.0\.0\.1:\d+ \(HTTPS_PROXY, HTTP_PROXY or ALL_PROXY\) is not an http:\/\/ or https:\/\/ URL/);
+    expect(result.stderr).not.toContain('hunter2');
+  });
+});
+
+describe('a host name that does not resolve', () => {
+  it('is reported as a DNS failure, at once, not as a refused connection', async () => {
+    const result = await plan({ GATEHOUSE_API_URL: 'http://gatehouse-test.invalid', GATEHOUSE_API_KEY: KEY });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('dns_error: DNS lookup of gatehouse-test.invalid failed (ENOTFOUND: no such name); check the host name in the API URL');
+    expect(result.stderr).not.toMatch(/connection_refused|attempts/);
   });
 });

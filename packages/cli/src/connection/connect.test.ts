@@ -30,6 +30,21 @@ describe('connect', () => {
     await expect(connect({ stack: 'default', embedded: true, 'rate-limit': 'fast' })).rejects.toMatchObject({ code: 'bad_rate_limit' });
   });
 
+  it('paces an API URL to the service\'s budget unless --rate-limit says otherwise, and leaves the embedded server unpaced', async () => {
+    const service = await connect({ stack: 'default', 'api-url': 'https://api.example.com', 'api-key': 'k' });
+    expect(service.client.transport.pace.budget).toEqual({ requests: 120, intervalMs: 60_000 });
+    await service.close();
+    const shared = await connect({ stack: 'default', 'api-url': 'https://api.example.com', 'api-key': 'k', 'rate-limit': '60/60s' });
+    expect(shared.client.transport.pace.budget).toEqual({ requests: 60, intervalMs: 60_000 });
+    await shared.close();
+    const embedded = await connect({ stack: 'default', embedded: true }, { embeddedDb: join(dir.path, 'paced.db') });
+    expect(embedded.client.transport.pace.budget).toBeUndefined();
+    await embedded.close();
+    const limited = await connect({ stack: 'default', embedded: true, 'rate-limit': '5/1s' }, { embeddedDb: join(dir.path, 'paced.db') });
+    expect(limited.client.transport.pace.budget).toEqual({ requests: 5, intervalMs: 1000 });
+    await limited.close();
+  });
+
   it('uses the given API and stack, without starting anything', async () => {
     const connection = await connect({ stack: 'team-a', 'api-url': 'https://api.example.com/', 'api-key': 'k', 'rate-limit': '120/60s' });
     expect(connection.target).toEqual({ url: 'https://api.example.com', embedded: false });
