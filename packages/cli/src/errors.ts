@@ -15,7 +15,7 @@ export const CLI_ERROR_CODES = {
   bad_proxy: 'the proxy variable for the API URL (HTTPS_PROXY, HTTP_PROXY or ALL_PROXY) is not an http(s) URL',
   bad_from_stack: '--from-stack is empty, has control characters, or names the stack being planned',
   bad_stack: '--stack (GATEHOUSE_STACK) is set but empty, or has control characters',
-  bad_rate_limit: '--rate-limit (GATEHOUSE_RATE_LIMIT) is not of the form 120/60s',
+  bad_rate_limit: '--rate-limit (GATEHOUSE_RATE_LIMIT) is neither of the form 120/60s nor off',
   manifest_problems: 'the manifests have problems (each printed as file:line:col: message)',
   api_failure: 'the API answered with an error or could not be reached',
   write_failed: 'an output file could not be written',

@@ -33,12 +33,13 @@ export interface Budget {
 export const SERVICE_BUDGET: Readonly<Budget> = { requests: 120, windowMs: 60_000 };
 
 /**
- * Requests in flight at once against the service. The service caps simultaneous requests per
- * account without documenting the number; under its budget of two requests a second, more than
- * a few in flight gain nothing but the first burst. A refusal for too many simultaneous
- * requests lowers it further (`Answer.concurrencyRefused`).
+ * Requests in flight at once. The service caps simultaneous requests per account without
+ * documenting the number (its refusal, `ERR_NGROK_225`, names it); under a budget of two
+ * requests a second, more in flight gain nothing but a faster first burst, and this is what
+ * apply's parallelism defaults to. A refusal for too many simultaneous requests lowers it for
+ * the rest of the run (`Answer.concurrencyRefused`).
  */
-export const SERVICE_CONCURRENCY = 8;
+export const SERVICE_CONCURRENCY = 10;
 
 /** What an answer told about the server's limits (see `rate-headers.ts`). */
 export interface Answer {

@@ -30,7 +30,7 @@ describe('connect', () => {
     await expect(connect({ stack: 'default', embedded: true, 'rate-limit': 'fast' })).rejects.toMatchObject({ code: 'bad_rate_limit' });
   });
 
-  it('paces an API URL to the service\'s budget unless --rate-limit says otherwise, and leaves the embedded server unpaced', async () => {
+  it('paces an API URL to the service\'s budget unless --rate-limit says otherwise (off: not at all), and leaves the embedded server unpaced', async () => {
     const service = await connect({ stack: 'default', 'api-url': 'https://api.example.com', 'api-key': 'k' });
     expect(service.client.transport.pace.budget).toEqual({ requests: 120, intervalMs: 60_000 });
     await service.close();
@@ -43,6 +43,9 @@ describe('connect', () => {
     const limited = await connect({ stack: 'default', embedded: true, 'rate-limit': '5/1s' }, { embeddedDb: join(dir.path, 'paced.db') });
     expect(limited.client.transport.pace.budget).toEqual({ requests: 5, intervalMs: 1000 });
     await limited.close();
+    const unlimited = await connect({ stack: 'default', 'api-url': 'https://api.example.com', 'api-key': 'k', 'rate-limit': 'off' });
+    expect(unlimited.client.transport.pace.budget).toBeUndefined();
+    await unlimited.close();
   });
 
   it('uses the given API and stack, without starting anything', async () => {

@@ -8,7 +8,7 @@
  * optional dependency, imported only here (see `server/load.ts`).
  */
 import { randomBytes } from 'node:crypto';
-import { GatehouseClient, type RequestEvent } from '@gatehouse/client';
+import { GatehouseClient, type RateLimitOptions, type RequestEvent } from '@gatehouse/client';
 import type { LiveApi, Target } from '@gatehouse/engine/core';
 import { parseRateLimit } from '@gatehouse/schemas/runtime';
 import { CliError } from '../errors.js';
@@ -39,17 +39,17 @@ export interface ConnectOptions {
 }
 
 /**
- * The budget requests are paced to, per target: `--rate-limit` when given; otherwise, for an API
- * URL, the client's default, the service's documented budget (120 requests per rolling 60 s per
- * account); for the embedded server, none: it runs in this process, has no limit, and pacing it
- * would only slow a local run down.
+ * The budget requests are paced to, per target: `--rate-limit` when given (`off`: none, for an
+ * API without a limit); otherwise, for an API URL, the client's default, the service's
+ * documented budget (120 requests per rolling 60 s per account); for the embedded server, none:
+ * it runs in this process, has no limit, and pacing it would only slow a local run down.
  */
 export async function connect(flags: ConnectionFlagValues, options: ConnectOptions = {}): Promise<Connection> {
   checkStackName(flags.stack);
   const choice = chooseTarget({ apiUrl: flags['api-url'], apiKey: flags['api-key'], embedded: flags.embedded }, options.env ?? process.env);
   const rateLimit = readRateLimit(flags['rate-limit']);
   const clientOptions = {
-    ...(rateLimit ? { rateLimit } : {}),
+    ...(rateLimit !== undefined ? { rateLimit } : {}),
     ...(options.onRequest ? { onRequest: options.onRequest } : {}),
   };
   if (choice.mode === 'api') {
@@ -79,8 +79,10 @@ function withClose(connection: Omit<Connection, 'close'>, close: () => Promise<v
   return { ...connection, close: () => (closing ??= close()) };
 }
 
-function readRateLimit(text: string | undefined) {
+/** `--rate-limit`: a budget, `false` for `off` (an API without a limit), undefined when not given. */
+function readRateLimit(text: string | undefined): RateLimitOptions | false | undefined {
   if (!text) return undefined;
+  if (text.trim().toLowerCase() === 'off') return false;
   try {
     const { max, windowMs } = parseRateLimit(text);
     return { requests: max, intervalMs: windowMs };
