@@ -27,7 +27,7 @@ afterAll(async () => {
   dir.cleanup();
 });
 
-const LINE = /^request (GET|POST|PATCH|PUT|DELETE) (\/\S*) status=(\d{3}|[a-z_]+) duration=\d+ms attempt=(\d+)(?: operation_id=(op_\w+))?( retrying)?$/;
+const LINE = /^request (GET|POST|PATCH|PUT|DELETE) (\/\S*) status=(\d{3}|[a-z_]+) duration=\d+ms attempt=(\d+)(?: waited=\d+ms)?(?: operation_id=(op_\w+))?( retrying)?$/;
 
 describe('--verbose', () => {
   it('prints one line per request on stderr whose operation_id the server logged for the same request', async () => {

@@ -1,7 +1,8 @@
 /**
  * `--verbose` (or `GATEHOUSE_LOG=debug`): what the CLI tells about its work on stderr, one line
- * per event, so that stdout stays the command's output. For each API request attempt one line:
- *   request GET /ip_policies?limit=100 status=200 duration=12ms attempt=1 operation_id=op_...
+ * per event, so that stdout stays the command's output. For each API request attempt one line
+ * (`waited=` when it waited for its turn under the rate limit):
+ *   request GET /ip_policies?limit=100 status=200 duration=12ms attempt=1 waited=480ms operation_id=op_...
  * Never a header value (the key is one) or a body. Other notes (a file skipped while searching
  * a directory) use `note`.
  */
@@ -12,7 +13,7 @@ import { Flags } from './oclif.js';
 export const verboseFlag = {
   verbose: Flags.boolean({
     aliases: ['debug'],
-    description: 'print on stderr one line per API request (method, path, status, duration, attempt, operation_id) and what was skipped; GATEHOUSE_LOG=debug does the same',
+    description: 'print on stderr one line per API request (method, path, status, duration, attempt, time waited for the rate limit, operation_id) and what was skipped; GATEHOUSE_LOG=debug does the same',
     default: false,
   }),
 };
@@ -30,6 +31,8 @@ export function formatRequestEvent(event: RequestEvent): string {
     `status=${status}`,
     `duration=${Math.round(event.durationMs)}ms`,
     `attempt=${event.attempt}`,
+    // Time it waited for its turn under the rate limit (or the cap on requests in flight).
+    ...(event.waitedMs >= 1 ? [`waited=${Math.round(event.waitedMs)}ms`] : []),
     ...(event.operationId ? [`operation_id=${sanitize(event.operationId)}`] : []),
     ...(event.willRetry ? ['retrying'] : []),
   ];
