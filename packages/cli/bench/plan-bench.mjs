@@ -91,7 +91,7 @@ async function main() {
     // The markers written above hold a placeholder hash: `gatehouse apply` writes the ones it
     // would (a marker refresh per object), so that the plan measured below has no changes.
     const apply = spawnSync(process.execPath, [CLI, 'apply', dir, '--yes', '--stack', STACK], {
-      env: { ...process.env, GATEHOUSE_API_URL: server.url, GATEHOUSE_API_KEY: KEY },
+      env: { ...process.env, GATEHOUSE_API_URL: server.url, GATEHOUSE_API_KEY: KEY, GATEHOUSE_RATE_LIMIT: 'off' },
       encoding: 'utf8',
     });
     if (apply.status !== 0) throw new Error(`gatehouse apply exited ${apply.status}: ${apply.stderr}`);
@@ -138,7 +138,7 @@ async function main() {
     const cliStart = performance.now();
     const cli = await new Promise((resolve) => {
       const child = spawn(process.execPath, [CLI, 'plan', dir, '--format', 'json', '--stack', STACK], {
-        env: { ...process.env, GATEHOUSE_API_URL: server.url, GATEHOUSE_API_KEY: KEY, NO_COLOR: '1' },
+        env: { ...process.env, GATEHOUSE_API_URL: server.url, GATEHOUSE_API_KEY: KEY, GATEHOUSE_RATE_LIMIT: 'off', NO_COLOR: '1' },
         stdio: ['ignore', 'pipe', 'inherit'],
       });
       let out = '';

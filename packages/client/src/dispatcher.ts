@@ -13,7 +13,7 @@
  * its own file (`undici.ts`).
  */
 import { createRequire } from 'node:module';
-import type { Dispatcher } from 'undici';
+import type { Dispatcher, Pool as UndiciPool, ProxyAgent as UndiciProxyAgent } from 'undici';
 import { CONNECT_TIMEOUT_MS } from './retry.js';
 import { Agent } from './undici.js';
 
@@ -69,7 +69,7 @@ export function createDispatcher(options: ConnectionOptions): Dispatcher {
   if (!options.proxy) return new Agent({ connections: options.connections, connectTimeout, ...limits, ...(tls ? { connect: tls } : {}) });
 
   const require = createRequire(import.meta.url);
-  const { ProxyAgent, Pool } = require('undici') as typeof import('undici');
+  const { ProxyAgent, Pool } = require('undici') as { ProxyAgent: typeof UndiciProxyAgent; Pool: typeof UndiciPool };
   const proxy = withoutCredentials(options.proxy);
   return new ProxyAgent({
     uri: options.proxy,

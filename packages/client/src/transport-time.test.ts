@@ -5,11 +5,10 @@
  * answer was lost is looked up before it is sent again; a 429's Retry-After holds the client.
  */
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
-import { createServer, type Server, type Socket } from 'node:net';
-import type { AddressInfo } from 'node:net';
+import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { MockAgent } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { GatehouseApiError } from './errors.js';
+import type { GatehouseApiError } from './errors.js';
 import { Transport, type RequestEvent } from './transport.js';
 
 /** Accepts connections and never answers. */
