@@ -203,8 +203,10 @@ export class Transport {
           return undefined as T;
         }
         lost ||= mayHaveRun(error);
-        const retry = this.#shouldRetry(method, error, attempt, lost, options.recover !== undefined);
+        const decision = this.#retryDecision(method, error, attempt, lost, options.recover !== undefined);
+        const retry = decision === 'retry';
         this.#report({ ...event, status: error.status, error, willRetry: retry, ...(error.operationId ? { operationId: error.operationId } : {}) });
+        if (decision === 'silent') throw this.#gaveUp(error);
         if (!retry) throw error;
         await this.#backOff(place, attempt, error, cancel.signal);
         if (method === 'POST' && lost) {
@@ -236,14 +238,34 @@ export class Transport {
     if (this.#ownsDispatcher) await this.#dispatcher.destroy();
   }
 
-  /** `lost`: an attempt so far may have been carried out; `canRecover`: the caller can find what a POST made. */
-  #shouldRetry(method: Method, error: GatehouseApiError, attempt: number, lost: boolean, canRecover: boolean): boolean {
-    if (attempt >= this.#retry.maxAttempts || !shouldRetry(method, error, canRecover)) return false;
+  /**
+   * Whether a failed attempt is tried again: `retry`, `stop`, or `silent` when it would be but
+   * the API has answered nothing for too long. `lost`: an attempt so far may have been carried
+   * out; `canRecover`: the caller can find what a POST made.
+   */
+  #retryDecision(method: Method, error: GatehouseApiError, attempt: number, lost: boolean, canRecover: boolean): 'retry' | 'stop' | 'silent' {
+    if (attempt >= this.#retry.maxAttempts || !shouldRetry(method, error, canRecover)) return 'stop';
     // A create that may have been carried out is sent again only after looking for what it made.
-    if (method === 'POST' && lost && !canRecover) return false;
-    if (this.#silence.remainingMs() <= 0) return false;
+    if (method === 'POST' && lost && !canRecover) return 'stop';
     // A server that asks for a longer wait than a minute is not waited for.
-    return error.retryAfter === undefined || error.retryAfter * 1000 <= MAX_SERVER_WAIT_MS;
+    if (error.retryAfter !== undefined && error.retryAfter * 1000 > MAX_SERVER_WAIT_MS) return 'stop';
+    return this.#silence.remainingMs() > 0 ? 'retry' : 'silent';
+  }
+
+  /** `error`, saying that no further attempt is made because the API has been silent too long. */
+  #gaveUp(error: GatehouseApiError): GatehouseApiError {
+    if (error.msg.includes(this.#silent())) return error;
+    return new GatehouseApiError({
+      method: error.method,
+      path: error.path,
+      ...(error.baseUrl !== undefined ? { baseUrl: error.baseUrl } : {}),
+      status: error.status,
+      errorCode: error.errorCode,
+      msg: `${error.msg}; ${this.#silent()}`,
+      details: error.details,
+      attempts: error.attempts,
+      outcomeUnknown: error.outcomeUnknown,
+    });
   }
 
   /**
