@@ -143,3 +143,13 @@ function errorCodeOf(error: unknown): string | undefined {
   }
   return undefined;
 }
+
+/**
+ * A 429 for too many simultaneous requests (the service's `ERR_NGROK_225`, "limited to N
+ * simultaneous API requests"), as the pacer's cue to lower its cap.
+ */
+export function concurrencyRefusal(error: GatehouseApiError): Pick<Limits, 'concurrencyRefused'> | undefined {
+  if (error.status !== 429 || !/ERR_NGROK_225|simultaneous|concurren/i.test(`${error.errorCode} ${String(error.details.service_error_code ?? '')} ${error.msg}`)) return undefined;
+  const limit = /(\d+)\s+simultaneous/i.exec(error.msg)?.[1];
+  return { concurrencyRefused: limit ? { limit: Number(limit) } : {} };
+}

@@ -16,10 +16,10 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
-import { classify, errorFromResponse, type AttemptPlace } from './classify.js';
+import { classify, concurrencyRefusal, errorFromResponse, type AttemptPlace } from './classify.js';
 import { createDispatcher, withoutCredentials } from './dispatcher.js';
 import { GatehouseApiError } from './errors.js';
-import { Pacer, PaceRefused, SERVICE_BUDGET, SERVICE_CONCURRENCY, type Answer as Limits, type Slot } from './pace.js';
+import { Pacer, PaceRefused, SERVICE_BUDGET, SERVICE_CONCURRENCY, type Slot } from './pace.js';
 import { limitsOf, MAX_SERVER_WAIT_MS } from './rate-headers.js';
 import { backoffDelay, DEFAULT_RETRY, DEFAULT_TIMEOUT_MS, mayHaveRun, shouldRetry, type RetryOptions } from './retry.js';
 import { Silence } from './silence.js';
@@ -433,13 +433,3 @@ const PLAIN_PATH = /^\/[A-Za-z0-9_.~\-/]*(?:\?[A-Za-z0-9_.~\-=&%+,:/]+)?$/;
 const DOT_SEGMENT = /\/\.\.?(?:[/?]|$)/;
 
 const where = (place: AttemptPlace) => ({ method: place.method, path: place.path, baseUrl: place.baseUrl });
-
-/**
- * A 429 for too many simultaneous requests (the service's `ERR_NGROK_225`, "limited to N
- * simultaneous API requests"), as the pacer's cue to lower its cap.
- */
-function concurrencyRefusal(error: GatehouseApiError): Pick<Limits, 'concurrencyRefused'> | undefined {
-  if (error.status !== 429 || !/ERR_NGROK_225|simultaneous|concurren/i.test(`${error.errorCode} ${error.msg}`)) return undefined;
-  const limit = /(\d+)\s+simultaneous/i.exec(error.msg)?.[1];
-  return { concurrencyRefused: limit ? { limit: Number(limit) } : {} };
-}
