@@ -70,7 +70,9 @@ export function classify(error: unknown, place: AttemptPlace): GatehouseApiError
         : refused
           ? '; the proxy must allow CONNECT to the API\'s port (Squid allows only 443 by default)'
           : '';
-    return new GatehouseApiError({ ...at, errorCode: 'proxy_error', msg: `${proxyError.message}${advice}`, details: proxyError.status !== undefined ? { proxy_status: proxyError.status } : {}, retryable: !refused });
+    // Not tried again: a proxy that refuses or drops a tunnel does so by its configuration (no
+    // CONNECT support, ports it does not allow), and would do it again.
+    return new GatehouseApiError({ ...at, errorCode: 'proxy_error', msg: `${proxyError.message}${advice}`, details: proxyError.status !== undefined ? { proxy_status: proxyError.status } : {}, retryable: false });
   }
   const code = errorCodeOf(error);
   if (code !== undefined && DNS_FAILURES.has(code)) {

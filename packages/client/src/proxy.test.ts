@@ -76,12 +76,12 @@ describe('through an HTTP proxy', () => {
     await client.close();
   });
 
-  it('names the proxy when it drops the tunnel, tries again, and ends (undici alone would reconnect forever)', async () => {
-    const client = new Transport({ baseUrl: 'https://127.0.0.1:8443', apiKey: 'k', proxy: dropping, timeoutMs: 5000, retry: { maxAttempts: 2, baseDelayMs: 1 } });
+  it('names the proxy when it drops the tunnel, at once (undici alone would reconnect forever)', async () => {
+    const client = new Transport({ baseUrl: 'https://127.0.0.1:8443', apiKey: 'k', proxy: dropping, timeoutMs: 5000 });
     const began = performance.now();
     const error = await failure(client.request('GET', '/ip_policies'));
     expect(performance.now() - began).toBeLessThan(2000);
-    expect(error).toMatchObject({ errorCode: 'proxy_error', retryable: true, attempts: 2, outcomeUnknown: false });
+    expect(error).toMatchObject({ errorCode: 'proxy_error', retryable: false, attempts: 1, outcomeUnknown: false });
     expect(error!.msg).toBe(`the proxy ${dropping} closed the connection instead of opening a tunnel to 127.0.0.1:8443`);
     await client.close();
   });
