@@ -5,8 +5,8 @@
  *
  * What is tried again: 429, 5xx and failures before an answer (a reset, a timeout, a refused
  * connection, a temporary DNS failure), never another 4xx, and never a failure that would fail
- * the same way (a TLS handshake, a proxy that refuses or drops the tunnel, a name that does not resolve, a body
- * that is not JSON).
+ * the same way (a TLS handshake, a proxy that refuses or drops the tunnel, a name that does not
+ * resolve, a body that is not JSON).
  *
  * For which methods: GET, PUT, DELETE and PATCH always. In this API a PATCH replaces each given
  * field whole and never increments or appends (service-behaviour.md, "Updates"), so sending the
