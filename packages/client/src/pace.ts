@@ -160,11 +160,6 @@ export class Pacer {
     this.#holdUntil = Math.max(this.#holdUntil, this.#now() + ms);
   }
 
-  /** When a request asked now would get its turn (ignoring the cap on requests in flight). */
-  nextTurn(): number {
-    return this.#readyAt(this.#now());
-  }
-
   #refuse(waiter: Waiter, readyAt: number, pump = true): void {
     const message = Number.isFinite(readyAt)
       ? `the deadline comes before its turn under the rate limit (in ${Math.ceil(readyAt - this.#now())} ms)`
