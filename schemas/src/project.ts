@@ -8,6 +8,7 @@
  * (`enviroments:`) is an error rather than silently ignored.
  */
 import { Type } from '@sinclair/typebox';
+import { IgnorePath } from './manifests/common.js';
 
 /** `${env:NAME}` exactly: where a value must come from the environment (a key, never in git). */
 const ENV_ONLY = '^\\$\\{env:[A-Za-z_][A-Za-z0-9_]*\\}$';
@@ -45,6 +46,18 @@ export const ProjectFile = Type.Object(
       Type.Record(ProjectEnvironmentName, ProjectEnvironment, { additionalProperties: false, description: 'the environments, by name; choose one with --env NAME or GATEHOUSE_ENV' }),
     ),
 
+    ignore: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            kind: Type.String({ minLength: 1, description: 'manifest kind, or a glob of kinds (*Edge, *)' }),
+            paths: Type.Array(IgnorePath, { minItems: 1, description: 'field paths of the spec, as in lifecycle.ignore_changes' }),
+          },
+          { additionalProperties: false, description: 'fields that plan, apply and drift leave alone in every object of the kinds' },
+        ),
+        { description: 'project-wide ignore rules: fields that other systems own, by kind (glob) and field path' },
+      ),
+    ),
     policies: Type.Optional(
       Type.Array(Type.String({ minLength: 1 }), { description: 'files or directories of policy rules (CEL), relative to this file, checked by validate and plan besides policies/ and --policy' }),
     ),

@@ -1,5 +1,5 @@
 /** The desired object: one API object that the manifests declare, in normal form. */
-import type { KindDescriptor, Spec } from './kinds/types.js';
+import type { KindDescriptor, Pattern, Spec } from './kinds/types.js';
 import type { SourceLocation } from './source.js';
 import type { LoadedDocument } from './load/documents.js';
 
@@ -19,6 +19,17 @@ export interface DesiredObject {
   adopt?: string;
   /** `lifecycle.prevent_destroy` of the manifest (children inherit their parent's). */
   preventDestroy: boolean;
+  /**
+   * Fields of the normal form that plan, apply and drift leave alone: the manifest's
+   * `lifecycle.ignore_changes` and gatehouse.yaml's `ignore:` for its kind (plan/ignore.ts).
+   * Absent when none.
+   */
+  ignore?: readonly Pattern[];
+  /**
+   * Set on a paired object's view once the ignore rules were applied (plan/ignore.ts): the
+   * fields that differ from the live object and are left as they are live.
+   */
+  ignoredFields?: readonly string[];
   /** References written as `{id: ...}` (or a weighted key `id:<id>`): checked against live objects by match. */
   idRefs?: { id: string; kind: string; locate(): SourceLocation }[];
   /** Addresses of desired objects this one references (its parent included). */

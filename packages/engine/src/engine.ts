@@ -19,6 +19,8 @@ import { lockOf, type LockInfo } from './lock/record.js';
 import { plan } from './plan/plan.js';
 import { manifestPaths, recordedPath, type ManifestPaths } from './load/manifest-paths.js';
 import { limitPrune } from './plan/prune-scope.js';
+import { applyIgnoreRules, attachIgnoreRules, type ProjectIgnoreRule } from './plan/ignore.js';
+import { ignorePathProblems } from './load/ignore-paths.js';
 import { targetPlan, targetPatterns } from './plan/targets.js';
 import { resolve } from './plan/resolve.js';
 import { loadValidators, validate } from './load/validate.js';
@@ -59,6 +61,11 @@ export interface EngineOptions {
   onNote?: (note: string) => void;
   /** `--from-stack`: the other stack whose objects plan and apply may move into this one (plan/stacks.ts). */
   fromStack?: string | undefined;
+  /**
+   * gatehouse.yaml's `ignore:` rules (checked when the project file was read): fields of every
+   * object of a kind that plan, apply and drift leave alone (plan/ignore.ts).
+   */
+  ignore?: readonly ProjectIgnoreRule[] | undefined;
 }
 
 /** What an unset `${env:}` stands for in offline validation: non-empty, like a real secret. */
@@ -90,7 +97,9 @@ export async function readManifests(options: EngineOptions & { exclude?: readonl
   for (const warning of interpolated.unsetEnv) options.onWarning?.(warning);
   await loadValidators(interpolated.documents);
   const validated = validate(interpolated.documents);
+  const ignoreProblems = await ignorePathProblems(validated.valid);
   const resolved = resolve(validated.valid, validated.declared);
+  attachIgnoreRules(resolved.desired, options.ignore);
   // The manifest path each object's marker records (the prune scope), before check counts its bytes.
   const where = manifestPaths([...options.paths, ...(options.environment?.overlays ?? [])]);
   const pathOf = new Map<string, string | undefined>(); // per file: a manifest may hold 100,000 rules
@@ -99,7 +108,7 @@ export async function readManifests(options: EngineOptions & { exclude?: readonl
     const path = pathOf.get(d.doc.file);
     if (path !== undefined) d.manifestPath = path;
   }
-  const later = attributeVariables([...validated.problems, ...resolved.problems, ...check(resolved.desired, stack)], interpolated.variableUses, vars);
+  const later = attributeVariables([...validated.problems, ...ignoreProblems, ...resolved.problems, ...check(resolved.desired, stack)], interpolated.variableUses, vars);
   const problems = [...loaded.problems, ...interpolated.problems, ...later];
   // Documents that failed their schema were checked in their valid parts only: never planned.
   const desired = resolved.desired.filter((d) => !(d.doc as { partial?: unknown }).partial);
@@ -137,7 +146,7 @@ export async function checkManifests(options: EngineOptions): Promise<ManifestCh
 export async function observeAndMatch(desired: DesiredObject[], api: LiveApi, stack: string): Promise<{ matching: Matching; requests: number; lock?: LockInfo }> {
   const observation = await observe(api);
   const lock = lockOf(stack, observation.lockObjects.bots, observation.lockObjects.policies);
-  return { matching: match(desired, observation.live, stack, { registry: readRegistry(stack, observation.registryObjects) }), requests: observation.requests, ...(lock ? { lock } : {}) };
+  return { matching: applyIgnoreRules(match(desired, observation.live, stack, { registry: readRegistry(stack, observation.registryObjects) })), requests: observation.requests, ...(lock ? { lock } : {}) };
 }
 
 export interface Matched {
@@ -162,7 +171,8 @@ export function matchObservation(
   const fromStack = options.fromStack;
   const fromRegistry = fromStack !== undefined && fromStack !== stack ? readRegistry(fromStack, observation.registryObjects) : undefined;
   const matched = match(read.desired, observation.live, stack, { fromStack, registry: readRegistry(stack, observation.registryObjects), ...(fromRegistry ? { fromRegistry } : {}) });
-  const matching = limitPrune(matched, read.where ?? manifestPaths(options.paths), read.desired, options.pruneAll === true);
+  // Ignore rules last: the views they make are what plan, drift and apply compare and write.
+  const matching = applyIgnoreRules(limitPrune(matched, read.where ?? manifestPaths(options.paths), read.desired, options.pruneAll === true));
   const nothingToMove = fromStackWarning(observation.live, { stack, fromStack });
   if (nothingToMove) options.onWarning?.(nothingToMove);
   if (matching.problems.length > 0) throw new ManifestProblems(sortProblems(matching.problems));

@@ -95,6 +95,20 @@ export interface Change {
   duplicate?: { keep: string; cause: DuplicateCause };
 }
 
+/**
+ * A declared object whose live value differs in fields an ignore rule names
+ * (`lifecycle.ignore_changes`, gatehouse.yaml `ignore:`; plan/ignore.ts): those fields are
+ * left as they are live, never changed, never drift.
+ */
+export interface IgnoredObject {
+  address: string;
+  kind: string;
+  name: string;
+  id: string;
+  /** The ignored fields that differ, by dotted path (`description`, `circuit_breaker.tripped_duration`). */
+  fields: string[];
+}
+
 /** A live object that no manifest declares and this stack does not own: listed, never touched. */
 export interface UnmanagedObject {
   kind: string;
@@ -138,6 +152,11 @@ export interface Plan {
    */
   held_duplicates?: HeldDuplicate[];
   unmanaged: UnmanagedObject[];
+  /**
+   * Declared objects whose live value differs only where, or also where, an ignore rule says to
+   * leave it: each with the fields left alone. Absent when there are none.
+   */
+  ignored?: IgnoredObject[];
   /** Fingerprint of each live object a change affects, as read: id -> sha256 of its content. */
   fingerprints: Record<string, string>;
   /** sha256 over the manifests' files, in path order, that the plan was computed from. */

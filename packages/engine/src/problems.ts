@@ -31,6 +31,7 @@ export const PROBLEM_CODES = {
   overlay_target_missing: 'an overlay deletes or patches an object that no base manifest declares',
   overlay_patch_failed: 'an RFC 6902 operation of an overlay that cannot be applied',
   project_invalid: 'gatehouse.yaml does not follow its schema or names a path that cannot be used',
+  ignore_path_invalid: 'an ignore path (lifecycle.ignore_changes, gatehouse.yaml ignore:) that is malformed or can match no field of its kind',
   duplicate_name: 'two manifests of one kind share a name',
   reference_missing: 'a reference names no manifest of the expected kind',
   reference_wrong_kind: 'a reference names a manifest of another kind',

@@ -29,10 +29,28 @@ export const Reference = Type.Union(
 
 export const References = Type.Array(Reference, { minItems: 1, description: 'references: names or {id}; at least one' });
 
+/**
+ * A field path that plan, apply and drift leave alone (`description`, `routes[*].circuit_breaker`,
+ * `labels.team`): dot-separated field names, `[*]` (or `.*`) for every element of a list and every
+ * key of a map, `["a.b"]` for a map key holding dots. The engine checks that it can match a field
+ * of the kind (plan/ignore-path.ts, load/ignore-paths.ts).
+ */
+export const IgnorePath = Type.String({
+  minLength: 1,
+  maxLength: 500,
+  description: 'a field path of the spec: names separated by dots, [*] for every element of a list or key of a map (routes[*].circuit_breaker)',
+});
+
 export const Lifecycle = Type.Object(
   {
     prevent_destroy: Type.Optional(
       Type.Boolean({ description: 'apply refuses to delete or replace this object while true' }),
+    ),
+    ignore_changes: Type.Optional(
+      Type.Array(IgnorePath, {
+        description:
+          'fields of the spec that others own: a difference there is never a change or drift, and apply never writes them on an update (a create sends the manifest\'s value)',
+      }),
     ),
   },
   { additionalProperties: false },

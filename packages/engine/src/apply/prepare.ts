@@ -21,6 +21,7 @@ import type { Change, Plan } from '../plan-model.js';
 import type { LiveApi } from '../ports.js';
 import { ManifestProblems, type Problem } from '../problems.js';
 import type { Matching } from '../plan/matching.js';
+import type { ProjectIgnoreRule } from '../plan/ignore.js';
 import { metadataWriter } from '../plan/metadata.js';
 import { observe, type Observation } from '../plan/observe.js';
 import { plan as makePlan } from '../plan/plan.js';
@@ -47,6 +48,8 @@ export interface PrepareOptions {
   targets?: readonly string[];
   /** `--from-stack` (plan/stacks.ts); with a saved plan, default the plan's own. */
   fromStack?: string | undefined;
+  /** gatehouse.yaml's `ignore:` rules, as in `EngineOptions`. */
+  ignore?: readonly ProjectIgnoreRule[] | undefined;
   /** As in `EngineOptions`. */
   maxFileSize?: number;
   onWarning?: (warning: Problem) => void;
@@ -101,6 +104,7 @@ export async function readForApply(options: Omit<PrepareOptions, 'api'>): Promis
     env: options.env ?? process.env,
     stack: options.stack,
     environment: options.environment,
+    ignore: options.ignore,
     ...(options.maxFileSize !== undefined ? { maxFileSize: options.maxFileSize } : {}),
     ...(options.onWarning ? { onWarning: options.onWarning } : {}),
   });
@@ -146,7 +150,9 @@ export function planApply(options: PrepareOptions, { read, paths }: ApplyRead, o
     refusals.push({ code: 'stale_plan_stack', message: `the saved plan was made ${moving(saved.from_stack)}, not ${moving(fromStack)}; apply it ${moving(saved.from_stack)}, or plan again` });
   }
 
+  // A paired object as the matching holds it: with its ignore rules applied (plan/ignore.ts).
   const desiredByAddress = new Map(read.desired.map((d) => [d.address, d]));
+  for (const { desired } of matching.pairs) desiredByAddress.set(desired.address, desired);
   // A targeted apply records only the targeted bot users in the registry (plan/targets.ts).
   const registryMatching = targets ? targetRegistryMatching(matching, full, targets) : matching;
   const pairByAddress = new Map(matching.pairs.map((p) => [p.desired.address, p.live]));

@@ -18,6 +18,8 @@ import type { Variables } from '../load/interpolate.js';
 import { parseFile, type LoadedDocument } from '../load/documents.js';
 import { explain } from '../load/validate.js';
 import type { EnvironmentInput } from './documents.js';
+import type { ProjectIgnoreRule } from '../plan/ignore.js';
+import { projectIgnoreProblems } from './project-ignore.js';
 
 export const PROJECT_FILE_NAME = 'gatehouse.yaml';
 
@@ -39,6 +41,8 @@ export interface Project {
   environments: ProjectEnvironment[];
   /** Policy files or directories (`policies:`), relative to the working directory. */
   policies: string[];
+  /** `ignore:`: fields of every object of a kind that plan, apply and drift leave alone (plan/ignore.ts). */
+  ignore: ProjectIgnoreRule[];
 }
 
 /**
@@ -97,6 +101,7 @@ export async function readProject(path: string, cwd: string = process.cwd()): Pr
   const value = doc.value as {
     manifests: string[];
     policies?: string[];
+    ignore?: ProjectIgnoreRule[];
     environments?: Record<string, { stack?: string; api_url?: string; api_key?: string; vars?: Record<string, unknown>; overlays?: string[] }>;
   };
   const dir = dirname(resolve(cwd, path));
@@ -123,8 +128,9 @@ export async function readProject(path: string, cwd: string = process.cwd()): Pr
       locate: (field) => doc.locate(['environments', name, field]),
     });
   }
+  problems.push(...(await projectIgnoreProblems(value.ignore ?? [], (path) => doc.locate(['ignore', ...path]))));
   if (problems.length > 0) return { problems };
-  return { project: { file, manifests, environments, policies: (value.policies ?? []).map(local) }, problems };
+  return { project: { file, manifests, environments, policies: (value.policies ?? []).map(local), ignore: value.ignore ?? [] }, problems };
 }
 
 /** The schema's messages where a pattern or a name map says too little. */

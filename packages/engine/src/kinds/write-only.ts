@@ -44,3 +44,15 @@ export function secretOf(holder: object, field: string, what: string): string {
   if (value === undefined) throw new Error(`${what} is write-only: the server never returns it, so it must come from the manifest`);
   return value;
 }
+
+/**
+ * A copy of `holder` (`{...holder}`) that keeps the secrets kept for it: for the rare step that
+ * must rebuild an object on the way to a field (an ignore rule's overlay, plan/ignore.ts) and
+ * would otherwise leave the calls without the manifest's secret.
+ */
+export function copyWithSecrets<T extends Record<string, unknown>>(holder: T): T {
+  const copy = { ...holder };
+  const kept = secrets.get(holder);
+  if (kept) secrets.set(copy, { ...kept });
+  return copy;
+}

@@ -38,7 +38,7 @@ const KINDS: readonly string[] = MANIFEST_KINDS;
 
 /** A document that passed its schema: kind, name and spec are known to be well formed. */
 export interface ValidDocument extends LoadedDocument {
-  value: { kind: string; name: string; spec: Record<string, unknown>; adopt?: string; lifecycle?: { prevent_destroy?: boolean } };
+  value: { kind: string; name: string; spec: Record<string, unknown>; adopt?: string; lifecycle?: { prevent_destroy?: boolean; ignore_changes?: string[] } };
   /**
    * Set when the document failed its schema and only its valid parts go on (see `prune`):
    * `child field/index` of the inline children left out. Such a document is checked, never

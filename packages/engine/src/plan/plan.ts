@@ -17,7 +17,8 @@
  *    references an object replaced create-first (no unique key) is re-pointed to the new one.
  * 6. Without `prune`, deletes stay in the plan marked `needsPrune` ("would be deleted with
  *    --prune"), counted apart from the deletes that run.
- * 7. Order, mask, fingerprint, count.
+ * 7. Order, mask, fingerprint, count; list the objects whose ignored fields differ (the
+ *    matching holds them as views with the live values there: plan/ignore.ts).
  */
 import { KINDS } from '../kinds/index.js';
 import type { KindDescriptor, Spec } from '../kinds/types.js';
@@ -34,6 +35,7 @@ import { nameHandOffs } from '../bot-registry/name-order.js';
 import { changedFields, fieldChanges } from './diff.js';
 import { duplicateAddress, duplicateReason } from './duplicates.js';
 import { holdDuplicates } from './duplicate-holds.js';
+import { ignoredObjects } from './ignore.js';
 import type { Matching } from './matching.js';
 import { metadataWriter } from './metadata.js';
 import { order } from './order.js';
@@ -286,6 +288,7 @@ export function plan(input: PlanInput): Plan {
   );
   const count = (action: Change['action']) => changes.filter((c) => c.action === action && !c.needsPrune).length;
   const notPruned = changes.filter((c) => c.needsPrune).length;
+  const ignored = ignoredObjects(matching);
   return {
     format_version: 1,
     target: input.target,
@@ -302,6 +305,7 @@ export function plan(input: PlanInput): Plan {
       }),
     ),
     ...(holds.held.length > 0 ? { held_duplicates: holds.held } : {}),
+    ...(ignored.length > 0 ? { ignored } : {}),
     fingerprints,
     manifest_checksum: input.checksum,
     requests: input.requests,

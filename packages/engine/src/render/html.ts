@@ -5,6 +5,7 @@
  * and the dependency graph as SVG. Secrets arrive masked, as in every format.
  */
 import { heldDuplicateSentences } from './held-duplicates.js';
+import { IGNORED_HEADING, ignoredFieldsText, ignoredShown } from './ignored.js';
 import type { Change, Plan } from '../plan-model.js';
 import type { PolicyResult } from '../policy/model.js';
 import { formatLocation } from '../source.js';
@@ -45,6 +46,7 @@ export function renderHtml(plan: Plan): string {
     `<h2>Dependency graph</h2>`,
     `<p class="muted">Each change starts once the changes it points from are done (apply runs the rest concurrently).</p>`,
     `<div class="graph" id="graph">${dependencyGraph(changes, anchor)}</div>`,
+    ignoredSection(plan),
     unmanagedSection(plan),
   ];
   return page(`gatehouse plan: ${summaryLine(plan.summary)}`, body.join('\n'));
@@ -114,6 +116,15 @@ export function policySection(results: readonly PolicyResult[] | undefined): str
   );
   return `<h2>Policy checks: ${html(policyCounts(results))}</h2>
 <table id="policy" class="policy"><thead><tr><th class="c-sev">Severity</th><th class="c-rule">Rule</th><th class="c-object">Object</th><th class="c-where">Declared at</th><th>Message</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
+}
+
+/** The objects whose ignored fields differ (render/ignored.ts); '' when none. */
+function ignoredSection(plan: Pick<Plan, 'ignored'>): string {
+  const { shown, more } = ignoredShown(plan);
+  if (shown.length === 0) return '';
+  const items = shown.map((o) => `<li><code>${html(`${o.kind} ${o.name}`)}</code> ${html(ignoredFieldsText(o))}</li>`);
+  if (more > 0) items.push(`<li>and ${more} more objects</li>`);
+  return `<h2>Ignored fields</h2><p class="muted" id="ignored">${html(IGNORED_HEADING)}.</p><ul>${items.join('')}</ul>`;
 }
 
 function unmanagedSection(plan: Pick<Plan, 'unmanaged' | 'stack'>): string {

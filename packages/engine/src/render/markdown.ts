@@ -10,6 +10,7 @@ import type { Change, Plan } from '../plan-model.js';
 import { diffMarker, isLongValueChange, longValueDiff, type DiffLine } from './line-diff.js';
 import { policyMarkdown } from './policy.js';
 import { heldDuplicateSentences } from './held-duplicates.js';
+import { IGNORED_HEADING, ignoredShown } from './ignored.js';
 import { pruneScopeSentence } from './prune-scope.js';
 import { lockNote as describeHeldLock } from '../lock/record.js';
 import { sanitize } from './sanitize.js';
@@ -51,6 +52,7 @@ export function renderMarkdown(plan: Plan, options: MarkdownOptions = {}): strin
   // Policy results come first, where a reviewer looks, and are never cut with the changes.
   const noChanges = lockNote + policyMarkdown(plan.policy_results, Math.floor(maxLength / 4)) + (countChanges(plan.summary) === 0 ? '**No changes.** The live objects match the manifests.\n\n' : '');
   const tail = [
+    ignoredMarkdown(plan),
     plan.unmanaged.length > 0 ? `${plan.unmanaged.length} unmanaged object(s) left untouched.` : '',
     pruneScopeSentence(plan) ? `> ${escape(pruneScopeSentence(plan))}` : '',
     `**Plan:** ${summaryLine(plan.summary)} Live state read with ${plan.requests} API requests.`,
@@ -75,6 +77,29 @@ export function renderMarkdown(plan: Plan, options: MarkdownOptions = {}): strin
     note = `> **${cut.length} of ${sections.length} changes not shown** (${kinds}) to keep this comment under ${maxLength.toLocaleString('en-US')} characters. Run \`gatehouse plan\` for the full plan.\n\n`;
   }
   return `${head}\n${noChanges}${body}${note}${tail}\n`;
+}
+
+/**
+ * The objects whose ignored fields differ (render/ignored.ts), as a collapsed table: object,
+ * how many fields, which; '' when none. Never cut with the changes (at most 50 rows).
+ */
+function ignoredMarkdown(plan: Plan): string {
+  const { shown, more } = ignoredShown(plan);
+  if (shown.length === 0) return '';
+  const rows = shown.map((o) => `| ${code(o.kind)} ${escape(o.name).replace(/\|/g, '\\|')} | ${o.fields.length} | ${o.fields.slice(0, 10).map(code).join(', ').replace(/\|/g, '\\|')}${o.fields.length > 10 ? ', …' : ''} |`);
+  const summary = `${(plan.ignored ?? []).length} object${(plan.ignored ?? []).length === 1 ? '' : 's'} with ignored fields`;
+  return [
+    `<details><summary>${summary}</summary>`,
+    '',
+    `${escape(IGNORED_HEADING)}.`,
+    '',
+    '| Object | Fields | Which |',
+    '|:--|--:|:--|',
+    ...rows,
+    ...(more > 0 ? [`| and ${more} more objects | | |`] : []),
+    '',
+    '</details>',
+  ].join('\n');
 }
 
 /** The targeted plan's warning and notes as a quote (render/targets.ts). */

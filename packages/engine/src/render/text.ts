@@ -14,6 +14,7 @@ import { lockNote } from '../lock/record.js';
 import { sanitize } from './sanitize.js';
 import { targetLines } from './targets.js';
 import { heldDuplicateSentences } from './held-duplicates.js';
+import { IGNORED_HEADING, ignoredFieldsText, ignoredShown } from './ignored.js';
 import { plainStyle, type Style } from './style.js';
 import { SYMBOLS, countChanges, describeTarget, flatten, formatValue, summaryLine } from './values.js';
 
@@ -32,6 +33,7 @@ export function renderText(plan: Plan, options: TextOptions = {}): string {
     for (const change of plan.changes) lines.push(...renderChange(change, style), '');
   }
   lines.push(...heldDuplicateText(plan, style));
+  lines.push(...ignoredText(plan, style));
   if (plan.unmanaged.length > 0) {
     if (lines.at(-1) !== '') lines.push('');
     lines.push(style.dim(`Unmanaged objects (not declared, not owned by stack "${sanitize(plan.stack)}"; never touched):`));
@@ -50,6 +52,18 @@ export function renderText(plan: Plan, options: TextOptions = {}): string {
 /** Duplicates that are not deleted (render/held-duplicates.ts), each a warning followed by a blank line. */
 export function heldDuplicateText(plan: Pick<Plan, 'held_duplicates'>, style: Style): string[] {
   return heldDuplicateSentences(plan).flatMap((sentence) => [style.update(`Warning: ${sanitize(sentence)}`), '']);
+}
+
+/** The objects whose ignored fields differ (render/ignored.ts), then a blank line; nothing when none. */
+export function ignoredText(plan: Pick<Plan, 'ignored'>, style: Style): string[] {
+  const { shown, more } = ignoredShown(plan);
+  if (shown.length === 0) return [];
+  return [
+    style.dim(`${IGNORED_HEADING}:`),
+    ...shown.map((o) => style.dim(sanitize(`    ${o.kind} ${o.name}: ${ignoredFieldsText(o)}`))),
+    ...(more > 0 ? [style.dim(`    and ${more} more objects`)] : []),
+    '',
+  ];
 }
 
 /** The warning that a plan is targeted, and its notes (render/targets.ts), each followed by a blank line. */
