@@ -11,6 +11,7 @@ import {
   readUpTo,
   sanitize,
   type Plan,
+  type ProjectIgnoreRule,
 } from '@gatehouse/engine/core';
 import { parsePlanJson, PlanFormatError, renderJsonDocument, renderKindSummary, renderText } from '@gatehouse/engine/render';
 import {
@@ -157,7 +158,7 @@ export default class Apply extends Command {
   /** What `prepareApply` is given. */
   #prepareOptions(
     saved: Plan | undefined,
-    run: { paths: string[]; environment?: EnvironmentInput | undefined },
+    run: { paths: string[]; ignore: ProjectIgnoreRule[]; environment?: EnvironmentInput | undefined },
     flags: { prune: boolean; 'prune-all': boolean; force: boolean; 'max-file-size': number; fromStack?: string | undefined; targets: string[] | undefined },
     connection: Connection,
   ): PrepareOptions {
@@ -165,6 +166,7 @@ export default class Apply extends Command {
       api: connection.api,
       stack: connection.stack,
       paths: run.paths,
+      ignore: run.ignore,
       env: process.env,
       environment: run.environment,
       ...(saved ? { saved } : {}),

@@ -94,7 +94,7 @@ export default class Drift extends Command {
       .then(() => run.connection())
       .then((flags) =>
         withConnection(flags, (connection) =>
-          detectDrift({ paths: run.paths, env: process.env, api: connection.api, stack: connection.stack, environment, ...(targets ? { targets } : {}), ...reading }),
+          detectDrift({ paths: run.paths, ignore: run.ignore, env: process.env, api: connection.api, stack: connection.stack, environment, ...(targets ? { targets } : {}), ...reading }),
         ),
       )
       .catch((error: unknown) => failCommand(this, error, environment ? `drift of environment ${environment.name} was not checked` : 'drift was not checked'));

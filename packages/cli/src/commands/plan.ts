@@ -129,7 +129,7 @@ export default class Plan extends Command {
       .then(() => run.connection())
       .then((flags) =>
         withConnection(flags, async (connection) => ({
-          ...(await computePlan({ paths: run.paths, env: process.env, api: connection.api, stack: connection.stack, environment, policies, ...prune, ...(targets ? { targets } : {}), ...reading, ...fromStackOption(fromStack, connection.stack) })),
+          ...(await computePlan({ paths: run.paths, ignore: run.ignore, env: process.env, api: connection.api, stack: connection.stack, environment, policies, ...prune, ...(targets ? { targets } : {}), ...reading, ...fromStackOption(fromStack, connection.stack) })),
           manifest_paths: run.paths,
           ...(environment ? { environment: environment.name } : {}),
         })),

@@ -22,6 +22,7 @@ import {
   readProject,
   type Project,
   type ProjectEnvironment,
+  type ProjectIgnoreRule,
 } from '@gatehouse/engine/core';
 import type { ConnectionFlagValues } from '../connection/flags.js';
 import { CliError } from '../errors.js';
@@ -30,6 +31,8 @@ import { CliError } from '../errors.js';
 export interface EnvironmentRun {
   environment?: ProjectEnvironment;
   paths: string[];
+  /** gatehouse.yaml's `ignore:` rules (the engine's `ignore` option); empty without a project file. */
+  ignore: ProjectIgnoreRule[];
   /** The connection settings; throws `CliError` when the environment's `${env:}` is unset. */
   connection(): ConnectionFlagValues;
 }
@@ -78,7 +81,7 @@ export async function selectEnvironments(options: SelectOptions): Promise<Select
     if (wanted !== undefined) {
       throw new CliError('project_file', `--env ${wanted} needs a project file: no ${PROJECT_FILE_NAME} in ${cwd} or any directory above it; create one, or name it with --config FILE`);
     }
-    return { runs: [{ paths: argvPaths.length > 0 ? argvPaths : ['.'], connection: () => options.flags }], all: false };
+    return { runs: [{ paths: argvPaths.length > 0 ? argvPaths : ['.'], ignore: [], connection: () => options.flags }], all: false };
   }
   const { project, problems } = await readProject(file, cwd);
   if (!project) throw new ManifestProblems(problems);
@@ -87,6 +90,7 @@ export async function selectEnvironments(options: SelectOptions): Promise<Select
   const run = (environment?: ProjectEnvironment): EnvironmentRun => ({
     ...(environment ? { environment } : {}),
     paths,
+    ignore: project.ignore,
     connection: () => (environment ? connectionOf(environment, options, env) : options.flags),
   });
 

@@ -40,7 +40,7 @@ export interface DriftInput {
   now?: Date;
 }
 
-type Verdict = { drift: DriftedObject['drift']; message: string };
+type Verdict = { drift: DriftedObject['drift']; message: string; manifestsChanged?: true };
 
 /** The drift report of a matching (pure: no I/O). */
 export function classifyDrift(input: DriftInput): DriftReport {
@@ -163,7 +163,7 @@ function pairVerdict(pair: { desired: DesiredObject; live: LiveObject }, change:
   const outside = liveHash(o, d, tokens) !== applied;
   const inManifests = desiredHash(d, tokens) !== applied;
   if (outside) {
-    return { drift: 'changed_outside', message: `changed outside gatehouse since the last apply${inManifests ? ', and the manifests changed too' : ''}; apply would overwrite it with the manifests' values` };
+    return { drift: 'changed_outside', message: `changed outside gatehouse since the last apply${inManifests ? ', and the manifests changed too' : ''}; apply would overwrite it with the manifests' values`, ...(inManifests ? { manifestsChanged: true as const } : {}) };
   }
   if (inManifests) return { drift: 'changed_in_manifests', message: 'changed in the manifests since the last apply; live is as last applied' };
   const secrets = change.fields.filter((f) => f.sensitive).map((f) => f.path);
@@ -186,6 +186,7 @@ function toDrifted(change: Change, verdict: Verdict): DriftedObject {
     message: verdict.message,
     fields: change.fields.map((f) => ({ path: f.path, drift: fieldDrift(f), live: f.before, desired: f.after, sensitive: f.sensitive })),
     ...(change.source ? { source: change.source } : {}),
+    ...(verdict.manifestsChanged ? { manifests_changed: true as const } : {}),
   };
 }
 

@@ -1,6 +1,7 @@
 /** Drift: detection, its report value and renderers, and the marker evidence apply writes. */
 export { classifyDrift, detectDrift, type DriftInput } from './detect.js';
 export { markerFor, declaredChildKeys } from './evidence.js';
+export { selectHealable, type HealCause, type HealPermissions, type HealSelection, type HeldChange } from './heal.js';
 export { childrenHash, liveHash } from '../identity/hash.js';
 export { referenceTokens } from '../plan/reference-tokens.js';
 export { DRIFT_FORMAT_VERSION, DRIFT_KINDS, type DriftKind, type DriftField, type DriftedObject, type DriftReport, type DriftSummary } from './model.js';

@@ -50,6 +50,11 @@ export interface DriftedObject {
   fields: DriftField[];
   /** Where the object is declared; absent for objects the manifests no longer declare. */
   source?: SourceLocation;
+  /**
+   * On `changed_outside` only: the manifests changed too since the last apply, so applying
+   * writes their change as well as undoing the outside one. Absent otherwise.
+   */
+  manifests_changed?: true;
 }
 
 export type DriftSummary = Record<DriftKind | 'in_sync', number>;

@@ -71,8 +71,3 @@ export function formatIgnorePath(pattern: Pattern): string {
     .map((segment, i) => (segment === '*' ? '[*]' : /^[^.[\]\s"*]+$/.test(segment) ? `${i === 0 ? '' : '.'}${segment}` : `[${JSON.stringify(segment)}]`))
     .join('');
 }
-
-/** A concrete path (`['sources', 1, 'filter']`) as the plan shows fields: `sources[1].filter`. */
-export function formatFieldPath(path: readonly (string | number)[]): string {
-  return path.map((segment, i) => (typeof segment === 'number' ? `[${segment}]` : i === 0 ? segment : `.${segment}`)).join('');
-}
