@@ -37,6 +37,8 @@ export const CLI_ERROR_CODES = {
   target_invalid: 'a --target is not Kind/NAME with a known kind (or is empty, or holds control characters)',
   target_unmatched: 'every --target matched nothing (no declared object and no live object the stack owns)',
   target_conflict: '--target was given with --prune, --prune-all or --plan',
+  watch_flags: 'watch: flags that do nothing together (--prune without --self-heal or --apply-git), or an --interval, --metrics-addr or --notify-webhook that cannot be used',
+  listen_failed: 'watch could not listen on --metrics-addr (in use, or not an address of this machine)',
 } as const;
 
 export type CliErrorCode = keyof typeof CLI_ERROR_CODES;
