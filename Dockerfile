@@ -5,10 +5,13 @@
 #   docker run --rm -v "$PWD:/work" --user "$(id -u):$(id -g)" \
 #     -e GATEHOUSE_API_URL -e GATEHOUSE_API_KEY gatehouse plan manifests
 #   docker run --rm -p 8484:8484 -v gatehouse-data:/data gatehouse serve --host 0.0.0.0
+#   docker run --rm -p 9464:9464 -v "$PWD:/work" -e GATEHOUSE_API_URL -e GATEHOUSE_API_KEY \
+#     gatehouse watch manifests --self-heal          # metrics on :9464 (examples/watch)
 #
 # Stage 1 builds the workspace and packs it exactly as npm would publish it; stage 2 installs
 # those tarballs (better-sqlite3 is compiled here, with the toolchain); the final stage holds
-# Node, the installed packages and nothing else, and runs as the unprivileged `node` user.
+# Node, the installed packages and git (for `watch --git-pull`), and runs as the unprivileged
+# `node` user.
 
 ARG NODE_IMAGE=node:20-bookworm-slim
 
@@ -45,8 +48,15 @@ RUN echo '{"name":"gatehouse-image","private":true}' > package.json \
  && npm cache clean --force
 
 FROM ${NODE_IMAGE}
+# git and the CA certificates it needs for https:// remotes: `gatehouse watch --git-pull`.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends git ca-certificates \
+ && rm -rf /var/lib/apt/lists/*
+# In a container, `watch` serves /metrics and /healthz on every interface of the container
+# (127.0.0.1 would be out of Prometheus' reach); --metrics-addr still chooses.
 ENV NODE_ENV=production \
-    GATEHOUSE_DB=/data/server.db
+    GATEHOUSE_DB=/data/server.db \
+    GATEHOUSE_METRICS_ADDR=:9464
 COPY --from=install /opt/gatehouse /opt/gatehouse
 RUN ln -s /opt/gatehouse/node_modules/@gatehouse/cli/bin/run.js /usr/local/bin/gatehouse \
  && mkdir -p /data /work \
@@ -54,6 +64,6 @@ RUN ln -s /opt/gatehouse/node_modules/@gatehouse/cli/bin/run.js /usr/local/bin/g
 USER node
 WORKDIR /work
 VOLUME ["/data"]
-EXPOSE 8484
+EXPOSE 8484 9464
 ENTRYPOINT ["gatehouse"]
 CMD ["--help"]
