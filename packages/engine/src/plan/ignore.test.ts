@@ -18,6 +18,9 @@ import { renderMarkdown } from '../render/markdown.js';
 import { renderHtml } from '../render/html.js';
 import { parsePlanJson, renderJson } from '../render/json.js';
 import type { ProjectIgnoreRule } from './ignore.js';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { readProject } from '../environments/project.js';
 
 const { manifests, rewrite, cleanup } = manifestDirs('gatehouse-ignore-');
 afterEach(cleanup);
@@ -252,6 +255,22 @@ spec: {type: tunnel_group, labels: {app: web}}
       expect.stringMatching(/^9 ignore_path_invalid .*"rules\[\*\]\.description" can match no field of HTTPSEdge: the spec of HTTPSEdge has no field "rules"/),
       expect.stringMatching(/^10 ignore_path_invalid .*list position/),
       expect.stringMatching(/^16 ignore_path_invalid .*type selects the kind of Backend/),
+    ]);
+  });
+});
+
+describe('gatehouse.yaml ignore:', () => {
+  it('reads the rules, and refuses a kind glob or a path that matches nothing, at its line', async () => {
+    const dir = manifests('');
+    const file = join(dir, 'gatehouse.yaml');
+    writeFileSync(file, 'manifests: [.]\nignore:\n  - kind: "*Edge"\n    paths: [description]\n');
+    expect((await readProject(file, dir)).project?.ignore).toEqual([{ kind: '*Edge', paths: ['description'] }]);
+    writeFileSync(file, 'manifests: [.]\nignore:\n  - kind: HTTPSEdgeRoute\n    paths: [description]\n  - kind: "IP*"\n    paths: [description, "rules[*].descripton"]\n');
+    const { project, problems } = await readProject(file, dir);
+    expect(project).toBeUndefined();
+    expect(problems.map((p) => `${p.at?.line}:${p.at?.col} ${p.code} ${p.message}`)).toEqual([
+      expect.stringMatching(/^3:11 ignore_path_invalid ignore: kind "HTTPSEdgeRoute" matches no manifest kind; HTTPSEdgeRoute objects are declared inside HTTPSEdge/),
+      expect.stringMatching(/^6:26 ignore_path_invalid ignore: "rules\[\*\]\.descripton" can match no field of any kind "IP\*" names \(IPPolicy, IPRestriction\).*did you mean description\?$/),
     ]);
   });
 });
