@@ -44,14 +44,14 @@ export interface CycleOptions {
 }
 
 /** A drifted object as the cycle found it. */
-export interface CycleDrift {
+interface CycleDrift {
   address: string;
   kind: string;
   cause: string;
   fields: string[];
 }
 
-export interface HealReport {
+interface HealReport {
   outcome: ApplyOutcome | 'nothing';
   /** Addresses set right. */
   healed: string[];

@@ -24,10 +24,10 @@ import type { RequestEvent } from '@gatehouse/client';
 // CommonJS, so `require`d (see oclif.ts: no export lexer).
 const prom = createRequire(import.meta.url)('prom-client') as typeof PromClient;
 
-export const CYCLE_OUTCOMES = ['success', 'failed', 'skipped', 'interrupted'] as const;
+const CYCLE_OUTCOMES = ['success', 'failed', 'skipped', 'interrupted'] as const;
 export type CycleOutcome = (typeof CYCLE_OUTCOMES)[number];
 
-export const APPLY_OUTCOMES = ['done', 'failed', 'refused', 'locked', 'interrupted'] as const;
+const APPLY_OUTCOMES = ['done', 'failed', 'refused', 'locked', 'interrupted'] as const;
 export type ApplyOutcome = (typeof APPLY_OUTCOMES)[number];
 
 /** A drifted object as the gauge counts it. */

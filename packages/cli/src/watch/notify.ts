@@ -19,7 +19,7 @@
  */
 import { sanitize } from '@gatehouse/engine/core';
 
-export type NotificationEvent = 'drift_detected' | 'drift_healed' | 'heal_failed' | 'drift_resolved';
+type NotificationEvent = 'drift_detected' | 'drift_healed' | 'heal_failed' | 'drift_resolved';
 
 /** A drifted object as a cycle saw it (before any heal). */
 export interface DriftedItem {
@@ -42,7 +42,7 @@ export interface CycleFindings {
   failed: readonly { address: string; reason: string }[];
 }
 
-export interface NotificationObject {
+interface NotificationObject {
   address: string;
   kind: string;
   cause: string;

@@ -8,7 +8,7 @@ import { parseDuration } from '../lock-flags.js';
 import type { HealPermissions } from '@gatehouse/engine/drift';
 
 /** The shortest interval: a cycle lists every kind (some 17 requests), so faster only spends the budget. */
-export const MIN_INTERVAL_MS = 1000;
+const MIN_INTERVAL_MS = 1000;
 
 export interface ListenAddress {
   host: string;

@@ -12,7 +12,7 @@ import { listSome } from './list-some.js';
 export const IGNORED_HEADING = 'Ignored (lifecycle.ignore_changes, gatehouse.yaml ignore:), left as they are live';
 
 /** Objects listed one by one before "and N more objects". */
-export const IGNORED_SHOWN = 50;
+const IGNORED_SHOWN = 50;
 
 /** `1 field (description)`, `3 fields (a, b, c)`, unescaped. */
 export function ignoredFieldsText(object: IgnoredObject): string {

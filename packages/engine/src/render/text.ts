@@ -55,7 +55,7 @@ export function heldDuplicateText(plan: Pick<Plan, 'held_duplicates'>, style: St
 }
 
 /** The objects whose ignored fields differ (render/ignored.ts), then a blank line; nothing when none. */
-export function ignoredText(plan: Pick<Plan, 'ignored'>, style: Style): string[] {
+function ignoredText(plan: Pick<Plan, 'ignored'>, style: Style): string[] {
   const { shown, more } = ignoredShown(plan);
   if (shown.length === 0) return [];
   return [
