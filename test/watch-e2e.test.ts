@@ -123,6 +123,8 @@ describe('gatehouse watch', () => {
     expect(seen).toMatchObject({ msg: 'cycle', outcome: 'success', drifted: 1, drift: { changed_outside: 1 }, level: 'warn' });
     expect(await reporter.metric(driftSeries)).toBe(1);
     expect(await description(id)).toBe('edited by hand');
+    // 17 requests a second is far over the service's budget: said once, on stderr.
+    expect(reporter.process.stderr().match(/choose a longer --interval/g)).toHaveLength(1);
 
     const hook = await webhookReceiver();
     try {

@@ -12,6 +12,7 @@
  *   that a slow webhook never delays a cycle; waited for at the end).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { SERVICE_BUDGET } from '@gatehouse/client';
 import type { WatchedEnvironment, CycleOptions, CycleReport } from './cycle.js';
 import { runCycle } from './cycle.js';
 import { gitPull } from './git.js';
@@ -32,9 +33,17 @@ export interface LoopOptions extends CycleOptions {
   write: (line: string) => void;
 }
 
+/**
+ * The service's budget per account, in requests a minute (the client's `SERVICE_BUDGET`: 120 per
+ * rolling 60 s). A watcher whose cycles alone would spend more than half of it at its interval
+ * is told so, once per environment.
+ */
+const SERVICE_REQUESTS_PER_MINUTE = (SERVICE_BUDGET.requests * 60_000) / SERVICE_BUDGET.windowMs;
+
 export async function watchLoop(options: LoopOptions): Promise<void> {
   const { stop, settings } = options;
   let notifying: Promise<void> = Promise.resolve();
+  const warnedBudget = new Set<string>();
   for (let cycle = 1; !stop.aborted; cycle++) {
     const started = Date.now();
     let commit: string | undefined;
@@ -52,6 +61,11 @@ export async function watchLoop(options: LoopOptions): Promise<void> {
           const report: CycleReport = skipped !== undefined ? { outcome: 'skipped', requests: 0, error: skipped } : await runCycle(env, options);
           const ended = new Date();
           record(options, env, report, (ended.getTime() - began) / 1000, ended);
+          const perMinute = (report.requests * 60_000) / settings.intervalMs;
+          if (perMinute > SERVICE_REQUESTS_PER_MINUTE / 2 && !warnedBudget.has(env.name)) {
+            warnedBudget.add(env.name);
+            options.warn(`environment ${env.name}: a cycle took ${report.requests} requests, so every ${settings.intervalMs / 1000} s is about ${Math.round(perMinute)} a minute, over half of the ${SERVICE_REQUESTS_PER_MINUTE} a minute the service allows an account (shared with pipelines and people); choose a longer --interval`);
+          }
           options.write(cycleLine({ cycle, environment: env.name, stack: env.connection.stack, report, durationMs: ended.getTime() - began, at: ended, ...(commit !== undefined ? { commit } : {}) }));
           const notifier = options.notifier;
           if (notifier && report.drift && !report.lock && report.outcome !== 'interrupted') {

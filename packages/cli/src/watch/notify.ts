@@ -130,7 +130,7 @@ const CAUSES: Record<string, string> = {
 
 const HEADLINES: Record<NotificationEvent, (n: string) => string> = {
   drift_detected: (n) => `drift detected: ${n}`,
-  drift_healed: (n) => `drift healed: ${n} set back to the manifests`,
+  drift_healed: (n) => `drift healed: ${n} made to match the manifests again`,
   heal_failed: (n) => `healing failed: ${n} could not be set back`,
   drift_resolved: (n) => `drift resolved: ${n} in sync again (set right outside this watcher)`,
 };
