@@ -57,7 +57,8 @@ afterAll(async () => {
 });
 
 async function startWatcher(dir: string, stack: string, flags: string[] = []): Promise<Watcher> {
-  const process = spawnCli(['watch', dir, '--stack', stack, '--interval', '1s', '--metrics-addr', '127.0.0.1:0', ...flags], { env: env() });
+  // The server has no rate limit: the client's pacing to the service's budget is off (docs/rate-limits.md).
+  const process = spawnCli(['watch', dir, '--stack', stack, '--interval', '1s', '--metrics-addr', '127.0.0.1:0', '--rate-limit', 'off', ...flags], { env: env() });
   await Promise.race([process.waitFor(/"msg":"watching"/), process.exited.then((r) => Promise.reject(new Error(`watch exited ${r.code}:\n${r.stdout}\n${r.stderr}`)))]);
   const metricsUrl = /"metrics":"([^"]+)"/.exec(process.stderr())![1]!;
   const cycles = () => process.stdout().split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as Record<string, unknown>);
