@@ -1,12 +1,9 @@
 import { describe, expect, test } from 'vitest';
-import type { Problem } from '../problems.js';
 import { parseFile, type LoadedDocument } from '../load/documents.js';
 import { applyOverlays } from './overlay.js';
 
 function docs(file: string, text: string): LoadedDocument[] {
-  const documents: LoadedDocument[] = [];
-  const problems: Problem[] = [];
-  parseFile(file, text, documents, problems);
+  const { documents, problems } = parseFile(file, text);
   expect(problems).toEqual([]);
   return documents;
 }

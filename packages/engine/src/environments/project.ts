@@ -15,7 +15,7 @@ import { problem, type Problem } from '../problems.js';
 import { formatLocation, type SourceLocation } from '../source.js';
 import { readManifestFile } from '../load/files.js';
 import type { Variables } from '../load/interpolate.js';
-import { parseFile, type LoadedDocument } from '../load/documents.js';
+import { parseFile } from '../load/documents.js';
 import { explain } from '../load/validate.js';
 import type { EnvironmentInput } from './documents.js';
 import type { ProjectIgnoreRule } from '../plan/ignore.js';
@@ -86,9 +86,7 @@ export async function readProject(path: string, cwd: string = process.cwd()): Pr
     return { problems: [why.code === 'path_unreadable' ? problem('project_invalid', why.message.replace(/^cannot read /, 'cannot read the project file ')) : why] };
   }
   const { text } = read;
-  const documents: LoadedDocument[] = [];
-  const problems: Problem[] = [];
-  parseFile(file, text, documents, problems);
+  const { documents, problems } = parseFile(file, text);
   if (problems.length > 0) return { problems };
   if (documents.length !== 1) {
     return { problems: [problem('project_invalid', `${file} must hold one YAML document with manifests and environments`, { file, line: 1, col: 1 })] };

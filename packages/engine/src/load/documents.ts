@@ -8,29 +8,25 @@
 import { createHash } from 'node:crypto';
 import { relative } from 'node:path';
 import { MANIFEST_KINDS } from '@gatehouse/schemas/runtime';
-import type { Document, Node } from 'yaml';
+import type { Document, LineCounter } from 'yaml';
 import { onFirstUse } from '../on-first-use.js';
 import { problem, type Problem } from '../problems.js';
 import type { SourceLocation } from '../source.js';
-import { documentsWithLongLines, fastDocumentSteps, finish } from './fast-yaml.js';
-import { LineIndex, type NodePositions } from './node-positions.js';
 import { findManifestFiles, readManifestFile, STDIN_NAME, STDIN_PATH } from './files.js';
+import { offsetAt, placeOf, type Path, type Place } from './positions.js';
 import {
   aliasProblem,
-  flowNestingProblem,
   isAliasLimitError,
   isUnresolvedAliasError,
   MAX_ALIAS_COUNT,
-  MAX_NESTING,
-  nestingProblem,
+  NestingTooDeep,
+  parseWithinNesting,
   unresolvedAliasProblem,
-  valueDepth,
 } from './yaml-limits.js';
 
-/** The `yaml` package: the reference parser, for the files `fastDocuments` cannot read exactly. */
-const yaml = onFirstUse<typeof import('yaml')>('yaml');
+export type { Path } from './positions.js';
 
-export type Path = readonly (string | number)[];
+const yaml = onFirstUse<typeof import('yaml')>('yaml');
 
 export interface LoadedDocument {
   /** The file as the user would name it (relative to the working directory when inside it). */
@@ -63,7 +59,6 @@ export interface LoadOptions {
 }
 
 const KNOWN_KINDS = new Set<string>(MANIFEST_KINDS);
-const EMPTY = new Uint8Array(0);
 
 /**
  * Whether a file found by searching a directory is meant for gatehouse: one of its documents
@@ -93,7 +88,7 @@ export async function load(paths: string[], options: LoadOptions = {}): Promise<
   if (files.length === 0 && problems.length === 0) {
     problems.push(problem('no_manifests', `no *.yaml or *.yml file under ${paths.join(', ') || '(no path)'}; give a manifest file or a directory holding some`));
   }
-  let hash = createHash('sha256');
+  const hash = createHash('sha256');
   const documents: LoadedDocument[] = [];
   const notes = [...found.notes];
   for (const file of [...files].sort()) {
@@ -103,22 +98,12 @@ export async function load(paths: string[], options: LoadOptions = {}): Promise<
       problems.push(read.problem);
       continue;
     }
-    // The checksum with this file, taken before parsing so that its bytes are not kept while
-    // it is parsed; the same digest as hashing `${name}\0${text}\0` (the text is these bytes
-    // decoded), without a concatenated copy of the file and its UTF-8 encoding.
-    const withFile = hash.copy().update(`${name}\0`).update(read.bytes).update('\0');
-    const { text } = read;
-    read.bytes = EMPTY;
-    const fileDocuments: LoadedDocument[] = [];
-    const fileProblems: Problem[] = [];
-    // Read in steps, letting I/O run between them (a plan's listing goes on meanwhile).
-    const steps = parseFileSteps(name, text, fileDocuments, fileProblems);
-    while (!steps.next().done) await letIoRun();
+    const { documents: fileDocuments, problems: fileProblems } = parseFile(name, read.text);
     if (found.searched.has(file) && fileProblems.length === 0 && fileDocuments.length > 0 && !claimsManifests(fileDocuments)) {
       notes.push(`skipped ${name}: no document has a gatehouse kind (name the file to check it anyway)`);
       continue;
     }
-    hash = withFile;
+    hash.update(`${name}\0`).update(read.text).update('\0');
     // A loop, not push(...): a file of many documents would exceed the arguments' limit.
     for (const doc of fileDocuments) documents.push(doc);
     problems.push(...fileProblems);
@@ -136,173 +121,58 @@ export async function load(paths: string[], options: LoadOptions = {}): Promise<
 }
 
 /**
- * Parses one file's documents; syntax errors become problems with their position.
- *
- * Values come from `fastDocuments` when it can give exactly `yaml`'s values (the plan path:
- * thousands of valid documents), with the positions of their nodes recorded during that one
- * parse. Otherwise the file is read with `yaml` at once, as the reference, and its syntax
- * errors are reported. Either way a file is parsed once: positions never read it again.
+ * Reads one file's documents with `yaml`. A document with a syntax error is a problem at the
+ * error (the first: the parser's later errors in a document mostly follow from it); an empty
+ * one (between two `---`, or only comments) declares nothing and is passed over. Each other
+ * document keeps its value and where its nodes were written (positions.ts); `yaml`'s own nodes
+ * are dropped once it is read, one document at a time. Collections nested too deep refuse the
+ * whole file (yaml-limits.ts).
  */
-export function parseFile(file: string, text: string, documents: LoadedDocument[], problems: Problem[]): void {
-  finish(parseFileSteps(file, text, documents, problems));
-}
-
-/** Lets pending I/O callbacks run (`setImmediate`: after the poll phase of the event loop). */
-const letIoRun = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
-
-/**
- * `parseFile` in steps: it pauses every few milliseconds of reading (`fastDocumentSteps`, and
- * after each piece of a file with a long line), so that `load` lets I/O run between steps.
- */
-function* parseFileSteps(file: string, text: string, documents: LoadedDocument[], problems: Problem[]): Generator<void, void> {
-  const pieces = documentsWithLongLines(text);
-  if (!pieces) {
-    yield* parseDocumentSteps(file, text, documents, problems);
-    return;
-  }
-  // A long line sends only its document to `yaml`; the documents between such lines are read
-  // together. Positions and document indexes are the file's: lines shifted by where the piece
-  // starts, indexes by the documents before it.
-  let index = 0;
-  for (const piece of pieces) {
-    const found: LoadedDocument[] = [];
-    const issues: Problem[] = [];
-    yield* parseDocumentSteps(file, piece.text, found, issues);
-    for (const issue of issues) problems.push(issue.at ? { ...issue, at: shiftLines(issue.at, piece.line - 1) } : issue);
-    for (const doc of found) documents.push({ ...doc, index: index + doc.index, locate: shiftedLocator(doc.locate, piece.line - 1) });
-    // A piece holds a document per `---` line; the text before the first only if it holds one.
-    index += piece.documents > 0 ? piece.documents : found.length > 0 || issues.length > 0 ? 1 : 0;
-    yield;
-  }
-}
-
-function* parseDocumentSteps(file: string, text: string, documents: LoadedDocument[], problems: Problem[]): Generator<void, void> {
-  const tooDeep = flowNestingProblem(text, (offset) => positionOf(file, text, offset));
-  if (tooDeep) {
-    problems.push(tooDeep);
-    return;
-  }
-  const fast = yield* fastDocumentSteps(text);
-  // Deep block nesting is reported by the `yaml` path, at its position. The values are measured
-  // only when the parse had that many nodes open at once (a bound on their depth).
-  if (!fast || (fast.nodes.deepest > MAX_NESTING && fast.values.some((value) => valueDepth(value) > MAX_NESTING))) {
-    parseWithYaml(file, text, documents, problems);
-    return;
-  }
-  // Every position comes from what the one parse recorded (node-positions.ts): the file is
-  // never composed with `yaml`.
-  const { values, nodes } = fast;
-  const lines = new LineIndex(text);
-  const dollarFree = !text.includes('$');
-  values.forEach((value, index) => {
-    if (value === null || value === undefined) return;
-    if (dollarFree && typeof value === 'object') WITHOUT_DOLLAR.add(value);
-    documents.push({ file, index, value, locate: fastLocator(file, lines, nodes, index) });
-  });
-}
-
-/**
- * Document values read from a file that holds no `$` at all: no string in them can hold a
- * placeholder, so interpolation passes them over without walking them (interpolate.ts). Keyed
- * by the value itself: a document whose value is replaced (an environment's overlay merges
- * into a copy) is walked as any other.
- */
-export const WITHOUT_DOLLAR = new WeakSet<object>();
-
-type Locate = LoadedDocument['locate'];
-
-// The locators are made by functions of their own: a closure keeps every variable its
-// function's closures capture, so one made beside a closure over the text would keep the
-// whole file in memory for as long as its document lives.
-
-/** Positions of document `index` of a file read by the fast reader. */
-function fastLocator(file: string, lines: LineIndex, nodes: NodePositions, index: number): Locate {
-  return (path, options) => ({ file, ...lines.position(nodes.offset(index, path, options?.key)) });
-}
-
-/** `locate` of a piece of a file, moved down by the `lines` before the piece. */
-function shiftedLocator(locate: Locate, lines: number): Locate {
-  return (path, options) => shiftLines(locate(path, options), lines);
-}
-
-const shiftLines = (at: SourceLocation, lines: number): SourceLocation => ({ ...at, line: at.line + lines });
-
-/** The position of `offset` in `text`, counted directly (for problems found before parsing). */
-function positionOf(file: string, text: string, offset: number): SourceLocation {
-  let line = 1;
-  let start = 0;
-  for (let i = text.indexOf('\n'); i >= 0 && i < offset; i = text.indexOf('\n', i + 1)) {
-    line += 1;
-    start = i + 1;
-  }
-  return { file, line, col: offset - start + 1 };
-}
-
-/** Every document of a file as `yaml` composes them, and how to turn an offset into a position. */
-function compose(file: string, text: string): { docs: Document[]; position: (offset: number) => SourceLocation } {
-  const { LineCounter, parseAllDocuments } = yaml();
+export function parseFile(file: string, text: string): { documents: LoadedDocument[]; problems: Problem[] } {
+  const { Composer, LineCounter } = yaml();
   const lineCounter = new LineCounter();
-  const docs = parseAllDocuments(text, { lineCounter, uniqueKeys: true, prettyErrors: false });
-  const position = (offset: number): SourceLocation => {
-    const { line, col } = lineCounter.linePos(offset);
-    return { file, line, col };
-  };
-  return { docs: Array.isArray(docs) ? docs : [], position };
+  const position = (offset: number): SourceLocation => ({ file, ...lineCounter.linePos(offset) });
+  const documents: LoadedDocument[] = [];
+  const problems: Problem[] = [];
+  // What `parseAllDocuments` does (a duplicate key is an error), but taking each document as
+  // soon as it is composed, so that the nodes of one document at a time are held.
+  const composer = new Composer({ uniqueKeys: true });
+  let index = 0;
+  try {
+    for (const doc of composer.compose(parseWithinNesting(text, lineCounter.addNewLine))) {
+      const read = readDocument(doc, position);
+      if (read && 'problem' in read) problems.push(read.problem);
+      else if (read) documents.push({ file, index, value: read.value, locate: locator(file, lineCounter, read.place) });
+      index += 1;
+    }
+  } catch (error) {
+    if (!(error instanceof NestingTooDeep)) throw error;
+    return { documents: [], problems: [problem('nesting_too_deep', error.message, position(error.offset))] };
+  }
+  return { documents, problems };
 }
 
-const isEmpty = (doc: Document) => doc.contents === null || (yaml().isScalar(doc.contents) && doc.contents.value === null);
-
-function parseWithYaml(file: string, text: string, documents: LoadedDocument[], problems: Problem[]): void {
-  const { docs, position } = compose(file, text);
-  docs.forEach((doc, index) => {
-    if (doc.errors.length > 0) {
-      // The first error only: the parser's later errors in a document mostly follow from it.
-      const error = doc.errors[0]!;
-      if (error.code === 'RESOURCE_EXHAUSTION') problems.push(problem('nesting_too_deep', `collections nested too deep for the parser (limit ${MAX_NESTING})`, position(error.pos[0])));
-      else problems.push(problem('yaml_syntax', `invalid YAML: ${error.message.split('\n')[0]}; fix the syntax (a value with {, }, [, ] or : may need quotes)`, position(error.pos[0])));
-      return;
-    }
-    // An empty document (between two ---, or after a trailing ---) declares nothing.
-    if (isEmpty(doc)) return;
-    const tooDeep = nestingProblem(doc, position);
-    if (tooDeep) {
-      problems.push(tooDeep);
-      return;
-    }
-    let value: unknown;
-    try {
-      value = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
-    } catch (error) {
-      if (isAliasLimitError(error)) problems.push(aliasProblem(doc, position));
-      else if (isUnresolvedAliasError(error)) problems.push(unresolvedAliasProblem(doc, position));
-      else throw error;
-      return;
-    }
-    documents.push({ file, index, value, locate: locator(doc, position) });
-  });
+/** A document's value and its nodes' places, or its problem; `undefined` for an empty document. */
+function readDocument(doc: Document, position: (offset: number) => SourceLocation): { value: unknown; place: Place } | { problem: Problem } | undefined {
+  const error = doc.errors[0];
+  if (error) {
+    const message = `invalid YAML: ${error.message.split('\n')[0]}; fix the syntax (a value with {, }, [, ] or : may need quotes)`;
+    return { problem: problem('yaml_syntax', message, position(error.pos[0])) };
+  }
+  if (doc.contents === null || (yaml().isScalar(doc.contents) && doc.contents.value === null)) return undefined;
+  try {
+    return { value: doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT }), place: placeOf(doc.contents) };
+  } catch (error) {
+    if (isAliasLimitError(error)) return { problem: aliasProblem(doc, position) };
+    if (isUnresolvedAliasError(error)) return { problem: unresolvedAliasProblem(doc, position) };
+    throw error;
+  }
 }
 
-function locator(doc: Document, position: (offset: number) => SourceLocation) {
-  const { isMap, isPair, isScalar, isSeq } = yaml();
-  return (path: Path, options: { key?: boolean } = {}): SourceLocation => {
-    let node: unknown = doc.contents;
-    let at: number = (doc.contents as Node).range?.[0] ?? 0;
-    for (const [i, segment] of path.entries()) {
-      const last = i === path.length - 1;
-      if (isMap(node)) {
-        const pair = node.items.find((p) => isPair(p) && isScalar(p.key) && String(p.key.value) === String(segment));
-        if (!pair) break;
-        const key = pair.key as Node;
-        if (last && options.key) return position(key.range?.[0] ?? at);
-        node = pair.value;
-        at = (node as Node | null)?.range?.[0] ?? key.range?.[0] ?? at;
-      } else if (isSeq(node) && typeof segment === 'number') {
-        const item = node.items[segment] as Node | undefined;
-        if (!item) break;
-        node = item;
-        at = item.range?.[0] ?? at;
-      } else break;
-    }
-    return position(at);
-  };
+/**
+ * `locate` of a document, made outside `parseFile` so that it holds only what it needs: a
+ * closure keeps whatever its function's other closures capture.
+ */
+function locator(file: string, lineCounter: LineCounter, place: Place): LoadedDocument['locate'] {
+  return (path, options) => ({ file, ...lineCounter.linePos(offsetAt(place, path, options?.key)) });
 }

@@ -144,13 +144,9 @@ export async function readManifestFile(file: string, display: string, maxFileSiz
   }
 }
 
-/**
- * A manifest file's content: its text, and its bytes for the checksum (hashing the bytes as read
- * gives the digest of the text's UTF-8 without encoding a second copy of a large file).
- */
+/** A manifest file's content. */
 export interface ManifestText {
   text: string;
-  bytes: Uint8Array;
 }
 
 /** The bytes as text, unless they are too many (stdin's size is known only once read) or not UTF-8. */
@@ -164,7 +160,7 @@ function checkText(bytes: Buffer | undefined, display: string, maxFileSize: numb
     const at = invalidUtf8Position(bytes, display);
     return { problem: problem('not_utf8', `invalid UTF-8 (byte 0x${bytes[at.offset]!.toString(16).padStart(2, '0')}); save the file as UTF-8`, at.location) };
   }
-  return { text: bytes.toString('utf8'), bytes };
+  return { text: bytes.toString('utf8') };
 }
 
 /** Standard input to its end, or `undefined` once it gives more than `limit` bytes. */

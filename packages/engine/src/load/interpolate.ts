@@ -19,7 +19,7 @@
 import { problem, type Problem } from '../problems.js';
 import type { SourceLocation } from '../source.js';
 import { formatLocation } from '../source.js';
-import { WITHOUT_DOLLAR, type LoadedDocument, type Path } from './documents.js';
+import type { LoadedDocument, Path } from './documents.js';
 import { append } from '../append.js';
 
 /** `$$` before `{` or a name; `${...}`; shell-style `$NAME`. */
@@ -197,7 +197,6 @@ export function interpolate(
   };
   // A document without placeholders (nearly all) is passed on as it is, not copied.
   const result = documents.map((doc) => {
-    if (typeof doc.value === 'object' && doc.value !== null && WITHOUT_DOLLAR.has(doc.value)) return doc;
     const value = walk(doc.value, doc, []);
     return value === doc.value ? doc : { ...doc, value };
   });

@@ -93,20 +93,24 @@ test('an alias without an anchor before it in its document is a problem at the a
   expect(result.problems[0]!.message).toContain('alias *bot names no anchor');
 });
 
-test('nesting deeper than 64 is a problem at its place, in flow style (before parsing) and block style', async () => {
+test('nesting deeper than 64 is a problem at the first collection too deep, in flow style (a million brackets: not parsed on) and block style', async () => {
   const dir = tempDir();
   const depth = 1_000_000;
   writeFileSync(join(dir, 'flow.yaml'), `kind: BotUser\nname: deep\nspec:\n  x: ${'['.repeat(depth)}${']'.repeat(depth)}\n`);
   let block = 'kind: BotUser\nname: deep2\nspec:\n';
   for (let i = 1; i <= 80; i++) block += `${'  '.repeat(i)}k${i}:\n`;
   writeFileSync(join(dir, 'block.yaml'), `${block}${'  '.repeat(81)}v: 1\n`);
-  // Quoted brackets and comments do not count.
+  // Brackets in quoted and plain scalars and in comments do not count.
   writeFileSync(join(dir, 'quoted.yaml'), `kind: BotUser\nname: fine\nspec:\n  description: "${'['.repeat(100)}"  # ${'{'.repeat(100)}\n`);
+  writeFileSync(join(dir, 'plain.yaml'), `kind: BotUser\nname: plain\nspec:\n  description: a${'['.repeat(100)}\n`);
   const result = await load([dir]);
-  expect(names(result)).toEqual(['fine']);
+  expect(names(result)).toEqual(['plain', 'fine']);
   const byFile = Object.fromEntries(result.problems.map((p) => [p.at!.file.replace(/.*\//, ''), p]));
-  expect(byFile['flow.yaml']).toMatchObject({ code: 'nesting_too_deep', at: { line: 4, col: 6 + 64 } });
+  // At the 63rd bracket (column 6 holds the first): inside the document's mapping and spec's, it
+  // opens the 65th collection.
+  expect(byFile['flow.yaml']).toMatchObject({ code: 'nesting_too_deep', at: { line: 4, col: 6 + 62 } });
   expect(byFile['block.yaml']).toMatchObject({ code: 'nesting_too_deep', at: { line: 4 + 63 } });
+  expect(byFile['flow.yaml']!.message).toContain('nested more than 64 deep');
 });
 
 test('a file over --max-file-size is refused before it is read', async () => {

@@ -1,113 +1,57 @@
 /**
- * Limits on what a manifest's YAML may make the parser do, as problems at their place rather
- * than a crash, a raw `ReferenceError` or gigabytes of memory:
- * - nesting deeper than `MAX_NESTING` collections (no manifest needs more than about ten; a
- *   file of ten million `[` would otherwise exhaust the stack or the parser's memory). Flow
- *   brackets are counted before parsing (`flowNestingProblem`), so such a file is never
- *   parsed; block nesting is measured on the composed document (`nestingProblem`);
- * - aliases that expand past the `yaml` package's `maxAliasCount` of 100 ("billion laughs"),
- *   reported at the first alias of an anchor that itself holds aliases (`aliasProblem`).
+ * Limits on what a manifest's YAML may make the `yaml` parser do, as problems at their place
+ * rather than a crash, a raw `ReferenceError` or gigabytes of memory:
+ * - collections nested deeper than `MAX_NESTING` (no manifest needs more than about ten).
+ *   `yaml` has no option for it, and a line of a million `[` costs it seconds and gigabytes
+ *   before it gives up; so the parser's own stack of open nodes is watched as the file is read
+ *   (`parseWithinNesting`), and reading stops at the first collection too deep;
+ * - aliases that expand past `MAX_ALIAS_COUNT` copies ("billion laughs"): `yaml`'s own
+ *   `maxAliasCount` stops them, and `aliasProblem` says where;
+ * - an alias whose anchor is not defined before it (`unresolvedAliasProblem`).
  */
-import type { Document, Node } from 'yaml';
+import type { CST, Document } from 'yaml';
 import { onFirstUse } from '../on-first-use.js';
 import { problem, type Problem } from '../problems.js';
 import type { SourceLocation } from '../source.js';
 
-/** Only the checks of documents composed by `yaml` use it, and they follow its own import. */
 const yaml = onFirstUse<typeof import('yaml')>('yaml');
 
 export const MAX_NESTING = 64;
 export const MAX_ALIAS_COUNT = 100;
 
-const nestingMessage = `collections nested more than ${MAX_NESTING} deep; no manifest needs that, so this file is refused rather than parsed`;
+/** Thrown by `parseWithinNesting` at the first collection nested deeper than `MAX_NESTING`. */
+export class NestingTooDeep extends Error {
+  constructor(readonly offset: number) {
+    super(`collections nested more than ${MAX_NESTING} deep; no manifest needs that, so this file is refused rather than parsed`);
+  }
+}
 
 /**
- * The first flow bracket (`[` or `{`) that opens a collection deeper than `MAX_NESTING`, ignoring
- * quoted strings and comments. Over-approximates (a bracket inside a plain scalar counts), which
- * only matters for files that hold 64 unquoted brackets in a row.
+ * The CST tokens of `text`, as `new Parser(onNewLine).parse(text)` yields them (fed lexeme by
+ * lexeme, as `yaml`'s documentation shows for a parser with its own lexer), throwing
+ * `NestingTooDeep` as soon as a collection is opened deeper than `MAX_NESTING`. The parser's
+ * `stack` holds the document being read, then each collection open in it (flow or block), then
+ * at most a scalar: when a collection on top makes more than `MAX_NESTING`, it is the one too deep.
  */
-export function flowNestingProblem(text: string, position: (offset: number) => SourceLocation): Problem | undefined {
-  // From one character that matters to the next, found by the regular expression engine: a
-  // loop over every character costs 10-30 ms on a 350 KB file in a fresh process.
-  const notable = /[[\]{}"'#]/g;
-  let depth = 0;
-  // `test` rather than `exec`: no match object per character found (the one found is just before `lastIndex`).
-  while (notable.test(text)) {
-    const i = notable.lastIndex - 1;
-    const c = text.charCodeAt(i);
-    if (c === 0x5b || c === 0x7b) {
-      if (++depth > MAX_NESTING) return problem('nesting_too_deep', nestingMessage, position(i));
-    } else if (c === 0x5d || c === 0x7d) {
-      if (depth > 0) depth -= 1;
-    } else if ((c === 0x22 || c === 0x27) && opensToken(text, i)) {
-      notable.lastIndex = endOfQuoted(text, i) + 1;
-    } else if (c === 0x23 && opensToken(text, i)) {
-      const end = text.indexOf('\n', i);
-      if (end < 0) break;
-      notable.lastIndex = end + 1;
-    }
+export function* parseWithinNesting(text: string, onNewLine: (offset: number) => void): Generator<CST.Token, void> {
+  const { CST, Lexer, Parser } = yaml();
+  // The start of the first line, as `Parser#parse` records it.
+  onNewLine(0);
+  const parser = new Parser(onNewLine);
+  for (const lexeme of new Lexer().lex(text)) {
+    yield* parser.next(lexeme);
+    const open = parser.stack;
+    const top = open[open.length - 1];
+    if (open.length > MAX_NESTING + 1 && CST.isCollection(top)) throw new NestingTooDeep(top.offset);
   }
-  return undefined;
+  yield* parser.end();
 }
 
-/** A quote or `#` starts a quoted scalar or a comment only at the start of a token. */
-function opensToken(text: string, i: number): boolean {
-  if (i === 0) return true;
-  const before = text[i - 1]!;
-  return before === ' ' || before === '\t' || before === '\n' || before === '\r' || before === '[' || before === '{' || before === ',' || before === ':';
-}
+/** Whether `toJS` failed because of the alias limit. */
+export const isAliasLimitError = (error: unknown) => error instanceof ReferenceError && /alias count/i.test(error.message);
 
-/** What ends or escapes in a double-quoted scalar (one object: `endOfQuoted` sets its `lastIndex`). */
-const DOUBLE_QUOTED_STOP = /["\\]/g;
-
-function endOfQuoted(text: string, start: number): number {
-  if (text.charCodeAt(start) === 0x27) {
-    // Single quotes: '' is a quote inside.
-    for (let i = text.indexOf("'", start + 1); i >= 0; i = text.indexOf("'", i + 2)) {
-      if (text.charCodeAt(i + 1) !== 0x27) return i;
-    }
-    return text.length;
-  }
-  // Double quotes: a backslash escapes the next character.
-  const stop = DOUBLE_QUOTED_STOP;
-  stop.lastIndex = start + 1;
-  while (stop.test(text)) {
-    const i = stop.lastIndex - 1;
-    if (text.charCodeAt(i) === 0x22) return i;
-    stop.lastIndex = i + 2;
-  }
-  return text.length;
-}
-
-/** The first node nested deeper than `MAX_NESTING` collections in a composed document. */
-export function nestingProblem(doc: Document, position: (offset: number) => SourceLocation): Problem | undefined {
-  const { isCollection, isPair } = yaml();
-  const stack: [unknown, number][] = [[doc.contents, 1]];
-  while (stack.length > 0) {
-    const [node, depth] = stack.pop()!;
-    if (!isCollection(node)) continue;
-    if (depth > MAX_NESTING) return problem('nesting_too_deep', nestingMessage, position((node as Node).range?.[0] ?? 0));
-    for (const item of node.items) {
-      if (isPair(item)) stack.push([item.value, depth + 1]);
-      else stack.push([item, depth + 1]);
-    }
-  }
-  return undefined;
-}
-
-/** The depth of a plain value's collections (iterative: values can be deep). */
-export function valueDepth(value: unknown): number {
-  let max = 0;
-  const stack: [unknown, number][] = [[value, 1]];
-  while (stack.length > 0) {
-    const [v, depth] = stack.pop()!;
-    if (v === null || typeof v !== 'object') continue;
-    if (depth > max) max = depth;
-    if (max > MAX_NESTING) return max;
-    for (const child of Array.isArray(v) ? v : Object.values(v)) if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
-  }
-  return max;
-}
+/** Whether `toJS` failed on an alias whose anchor is not defined before it in the document. */
+export const isUnresolvedAliasError = (error: unknown) => error instanceof ReferenceError && /unresolved alias/i.test(error.message);
 
 /**
  * The problem of a document whose aliases expand too far, at the first alias of an anchor
@@ -144,12 +88,6 @@ export function aliasProblem(doc: Document, position: (offset: number) => Source
     position(multiplying ?? first ?? 0),
   );
 }
-
-/** Whether `toJS` failed because of the alias limit. */
-export const isAliasLimitError = (error: unknown) => error instanceof ReferenceError && /alias count/i.test(error.message);
-
-/** Whether `toJS` failed on an alias whose anchor is not defined before it in the document. */
-export const isUnresolvedAliasError = (error: unknown) => error instanceof ReferenceError && /unresolved alias/i.test(error.message);
 
 /**
  * The problem of a document with an alias (`*name`) that no earlier anchor of the same document

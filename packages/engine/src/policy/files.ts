@@ -74,9 +74,9 @@ export async function loadPolicies(paths: readonly string[]): Promise<LoadedPoli
       continue;
     }
     const { text } = read;
-    const documents: LoadedDocument[] = [];
     const before = problems.length;
-    parseFile(display(file), text, documents, problems);
+    const { documents, problems: yamlProblems } = parseFile(display(file), text);
+    problems.push(...yamlProblems);
     const fileRules: PolicyRule[] = [];
     for (const doc of documents) fileRules.push(...compileDocument(doc, text, problems, validate!));
     if (problems.length > before) continue;

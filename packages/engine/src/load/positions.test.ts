@@ -1,31 +1,12 @@
 /**
- * Positions recorded during the one fast parse (node-positions.ts) must be exactly the ones
- * `yaml` gives, for every path of every document (values and keys), and asking for them must
- * never parse the file again.
+ * `locate` answers for every path of every document (values and keys) what `yaml`'s own nodes
+ * say, though the nodes are dropped once a document is read (positions.ts).
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import * as yaml from 'yaml';
-import { afterEach, expect, test, vi } from 'vitest';
-
-// Count every composition by `yaml`: the fast path must make none, at load or when locating.
-// load.ts requires `yaml` when it first needs it (on-first-use.ts): the count wraps that module.
-const composed = { count: 0 };
-const required = createRequire(import.meta.url)('yaml') as typeof import('yaml');
-const compose = required.parseAllDocuments;
-vi.spyOn(required, 'parseAllDocuments').mockImplementation((...args: Parameters<typeof compose>) => {
-  composed.count++;
-  return compose(...args);
-});
-
-const { parseFile } = await import('./documents.js');
-const { fastDocuments } = await import('./fast-yaml.js');
-type LoadedDocument = import('./documents.js').LoadedDocument;
-
-afterEach(() => {
-  composed.count = 0;
-});
+import { expect, test } from 'vitest';
+import { parseFile, type LoadedDocument } from './documents.js';
 
 const CORPUS = [
   'kind: IPPolicy\nname: p\nspec:\n  rules:\n    - cidr: 10.0.0.0/8\n      action: allow\n    - {cidr: 10.1.0.0/16, action: deny}\n',
@@ -36,12 +17,15 @@ const CORPUS = [
   'plain: multi\n  line\nquoted: "multi\n  line"\nafter: 1\n',
   'spec:\n  routes:\n    -\n      match: /\n    - # comment\n      match: /a\n',
   '\ufeffkind: BotUser\nname: bom\nspec: {active: true}\n',
-  // Read document by document: positions of the later documents after a byte order mark.
+  // Positions of the later documents after a byte order mark.
   '\ufeff# first\nkind: BotUser\nname: bom\n---\nkind: Backend\nname: b\nspec:\n  labels: {a: b}\n---\n---\n  x: [1, 2]\n',
-  // An end marker: read as one piece.
+  // An end marker.
   'a: 1\n...\n---\nb:\n  c: 2\n',
   'a: 1\r\nb:\r\n  c: 2\r\n',
   'a: {x: 1,\n  y: [2,\n    3]}\n',
+  // Anchors, aliases (a path into an alias stops at it), tags, a directive.
+  'a: &x {b: 1}\nc: *x\nd: !!str 12\ne: [*x, &y 2, *y]\n',
+  '%YAML 1.1\n---\nyes: no\nlist: [a, b]\n',
 ];
 
 /** Every path of a value, and the value itself (the empty path). */
@@ -52,7 +36,7 @@ function paths(value: unknown, prefix: (string | number)[] = []): (string | numb
   return found;
 }
 
-/** The reference: `yaml`'s own nodes, walked the way load.ts's `yaml` path walks them. */
+/** The reference: `yaml`'s own nodes, walked from the document's content down the path. */
 function reference(text: string) {
   const lineCounter = new yaml.LineCounter();
   const docs = yaml.parseAllDocuments(text, { lineCounter }) as yaml.Document[];
@@ -78,18 +62,14 @@ function reference(text: string) {
 }
 
 function load(text: string): LoadedDocument[] {
-  const documents: LoadedDocument[] = [];
-  const problems: unknown[] = [];
-  parseFile('m.yaml', text, documents, problems as never);
+  const { documents, problems } = parseFile('m.yaml', text);
   expect(problems).toEqual([]);
   return documents;
 }
 
 test.each(CORPUS.map((text) => [JSON.stringify(text.slice(0, 50)), text]))('%s: every path is where yaml puts it', (_label, text) => {
-  expect(fastDocuments(text), 'the fast reader answers').toBeDefined();
   const documents = load(text);
   const located = documents.flatMap((doc) => paths(doc.value).map((path) => [path, doc.locate(path), doc.locate(path, { key: true })]));
-  expect(composed.count, 'no yaml composition at load or when locating').toBe(0);
 
   const expected = reference(text);
   expect(expected).toHaveLength(documents.length);
@@ -99,17 +79,10 @@ test.each(CORPUS.map((text) => [JSON.stringify(text.slice(0, 50)), text]))('%s: 
   expect(located).toEqual(want);
 });
 
-test('an empty sequence item has no node: its siblings fall back to the sequence, one step short of yaml', () => {
+test('an empty sequence item is where yaml puts its empty scalar; the items after it are their own', () => {
   const [doc] = load('seq:\n  -\n  - b\n');
-  expect(doc!.locate(['seq', 1])).toEqual({ file: 'm.yaml', line: 2, col: 3 });
-  expect(composed.count).toBe(0);
-});
-
-test('the count sees yaml: a file the fast reader steps aside from is composed once, positions included', () => {
-  const [doc] = load('a: &x {b: 1}\nc: *x\n');
-  doc!.locate(['a', 'b']);
-  doc!.locate(['c']);
-  expect(composed.count).toBe(1);
+  expect(doc!.locate(['seq', 0])).toEqual({ file: 'm.yaml', line: 2, col: 4 });
+  expect(doc!.locate(['seq', 1])).toEqual({ file: 'm.yaml', line: 3, col: 5 });
 });
 
 test('a path that does not exist points at its nearest existing ancestor, or the key asked for', () => {
@@ -120,7 +93,7 @@ test('a path that does not exist points at its nearest existing ancestor, or the
   expect(doc!.locate(['kind', 'deeper'])).toEqual({ file: 'm.yaml', line: 1, col: 7 });
 });
 
-test('the example manifests: children located without parsing any file again, where yaml puts them', () => {
+test('the example manifests: every path located where yaml puts it', () => {
   const root = join(import.meta.dirname, '../../../../examples');
   const files: string[] = [];
   const walk = (dir: string) => {
@@ -134,11 +107,8 @@ test('the example manifests: children located without parsing any file again, wh
   let checked = 0;
   for (const file of files) {
     const text = readFileSync(file, 'utf8');
-    if (!fastDocuments(text)) continue;
-    composed.count = 0;
     const documents = load(text);
     const located = documents.map((doc) => paths(doc.value).map((path) => doc.locate(path)));
-    expect(composed.count, file).toBe(0);
     const expected = reference(text);
     expect(located, file).toEqual(documents.map((doc, i) => paths(doc.value).map((path) => ({ file: 'm.yaml', ...expected[i]!(path) }))));
     checked += located.flat().length;
