@@ -7,13 +7,9 @@
  * The origin tree follows the operations: what an `add`, `replace`, `copy` or `move` wrote is
  * located at its operation in the overlay, and list items shift as they do in the value.
  */
-import type { Operation } from 'fast-json-patch';
-import { onFirstUse } from '../on-first-use.js';
+import jsonPatch, { type Operation } from 'fast-json-patch';
 import { problem, type Problem } from '../problems.js';
 import { childOrigin, type Origin } from './origin.js';
-
-/** fast-json-patch, loaded when the first overlay patch is applied. */
-const jsonPatch = onFirstUse<typeof import('fast-json-patch')>('fast-json-patch');
 
 const isContainer = (value: unknown): value is Record<string, unknown> | unknown[] => value !== null && typeof value === 'object';
 
@@ -90,10 +86,10 @@ export function applyPatch(document: unknown, origin: Origin, operations: unknow
     const at = childOrigin(opsOrigin, i);
     const operation = raw as Operation;
     try {
-      const invalid = jsonPatch().validate([operation], value);
+      const invalid = jsonPatch.validate([operation], value);
       if (invalid) throw invalid;
       const before = value;
-      value = jsonPatch().applyOperation(structuredClone(value), operation, false, true, true).newDocument;
+      value = jsonPatch.applyOperation(structuredClone(value), operation, false, true, true).newDocument;
       const written = operation.op === 'add' || operation.op === 'replace' ? childOrigin(at, 'value') : at;
       switch (operation.op) {
         case 'add':
@@ -108,7 +104,7 @@ export function applyPatch(document: unknown, origin: Origin, operations: unknow
         case 'move': {
           removeOrigin(origin, before, operation.from);
           // After the removal, the destination is read in the intermediate value.
-          const intermediate = jsonPatch().applyOperation(structuredClone(before), { op: 'remove', path: operation.from }, false, true, true).newDocument;
+          const intermediate = jsonPatch.applyOperation(structuredClone(before), { op: 'remove', path: operation.from }, false, true, true).newDocument;
           addOrigin(origin, intermediate, operation.path, written, true);
           break;
         }

@@ -5,16 +5,13 @@
  * in the file they came from (a merged object in its base file, a new object in its overlay
  * file), in their order.
  */
-import { onFirstUse } from '../on-first-use.js';
+import { stringify } from 'yaml';
 import type { Problem } from '../problems.js';
 import { sortProblems } from '../problems.js';
 import { interpolate } from '../load/interpolate.js';
 import type { LoadOptions } from '../load/documents.js';
 import { environmentDocuments, type EnvironmentInput } from './documents.js';
 import { append } from '../append.js';
-
-/** `yaml`, loaded when the first environment is rendered (every command imports the engine). */
-const yaml = onFirstUse<typeof import('yaml')>('yaml');
 
 /** The first line of every rendered file begins so: how `render --out` knows its own files. */
 export const RENDER_HEADER = '# gatehouse render --env ';
@@ -42,7 +39,7 @@ export async function renderEnvironment(
   const files = [...byFile].map(([file, values]) => ({
     file,
     documents: values.length,
-    text: `${RENDER_HEADER}${options.environment.name} (from ${file})\n${values.map((v) => yaml().stringify(v, { lineWidth: 0 })).join('---\n')}`,
+    text: `${RENDER_HEADER}${options.environment.name} (from ${file})\n${values.map((v) => stringify(v, { lineWidth: 0 })).join('---\n')}`,
   }));
   return { files, problems: sortProblems([...loaded.problems, ...interpolated.problems]) };
 }

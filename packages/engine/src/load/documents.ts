@@ -8,8 +8,7 @@
 import { createHash } from 'node:crypto';
 import { relative } from 'node:path';
 import { MANIFEST_KINDS } from '@gatehouse/schemas/runtime';
-import type { Document, LineCounter } from 'yaml';
-import { onFirstUse } from '../on-first-use.js';
+import { Composer, isScalar, LineCounter, type Document } from 'yaml';
 import { problem, type Problem } from '../problems.js';
 import type { SourceLocation } from '../source.js';
 import { findManifestFiles, readManifestFile, STDIN_NAME, STDIN_PATH } from './files.js';
@@ -25,8 +24,6 @@ import {
 } from './yaml-limits.js';
 
 export type { Path } from './positions.js';
-
-const yaml = onFirstUse<typeof import('yaml')>('yaml');
 
 export interface LoadedDocument {
   /** The file as the user would name it (relative to the working directory when inside it). */
@@ -129,7 +126,6 @@ export async function load(paths: string[], options: LoadOptions = {}): Promise<
  * whole file (yaml-limits.ts).
  */
 export function parseFile(file: string, text: string): { documents: LoadedDocument[]; problems: Problem[] } {
-  const { Composer, LineCounter } = yaml();
   const lineCounter = new LineCounter();
   const position = (offset: number): SourceLocation => ({ file, ...lineCounter.linePos(offset) });
   const documents: LoadedDocument[] = [];
@@ -159,7 +155,7 @@ function readDocument(doc: Document, position: (offset: number) => SourceLocatio
     const message = `invalid YAML: ${error.message.split('\n')[0]}; fix the syntax (a value with {, }, [, ] or : may need quotes)`;
     return { problem: problem('yaml_syntax', message, position(error.pos[0])) };
   }
-  if (doc.contents === null || (yaml().isScalar(doc.contents) && doc.contents.value === null)) return undefined;
+  if (doc.contents === null || (isScalar(doc.contents) && doc.contents.value === null)) return undefined;
   try {
     return { value: doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT }), place: placeOf(doc.contents) };
   } catch (error) {

@@ -3,10 +3,7 @@
  * take many times the size of the document's text, their offsets a small part of that. `placeOf` takes them from a composed document's nodes;
  * `offsetAt` answers for a path of its value what walking those nodes would have answered.
  */
-import type { Node, Scalar } from 'yaml';
-import { onFirstUse } from '../on-first-use.js';
-
-const yaml = onFirstUse<typeof import('yaml')>('yaml');
+import { isMap, isScalar, isSeq, type Node, type Scalar } from 'yaml';
 
 /** A path in a document's value: map keys and list indexes. */
 export type Path = readonly (string | number)[];
@@ -31,7 +28,6 @@ interface CollectionPlace {
  * Recursive: `parseWithinNesting` has already refused collections nested deeper than 64.
  */
 export function placeOf(node: unknown, fallback = 0): Place {
-  const { isMap, isScalar, isSeq } = yaml();
   const at = (node as Node | null)?.range?.[0] ?? fallback;
   if (isSeq(node)) return { at, items: node.items.map((item) => placeOf(item, at)) };
   if (!isMap(node)) return at;

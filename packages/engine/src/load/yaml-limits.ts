@@ -9,14 +9,11 @@
  *   `maxAliasCount` stops them, and `aliasProblem` says where;
  * - an alias whose anchor is not defined before it (`unresolvedAliasProblem`).
  */
-import type { CST, Document } from 'yaml';
-import { onFirstUse } from '../on-first-use.js';
+import { CST, isMap, isSeq, Lexer, Parser, visit, type Document } from 'yaml';
 import { problem, type Problem } from '../problems.js';
 import type { SourceLocation } from '../source.js';
 
-const yaml = onFirstUse<typeof import('yaml')>('yaml');
-
-export const MAX_NESTING = 64;
+const MAX_NESTING = 64;
 export const MAX_ALIAS_COUNT = 100;
 
 /** Thrown by `parseWithinNesting` at the first collection nested deeper than `MAX_NESTING`. */
@@ -34,7 +31,6 @@ export class NestingTooDeep extends Error {
  * at most a scalar: when a collection on top makes more than `MAX_NESTING`, it is the one too deep.
  */
 export function* parseWithinNesting(text: string, onNewLine: (offset: number) => void): Generator<CST.Token, void> {
-  const { CST, Lexer, Parser } = yaml();
   // The start of the first line, as `Parser#parse` records it.
   onNewLine(0);
   const parser = new Parser(onNewLine);
@@ -58,7 +54,6 @@ export const isUnresolvedAliasError = (error: unknown) => error instanceof Refer
  * that holds aliases itself (where the expansion multiplies), or at its first alias.
  */
 export function aliasProblem(doc: Document, position: (offset: number) => SourceLocation): Problem {
-  const { isMap, isSeq, visit } = yaml();
   const anchorsWithAliases = new Set<string>();
   visit(doc, {
     Node(_, node) {
@@ -94,7 +89,6 @@ export function aliasProblem(doc: Document, position: (offset: number) => Source
  * defines, at that alias. YAML anchors never reach across `---`.
  */
 export function unresolvedAliasProblem(doc: Document, position: (offset: number) => SourceLocation): Problem {
-  const { visit } = yaml();
   const defined = new Set<string>();
   let at: { offset: number; source: string } | undefined;
   visit(doc, {
