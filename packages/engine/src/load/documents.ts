@@ -118,27 +118,24 @@ export async function load(paths: string[], options: LoadOptions = {}): Promise<
 }
 
 /**
- * Reads one file's documents with `yaml`. A document with a syntax error is a problem at the
- * error (the first: the parser's later errors in a document mostly follow from it); an empty
- * one (between two `---`, or only comments) declares nothing and is passed over. Each other
- * document keeps its value and where its nodes were written (positions.ts); `yaml`'s own nodes
- * are dropped once it is read, one document at a time. Collections nested too deep refuse the
- * whole file (yaml-limits.ts).
+ * Reads one file's documents with `yaml`, one at a time. A document with a syntax error is a
+ * problem at the error (the first: the parser's later errors in a document mostly follow from
+ * it); an empty one (between two `---`, or only comments) declares nothing and is passed over;
+ * each other document keeps its value, and locates its paths through `filePlaces`. Collections
+ * nested too deep refuse the whole file (yaml-limits.ts).
  */
 export function parseFile(file: string, text: string): { documents: LoadedDocument[]; problems: Problem[] } {
   const lineCounter = new LineCounter();
   const position = (offset: number): SourceLocation => ({ file, ...lineCounter.linePos(offset) });
+  const places = filePlaces(text);
   const documents: LoadedDocument[] = [];
   const problems: Problem[] = [];
-  // What `parseAllDocuments` does (a duplicate key is an error), but taking each document as
-  // soon as it is composed, so that the nodes of one document at a time are held.
-  const composer = new Composer({ uniqueKeys: true });
   let index = 0;
   try {
-    for (const doc of composer.compose(parseWithinNesting(text, lineCounter.addNewLine))) {
+    for (const doc of composeDocuments(text, lineCounter.addNewLine)) {
       const read = readDocument(doc, position);
       if (read && 'problem' in read) problems.push(read.problem);
-      else if (read) documents.push({ file, index, value: read.value, locate: locator(file, lineCounter, read.place) });
+      else if (read) documents.push({ file, index, value: read.value, locate: locator(file, lineCounter, places, index) });
       index += 1;
     }
   } catch (error) {
@@ -148,8 +145,16 @@ export function parseFile(file: string, text: string): { documents: LoadedDocume
   return { documents, problems };
 }
 
-/** A document's value and its nodes' places, or its problem; `undefined` for an empty document. */
-function readDocument(doc: Document, position: (offset: number) => SourceLocation): { value: unknown; place: Place } | { problem: Problem } | undefined {
+/**
+ * What `parseAllDocuments` does (a duplicate key is an error), one document at a time: only
+ * the nodes of the document being read are held.
+ */
+function composeDocuments(text: string, onNewLine: (offset: number) => void): Generator<Document.Parsed> {
+  return new Composer({ uniqueKeys: true }).compose(parseWithinNesting(text, onNewLine));
+}
+
+/** A document's value, or its problem; `undefined` for an empty document. */
+function readDocument(doc: Document, position: (offset: number) => SourceLocation): { value: unknown } | { problem: Problem } | undefined {
   const error = doc.errors[0];
   if (error) {
     const message = `invalid YAML: ${error.message.split('\n')[0]}; fix the syntax (a value with {, }, [, ] or : may need quotes)`;
@@ -157,7 +162,7 @@ function readDocument(doc: Document, position: (offset: number) => SourceLocatio
   }
   if (doc.contents === null || (isScalar(doc.contents) && doc.contents.value === null)) return undefined;
   try {
-    return { value: doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT }), place: placeOf(doc.contents) };
+    return { value: doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT }) };
   } catch (error) {
     if (isAliasLimitError(error)) return { problem: aliasProblem(doc, position) };
     if (isUnresolvedAliasError(error)) return { problem: unresolvedAliasProblem(doc, position) };
@@ -166,9 +171,27 @@ function readDocument(doc: Document, position: (offset: number) => SourceLocatio
 }
 
 /**
+ * Where the nodes of each document of a file were written (by document index), found the first
+ * time a position in the file is asked for: the file is composed again and only the offsets are
+ * kept (positions.ts). Most runs never ask (valid manifests, a plan without changes), and the
+ * offsets of a large file take more memory than its values.
+ */
+function filePlaces(text: string): (index: number) => Place {
+  let source: string | undefined = text;
+  let places: Place[] | undefined;
+  return (index) => {
+    if (!places) {
+      places = Array.from(composeDocuments(source!, () => {}), (doc) => placeOf(doc.contents));
+      source = undefined;
+    }
+    return places[index] ?? 0;
+  };
+}
+
+/**
  * `locate` of a document, made outside `parseFile` so that it holds only what it needs: a
  * closure keeps whatever its function's other closures capture.
  */
-function locator(file: string, lineCounter: LineCounter, place: Place): LoadedDocument['locate'] {
-  return (path, options) => ({ file, ...lineCounter.linePos(offsetAt(place, path, options?.key)) });
+function locator(file: string, lineCounter: LineCounter, places: (index: number) => Place, index: number): LoadedDocument['locate'] {
+  return (path, options) => ({ file, ...lineCounter.linePos(offsetAt(places(index), path, options?.key)) });
 }
