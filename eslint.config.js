@@ -25,7 +25,7 @@ export default tseslint.config(
   },
   {
     // Tests read parsed YAML and JSON answers loosely, and may require CommonJS helpers.
-    files: ['**/*.test.ts', 'test/**/*.ts', '**/*.cjs'],
+    files: ['**/*.test.ts', 'test/**/*.ts', '**/testing/**/*.ts', '**/*.cjs'],
     rules: { '@typescript-eslint/no-explicit-any': 'off', '@typescript-eslint/no-require-imports': 'off' },
   },
 );

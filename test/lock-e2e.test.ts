@@ -7,7 +7,7 @@
  * it runs learns it at its next renewal and stops writing.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { createServer, request, type Server } from 'node:http';
+import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { type GatehouseClient, collect } from '@gatehouse/client';
@@ -186,7 +186,7 @@ async function renewalProxy(target: string) {
   const lossSeen = new Promise<void>((resolve) => (onLoss = resolve));
   const released = new Promise<void>((resolve) => (release = resolve));
   let holding = false;
-  const forward = (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse, body: Buffer) => {
+  const forward = (req: IncomingMessage, res: ServerResponse, body: Buffer) => {
     const out = request({ hostname: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: { ...req.headers, host: upstream.host } }, (answer) => {
       if (req.method === 'GET' && req.url?.startsWith('/bot_users/') && answer.statusCode === 404) onLoss();
       res.writeHead(answer.statusCode ?? 502, answer.headers);

@@ -38,6 +38,8 @@ type ModuleOutputs<M extends Record<string, EdgeModule>> = { [N in keyof M]: TUn
  * bodies and responses list them; `rendered` are response fields after them (an HTTPS edge's
  * routes).
  */
+// `{}`: no rendered fields, as TypeBox writes an empty set of properties.
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
 export function edgeSchemas<K extends string, H extends TSchema, M extends Record<string, EdgeModule>, R extends TProperties = {}>(options: {
   listKey: K;
   hostports: H;

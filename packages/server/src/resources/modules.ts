@@ -40,6 +40,8 @@ export interface ModuleOwnerRef {
   parentId: string | null;
 }
 
+// Any stored shape: the registry of modules holds definitions of every module type.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyModule = ModuleDefinition<any>;
 
 export interface ModuleOwner {
