@@ -26,7 +26,7 @@ export default class Drift extends Command {
     'With gatehouse.yaml, --env NAME checks one environment against its own API and stack, and --env all checks every ' +
     'environment into one result that names the drifted ones.\n\n' +
     'Exit 0 when live matches the manifests, 2 when it does not (in any environment), 1 on error. --format json is the versioned document of ' +
-    'packages/engine/docs/drift-json.md.';
+    'docs/drift-json.md.';
   static override strict = false;
   static override args = { path: Args.string({ description: 'manifest file or directory (repeatable; default: the current directory)' }) };
   static override flags = {

@@ -1,6 +1,6 @@
 /**
  * Drift as a value: what `detectDrift` finds and what the renderers print. Its JSON form
- * (`format_version` 1) is documented in packages/engine/docs/drift-json.md; alerting
+ * (`format_version` 1) is documented in docs/drift-json.md; alerting
  * pipelines read it, so fields are only ever added, never renamed or removed, within a version.
  * It never holds a secret: sensitive values are `SENSITIVE` / `SENSITIVE_CHANGED` markers.
  */

@@ -1,5 +1,5 @@
 /**
- * The plan as JSON, format_version 1 (documented in packages/engine/docs/plan-json.md): what
+ * The plan as JSON, format_version 1 (documented in docs/plan-json.md): what
  * scripts read, what `--out` saves and what `apply --plan` consumes. `parsePlanJson` is its
  * inverse and refuses other versions. Keys are snake_case like the API's.
  */
