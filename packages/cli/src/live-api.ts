@@ -1,6 +1,6 @@
 /**
  * The engine's `LiveApi` port filled with the HTTP client. The engine never imports the
- * client (DESIGN.md), so this adapter lives in the CLI: it maps the port's verbs onto client
+ * client (docs/architecture.md, "Packages"), so this adapter lives in the CLI: it maps the port's verbs onto client
  * requests and every `GatehouseApiError` onto the engine's `LiveApiError`, keeping the
  * client's judgement of what is retryable and whether a lost answer leaves the outcome unknown.
  */

@@ -1,5 +1,5 @@
 /**
- * The orchestrator: the pipeline steps in order (DESIGN.md). Each step is a module with one
+ * The orchestrator: the pipeline steps in order (docs/architecture.md, "The pipeline"). Each step is a module with one
  * job; this file only sequences them and turns collected problems into `ManifestProblems`.
  */
 import { resolve as resolvePath } from 'node:path';

@@ -1,7 +1,7 @@
 /**
  * The engine's only door to the live API. The CLI fills it with the HTTP client; tests fill it
  * with an in-memory fake or a client over an in-process server. The engine never imports the
- * client, the server or undici (DESIGN.md, dependency direction).
+ * client, the server or undici (docs/architecture.md, "Packages").
  *
  * Paths are relative to the API's base URL and are built by the kind descriptors
  * (`/ip_policies`, `/edges/https/<edge_id>/routes/<id>/oidc`, ...). Bodies are the API's JSON.

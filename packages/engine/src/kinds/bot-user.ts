@@ -10,8 +10,8 @@
  * declared API name, or it still has the manifest name (`aliases`: the manifest just gave it a
  * `spec.name`). Changing `spec.name` is then an update (PATCH name), not a second bot user,
  * however often it changes. A bot user is never deleted by pruning: the registry tells which
- * bot users a stack applied, not that nobody else relies on them (see README, "Identity and
- * ownership: bot users").
+ * bot users a stack applied, not that nobody else relies on them (see docs/architecture.md, "The
+ * bot user registry").
  */
 import { requireId } from './shared.js';
 import type { KindDescriptor } from './types.js';

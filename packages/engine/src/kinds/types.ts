@@ -1,7 +1,7 @@
 /**
  * The kind descriptor: everything the engine knows about one kind of API object, in one
- * place. Every pipeline step is generic over descriptors; adding a kind is adding one
- * descriptor to `kinds/index.ts`.
+ * place. Every pipeline step is generic over descriptors. A new kind is this descriptor plus
+ * its schemas, its server resource and its tests (docs/architecture.md, "Adding a kind").
  *
  * Two forms of a spec appear here:
  * - the manifest form (what a user writes, references by name or `{id}`), and

@@ -1,7 +1,7 @@
 /**
  * Step 5, match: pair desired objects with live ones by identity, with no state file.
  *
- * Identity, in order (README, "Identity and ownership"):
+ * Identity, in order (docs/architecture.md, "Identity without a state file"):
  * 1. `adopt: <id>`: the manifest takes over that live object explicitly.
  * 1b. A bot user: the live bot user its stack's registry records for its manifest name
  *    (bot-registry/registry.ts), so that a rename through `spec.name` keeps it; with

@@ -1,5 +1,5 @@
 /**
- * The request log and the operation id, as the README promises ("the operation_id identifies
+ * The request log and the operation id, as docs/server.md promises ("the operation_id identifies
  * the request in its log"): every answer carries an `operation-id` header with the id that
  * error envelopes give as `details.operation_id`, and, when the app has a logger, every
  * request is ONE log line, written by Fastify's own pino logger once the answer is sent:
