@@ -21,7 +21,8 @@
  * - Peak memory of `validate` on a generated 10 MB manifest, less `--version`'s, per byte of
  *   input (validate-memory.mjs, which also measures 50 MB when run by itself).
  *
- * The in-process benches (plan-bench.mjs, apply-bench.mjs) stay for profiling.
+ * The in-process benches (plan-bench.mjs, apply-bench.mjs) stay for profiling. A run of every
+ * row writes its table into docs/performance.md (performance-table.mjs).
  *
  *   npm run build && npm run bench          (BENCH_ROUNDS=5, BENCH_SKIP=server,rss,memory,...)
  */
@@ -33,6 +34,7 @@ import { fileURLToPath } from 'node:url';
 import { measureStartup, timeProcess } from './startup-bench.mjs';
 import { benchMetadata, CLI, countFromEnv, LISTED_COLLECTIONS, median, startServe, yamlDoc } from './support.mjs';
 import { measureValidateMemory } from './validate-memory.mjs';
+import { PERFORMANCE_PAGE, writePerformanceTable } from './performance-table.mjs';
 
 const ROUNDS = countFromEnv('BENCH_ROUNDS', 5);
 const SKIP = new Set((process.env.BENCH_SKIP ?? '').split(',').filter(Boolean));
@@ -140,8 +142,7 @@ const describeCounts = (counts) => `${Object.values(counts).reduce((a, b) => a +
  * rounds, swapping which goes first each round; their medians, and the ratio: the median of
  * the rounds' own ratios, as the server rows take theirs (a burst of load from elsewhere on a
  * shared machine slows both runs of a round alike, where the ratio of the two medians could
- * pair a quiet baseline with a slowed run: apply's creates read 1.24x so on 2026-11-28, and
- * 1.05x in the two runs right after).
+ * pair a quiet baseline with a slowed run).
  */
 async function interleaved(baseline, measured) {
   const base = [];
@@ -325,3 +326,5 @@ for (const r of rows) {
   console.log(`${r.figure.padEnd(width)}  ${r.measured.padStart(12)}  ${r.baseline.padStart(22)}  ${r.ratio.padStart(8)}  ${r.aim}${r.ok ? '' : '  (missed)'}`);
 }
 console.log('Ratios are measured in the same run; on a shared machine absolute times vary, ratios less.');
+if (SKIP.size === 0) writePerformanceTable(rows, { rounds: ROUNDS });
+console.log(SKIP.size === 0 ? `Wrote the table of ${PERFORMANCE_PAGE}.` : `${PERFORMANCE_PAGE} was not updated: BENCH_SKIP left rows out.`);

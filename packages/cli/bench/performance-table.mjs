@@ -1,0 +1,56 @@
+/**
+ * The one table of docs/performance.md, written by `npm run bench`: the region between
+ * `<!-- bench:start -->` and `<!-- bench:end -->` is replaced with the rows of the run that just
+ * finished and the machine it ran on. The prose around it is written by hand. Only a run of
+ * every row replaces it (a run with BENCH_SKIP would drop rows). No history is kept: git has it.
+ */
+import { execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { cpus, platform, release } from 'node:os';
+import { fileURLToPath } from 'node:url';
+
+export const TABLE_START = '<!-- bench:start (written by `npm run bench`: packages/cli/bench/performance-table.mjs; do not edit) -->';
+export const TABLE_END = '<!-- bench:end -->';
+export const PERFORMANCE_PAGE = fileURLToPath(new URL('../../../docs/performance.md', import.meta.url));
+
+/** Text for one table cell: on one line, `|` escaped. */
+const cell = (text) => String(text).replace(/\s+/g, ' ').replaceAll('|', '\\|');
+
+/**
+ * The table's Markdown: one line per row (`figure`, `measured`, `baseline`, `ratio`, `aim`, `ok`,
+ * as the bench's `row()` records them), then the machine and the commit it was measured on.
+ */
+export function performanceTable(rows, machine) {
+  return [
+    '| Figure | gatehouse | Baseline | Ratio | Ceiling | |',
+    '|---|--:|--:|--:|---|---|',
+    ...rows.map((r) => `| ${cell(r.figure)} | ${cell(r.measured)} | ${cell(r.baseline)} | ${cell(r.ratio)} | ${cell(r.aim)} | ${r.ok ? 'met' : '**missed**'} |`),
+    '',
+    `Measured by \`npm run bench\` at commit ${machine.commit} on ${machine.cpus} CPUs (${machine.cpuModel}), ${machine.os}, Node ${machine.node}; ${machine.rounds} rounds.`,
+  ].join('\n');
+}
+
+/** `text` with its table region replaced by `table`; throws when the page has no region. */
+export function replaceTable(text, table) {
+  const from = text.indexOf(TABLE_START);
+  const to = text.indexOf(TABLE_END);
+  if (from < 0 || to < from) throw new Error(`docs/performance.md has no region between "${TABLE_START}" and "${TABLE_END}"`);
+  return `${text.slice(0, from + TABLE_START.length)}\n${table}\n${text.slice(to)}`;
+}
+
+/** This machine and the commit checked out, as the table's last line names them. */
+export function thisMachine() {
+  let commit = 'unknown';
+  try {
+    commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  } catch {
+    // Not a git checkout: the table says so.
+  }
+  return { commit, cpus: cpus().length, cpuModel: cpus()[0]?.model.trim() ?? 'unknown', os: `${platform()} ${release()}`, node: process.version };
+}
+
+/** Replaces the table of `file` (docs/performance.md) with this run's rows, measured in `rounds` rounds on this machine. */
+export function writePerformanceTable(rows, { rounds }, file = PERFORMANCE_PAGE) {
+  const table = performanceTable(rows, { ...thisMachine(), rounds });
+  writeFileSync(file, replaceTable(readFileSync(file, 'utf8'), table));
+}
