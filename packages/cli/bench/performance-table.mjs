@@ -8,13 +8,11 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, platform, release } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { replaceRegion, tableCell as cell } from '../scripts/markdown-region.mjs';
 
 export const TABLE_START = '<!-- bench:start (written by `npm run bench`: packages/cli/bench/performance-table.mjs; do not edit) -->';
 export const TABLE_END = '<!-- bench:end -->';
 export const PERFORMANCE_PAGE = fileURLToPath(new URL('../../../docs/performance.md', import.meta.url));
-
-/** Text for one table cell: on one line, `|` escaped. */
-const cell = (text) => String(text).replace(/\s+/g, ' ').replaceAll('|', '\\|');
 
 /**
  * The table's Markdown: one line per row (`figure`, `measured`, `baseline`, `ratio`, `aim`, `ok`,
@@ -31,12 +29,7 @@ export function performanceTable(rows, machine) {
 }
 
 /** `text` with its table region replaced by `table`; throws when the page has no region. */
-export function replaceTable(text, table) {
-  const from = text.indexOf(TABLE_START);
-  const to = text.indexOf(TABLE_END);
-  if (from < 0 || to < from) throw new Error(`docs/performance.md has no region between "${TABLE_START}" and "${TABLE_END}"`);
-  return `${text.slice(0, from + TABLE_START.length)}\n${table}\n${text.slice(to)}`;
-}
+export const replaceTable = (text, table) => replaceRegion(text, TABLE_START, TABLE_END, table, 'docs/performance.md');
 
 /** This machine and the commit checked out, as the table's last line names them. */
 export function thisMachine() {

@@ -18,6 +18,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Config } from '@oclif/core';
+import { replaceRegion, tableCell as cell } from './markdown-region.mjs';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
 const CLI_PAGE = 'docs/cli.md';
@@ -79,8 +80,6 @@ function usage(command) {
   return [command.bin, command.id, ...args, ...(command.flags.length > 0 ? ['[FLAGS]'] : [])].join(' ');
 }
 
-/** Text for one table cell: on one line, `|` escaped. */
-const cell = (text) => String(text).replace(/\s*\n\s*/g, ' ').replaceAll('|', '\\|');
 const code = (text) => (text === '' ? '' : `\`${text}\``);
 
 function cliPage(commands) {
@@ -136,14 +135,6 @@ function flagsTable(commands) {
     '|---|---|---|---|',
     ...sorted.map((r) => `| \`${cell(r.usage)}\` | ${code(r.env)} | ${code(cell(r.defaultText))} | ${r.commands.map((id) => `[${id}](cli.md#gatehouse-${id})`).join(', ')} |`),
   ].join('\n');
-}
-
-/** `text` with the region between `start` and `end` replaced by `body`; throws when the markers are missing. */
-function replaceRegion(text, start, end, body, file) {
-  const from = text.indexOf(start);
-  const to = text.indexOf(end);
-  if (from < 0 || to < from) throw new Error(`${file} has no region between "${start}" and "${end}"`);
-  return `${text.slice(0, from + start.length)}\n${body}\n${text.slice(to)}`;
 }
 
 const check = process.argv.includes('--check');
