@@ -27,7 +27,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI, REPO_ROOT, tempDir } from './helpers/cli.js';
 
 /** Skipped blocks allowed outside the generated CLI reference (docs/cli.md). */
-const MAX_SKIPS = 6;
+const MAX_SKIPS = 8;
 const SHELLS = new Set(['sh', 'bash', 'shell']);
 
 interface Block {
