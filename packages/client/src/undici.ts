@@ -80,7 +80,7 @@ function decode(chunks: Buffer[], length: number): string {
  * deadline needs an AbortController and its signal; here the handler undici calls collects the
  * chunks, and cancelling calls the abort function undici hands it. An apply sends thousands of
  * small requests, ten at a time, and the client's CPU per request is on every one's path: this
- * is about 40 us less per request (README, performance).
+ * is about 40 us less per request.
  *
  * The handler is undici's own interface (`onConnect`, `onHeaders`, `onData`, `onComplete`,
  * `onError`), the one `request` itself uses and every dispatcher calls (a proxy agent, a mock).
