@@ -165,3 +165,39 @@ describe('deadlines and cancellation', () => {
     await expect(next).resolves.toMatchObject({ waitedMs: 0 });
   });
 });
+
+describe('the estimate of how long requests will take', () => {
+  it('is the latency alone while the window has room, then a window per budget', () => {
+    const pacer = new Pacer({ budget: { requests: 60, windowMs: 3000 }, concurrency: 10 });
+    expect(pacer.estimateMs(0, 50)).toBe(0);
+    // 10 requests of 50 ms, 10 at a time: one round trip.
+    expect(pacer.estimateMs(10, 50)).toBe(50);
+    // 60 fit in the window: six round trips of ten.
+    expect(pacer.estimateMs(60, 50)).toBe(300);
+    // The 61st leaves when the first has left the window: its answer came at 50 ms.
+    expect(pacer.estimateMs(61, 50)).toBe(50 + 3000 + 50);
+    // 1,000 requests: the budget's pace, 60 per 3 s, about 50 s.
+    const thousand = pacer.estimateMs(1000, 50);
+    expect(thousand).toBeGreaterThan((1000 / 60 - 1) * 3000);
+    expect(thousand).toBeLessThan((1000 / 60 + 1) * 3000);
+  });
+
+  it('counts what the window already holds and what is in flight', async () => {
+    const pacer = new Pacer({ budget: { requests: 3, windowMs: 1000 }, concurrency: 10 });
+    const slots = [await pacer.acquire(), await pacer.acquire()];
+    await vi.advanceTimersByTimeAsync(100);
+    slots[0]!.release();
+    // One ended at 100, one in flight (ends at 110 by the estimate): one more fits at once,
+    // the next after the first has left the window (1100), answered 10 ms later.
+    expect(pacer.estimateMs(1, 10)).toBe(10);
+    expect(pacer.estimateMs(2, 10)).toBe(1100 + 10 - 100);
+    slots[1]!.release();
+  });
+
+  it('waits out a hold the server asked for, and without a budget only the cap on requests in flight counts', () => {
+    const unpaced = new Pacer({ concurrency: 4 });
+    expect(unpaced.estimateMs(9, 20)).toBe(60);
+    unpaced.hold(500);
+    expect(unpaced.estimateMs(1, 20)).toBe(520);
+  });
+});

@@ -155,6 +155,37 @@ export class Pacer {
     });
   }
 
+  /**
+   * How long from now until `n` more requests, each taking about `durationMs` from its send to
+   * its answer, have all been answered if they are sent as soon as the pace allows: the rolling
+   * window as it stands (attempts in flight counted as ending `durationMs` from now), any hold,
+   * the server's remaining count and the cap on requests in flight. An estimate (the server may
+   * say otherwise, requests take their own time) for progress and ETA, never a promise; 0 for
+   * no request.
+   */
+  estimateMs(n: number, durationMs: number): number {
+    if (!(n > 0)) return 0;
+    const now = this.#now();
+    const duration = Math.max(0, durationMs);
+    // The cap on requests in flight alone: n requests, `concurrency` at a time.
+    const byConcurrency = Math.ceil(n / this.#concurrency) * duration;
+    let start = Math.max(now, this.#holdUntil);
+    if (this.#server && now < this.#server.until && this.#server.remaining <= 0) start = Math.max(start, this.#server.until);
+    if (!this.#budget) return Math.max(start - now + duration, byConcurrency);
+    const { requests, windowMs } = this.#budget;
+    // Each request leaves the window `windowMs` after its answer: the k-th next one may be sent
+    // once the one `requests` places before it has left. Ends ascend: those of the simulated
+    // requests come after every real one.
+    const ends = this.#sent.filter((s) => s.end + windowMs > now).map((s) => (Number.isFinite(s.end) ? s.end : now + duration)).sort((a, b) => a - b);
+    let sent = start;
+    for (let k = 0; k < n; k++) {
+      const blocking = ends.length - requests;
+      if (blocking >= 0) sent = Math.max(sent, ends[blocking]! + windowMs);
+      ends.push(sent + duration);
+    }
+    return Math.max(sent + duration - now, byConcurrency);
+  }
+
   /** Holds every request for `ms` from now (a server's wait that no header stated). */
   hold(ms: number): void {
     this.#holdUntil = Math.max(this.#holdUntil, this.#now() + ms);

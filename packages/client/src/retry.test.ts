@@ -49,6 +49,8 @@ describe('client retries and errors (mocked transport)', () => {
     pool().intercept({ path: '/ip_policies/ipp_1', method: 'GET' }).reply(200, POLICY);
     await expect(client.ipPolicies.get('ipp_1')).resolves.toEqual(POLICY);
     expect(events.map((e) => [e.status, e.willRetry])).toEqual([[429, true], [200, false]]);
+    // Both attempts count, and the refusal is counted as such.
+    expect(client.requests).toMatchObject({ total: 2, rateLimited: 1 });
     expect(events[0]!.error!.retryAfter).toBe(0);
   });
 

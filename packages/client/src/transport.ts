@@ -111,6 +111,8 @@ export interface RequestOptions {
 export interface RequestCounts {
   total: number;
   byMethod: Record<Method, number>;
+  /** Of `total`, the attempts the API refused with 429 (too many requests, or too many at once). */
+  rateLimited: number;
 }
 
 /** An attempt's outcome: an answer's body, or a failure (`sent: false` when nothing went out). */
@@ -139,7 +141,9 @@ export class Transport {
   readonly #controllers = new Set<AbortController>();
   #active = 0;
   #idle: (() => void)[] = [];
-  readonly #counts: RequestCounts = { total: 0, byMethod: { GET: 0, POST: 0, PATCH: 0, PUT: 0, DELETE: 0 } };
+  readonly #counts: RequestCounts = { total: 0, byMethod: { GET: 0, POST: 0, PATCH: 0, PUT: 0, DELETE: 0 }, rateLimited: 0 };
+  /** Time from send to answer of the attempts so far, a moving average (ms); undefined before the first. */
+  #typicalMs: number | undefined;
 
   constructor(options: ClientOptions) {
     this.#options = options;
@@ -168,7 +172,16 @@ export class Transport {
 
   /** Attempts made so far (a retried request counts once per attempt). */
   get counts(): RequestCounts {
-    return { total: this.#counts.total, byMethod: { ...this.#counts.byMethod } };
+    return { total: this.#counts.total, byMethod: { ...this.#counts.byMethod }, rateLimited: this.#counts.rateLimited };
+  }
+
+  /**
+   * About how long from now `requests` more requests take to be answered at this client's pace:
+   * its budget as spent so far, the cap on requests in flight, what the server said, and the
+   * time its attempts have taken (`Pacer.estimateMs`). For progress and ETA: an estimate.
+   */
+  estimateMs(requests: number): number {
+    return this.#pacer.estimateMs(requests, this.#typicalMs ?? 0);
   }
 
   /** The budget requests are paced to (undefined: not paced) and the cap on requests in flight now. */
@@ -363,6 +376,9 @@ export class Transport {
   #report(event: RequestEvent): void {
     this.#counts.total++;
     this.#counts.byMethod[event.method]++;
+    if (event.status === 429) this.#counts.rateLimited++;
+    // An attempt that got no answer says nothing of how long answers take.
+    if (event.status !== undefined) this.#typicalMs = this.#typicalMs === undefined ? event.durationMs : 0.8 * this.#typicalMs + 0.2 * event.durationMs;
     this.#options.onRequest?.(event);
   }
 
