@@ -5,13 +5,13 @@
  * (apply's refusals, for one) and passes the sentence that says what was not done.
  */
 import type { Command } from '@oclif/core';
-import { LiveApiError, ManifestProblems, sanitize, TargetError } from '@gatehouse/engine/core';
+import { formatPolicyResult, LiveApiError, ManifestProblems, PolicyFailed, sanitize, TargetError } from '@gatehouse/engine/core';
 import type { Connection } from './connection/connect.js';
 import type { ConnectionFlagValues } from './connection/flags.js';
 import { apiFailureHint } from './connection/api-failure.js';
 import { CliError } from './errors.js';
 import { Failure, wantsJson } from './json-errors.js';
-import { formatProblem } from './output.js';
+import { colourEnabled, formatProblem, terminalStyle } from './output.js';
 import { isVerbose, requestLogger } from './request-log.js';
 
 /**
@@ -34,13 +34,19 @@ export async function withConnection<T>(flags: ConnectionFlagValues, fn: (connec
 /**
  * Ends `command` with exit 1 for the failures every connected command reports the same way:
  * manifest problems (each printed on stderr, then the count and `notDone`, e.g. "nothing was
- * planned"), an API failure, or a `CliError`. Anything else is rethrown as it is. Messages
+ * planned"), policy rules the manifests alone break (each failed rule, as validate prints them),
+ * an API failure, or a `CliError`. Anything else is rethrown as it is. Messages
  * quote live and manifest values, so they are printed sanitized (control characters escaped).
  */
 export function failCommand(command: Command, error: unknown, notDone: string): never {
   if (error instanceof ManifestProblems) {
     for (const problem of error.problems) command.logToStderr(formatProblem(problem));
     stop(command, `${error.problems.length} problem${error.problems.length === 1 ? '' : 's'} in the manifests; ${notDone}.`, error);
+  }
+  if (error instanceof PolicyFailed) {
+    const style = terminalStyle(colourEnabled(process.env, Boolean(process.stderr.isTTY)));
+    for (const result of error.results) command.logToStderr(formatPolicyResult(result, style));
+    stop(command, `${sanitize(error.message)}; ${notDone} (no request was sent). Change the manifests or the policy.`, error);
   }
   if (error instanceof LiveApiError) {
     const hint = apiFailureHint(error);

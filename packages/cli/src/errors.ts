@@ -17,6 +17,7 @@ export const CLI_ERROR_CODES = {
   bad_stack: '--stack (GATEHOUSE_STACK) is set but empty, or has control characters',
   bad_rate_limit: '--rate-limit (GATEHOUSE_RATE_LIMIT) is neither of the form 120/60s nor off',
   manifest_problems: 'the manifests have problems (each printed as file:line:col: message)',
+  policy_failed: 'the manifests alone break a policy rule of severity error: plan stops before its first request (each failed rule printed as validate prints it)',
   api_failure: 'the API answered with an error or could not be reached',
   write_failed: 'an output file could not be written',
   export_would_overwrite: 'export would replace files it did not write (use --overwrite or another --out)',

@@ -7,7 +7,7 @@
  */
 import { Errors } from './oclif.js';
 import type { Command, Errors as OclifErrors } from '@oclif/core';
-import { ApplyRefused, LiveApiError, LockHeld, ManifestProblems, sanitize, terminalSafeJson, type LockInfo, type Problem } from '@gatehouse/engine/core';
+import { ApplyRefused, LiveApiError, LockHeld, ManifestProblems, PolicyFailed, sanitize, terminalSafeJson, type LockInfo, type PolicyResult, type Problem } from '@gatehouse/engine/core';
 import { CliError } from './errors.js';
 
 export interface ErrorDocument {
@@ -17,6 +17,8 @@ export interface ErrorDocument {
     message: string;
     /** With `manifest_problems`: every problem, as `gatehouse validate` reports them. */
     problems?: Problem[];
+    /** With `policy_failed`: every failed policy rule (warnings too), as the plan JSON's `policy_results`. */
+    policy_results?: PolicyResult[];
     /** With `apply_refused`: every reason. */
     refusals?: { code: string; message: string }[];
     /** With `api_failure`: the API's status and error code, when it answered. */
@@ -41,6 +43,7 @@ export function errorDocument(error: unknown): ErrorDocument {
   const cause = error instanceof Failure ? error.cause : error;
   const message = sanitize(error instanceof Error ? error.message : String(error));
   if (cause instanceof ManifestProblems) return { error: { code: 'manifest_problems', message, problems: cause.problems } };
+  if (cause instanceof PolicyFailed) return { error: { code: 'policy_failed', message, policy_results: [...cause.results] } };
   if (cause instanceof ApplyRefused) return { error: { code: 'apply_refused', message, refusals: cause.refusals.map(({ code, message }) => ({ code, message })) } };
   if (cause instanceof LockHeld) return { error: { code: 'locked', message, ...(cause.lock ? { lock: cause.lock } : {}) } };
   if (cause instanceof LiveApiError) {

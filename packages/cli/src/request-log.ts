@@ -9,6 +9,7 @@
 import type { RequestEvent } from '@gatehouse/client';
 import { sanitize } from '@gatehouse/engine/core';
 import { Flags } from './oclif.js';
+import { printAbove } from './progress/live-line.js';
 
 export const verboseFlag = {
   verbose: Flags.boolean({
@@ -41,7 +42,8 @@ export function formatRequestEvent(event: RequestEvent): string {
 
 export type LogWriter = (line: string) => void;
 
-export const stderrWriter: LogWriter = (line) => process.stderr.write(`${line}\n`);
+/** A line on stderr, above the progress line when one is drawn there. */
+export const stderrWriter: LogWriter = (line) => printAbove(process.stderr, `${line}\n`);
 
 /** The `onRequest` hook of a verbose run, or undefined when not verbose. */
 export function requestLogger(verbose: boolean, write: LogWriter = stderrWriter): ((event: RequestEvent) => void) | undefined {

@@ -14,7 +14,7 @@ export * from './ports.js';
 export * from './plan-model.js';
 export * from './source.js';
 export { PROBLEM_CODES, ManifestProblems, type Problem, type ProblemCode } from './problems.js';
-export { computePlan, validateManifests, checkManifests, type ManifestCheck, readManifests, readAndMatch, matchObservation, observeAndMatch, DEFAULT_STACK, type EngineOptions, type Desired } from './engine.js';
+export { computePlan, readForPlan, planFromRead, type PlanRead, type PlanOptions, validateManifests, checkManifests, type ManifestCheck, readManifests, readAndMatch, matchObservation, observeAndMatch, DEFAULT_STACK, type EngineOptions, type Desired } from './engine.js';
 export { DependencyCycleError, type Edge } from './plan/order.js';
 export { TARGET_CODES, TargetError, checkTargetsMatched, parseTargets, targetPatterns, type TargetCode, type TargetPattern } from './plan/targets.js';
 export { DEFAULT_MAX_FILE_SIZE, readUpTo } from './load/files.js';

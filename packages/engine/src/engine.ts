@@ -24,7 +24,7 @@ import { ignorePathProblems } from './load/ignore-paths.js';
 import { targetPlan, targetPatterns } from './plan/targets.js';
 import { resolve } from './plan/resolve.js';
 import { loadValidators, validate } from './load/validate.js';
-import { deletedSubjects, desiredSubjects, evaluatePolicies, loadPolicies, type PolicyResult } from './policy/index.js';
+import { deletedSubjects, desiredSubjects, evaluatePolicies, loadPolicies, PolicyFailed, policyErrors, type PolicyResult, type PolicyRule } from './policy/index.js';
 
 export const DEFAULT_STACK = 'default';
 
@@ -195,24 +195,52 @@ export async function readAndMatch(
   return { read, ...matchObservation(read, await observe(api), stack, options) };
 }
 
-/** The plan of the manifests against the live API; throws `ManifestProblems` when invalid. */
-export async function computePlan(options: EngineOptions & { api: LiveApi; stack: string; prune?: boolean; pruneAll?: boolean; targets?: readonly string[] }): Promise<Plan> {
-  const prune = options.prune === true || options.pruneAll === true;
-  const targets = targetPatterns(options.targets, { prune });
+/** What a plan reads before its first request: the manifests, and the policy rules to evaluate once live state is read. */
+export interface PlanRead {
+  read: Desired;
+  rules: PolicyRule[];
+}
+
+/**
+ * Steps 1-3 of a plan, and the policy rules that need no live state: everything that can fail
+ * without the API, checked before its first request. Throws `ManifestProblems` for the manifests'
+ * and the policy files' problems (all at once), and `PolicyFailed` when the manifests alone break
+ * a rule of severity error.
+ */
+export async function readForPlan(options: EngineOptions): Promise<PlanRead> {
   const policies = await loadPolicies(options.policies ?? []);
   for (const warning of policies.warnings) options.onWarning?.(warning);
   const read = await readManifests({ ...options, exclude: policies.files });
-  // A broken policy file is reported with the manifests' problems, all at once, before any request.
   const problems = [...policies.problems, ...read.problems];
   if (problems.length > 0) throw new ManifestProblems(sortProblems(problems));
+  if (policies.rules.length > 0) {
+    const early = evaluatePolicies(policies.rules, desiredSubjects(read.desired), { phase: 'validate', ...(options.now ? { now: options.now } : {}) });
+    if (policyErrors(early).length > 0) throw new PolicyFailed(early);
+  }
+  return { read, rules: policies.rules };
+}
+
+export type PlanOptions = EngineOptions & { api: LiveApi; stack: string; prune?: boolean; pruneAll?: boolean; targets?: readonly string[] };
+
+/** Steps 4-7 on what `readForPlan` read: the live API is listed, matched and planned, the policy rules evaluated. */
+export async function planFromRead({ read, rules }: PlanRead, options: PlanOptions): Promise<Plan> {
+  const prune = options.prune === true || options.pruneAll === true;
+  const targets = targetPatterns(options.targets, { prune });
   const { matching, requests, lock } = matchObservation(read, await observe(options.api), options.stack, options);
   const full = plan({ matching, stack: options.stack, fromStack: options.fromStack, target: options.api.target, checksum: read.checksum, requests, prune });
   const computed = targets ? targetPlan(full, matching, targets) : full;
   // Plan does not lock; it says when an apply holds the lock (its plan may be outdated soon).
   const planned = lock ? { ...computed, lock } : computed;
-  if (policies.rules.length === 0) return planned;
+  if (rules.length === 0) return planned;
   // Policy results travel with the plan, so every format shows them.
   const changes = new Map(planned.changes.map((c) => [c.address, c]));
   const subjects = [...desiredSubjects(read.desired, changes), ...deletedSubjects(planned.changes, read.desired)];
-  return { ...planned, policy_results: evaluatePolicies(policies.rules, subjects, { phase: 'plan', ...(options.now ? { now: options.now } : {}) }) };
+  return { ...planned, policy_results: evaluatePolicies(rules, subjects, { phase: 'plan', ...(options.now ? { now: options.now } : {}) }) };
+}
+
+/** The plan of the manifests against the live API; throws `ManifestProblems` when invalid, `PolicyFailed` as `readForPlan` does. */
+export async function computePlan(options: PlanOptions): Promise<Plan> {
+  // --target is checked first: a bad pattern costs nothing either.
+  targetPatterns(options.targets, { prune: options.prune === true || options.pruneAll === true });
+  return planFromRead(await readForPlan(options), options);
 }

@@ -163,6 +163,8 @@ export interface Plan {
   manifest_checksum: string;
   /** API requests spent reading live state. */
   requests: number;
+  /** Every request the command sent and what it spent of the API's budget (the CLI's client counts them). */
+  api_requests?: RequestUsage;
   /**
    * The manifest paths (files or directories, as given, relative to the working directory)
    * the plan was computed from, so `apply --plan FILE` can read them again. Optional: plans
@@ -216,4 +218,20 @@ export interface PruneScopeSummary {
   outside_without_path: number;
   /** Standard input was read: its manifests have no file, so they widen no scope. */
   stdin?: boolean;
+}
+
+/**
+ * What a command spent of the API's request budget, as its client counted (the engine never
+ * counts: the CLI fills it in). In the plan, apply and drift JSON (`api_requests`).
+ */
+export interface RequestUsage {
+  /** Attempts sent, retries, look-ups and the lock's requests included. */
+  total: number;
+  by_method: { GET: number; POST: number; PATCH: number; PUT: number; DELETE: number };
+  /** Of `total`, the attempts the API refused with 429. */
+  rate_limited: number;
+  /** The budget the requests were paced to; null when not paced (the embedded server, `--rate-limit off`). */
+  budget: { requests: number; window_seconds: number } | null;
+  /** `total` over the budget's requests: the share of one window's budget spent (1.5: a window and a half); null without a budget. */
+  budget_share: number | null;
 }

@@ -1,5 +1,5 @@
 import type { ApplyResult, StepResult } from '@gatehouse/engine';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { formatStep, formatSummary, Progress } from './progress.js';
 
 const step = (over: Partial<StepResult>): StepResult => ({
@@ -43,24 +43,57 @@ describe('progress lines', () => {
     expect(formatSummary(done)[1]).toBe('300 deletes were not done (pass --prune to delete): IPPolicy/p0, IPPolicy/p1, IPPolicy/p2, IPPolicy/p3, IPPolicy/p4 and 295 more');
   });
 
-  it('keeps a counter on a terminal, erased before the lines; what one turn of the event loop finished is one write', async () => {
+  it('keeps a bar on a terminal, erased before the lines and at the end; what one turn of the event loop finished is one write', async () => {
     const out: string[] = [];
     const tty: string[] = [];
-    const progress = new Progress({ write: (t) => out.push(t) }, { write: (t) => tty.push(t) }, 3, false);
+    let sent = 0;
+    const pace = { requests: () => sent, estimateMs: (n: number) => n * 500 };
+    const progress = new Progress({ write: (t) => out.push(t) }, 3, pace, false, { stream: { write: (t) => tty.push(t), columns: 120 }, mode: 'terminal', showAfterMs: 0 });
+    // Drawn at once: nothing done, three changes and the lock's release left at 500 ms each.
+    expect(tty).toEqual([`\r\x1b[2K[${'░'.repeat(16)}] 0/3 changes, 0 running, 0 requests, ~3 s left`]);
     progress.started();
     progress.started();
     await new Promise((resolve) => setImmediate(resolve));
-    expect(tty).toEqual(['\r[0/3] 2 running']);
-    progress.finished(step({}));
-    progress.finished(step({ address: 'IPPolicy/home', id: 'ipp_2' }));
+    expect(tty.at(-1)).toBe(`\r\x1b[2K[${'░'.repeat(16)}] 0/3 changes, 2 running, 0 requests, ~3 s left`);
+    sent = 4;
+    progress.finished(step({ requests: 2 }));
+    progress.finished(step({ address: 'IPPolicy/home', id: 'ipp_2', requests: 2 }));
+    const before = tty.length;
     await new Promise((resolve) => setImmediate(resolve));
     expect(out).toEqual(['done    create  IPPolicy/office  ipp_1  12 ms\ndone    create  IPPolicy/home  ipp_2  12 ms\n']);
-    expect(tty.slice(1)).toEqual(['\r\x1b[2K', '\r[2/3] 0 running']);
-    // end() writes what is pending at once, then erases the counter.
+    // Erased, the lines written, drawn again; then the new count: two requests a change so far.
+    expect(tty.slice(before)).toEqual([
+      '\r\x1b[2K',
+      `\r\x1b[2K[${'░'.repeat(16)}] 0/3 changes, 2 running, 0 requests, ~3 s left`,
+      `\r\x1b[2K[${'█'.repeat(10)}${'░'.repeat(6)}] 2/3 changes, 0 running, 4 requests, ~2 s left`,
+    ]);
+    // end() writes what is pending at once, then erases the bar for good.
     progress.started();
     progress.finished(step({ address: 'IPPolicy/lab', id: 'ipp_3' }));
     progress.end();
     expect(out.at(-1)).toBe('done    create  IPPolicy/lab  ipp_3  12 ms\n');
-    expect(tty.slice(3)).toEqual(['\r\x1b[2K', '\r[3/3] 0 running', '\r\x1b[2K']);
+    expect(tty.at(-1)).toBe('\r\x1b[2K');
+    const count = tty.length;
+    progress.end();
+    expect(tty).toHaveLength(count);
+  });
+
+  it('draws nothing but the lines off a terminal until 10 s have passed', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    try {
+      const out: string[] = [];
+      const log: string[] = [];
+      const progress = new Progress({ write: (t) => out.push(t) }, 2, { requests: () => 1, estimateMs: () => 61_000 }, false, { stream: { write: (t) => log.push(t) }, mode: 'lines' });
+      progress.started();
+      vi.advanceTimersByTime(9_999);
+      expect(log).toEqual([]);
+      vi.advanceTimersByTime(1);
+      expect(log).toEqual(['progress: 0/2 changes, 1 running, 1 request, ~1m 01s left\n']);
+      progress.end();
+      vi.advanceTimersByTime(20_000);
+      expect(log).toHaveLength(1);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -1,11 +1,15 @@
 /**
  * Apply's progress as a person sees it: one line per finished change (status, action,
- * kind/name, id, time), a live counter on a terminal (rewritten in place on stderr, erased
- * before each line), and a final summary. Lines go to `out`; the counter only to a TTY.
+ * kind/name, id, time), the progress of the whole on stderr (a bar on a terminal, erased before
+ * each line; a line every 10 s elsewhere), and a final summary. Step lines go to `out`.
  */
 import { listSome, sanitize } from '@gatehouse/engine/core';
 import type { ApplyResult, StepResult } from '@gatehouse/engine/apply';
 import { pc } from '../output.js';
+import type { TerminalStream } from '../progress/live-line.js';
+import { plural } from '../progress/listing.js';
+import type { PaceSource } from '../progress/pace-source.js';
+import { formatDuration, StatusReporter, type ProgressMode, type ProgressView } from '../progress/status.js';
 
 export interface ProgressStream {
   write(text: string): unknown;
@@ -53,40 +57,64 @@ export function formatSummary(result: ApplyResult): string[] {
 }
 
 /**
- * Prints finished steps and keeps a `[done/total]` counter on a terminal. What happens within
- * one turn of the event loop is written at once, at its end (`setImmediate`): with 10 changes in
- * flight, finished lines come in bursts, and one write per burst instead of one per line (and
- * per counter redraw) keeps a thousand-change apply from spending its time in write calls.
- * `end` writes what is pending at once.
+ * Prints finished steps, and keeps the apply's progress on stderr (`StatusReporter`): on a
+ * terminal a bar of the changes done, the requests sent and the time left at the client's pace;
+ * elsewhere a line every 10 s. What happens within one turn of the event loop is written at
+ * once, at its end (`setImmediate`): with 10 changes in flight, finished lines come in bursts,
+ * and one write per burst keeps a thousand-change apply from spending its time in write calls.
+ * `end` writes what is pending at once and erases the bar.
+ *
+ * The time left: the changes not finished, at the requests a finished change took on average
+ * (one until one has finished), plus the two that release the lock, at the client's pace
+ * (`PaceSource.estimateMs`: the budget as spent so far, the answers' time, the cap on requests
+ * in flight).
  */
 export class Progress {
   #finished = 0;
   #running = 0;
+  #stepRequests = 0;
   #lines: string[] = [];
   #scheduled: NodeJS.Immediate | undefined;
+  readonly #status: StatusReporter;
+
   constructor(
     private readonly out: ProgressStream,
-    private readonly counter: ProgressStream | undefined,
     private readonly total: number,
+    private readonly pace: PaceSource,
     private readonly colour: boolean,
-  ) {}
+    status: { stream: TerminalStream; mode: ProgressMode; showAfterMs?: number },
+  ) {
+    this.#status = new StatusReporter(() => this.view(), status.stream, status.mode, status.showAfterMs !== undefined ? { showAfterMs: status.showAfterMs } : {});
+  }
 
   started(): void {
     this.#running += 1;
-    // Only the counter shows what started: without a terminal there is nothing to redraw.
-    if (this.counter) this.#schedule();
+    this.#schedule();
   }
 
   finished(step: StepResult): void {
     this.#finished += 1;
+    this.#stepRequests += step.requests;
     if (step.status !== 'skipped') this.#running = Math.max(0, this.#running - 1);
     this.#lines.push(`${formatStep(step, this.colour)}\n`);
     this.#schedule();
   }
 
+  /** What the status line shows. */
+  view(): ProgressView {
+    const left = this.total - this.#finished;
+    const perChange = this.#finished > 0 ? Math.max(1, this.#stepRequests / this.#finished) : 1;
+    const leftMs = this.pace.estimateMs(Math.ceil(left * perChange) + LOCK_RELEASE_REQUESTS);
+    return {
+      done: this.#finished,
+      total: this.total,
+      text: `${this.#finished}/${this.total} changes, ${this.#running} running, ${plural(this.pace.requests(), 'request')}${left > 0 ? `, ~${formatDuration(leftMs)} left` : ''}`,
+    };
+  }
+
   end(): void {
     if (this.#scheduled) this.#flush();
-    this.#erase();
+    this.#status.stop();
   }
 
   #schedule(): void {
@@ -97,14 +125,13 @@ export class Progress {
     clearImmediate(this.#scheduled);
     this.#scheduled = undefined;
     if (this.#lines.length > 0) {
-      this.#erase();
-      this.out.write(this.#lines.join(''));
+      const text = this.#lines.join('');
       this.#lines = [];
+      this.#status.around(() => this.out.write(text));
     }
-    this.counter?.write(`\r[${this.#finished}/${this.total}] ${this.#running} running`);
-  }
-
-  #erase(): void {
-    this.counter?.write('\r\x1b[2K');
+    this.#status.update();
   }
 }
+
+/** The requests that release the stack's lock after the last change (lock/protocol.ts). */
+const LOCK_RELEASE_REQUESTS = 2;

@@ -39,6 +39,12 @@ import { lockTimeoutFlag } from '../lock-flags.js';
 import { targetFlags, targetsOf, unmatchedWarnings } from '../target-flags.js';
 import { fromStackFlag, fromStackOption, lockStacksWhileReading } from '../stack-flags.js';
 import { colourEnabled, terminalStyle } from '../output.js';
+import { printAbove } from '../progress/live-line.js';
+import { ReadingProgress } from '../progress/listing.js';
+import { paceOf } from '../progress/pace-source.js';
+import { progressMode, type ProgressMode } from '../progress/status.js';
+import { isVerbose } from '../request-log.js';
+import { formatUsage, requestUsage } from '../request-usage.js';
 
 const FORMATS = ['text', 'json'] as const;
 
@@ -116,6 +122,8 @@ export default class Apply extends Command {
     const colour = colourEnabled(process.env, Boolean(infoStream.isTTY));
     const info = (text: string) => infoStream.write(text);
     const connectionFlags = await Promise.resolve().then(() => run.connection()).catch((error: unknown) => this.#fail(error));
+    // Progress on stderr: a bar on a terminal, a line every 10 s elsewhere (none between --verbose lines).
+    const progress = progressMode(process.stderr, process.env, isVerbose(connectionFlags));
     const result = await withConnection(connectionFlags, async (connection) => {
       if (saved) this.#checkTarget(saved, connection);
       const moving = fromStackOption(flags['from-stack'] ?? saved?.from_stack, connection.stack);
@@ -127,6 +135,8 @@ export default class Apply extends Command {
       // Live state is read under the stack's lock (a plan read before another apply ended would
       // be applied stale, and create what that apply created); the lock's claim is confirmed
       // from the same listing.
+      const reading = new ReadingProgress(process.stderr, progress);
+      const listing = reading.add(paceOf(connection.client));
       const { lock, value: observation } = await lockStacksWhileReading(
         connection.api,
         connection.stack,
@@ -134,21 +144,24 @@ export default class Apply extends Command {
         {
           timeoutMs: flags['lock-timeout'],
           ...testLease(),
-          onRenewalError: (error) => this.logToStderr(`warning: could not renew the lock of stack "${sanitize(connection.stack)}" (trying again): ${sanitize(error.message)}`),
+          onRenewalError: (error) => printAbove(process.stderr, `warning: could not renew the lock of stack "${sanitize(connection.stack)}" (trying again): ${sanitize(error.message)}\n`),
           onReleaseError: releaseFailed,
           onWait: (held) =>
             this.logToStderr(`waiting up to ${Math.round(flags['lock-timeout'] / 1000)} s (--lock-timeout) for the lock: ${sanitize(held ? describeLock(held) : `stack "${connection.stack}" is locked`)}`),
         },
-        () => observe(connection.api),
+        () => observe(listing.wrap(connection.api)),
         (observed) => observed.lockObjects.policies,
-      );
+      ).finally(() => reading.stop());
       if (lock.recovered) this.logToStderr(`note: took over the lock of stack "${sanitize(connection.stack)}" left by ${sanitize(lock.recovered.holder ?? 'a process')}, which no longer runs on this machine`);
+      let outcome: ApplyResult;
       try {
         const prepared = planApply(preparing, manifests, observation);
-        return await this.#locked(lock, prepared, preparing, flags, connection, colour, info, json);
+        outcome = await this.#locked(lock, prepared, preparing, flags, connection, colour, info, json, progress);
       } finally {
         await lock.release().catch(releaseFailed);
       }
+      // Counted once the lock is released: its requests are the apply's too.
+      return { ...outcome, api_requests: requestUsage(connection.client) };
     }).catch((error: unknown) => this.#fail(error));
     await this.#report(result, json);
     if (result.interrupted) this.exit(130);
@@ -189,6 +202,7 @@ export default class Apply extends Command {
     colour: boolean,
     info: (text: string) => unknown,
     json: boolean,
+    progress: ProgressMode,
   ): Promise<ApplyResult> {
     // Every target unmatched: nothing to apply for a typo is a failure, not "0 done".
     if (!preparing.saved) checkTargetsMatched([prepared.plan.targets]);
@@ -200,26 +214,39 @@ export default class Apply extends Command {
     this.#refuse(prepared);
     for (const subject of prepared.subjects) if (subject.stale) this.logToStderr(`stale: ${sanitize(subject.stale.message)}`);
     if (prepared.subjects.length > 0 && !flags.yes) await this.#confirm(prepared, connection);
-    const outcome = await this.#execute(prepared, connection, flags.parallelism, colour, info, lock.lost);
+    const outcome = await this.#execute(prepared, connection, flags.parallelism, colour, info, lock.lost, progress);
     // A lost lock stopped the apply as an interrupt does (nothing new started): a failure.
     if (lock.lost.aborted) throw lockLostError(lock.lost, outcome);
     if (outcome.summary.cancelled > 0) {
       // Requests still in flight would hold the connection open: report and leave now.
-      await this.#report(outcome, json);
+      await this.#report({ ...outcome, api_requests: requestUsage(connection.client) }, json);
       await lock.release().catch(() => undefined);
       process.exit(130);
     }
     return outcome;
   }
 
-  /** The result on stdout: one JSON document, or the summary lines. */
+  /**
+   * The result on stdout: one JSON document, or the summary lines; then the requests it cost and
+   * the share of the budget they were, last (on stderr beside a JSON document).
+   */
   async #report(result: ApplyResult, json: boolean): Promise<void> {
-    const text = json ? renderJsonDocument(result, result.target) : formatSummary(result).map((line) => `${line}\n`).join('');
+    const usage = result.api_requests ? `${formatUsage(result.api_requests, result.target.embedded)}\n` : '';
+    const text = json ? renderJsonDocument(result, result.target) : [...formatSummary(result).map((line) => `${line}\n`), usage].join('');
     await new Promise<void>((resolve) => process.stdout.write(text, () => resolve()));
+    if (json && usage) process.stderr.write(usage);
   }
 
-  async #execute(prepared: PreparedApply, connection: Connection, parallelism: number, colour: boolean, info: (text: string) => unknown, lockLost: AbortSignal): Promise<ApplyResult> {
-    const progress = new Progress({ write: info }, process.stderr.isTTY ? process.stderr : undefined, prepared.subjects.length, colour);
+  async #execute(
+    prepared: PreparedApply,
+    connection: Connection,
+    parallelism: number,
+    colour: boolean,
+    info: (text: string) => unknown,
+    lockLost: AbortSignal,
+    mode: ProgressMode,
+  ): Promise<ApplyResult> {
+    const progress = new Progress({ write: info }, prepared.subjects.length, paceOf(connection.client), colour, { stream: process.stderr, mode });
     const interrupt = new AbortController();
     let signals = 0;
     // First Ctrl-C (or SIGTERM): start nothing new, let requests in flight finish (30 s at

@@ -1,19 +1,42 @@
 import { Args, Errors, Flags } from '../oclif.js';
 import { Command } from '../command.js';
-import { checkTargetsMatched } from '@gatehouse/engine/core';
+import { checkTargetsMatched, LiveApiError, type Desired, type EngineOptions } from '@gatehouse/engine/core';
 import { renderDriftsJson, renderDriftsMarkdown, renderDriftsText, type EnvironmentDrift } from '@gatehouse/engine/environments';
-import { detectDrift, renderDriftHtml, renderDriftJson, renderDriftMarkdown, renderDriftText, type DriftReport } from '@gatehouse/engine/drift';
+import { driftFromRead, readForDrift, renderDriftHtml, renderDriftJson, renderDriftMarkdown, renderDriftText, type DriftReport } from '@gatehouse/engine/drift';
 import { catchAsJson } from '../json-errors.js';
 import { failCommand, withConnection } from '../command-run.js';
 import { connectionFlags } from '../connection/flags.js';
 import { environmentFlags } from '../environments/flags.js';
+import { budgetKey, byTarget } from '../environments/by-target.js';
 import { explicitFlags, selectEnvironments, type EnvironmentRun } from '../environments/select.js';
+import type { ConnectionFlagValues } from '../connection/flags.js';
+import { printAbove } from '../progress/live-line.js';
+import { ReadingProgress } from '../progress/listing.js';
+import { paceOf } from '../progress/pace-source.js';
+import { progressMode } from '../progress/status.js';
+import { isVerbose } from '../request-log.js';
+import { formatUsage, requestUsage } from '../request-usage.js';
 import { manifestFlags, readingOptions } from '../manifest-flags.js';
 import { terminalStyle } from '../output.js';
 import { CliError } from '../errors.js';
 import { targetFlags, targetsOf, unmatchedWarnings } from '../target-flags.js';
 
 const FORMATS = ['text', 'json', 'markdown', 'html'] as const;
+
+/** An environment ready to check: everything read and checked that needs no request. */
+interface Prepared {
+  run: EnvironmentRun;
+  connection: ConnectionFlagValues;
+  /** Environments with the same key share a budget (by-target.ts). */
+  budget: string;
+  options: EngineOptions & { stack: string; targets?: readonly string[] };
+  read: Desired;
+}
+
+/** The requests a check cost and the share of the budget they were, on stderr (stdout is the report). */
+function sayUsage(report: DriftReport, environment?: string): void {
+  if (report.api_requests) printAbove(process.stderr, `${environment ? `${environment}: ` : ''}${formatUsage(report.api_requests, report.target.embedded)}\n`);
+}
 
 /** `gatehouse drift`: for a nightly job; exit 0 in sync, 2 drifted, 1 error. */
 export default class Drift extends Command {
@@ -55,26 +78,38 @@ export default class Drift extends Command {
     }).catch((error: unknown) => failCommand(this, error, 'drift was not checked'));
     const format = flags.format as (typeof FORMATS)[number];
     const reading = readingOptions(flags, (line) => this.logToStderr(line));
+    if (selection.all && format === 'html') {
+      failCommand(this, new CliError('environment_all_refused', '--format html reports one environment; with --env all, write one report per environment with --env NAME --format html'), 'drift was not checked');
+    }
+    // Every environment's manifests and settings first: a problem in any costs no request.
+    const prepared: Prepared[] = [];
+    for (const run of selection.runs) prepared.push(await this.#prepare(run, reading, targets, selection.all));
+    const progress = new ReadingProgress(process.stderr, progressMode(process.stderr, process.env, isVerbose(flags)));
+    const detected = await byTarget(prepared, (p) => p.budget, (p) => this.#detect(p, progress, prepared.length > 1))
+      .catch((error: unknown) => failCommand(this, error, prepared.length === 1 && prepared[0]!.run.environment ? `drift of environment ${prepared[0]!.run.environment.name} was not checked` : 'drift was not checked'))
+      .finally(() => progress.stop());
     if (selection.all) {
-      if (format === 'html') failCommand(this, new CliError('environment_all_refused', '--format html reports one environment; with --env all, write one report per environment with --env NAME --format html'), 'drift was not checked');
-      const reports: EnvironmentDrift[] = [];
-      for (const run of selection.runs) reports.push({ environment: run.environment!.name, report: await this.#detect(run, reading, targets) });
-      this.#checkTargets(reports.map((r) => r.report), format);
-      process.stdout.write(format === 'json' ? renderDriftsJson(reports) : format === 'markdown' ? renderDriftsMarkdown(reports) : renderDriftsText(reports, { style: terminalStyle() }));
+      const reports: EnvironmentDrift[] = detected.map((report, i) => ({ environment: selection.runs[i]!.environment!.name, report }));
+      this.#checkTargets(detected, format);
+      await new Promise<void>((resolve) =>
+        process.stdout.write(format === 'json' ? renderDriftsJson(reports) : format === 'markdown' ? renderDriftsMarkdown(reports) : renderDriftsText(reports, { style: terminalStyle() }), () => resolve()),
+      );
+      for (const { environment, report } of reports) sayUsage(report, environment);
       if (reports.some((r) => r.report.drifted)) this.exit(2);
       return;
     }
-    const report = await this.#detect(selection.runs[0]!, reading, targets);
+    const report = detected[0]!;
     this.#checkTargets([report], format);
-    process.stdout.write(
+    const output =
       format === 'json'
         ? renderDriftJson(report)
         : format === 'markdown'
           ? renderDriftMarkdown(report)
           : format === 'html'
             ? renderDriftHtml(report)
-            : renderDriftText(report, { style: terminalStyle() }),
-    );
+            : renderDriftText(report, { style: terminalStyle() });
+    await new Promise<void>((resolve) => process.stdout.write(output, () => resolve()));
+    sayUsage(report);
     if (report.drifted) this.exit(2);
   }
 
@@ -88,16 +123,28 @@ export default class Drift extends Command {
     if (format !== 'text') for (const report of reports) for (const line of unmatchedWarnings(report.targets)) this.logToStderr(line);
   }
 
-  #detect(run: EnvironmentRun, reading: ReturnType<typeof readingOptions>, targets?: string[]): Promise<DriftReport> {
+  /** An environment's drift check up to its first request: connection settings and manifests read and checked. */
+  async #prepare(run: EnvironmentRun, reading: ReturnType<typeof readingOptions>, targets: string[] | undefined, all: boolean): Promise<Prepared> {
     const environment = run.environment;
-    return Promise.resolve()
-      .then(() => run.connection())
-      .then((flags) =>
-        withConnection(flags, (connection) =>
-          detectDrift({ paths: run.paths, ignore: run.ignore, env: process.env, api: connection.api, stack: connection.stack, environment, ...(targets ? { targets } : {}), ...reading }),
-        ),
-      )
-      .catch((error: unknown) => failCommand(this, error, environment ? `drift of environment ${environment.name} was not checked` : 'drift was not checked'));
+    try {
+      const connection = run.connection();
+      const options = { paths: run.paths, ignore: run.ignore, env: process.env, stack: connection.stack, environment, ...(targets ? { targets } : {}), ...reading };
+      return { run, connection, budget: budgetKey(connection), options, read: await readForDrift(options) };
+    } catch (error) {
+      return failCommand(this, error, !environment ? 'drift was not checked' : all ? `drift was not checked (the problem is in environment ${environment.name})` : `drift of environment ${environment.name} was not checked`);
+    }
+  }
+
+  #detect({ run, connection: flags, options, read }: Prepared, progress: ReadingProgress, several: boolean): Promise<DriftReport> {
+    const environment = run.environment;
+    return withConnection(flags, async (connection) => {
+      const api = progress.add(paceOf(connection.client)).wrap(connection.api);
+      const report = await driftFromRead(read, { ...options, api, stack: connection.stack });
+      return { ...report, api_requests: requestUsage(connection.client) };
+    }).catch((error: unknown) => {
+      // Which environment failed, when several were checked.
+      throw several && environment && error instanceof LiveApiError ? new LiveApiError(`environment ${environment.name}: ${error.message}`, error.status, error.code, error.retryable, error.outcomeUnknown) : error;
+    });
   }
 
   /** With --format json, every failure is one JSON error document on stdout (json-errors.ts). */

@@ -1,12 +1,20 @@
 import { Args, Errors, Flags } from '../oclif.js';
 import { Command } from '../command.js';
-import { checkTargetsMatched, computePlan, policyErrors, type Plan as PlanValue } from '@gatehouse/engine/core';
+import { checkTargetsMatched, LiveApiError, planFromRead, policyErrors, readForPlan, type EngineOptions, type Plan as PlanValue, type PlanRead } from '@gatehouse/engine/core';
 import type { EnvironmentPlan } from '@gatehouse/engine/environments';
 import { catchAsJson } from '../json-errors.js';
 import { failCommand, withConnection } from '../command-run.js';
 import { connectionFlags } from '../connection/flags.js';
 import { environmentFlags } from '../environments/flags.js';
+import { budgetKey, byTarget } from '../environments/by-target.js';
 import { explicitFlags, selectEnvironments, type EnvironmentRun } from '../environments/select.js';
+import type { ConnectionFlagValues } from '../connection/flags.js';
+import { printAbove } from '../progress/live-line.js';
+import { ReadingProgress } from '../progress/listing.js';
+import { paceOf } from '../progress/pace-source.js';
+import { progressMode } from '../progress/status.js';
+import { isVerbose } from '../request-log.js';
+import { formatUsage, requestUsage } from '../request-usage.js';
 import { CliError } from '../errors.js';
 import { manifestFlags, readingOptions } from '../manifest-flags.js';
 import { foreignFiles, terminalStyle, writeFileAtomic } from '../output.js';
@@ -15,6 +23,16 @@ import { targetFlags, targetsOf, unmatchedWarnings } from '../target-flags.js';
 import { fromStackFlag, fromStackOption } from '../stack-flags.js';
 
 const FORMATS = ['text', 'json', 'markdown', 'html'] as const;
+
+/** An environment ready to plan: everything read and checked that needs no request. */
+interface Prepared {
+  run: EnvironmentRun;
+  connection: ConnectionFlagValues;
+  /** Environments with the same key share a budget (by-target.ts). */
+  budget: string;
+  engineOptions: EngineOptions;
+  read: PlanRead;
+}
 
 /** `gatehouse plan`: what apply would change, computed from list requests only. */
 export default class Plan extends Command {
@@ -78,20 +96,26 @@ export default class Plan extends Command {
     // A mistyped --out must not replace a manifest with the plan: refused before any request.
     if (flags.out && !selection.all) await refuseForeignPlanFile(flags.out, rendering).catch((error: unknown) => this.#fail(error));
     if (selection.all) {
-      const reporting = loadSoon(() => import('@gatehouse/engine/environments'));
       if (format === 'html') this.#fail(new CliError('environment_all_refused', '--format html reports one plan; with --env all, write one report per environment with --env NAME --format html'));
       if (flags.out) this.#fail(new CliError('environment_all_refused', '--out saves one plan for apply --plan; with --env all, save each environment\'s plan with --env NAME --out FILE'));
-      const plans: EnvironmentPlan[] = [];
-      for (const run of selection.runs) plans.push({ environment: run.environment!.name, plan: await this.#compute(run, reading, policies, prune, flags['from-stack'], targets) });
-      this.#checkTargets(plans.map((p) => p.plan), format);
+    }
+    // Everything that can fail without the API, for every environment, before the first request.
+    const prepared: Prepared[] = [];
+    for (const run of selection.runs) prepared.push(await this.#prepare(run, { ...reading, policies }, flags['from-stack'], selection.all));
+    const plans = await this.#computeAll(prepared, prune, targets, isVerbose(flags));
+    if (selection.all) {
+      const reporting = loadSoon(() => import('@gatehouse/engine/environments'));
+      const environmentPlans: EnvironmentPlan[] = plans.map((plan, i) => ({ environment: selection.runs[i]!.environment!.name, plan }));
+      this.#checkTargets(plans, format);
       const { anyChanges, renderPlansJson, renderPlansMarkdown, renderPlansText } = await reporting;
-      const output = format === 'json' ? renderPlansJson(plans) : format === 'markdown' ? renderPlansMarkdown(plans) : renderPlansText(plans, { style: terminalStyle() });
+      const output = format === 'json' ? renderPlansJson(environmentPlans) : format === 'markdown' ? renderPlansMarkdown(environmentPlans) : renderPlansText(environmentPlans, { style: terminalStyle() });
       await new Promise<void>((resolve) => process.stdout.write(output, () => resolve()));
-      this.#failOnPolicyErrors(plans.map((p) => p.plan));
-      if (flags['detailed-exitcode'] && anyChanges(plans)) this.exit(2);
+      for (const { environment, plan } of environmentPlans) this.#sayUsage(plan, environment);
+      this.#failOnPolicyErrors(plans);
+      if (flags['detailed-exitcode'] && anyChanges(environmentPlans)) this.exit(2);
       return;
     }
-    const plan = await this.#compute(selection.runs[0]!, reading, policies, prune, flags['from-stack'], targets);
+    const plan = plans[0]!;
     this.#checkTargets([plan], format);
     const { countChanges, renderHtml, renderJson, renderMarkdown, renderText } = await rendering;
     const output =
@@ -104,6 +128,7 @@ export default class Plan extends Command {
             : renderText(plan, { style: terminalStyle() });
     // Flushed before any exit: on some platforms a pipe is written asynchronously.
     await new Promise<void>((resolve) => process.stdout.write(output, () => resolve()));
+    this.#sayUsage(plan);
     this.#failOnPolicyErrors([plan], flags.out);
     if (flags.out) {
       await writeFileAtomic(flags.out, renderJson(plan)).catch((error: unknown) => this.#fail(error));
@@ -122,19 +147,56 @@ export default class Plan extends Command {
     if (format !== 'text') for (const plan of plans) for (const line of unmatchedWarnings(plan.targets)) this.logToStderr(line);
   }
 
-  #compute(run: EnvironmentRun, reading: ReturnType<typeof readingOptions>, policies: string[], prune: { prune: boolean; pruneAll: boolean }, fromStack: string | undefined, targets?: string[]): Promise<PlanValue> {
+  /**
+   * An environment's plan up to its first request: its connection settings, its budget's key,
+   * and its manifests and policy rules read and checked (`readForPlan`). Fails the command
+   * (nothing sent to any environment) on the first problem.
+   */
+  async #prepare(run: EnvironmentRun, options: Omit<EngineOptions, 'paths'>, fromStack: string | undefined, all: boolean): Promise<Prepared> {
+    const environment = run.environment;
+    try {
+      const connection = run.connection();
+      const moving = fromStackOption(fromStack, connection.stack);
+      const engineOptions = { ...options, paths: run.paths, ignore: run.ignore, env: process.env, stack: connection.stack, environment, ...moving };
+      return { run, connection, budget: budgetKey(connection), engineOptions, read: await readForPlan(engineOptions) };
+    } catch (error) {
+      return this.#fail(error, environment?.name, all ? `nothing was planned (the problem is in environment ${environment?.name})` : undefined);
+    }
+  }
+
+  /**
+   * The plans of the prepared environments, in their order: environments on different targets
+   * (another URL or key: another budget) read at once, those sharing one in turn (by-target.ts).
+   * Progress on stderr while live state is read.
+   */
+  async #computeAll(prepared: readonly Prepared[], prune: { prune: boolean; pruneAll: boolean }, targets: string[] | undefined, verbose: boolean): Promise<PlanValue[]> {
+    const progress = new ReadingProgress(process.stderr, progressMode(process.stderr, process.env, verbose));
+    try {
+      return await byTarget(prepared, (p) => p.budget, (p) => this.#compute(p, progress, prepared.length > 1, prune, targets));
+    } catch (error) {
+      return this.#fail(error, prepared.length > 1 ? undefined : prepared[0]?.run.environment?.name);
+    } finally {
+      progress.stop();
+    }
+  }
+
+  #compute({ run, connection: flags, engineOptions, read }: Prepared, progress: ReadingProgress, several: boolean, prune: { prune: boolean; pruneAll: boolean }, targets?: string[]): Promise<PlanValue> {
     const environment = run.environment;
     // manifest_paths: where `apply --plan` reads the manifests again (docs/plan-json.md).
-    return Promise.resolve()
-      .then(() => run.connection())
-      .then((flags) =>
-        withConnection(flags, async (connection) => ({
-          ...(await computePlan({ paths: run.paths, ignore: run.ignore, env: process.env, api: connection.api, stack: connection.stack, environment, policies, ...prune, ...(targets ? { targets } : {}), ...reading, ...fromStackOption(fromStack, connection.stack) })),
-          manifest_paths: run.paths,
-          ...(environment ? { environment: environment.name } : {}),
-        })),
-      )
-      .catch((error: unknown) => this.#fail(error, environment?.name));
+    return withConnection(flags, async (connection) => {
+      const api = progress.add(paceOf(connection.client)).wrap(connection.api);
+      const plan = await planFromRead(read, { ...engineOptions, api, stack: connection.stack, ...prune, ...(targets ? { targets } : {}) });
+      return { ...plan, manifest_paths: run.paths, ...(environment ? { environment: environment.name } : {}), api_requests: requestUsage(connection.client) };
+    }).catch((error: unknown) => {
+      // Which environment failed, when several were planned.
+      throw several && environment && error instanceof LiveApiError ? new LiveApiError(`environment ${environment.name}: ${error.message}`, error.status, error.code, error.retryable, error.outcomeUnknown) : error;
+    });
+  }
+
+  /** The requests a plan cost and the share of the budget they were, on stderr (stdout is the plan). */
+  #sayUsage(plan: PlanValue, environment?: string): void {
+    if (!plan.api_requests) return;
+    printAbove(process.stderr, `${environment ? `${environment}: ` : ''}${formatUsage(plan.api_requests, plan.target.embedded)}\n`);
   }
 
   /** Exit 1 when a plan breaks a policy rule of severity error (after its output was written, which is kept whole). */
@@ -148,8 +210,8 @@ export default class Plan extends Command {
     this.exit(1);
   }
 
-  #fail(error: unknown, environment?: string): never {
-    return failCommand(this, error, environment ? `environment ${environment} was not planned` : 'nothing was planned');
+  #fail(error: unknown, environment?: string, notDone?: string): never {
+    return failCommand(this, error, notDone ?? (environment ? `environment ${environment} was not planned` : 'nothing was planned'));
   }
 
   /** With --format json, every failure is one JSON error document on stdout (json-errors.ts). */

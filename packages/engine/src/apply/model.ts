@@ -6,7 +6,7 @@
 import type { RegistryWriteEnv } from '../bot-registry/writer.js';
 import type { DesiredObject } from '../desired.js';
 import type { LiveObject } from '../live.js';
-import type { Action, Change, HeldDuplicate, PlanTargets, PruneScopeSummary } from '../plan-model.js';
+import type { Action, Change, HeldDuplicate, PlanTargets, PruneScopeSummary, RequestUsage } from '../plan-model.js';
 
 /** The central table of apply's refusal and step-failure codes: code -> what it means. */
 export const APPLY_CODES = {
@@ -97,6 +97,8 @@ export interface ApplyResult {
   targets?: PlanTargets;
   /** The plan's prune scope when it left owned objects outside it, or was `--prune-all` (plan/prune-scope.ts). */
   prune_scope?: PruneScopeSummary;
+  /** Every request of the apply (the listing, the lock's and the writes) and what it spent of the API's budget (the CLI fills it in). */
+  api_requests?: RequestUsage;
 }
 
 

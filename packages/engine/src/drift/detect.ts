@@ -17,7 +17,9 @@
  */
 import type { DesiredObject } from '../desired.js';
 import type { LiveObject } from '../live.js';
-import { readAndMatch, type EngineOptions } from '../engine.js';
+import { matchObservation, readManifests, type Desired, type EngineOptions } from '../engine.js';
+import { observe } from '../plan/observe.js';
+import { ManifestProblems } from '../problems.js';
 import type { Change, FieldChange } from '../plan-model.js';
 import type { LiveApi, Target } from '../ports.js';
 import type { Matching } from '../plan/matching.js';
@@ -191,15 +193,31 @@ function toDrifted(change: Change, verdict: Verdict): DriftedObject {
 }
 
 /** Drift of the manifests against the live API; throws `ManifestProblems` when they are invalid. */
-export async function detectDrift(options: EngineOptions & { api: LiveApi; stack: string; now?: Date; targets?: readonly string[] }): Promise<DriftReport> {
+export type DriftOptions = EngineOptions & { api: LiveApi; stack: string; now?: Date; targets?: readonly string[] };
+
+/** Steps 1-3 of drift, before any request: the manifests, read and checked (`ManifestProblems` when invalid). */
+export async function readForDrift(options: EngineOptions & { stack: string; targets?: readonly string[] }): Promise<Desired> {
+  targetPatterns(options.targets);
+  const read = await readManifests(options);
+  if (read.problems.length > 0) throw new ManifestProblems(read.problems);
+  return read;
+}
+
+/** Drift of what `readForDrift` read against the live API. */
+export async function driftFromRead(read: Desired, options: DriftOptions): Promise<DriftReport> {
   const targets = targetPatterns(options.targets);
-  const { read, matching, requests, lock } = await readAndMatch(options, options.api, options.stack);
+  const { matching, requests, lock } = matchObservation(read, await observe(options.api), options.stack, options);
   const input = { matching, desired: read.desired, stack: options.stack, target: options.api.target, requests, ...(options.now ? { now: options.now } : {}) };
   const full = classifyDrift(input);
   // Only the targeted objects (plan/targets.ts): exit 2 for them alone.
   const report = targets ? targetDrift(full, matching, plan({ ...input, checksum: '' }), targets) : full;
   // Drift does not lock; a held lock means an apply is running and may explain the drift.
   return lock ? { ...report, lock } : report;
+}
+
+/** The drift report of the manifests against the live API: `readForDrift`, then `driftFromRead`. */
+export async function detectDrift(options: DriftOptions): Promise<DriftReport> {
+  return driftFromRead(await readForDrift(options), options);
 }
 
 export type { DriftKind };

@@ -4,7 +4,7 @@
  * pipelines read it, so fields are only ever added, never renamed or removed, within a version.
  * It never holds a secret: sensitive values are `SENSITIVE` / `SENSITIVE_CHANGED` markers.
  */
-import type { Action, PlanTargets, UnmanagedObject } from '../plan-model.js';
+import type { Action, PlanTargets, RequestUsage, UnmanagedObject } from '../plan-model.js';
 import type { LockInfo } from '../lock/record.js';
 import type { SourceLocation } from '../source.js';
 
@@ -75,6 +75,8 @@ export interface DriftReport {
   unmanaged: UnmanagedObject[];
   /** API requests spent reading live state. */
   requests: number;
+  /** Every request the command sent and what it spent of the API's budget (the CLI fills it in). */
+  api_requests?: RequestUsage;
   /** Present when `drift --target` limited the report to some objects (their children included). */
   targets?: Pick<PlanTargets, 'requested' | 'unmatched'>;
 }

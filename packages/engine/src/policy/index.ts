@@ -1,4 +1,4 @@
 /** Policies in CEL: policy files, their evaluation in validate and plan. */
 export { loadPolicies, type LoadedPolicies } from './files.js';
 export { evaluatePolicies, desiredSubjects, deletedSubjects, type PolicySubject, type EvaluateOptions } from './evaluate.js';
-export { policyErrors, type PolicyResult, type PolicyRule, type PolicySeverity } from './model.js';
+export { policyErrors, PolicyFailed, type PolicyResult, type PolicyRule, type PolicySeverity } from './model.js';

@@ -47,3 +47,16 @@ export interface PolicyResult {
 }
 
 export const policyErrors = (results: readonly PolicyResult[] | undefined) => (results ?? []).filter((r) => r.severity === 'error');
+
+/**
+ * Thrown by a plan before its first request when the manifests alone break a rule of severity
+ * error (a rule that does not read `change` fails the same way once live state is read): the
+ * plan would fail, so nothing is sent. `results` are every failed rule, warnings included.
+ */
+export class PolicyFailed extends Error {
+  constructor(readonly results: readonly PolicyResult[]) {
+    const rules = [...new Set(policyErrors(results).map((r) => r.rule))];
+    super(`the manifests break ${rules.length} policy rule${rules.length === 1 ? '' : 's'} (${rules.join(', ')})`);
+    this.name = 'PolicyFailed';
+  }
+}

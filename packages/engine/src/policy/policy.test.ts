@@ -7,12 +7,13 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync, cpSync, rea
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { checkManifests, computePlan } from '../engine.js';
+import { checkManifests, computePlan, planFromRead, readManifests } from '../engine.js';
 import { FakeLiveApi } from '../testing/fake-api.js';
 import { renderJson } from '../render/json.js';
 import { renderMarkdown } from '../render/markdown.js';
 import { renderText } from '../render/text.js';
 import { loadPolicies } from './files.js';
+import { PolicyFailed } from './model.js';
 
 const root = mkdtempSync(join(tmpdir(), 'gatehouse-policy-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -212,7 +213,16 @@ describe('evaluating policies', () => {
     cpSync(EXAMPLES, dir, { recursive: true });
     cpSync(POLICIES, join(dir, 'policies'), { recursive: true });
     writeFileSync(join(dir, 'ip-policies.yaml'), readFileSync(join(dir, 'ip-policies.yaml'), 'utf8').replace('cidr: 192.0.2.0/25', 'cidr: 0.0.0.0/0'));
-    const plan = await computePlan({ paths: [dir], env: SECRETS, policies: [join(dir, 'policies')], api: new FakeLiveApi(), stack: 'default' });
+    // The manifests alone break a rule of severity error: the plan fails before its first request.
+    const api = new FakeLiveApi();
+    const failed = await computePlan({ paths: [dir], env: SECRETS, policies: [join(dir, 'policies')], api, stack: 'default' }).catch((error: unknown) => error);
+    expect(failed).toBeInstanceOf(PolicyFailed);
+    expect((failed as PolicyFailed).message).toBe('the manifests break 1 policy rule (no-allow-everyone)');
+    expect((failed as PolicyFailed).results.map((r) => [r.rule, r.severity])).toEqual([['no-allow-everyone', 'error'], ['restrictions-enforced', 'warning']]);
+    expect(api.requests).toEqual([]);
+    // Planned all the same (as a rule reading `change` can fail a plan), every format shows the results.
+    const read = await readManifests({ paths: [dir], env: SECRETS, exclude: (await loadPolicies([join(dir, 'policies')])).files });
+    const plan = await planFromRead({ read, rules: (await loadPolicies([join(dir, 'policies')])).rules }, { paths: [dir], api, stack: 'default' });
     const errors = plan.policy_results!.filter((r) => r.severity === 'error');
     expect(errors).toEqual([
       expect.objectContaining({ rule: 'no-allow-everyone', address: 'IPPolicyRule/vpn/0.0.0.0/0', message: 'rule 0.0.0.0/0 of IP policy vpn allows every address', source: expect.objectContaining({ file: expect.stringMatching(/ip-policies\.yaml$/), line: 25, col: 7 }) }),

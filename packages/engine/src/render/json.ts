@@ -60,6 +60,7 @@ export function toJsonPlan(plan: Plan): JsonPlan {
     fingerprints: plan.fingerprints,
     manifest_checksum: plan.manifest_checksum,
     requests: plan.requests,
+    ...(plan.api_requests !== undefined ? { api_requests: plan.api_requests } : {}),
     ...(plan.manifest_paths !== undefined ? { manifest_paths: plan.manifest_paths } : {}),
     ...(plan.policy_results !== undefined ? { policy_results: plan.policy_results } : {}),
     ...(plan.environment !== undefined ? { environment: plan.environment } : {}),
