@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { type GatehouseClient, collect } from '@gatehouse/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXAMPLE_SECRETS, readManifests } from './plan-fixtures.js';
-import { REPO_ROOT, runCli, type tempDir, type ServeProcess } from './helpers/cli.js';
+import { REPO_ROOT, runCli, type tempDir, type ServeProcess, besideUsage } from './helpers/cli.js';
 import { serveWithClient } from './helpers/served.js';
 
 const KEY = 'apply-e2e-key-0123456789abcdef';
@@ -42,7 +42,7 @@ async function applyJson(...args: string[]) {
 }
 async function planJson(...args: string[]) {
   const result = await runCli(['plan', repo, '--format', 'json', ...args], { env: env() });
-  expect(result.stderr).toBe('');
+  expect(besideUsage(result.stderr)).toBe('');
   return JSON.parse(result.stdout);
 }
 const edit = (file: string, from: string, to: string) => {
@@ -65,7 +65,7 @@ describe('gatehouse apply', { timeout: 180_000 }, () => {
 
   it('applies the examples from empty: every kind and module, one line per step', async () => {
     const result = await apply('--yes');
-    expect(result.stderr).toBe('');
+    expect(besideUsage(result.stderr)).toBe('');
     expect(result.code).toBe(0);
     const lines = result.stdout.split('\n').filter((l) => /^(done|failed|skipped)\s/.test(l));
     // Every declared object, and the stack's bot user registry that records the bot users.

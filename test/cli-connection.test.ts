@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { createServer as createTlsServer, type Server as TlsServer } from 'node:tls';
 import { startServer, type RunningServer } from '@gatehouse/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, tempDir } from './helpers/cli.js';
+import { runCli, tempDir, besideUsage } from './helpers/cli.js';
 
 const KEY = 'gh_test_connection_key';
 const dir = tempDir('gatehouse-connection-');
@@ -123,7 +123,7 @@ const plan = (env: Record<string, string>, ...flags: string[]) => runCli(['plan'
 describe('keys and URLs as pasted', () => {
   it('trims a key with a trailing newline and a URL with a trailing space', async () => {
     const result = await plan({ GATEHOUSE_API_URL: `${api.url} `, GATEHOUSE_API_KEY: `${KEY}\n` });
-    expect(result.stderr).toBe('');
+    expect(besideUsage(result.stderr)).toBe('');
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('+   IPPolicy office');
   });
@@ -191,7 +191,7 @@ describe('--timeout and --deadline', () => {
   it('a --deadline adds no warning to a run that succeeds', async () => {
     const result = await plan({ GATEHOUSE_API_URL: api.url, GATEHOUSE_API_KEY: KEY }, '--deadline', '5m');
     expect(result.code).toBe(0);
-    expect(result.stderr).toBe('');
+    expect(besideUsage(result.stderr)).toBe('');
   });
 
   it('refuses a duration it cannot read, naming the flag', async () => {
@@ -207,7 +207,7 @@ describe('a private CA', () => {
     expect(untrusted.code).toBe(1);
     expect(untrusted.stderr).toMatch(/tls_error: TLS handshake failed \((SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT_LOCALLY): .*--ca-file/);
     for (const trusted of [byFlag, byVariable]) {
-      expect(trusted.stderr).toBe('');
+      expect(besideUsage(trusted.stderr)).toBe('');
       expect(trusted.code).toBe(0);
       expect(trusted.stdout).toContain(`gatehouse plan for ${httpsUrl}`);
     }
@@ -221,7 +221,7 @@ describe('proxies', () => {
     const env = { GATEHOUSE_API_URL: httpsUrl, GATEHOUSE_API_KEY: KEY, GATEHOUSE_CA_FILE: caFile, HTTPS_PROXY: proxyUrl };
     const before = tunnels;
     const proxied = await plan(env);
-    expect(proxied.stderr).toBe('');
+    expect(besideUsage(proxied.stderr)).toBe('');
     expect(proxied.code).toBe(0);
     const through = tunnels - before;
     expect(through).toBeGreaterThan(0);
@@ -234,7 +234,7 @@ describe('proxies', () => {
   it('sends requests for an http:// API URL to HTTP_PROXY in absolute form, as curl does, not through a tunnel', async () => {
     const before = { tunnels, forwarded: forwarded.length };
     const result = await plan({ GATEHOUSE_API_URL: api.url, GATEHOUSE_API_KEY: KEY, HTTP_PROXY: proxyUrl });
-    expect(result.stderr).toBe('');
+    expect(besideUsage(result.stderr)).toBe('');
     expect(result.code).toBe(0);
     expect(tunnels).toBe(before.tunnels);
     expect(forwarded.slice(before.forwarded)).toContain(`GET ${api.url}/ip_policies?limit=100`);
@@ -251,7 +251,7 @@ describe('proxies', () => {
       req.pipe(upstream);
     });
     const result = await plan({ GATEHOUSE_API_URL: api.url, GATEHOUSE_API_KEY: KEY, HTTP_PROXY: squidUrl });
-    expect(result.stderr).toBe('');
+    expect(besideUsage(result.stderr)).toBe('');
     expect(result.code).toBe(0);
   });
 

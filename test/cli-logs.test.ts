@@ -10,7 +10,7 @@ import { PassThrough } from 'node:stream';
 import { startServer } from '@gatehouse/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chooseLogFormat, serverLogger } from '../packages/cli/src/serve/logger.js';
-import { runCli, startServe, tempDir, type ServeProcess } from './helpers/cli.js';
+import { runCli, startServe, tempDir, type ServeProcess, besideUsage } from './helpers/cli.js';
 
 const KEY = 'gh_logs_test_key_0123456789';
 const dir = tempDir('gatehouse-logs-');
@@ -34,8 +34,9 @@ describe('--verbose', () => {
     const result = await runCli(['plan', MANIFEST, '--verbose'], { env: { GATEHOUSE_API_URL: serve.url, GATEHOUSE_API_KEY: KEY } });
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('+   IPPolicy office');
-    const lines = result.stderr.trimEnd().split('\n');
+    const lines = besideUsage(result.stderr).trimEnd().split('\n');
     expect(lines.length).toBeGreaterThan(3);
+    expect(result.stderr.trimEnd().split('\n').at(-1)).toBe(`${lines.length} requests (${Math.round((lines.length / 120) * 100)}% of one minute's budget of 120)`);
     const serverLines = serve
       .stdout()
       .split('\n')
@@ -56,7 +57,7 @@ describe('--verbose', () => {
     const env = { GATEHOUSE_API_URL: serve.url, GATEHOUSE_API_KEY: KEY };
     const [debug, quiet] = await Promise.all([runCli(['plan', MANIFEST], { env: { ...env, GATEHOUSE_LOG: 'debug' } }), runCli(['plan', MANIFEST], { env })]);
     expect(debug.stderr.split('\n')[0]).toMatch(LINE);
-    expect(quiet.stderr).toBe('');
+    expect(besideUsage(quiet.stderr)).toBe('');
   });
 });
 

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { type GatehouseClient } from '@gatehouse/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXAMPLE_SECRETS } from './plan-fixtures.js';
-import { REPO_ROOT, runCli, tempDir, type ServeProcess } from './helpers/cli.js';
+import { REPO_ROOT, runCli, tempDir, type ServeProcess, besideUsage } from './helpers/cli.js';
 import { serveWithClient } from './helpers/served.js';
 
 const KEY = 'drift-e2e-key-0123456789abcdef';
@@ -40,7 +40,7 @@ async function driftJson(paths = [EXAMPLES]) {
 describe('gatehouse drift', () => {
   it('exits 0 when live matches the manifests', async () => {
     const { result, json } = await driftJson();
-    expect(result.stderr).toBe('');
+    expect(besideUsage(result.stderr)).toBe('');
     expect(json.objects, JSON.stringify(json.objects, null, 2)).toEqual([]);
     expect(result.code).toBe(0);
     expect(json).toMatchObject({ format_version: 1, stack: 'default', drifted: false, target: { url: server.url } });

@@ -7,7 +7,7 @@
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT, runCli } from './helpers/cli.js';
+import { REPO_ROOT, runCli, besideUsage } from './helpers/cli.js';
 import { serveWithClient, type ServedApi } from './helpers/served.js';
 
 const PROJECT = join(REPO_ROOT, 'examples/environments');
@@ -34,7 +34,7 @@ const gatehouse = (...args: string[]) => runCli(args, { cwd: PROJECT, env: env()
 describe('examples/environments against a staging and a production server', { timeout: 180_000 }, () => {
   it('plans every environment in one run: exit 2 with --detailed-exitcode, one JSON plan per environment', async () => {
     const result = await gatehouse('plan', '--env', 'all', '--detailed-exitcode', '--format', 'json');
-    expect(result.stderr).toBe('');
+    expect(besideUsage(result.stderr)).toBe('');
     expect(result.code).toBe(2);
     const json = JSON.parse(result.stdout);
     expect(Object.keys(json.environments)).toEqual(['staging', 'production']);
@@ -67,7 +67,7 @@ describe('examples/environments against a staging and a production server', { ti
     expect((await restriction(production)).enforced).toBe(true);
 
     const plan = await gatehouse('plan', '--env', 'all', '--detailed-exitcode');
-    expect(plan.stderr).toBe('');
+    expect(besideUsage(plan.stderr)).toBe('');
     expect(plan.code).toBe(0);
     expect(plan.stdout).toContain('== environment staging ==');
     expect(plan.stdout).toContain('== environment production ==');

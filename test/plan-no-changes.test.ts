@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { type GatehouseClient, ROUTE_MODULE_NAMES } from '@gatehouse/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXAMPLE_SECRETS, readManifests, writeLive, type WriteResult } from './plan-fixtures.js';
-import { REPO_ROOT, runCli, tempDir, type ServeProcess } from './helpers/cli.js';
+import { REPO_ROOT, runCli, tempDir, type ServeProcess, besideUsage } from './helpers/cli.js';
 import { serveWithClient } from './helpers/served.js';
 import { FIXTURE_CA } from '../packages/server/src/testing/test-ca.js';
 
@@ -78,7 +78,7 @@ describe('live objects that match the manifests plan as no changes', () => {
 
   it('plans no changes, exit 0 with --detailed-exitcode', async () => {
     const { result, json } = await planJson();
-    expect(result.stderr).toBe('');
+    expect(besideUsage(result.stderr)).toBe('');
     expect(json.changes, JSON.stringify(json.changes, null, 2)).toEqual([]);
     expect(result.code).toBe(0);
     const rules = manifests.flatMap((m) => (m.kind === 'IPPolicy' ? m.spec.rules ?? [] : [])).length;

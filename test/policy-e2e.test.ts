@@ -34,13 +34,15 @@ describe('policies in the CLI', () => {
     expect(result.stderr).toMatch(/break 1 policy rule .*1 error, 1 warning/);
   });
 
-  it('plan fails with exit 1, shows the results in JSON and Markdown, and saves no plan', async () => {
-    const json = await inDir(['plan', 'manifests', '--embedded', '--format', 'json', '--out', 'plan.json']);
+  it('plan fails with exit 1 before its first request when the manifests alone break a rule: the results in the JSON error, no plan saved', async () => {
+    const json = await inDir(['plan', 'manifests', '--embedded', '--format', 'json', '--out', 'plan.json', '--verbose']);
     expect(json.code).toBe(1);
-    expect(json.stderr).toMatch(/the plan breaks 1 policy rule \(no-allow-everyone\); plan\.json was not written/);
+    expect(json.stderr).toContain('Error: the manifests break 1 policy rule (no-allow-everyone); nothing was planned (no request was sent)');
+    expect(json.stderr).not.toMatch(/^request /m);
     expect(existsSync(join(dir.path, 'plan.json'))).toBe(false);
-    const results = JSON.parse(json.stdout).policy_results;
-    expect(results[0]).toEqual({
+    const error = JSON.parse(json.stdout).error;
+    expect(error.code).toBe('policy_failed');
+    expect(error.policy_results[0]).toEqual({
       rule: 'no-allow-everyone', severity: 'error', address: 'IPPolicyRule/vpn/0.0.0.0/0', kind: 'IPPolicyRule', name: 'vpn 0.0.0.0/0',
       message: 'rule 0.0.0.0/0 of IP policy vpn allows every address',
       source: { file: 'manifests/ip-policies.yaml', line: 25, col: 7 },
@@ -48,7 +50,8 @@ describe('policies in the CLI', () => {
     });
     const md = await inDir(['plan', 'manifests', '--embedded', '--format', 'markdown']);
     expect(md.code).toBe(1);
-    expect(md.stdout).toContain(`| **error** | \`no-allow-everyone\` | IPPolicyRule vpn 0.0.0.0/0 | \`${WHERE}\` | rule 0.0.0.0/0 of IP policy vpn allows every address |`);
+    expect(md.stdout).toBe('');
+    expect(md.stderr).toContain(`${WHERE}: error: IPPolicyRule vpn 0.0.0.0/0: rule 0.0.0.0/0 of IP policy vpn allows every address [policy no-allow-everyone]`);
   });
 
   it('the examples pass with the one warning, and --policy adds files', async () => {

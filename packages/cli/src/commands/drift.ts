@@ -127,9 +127,11 @@ export default class Drift extends Command {
   async #prepare(run: EnvironmentRun, reading: ReturnType<typeof readingOptions>, targets: string[] | undefined, all: boolean): Promise<Prepared> {
     const environment = run.environment;
     try {
+      // The target first (checked, not opened), then the manifests: as connecting does.
       const connection = run.connection();
+      const budget = budgetKey(connection);
       const options = { paths: run.paths, ignore: run.ignore, env: process.env, stack: connection.stack, environment, ...(targets ? { targets } : {}), ...reading };
-      return { run, connection, budget: budgetKey(connection), options, read: await readForDrift(options) };
+      return { run, connection, budget, options, read: await readForDrift(options) };
     } catch (error) {
       return failCommand(this, error, !environment ? 'drift was not checked' : all ? `drift was not checked (the problem is in environment ${environment.name})` : `drift of environment ${environment.name} was not checked`);
     }

@@ -155,10 +155,12 @@ export default class Plan extends Command {
   async #prepare(run: EnvironmentRun, options: Omit<EngineOptions, 'paths'>, fromStack: string | undefined, all: boolean): Promise<Prepared> {
     const environment = run.environment;
     try {
+      // The target first (checked, not opened), then the manifests: as connecting does.
       const connection = run.connection();
+      const budget = budgetKey(connection);
       const moving = fromStackOption(fromStack, connection.stack);
       const engineOptions = { ...options, paths: run.paths, ignore: run.ignore, env: process.env, stack: connection.stack, environment, ...moving };
-      return { run, connection, budget: budgetKey(connection), engineOptions, read: await readForPlan(engineOptions) };
+      return { run, connection, budget, engineOptions, read: await readForPlan(engineOptions) };
     } catch (error) {
       return this.#fail(error, environment?.name, all ? `nothing was planned (the problem is in environment ${environment?.name})` : undefined);
     }

@@ -45,17 +45,14 @@ export interface ConnectOptions {
  * it runs in this process, has no limit, and pacing it would only slow a local run down.
  */
 export async function connect(flags: ConnectionFlagValues, options: ConnectOptions = {}): Promise<Connection> {
-  checkStackName(flags.stack);
-  const choice = chooseTarget({ apiUrl: flags['api-url'], apiKey: flags['api-key'], embedded: flags.embedded }, options.env ?? process.env);
+  const resolved = resolveTarget(flags, options.env ?? process.env);
   const rateLimit = readRateLimit(flags['rate-limit']);
   const clientOptions = {
     ...(rateLimit !== undefined ? { rateLimit } : {}),
     ...(options.onRequest ? { onRequest: options.onRequest } : {}),
   };
-  if (choice.mode === 'api') {
-    const apiUrl = checkApiUrl(choice.url, sourceOf('api-url', 'GATEHOUSE_API_URL'));
-    if (!choice.key) throw new CliError('missing_api_key', `an API key is required with the API URL ${apiUrl}: set GATEHOUSE_API_KEY or pass --api-key`);
-    const apiKey = checkApiKey(choice.key, sourceOf('api-key', 'GATEHOUSE_API_KEY'));
+  if (resolved.mode === 'api') {
+    const { url: apiUrl, key: apiKey } = resolved;
     const transport = await transportOptions(flags, apiUrl);
     const client = new GatehouseClient({ baseUrl: apiUrl, apiKey, ...clientOptions, ...transport });
     const target: Target = { url: client.transport.baseUrl, embedded: false };
@@ -72,6 +69,18 @@ export async function connect(flags: ConnectionFlagValues, options: ConnectOptio
     await client.close();
     await server.close();
   });
+}
+
+/** The target the flags name, checked (stack name, URL, key), before anything is opened: `CliError` when it cannot be used. */
+export type ResolvedTarget = { mode: 'api'; url: string; key: string } | { mode: 'embedded' };
+
+export function resolveTarget(flags: ConnectionFlagValues, env: NodeJS.ProcessEnv = process.env): ResolvedTarget {
+  checkStackName(flags.stack);
+  const choice = chooseTarget({ apiUrl: flags['api-url'], apiKey: flags['api-key'], embedded: flags.embedded }, env);
+  if (choice.mode === 'embedded') return { mode: 'embedded' };
+  const url = checkApiUrl(choice.url, sourceOf('api-url', 'GATEHOUSE_API_URL'));
+  if (!choice.key) throw new CliError('missing_api_key', `an API key is required with the API URL ${url}: set GATEHOUSE_API_KEY or pass --api-key`);
+  return { mode: 'api', url, key: checkApiKey(choice.key, sourceOf('api-key', 'GATEHOUSE_API_KEY')) };
 }
 
 function withClose(connection: Omit<Connection, 'close'>, close: () => Promise<void>): Connection {

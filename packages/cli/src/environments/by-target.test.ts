@@ -2,13 +2,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { budgetKey, byTarget } from './by-target.js';
 
-const flags = (url: string | undefined, key?: string) => ({ stack: 'default', 'api-url': url, 'api-key': key });
+const flags = (url: string | undefined, key = 'key-0123456789abcdef') => ({ stack: 'default', 'api-url': url, 'api-key': key });
 
 describe('environments by target', () => {
   it('one budget per URL and key; the embedded server is one', () => {
-    expect(budgetKey(flags('https://API.example.com/', 'k1'), {})).toBe(budgetKey(flags('https://api.example.com', 'k1'), {}));
-    expect(budgetKey(flags('https://api.example.com', 'k1'), {})).not.toBe(budgetKey(flags('https://api.example.com', 'k2'), {}));
-    expect(budgetKey(flags('https://eu.api.example.com', 'k1'), {})).not.toBe(budgetKey(flags('https://api.example.com', 'k1'), {}));
+    expect(budgetKey(flags('https://API.example.com/', 'key-1-0123456789'), {})).toBe(budgetKey(flags('https://api.example.com', 'key-1-0123456789'), {}));
+    expect(budgetKey(flags('https://api.example.com', 'key-1-0123456789'), {})).not.toBe(budgetKey(flags('https://api.example.com', 'key-2-0123456789'), {}));
+    expect(budgetKey(flags('https://eu.api.example.com', 'key-1-0123456789'), {})).not.toBe(budgetKey(flags('https://api.example.com', 'key-1-0123456789'), {}));
     expect(budgetKey(flags('embedded'), {})).toBe(budgetKey(flags(undefined), {}));
   });
 

@@ -7,17 +7,18 @@
  * in the environments' order, whatever finishes first.
  */
 import type { ConnectionFlagValues } from '../connection/flags.js';
-import { chooseTarget } from '../connection/target.js';
+import { resolveTarget } from '../connection/connect.js';
 
 /**
  * What identifies a budget: the API URL and key (the embedded server has one database and no
- * budget, but environments on it share the database: one after another too). Throws the
- * target's `CliError` (an empty variable, CI without a URL) before anything is sent.
+ * budget, but environments on it share the database: one after another too). The target is
+ * checked as connecting checks it (`resolveTarget`): its `CliError` (an empty variable, CI
+ * without a URL, a URL that is not http(s)) comes before anything is read or sent.
  */
 export function budgetKey(flags: ConnectionFlagValues, env: NodeJS.ProcessEnv = process.env): string {
-  const choice = chooseTarget({ apiUrl: flags['api-url'], apiKey: flags['api-key'], embedded: flags.embedded }, env);
-  if (choice.mode === 'embedded') return 'embedded';
-  return JSON.stringify([normalUrl(choice.url), choice.key ?? '']);
+  const target = resolveTarget(flags, env);
+  if (target.mode === 'embedded') return 'embedded';
+  return JSON.stringify([normalUrl(target.url), target.key]);
 }
 
 /** The URL as the client resolves it (`https://API.example.com/` and `https://api.example.com` are one target). */
