@@ -1,0 +1,114 @@
+/**
+ * The guard rails of the engine's clean-up (issue 39): ceilings, not aims, each measured against
+ * a baseline in the same run, round by round (which one goes first alternates), so that a busy
+ * moment of the shared machine slows both; each figure is the median of its rounds.
+ *
+ * - `gatehouse --version` over `node -e 0`: at most 4x.
+ * - `plan` of 5,000 applied objects (no change) over a bare listing of the same collections
+ *   (bare/list.mjs: node and undici, pages of 100, every collection at once), against
+ *   `gatehouse serve` without a limit: at most 2.5x.
+ * - Peak RSS of `validate` of a generated 10 MB manifest over the file's size: at most 15x.
+ * - The server's durable creates a second from 10 clients (packages/server/bench), over the
+ *   service's own limit of 2 a second: over 100x, none failed.
+ */
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { writeFileSync, statSync } from 'node:fs';
+import { KINDS } from '@gatehouse/engine';
+import { apiEnv, CLI, ipPolicies, median, peakRss, row, run, seconds, startServe, times, writeFiles } from '../support.mjs';
+import { seedApplied } from '../seeded.mjs';
+
+const ROUNDS = 7;
+const KEY = 'bench-rails-key-0123456789abcdef';
+const BARE_LIST = fileURLToPath(new URL('../bare/list.mjs', import.meta.url));
+const COLLECTIONS = KINDS.flatMap((d) => ('lists' in d.observe ? d.observe.lists.map((c) => `${c.path}:${c.listKey}`) : []));
+const MB = 1e6;
+
+/** `rounds` rounds of `baseline` and `measured` (each resolving with ms), alternating which goes first; medians and the median of the rounds' ratios. */
+async function interleaved(rounds, baseline, measured) {
+  const base = [];
+  const ours = [];
+  for (let round = 0; round < rounds; round++) {
+    if (round % 2 === 0) {
+      base.push(await baseline());
+      ours.push(await measured());
+    } else {
+      ours.push(await measured());
+      base.push(await baseline());
+    }
+  }
+  return { baseMs: median(base), ms: median(ours), ratio: median(ours.map((ms, i) => ms / base[i])) };
+}
+
+async function startupRow() {
+  // One round first, unmeasured: the file system's cache.
+  await run([CLI, '--version']);
+  const r = await interleaved(ROUNDS + 2, async () => (await run(['-e', '0'])).ms, async () => (await run([CLI, '--version'])).ms);
+  return row('gatehouse --version / node -e 0', { measured: seconds(r.ms), baseline: seconds(r.baseMs), result: times(r.ratio, 4), aim: '<= 4x', ok: r.ratio <= 4 });
+}
+
+async function planRow(work) {
+  const dir = writeFiles(join(work, 'rails-plan'), { 'policies.yaml': ipPolicies(2500, { rules: 1 }) });
+  const db = join(work, 'rails-plan.db');
+  const objects = await seedApplied(db, dir, 'bench');
+  const server = await startServe(db, KEY);
+  try {
+    const env = { ...apiEnv(server, KEY), GATEHOUSE_STACK: 'bench' };
+    // No change: the plan reads everything and finds it as applied (exit 0, not 2).
+    await run([CLI, 'plan', dir, '--detailed-exitcode'], { env });
+    const r = await interleaved(
+      ROUNDS,
+      async () => (await run([BARE_LIST, server.url, KEY, ...COLLECTIONS])).ms,
+      async () => (await run([CLI, 'plan', dir], { env })).ms,
+    );
+    return row(`plan of ${objects.toLocaleString('en-US')} objects (no change, unpaced) / bare listing`, { measured: seconds(r.ms), baseline: seconds(r.baseMs), result: times(r.ratio, 2.5), aim: '<= 2.5x', ok: r.ratio <= 2.5 });
+  } finally {
+    await server.stop();
+  }
+}
+
+/** About `bytes` of block-style manifests as people write them: policies with rules, backends, bot users. */
+function manifests(bytes) {
+  const chunks = [];
+  let size = 0;
+  for (let i = 0; size < bytes; i++) {
+    const n = String(i).padStart(6, '0');
+    const rules = Array.from({ length: 20 }, (_, r) => `    - cidr: 10.${i % 250}.${r}.${(Math.floor(i / 250) % 64) * 4}/30\n      action: ${r % 3 === 0 ? 'deny' : 'allow'}\n      description: rule ${r} of policy ${n}\n`);
+    const text =
+      `---\nkind: IPPolicy\nname: policy-${n}\nspec:\n  description: Office egress addresses ${n}\n  rules:\n${rules.join('')}` +
+      `---\nkind: Backend\nname: backend-${n}\nspec:\n  type: tunnel_group\n  description: Web frontends ${n}\n  labels:\n    app: web-${n}\n    tier: frontend\n` +
+      `---\nkind: BotUser\nname: bot-${n}\nspec:\n  active: true\n`;
+    chunks.push(text);
+    size += text.length;
+  }
+  return chunks.join('');
+}
+
+async function validateMemoryRow(work) {
+  const file = join(work, 'validate-10mb.yaml');
+  writeFileSync(file, manifests(10 * MB));
+  const size = statSync(file).size;
+  const peaks = [];
+  for (let round = 0; round < 3; round++) peaks.push(await peakRss([CLI, 'validate', file, '--max-file-size', '1GB'], work));
+  const peak = median(peaks);
+  const ratio = peak / size;
+  return row(`validate of ${(size / MB).toFixed(0)} MB: peak RSS / input size`, { measured: `${(peak / MB).toFixed(0)} MB`, baseline: `${(size / MB).toFixed(0)} MB`, result: `${ratio.toFixed(1)}x`, aim: '<= 15x', ok: ratio <= 15 });
+}
+
+async function serverRow() {
+  const { measureDurablePosts } = await import('../../../server/bench/server-bench.mjs');
+  const result = await measureDurablePosts({ cli: CLI });
+  // The service allows 120 requests a minute: 2 a second.
+  const ratio = result.postsPerSecond / 2;
+  return row('server: durable POST /ip_policies a second, 10 clients / the service\'s 2 a second', {
+    measured: `${result.postsPerSecond.toFixed(0)}/s`,
+    baseline: '2/s',
+    result: `${ratio.toFixed(0)}x, ${result.failures} failed`,
+    aim: '> 100x, none failed',
+    ok: ratio > 100 && result.failures === 0,
+  });
+}
+
+export async function guardRailRows(work) {
+  return [await startupRow(), await planRow(work), await validateMemoryRow(work), await serverRow()];
+}
