@@ -45,7 +45,9 @@ export default class Plan extends Command {
     'environment against its own API and stack, and --env all plans every environment into one ' +
     'result (text sections, one Markdown comment, or JSON with a plan per environment). Policy ' +
     'rules (policies/, gatehouse.yaml policies and --policy) are checked on every object with its ' +
-    'change: their results appear in every format, and an error exits 1 (and --out saves nothing). ' +
+    'change: their results appear in every format, and an error exits 1 (and --out saves nothing); a rule that the manifests ' +
+    'alone break fails before the first request, as a manifest problem does. Ends with the requests sent and the share of ' +
+    'the budget they were, on stderr. With --env all, environments on different targets are read at once. ' +
     '--format html is a self-contained report page. Exit 0 on success, 1 on error, and with ' +
     '--detailed-exitcode 2 when there are changes (in any environment).';
   static override strict = false;

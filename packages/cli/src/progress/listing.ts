@@ -13,7 +13,7 @@ import type { TerminalStream } from './live-line.js';
 import { formatDuration, StatusReporter, type ProgressMode, type ProgressView } from './status.js';
 
 /** How many collections a plan lists (every kind's `observe.lists`). */
-export const LISTED_COLLECTIONS = KINDS.reduce((n, d) => n + ('lists' in d.observe ? d.observe.lists.length : 0), 0);
+const LISTED_COLLECTIONS = KINDS.reduce((n, d) => n + ('lists' in d.observe ? d.observe.lists.length : 0), 0);
 
 export class ListingProgress {
   #finished = 0;

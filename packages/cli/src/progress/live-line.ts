@@ -22,11 +22,11 @@ export interface TerminalStream {
 const ERASE = '\r\x1b[2K';
 
 /** The live line now on the terminal, if any (one terminal, one line). */
-let current: LiveLine | undefined;
+const live: { line?: LiveLine | undefined } = {};
 
 /** Erases the live line, if one is drawn: run at the process's exit, however it exits. */
 export function endLiveLine(): void {
-  current?.end();
+  live.line?.end();
 }
 
 process.on('exit', endLiveLine);
@@ -36,8 +36,8 @@ export class LiveLine {
   #ended = false;
 
   constructor(private readonly stream: TerminalStream) {
-    current?.end();
-    current = this;
+    live.line?.end();
+    live.line = this;
   }
 
   /** Draws `text` in place of what the line showed (cut to the terminal's width). */
@@ -61,7 +61,7 @@ export class LiveLine {
   end(): void {
     this.#erase();
     this.#ended = true;
-    if (current === this) current = undefined;
+    if (live.line === this) live.line = undefined;
   }
 
   #erase(): void {
@@ -73,7 +73,7 @@ export class LiveLine {
 
 /** Writes `text` (whole lines) to `stream`, below the live line's place when one is drawn. */
 export function printAbove(stream: { write(text: string): unknown }, text: string): void {
-  if (current) current.around(() => stream.write(text));
+  if (live.line) live.line.around(() => stream.write(text));
   else stream.write(text);
 }
 

@@ -17,10 +17,10 @@ export interface ProgressView {
 export type ProgressMode = 'terminal' | 'lines' | 'off';
 
 /** How often a terminal line is redrawn, and how often a line is printed elsewhere. */
-export const REDRAW_MS = 1000;
-export const LINE_EVERY_MS = 10_000;
+const REDRAW_MS = 1000;
+const LINE_EVERY_MS = 10_000;
 /** A terminal line appears only once the work has run this long: a quick plan shows no flash of a bar. */
-export const SHOW_AFTER_MS = 500;
+const SHOW_AFTER_MS = 500;
 
 const BAR_WIDTH = 16;
 
