@@ -1,7 +1,7 @@
 /**
  * `plan --env all` over three environments, each on a target of its own (its own `gatehouse
- * serve --rate-limit 60/3s --latency 20ms`, as each environment is usually an account of its
- * own), each holding 10,000 IP policies: a listing of some 116 requests, more than one window,
+ * serve --rate-limit 120/6s --latency 20ms`, as each environment is usually an account of its
+ * own), each holding 15,000 IP policies: a listing of some 166 requests, more than one window,
  * so each environment's plan is set by its budget. Wall time of `plan --env all` over the
  * slowest environment planned alone, each a fresh process. Aim: at most 1.2x (in turn, it
  * would be about 3x).
@@ -13,9 +13,9 @@ import { seedIpPolicies } from '../../../server/bench/seed.mjs';
 
 const KEY = 'bench-environments-key-0123456789';
 const NAMES = ['one', 'two', 'three'];
-const RATE = '60/3s';
-const WINDOW_MS = 3000;
-const POLICIES = 10_000;
+const RATE = '120/6s';
+const WINDOW_MS = 6000;
+const POLICIES = 15_000;
 
 export async function environmentsRow(work) {
   const servers = [];

@@ -7,7 +7,9 @@
  * - `plan` of 5,000 applied objects (no change) over a bare listing of the same collections
  *   (bare/list.mjs: node and undici, pages of 100, every collection at once), against
  *   `gatehouse serve` without a limit: at most 2.5x.
- * - Peak RSS of `validate` of a generated 10 MB manifest over the file's size: at most 15x.
+ * - Peak RSS of `validate` of a generated 10 MB manifest, less that of `gatehouse --version`
+ *   (Node and the CLI's code, whatever the input), over the file's size: at most 15x (the
+ *   measure of issue 15's row, with issue 39's ceiling).
  * - The server's durable creates a second from 10 clients (packages/server/bench), over the
  *   service's own limit of 2 a second: over 100x, none failed.
  */
@@ -89,10 +91,21 @@ async function validateMemoryRow(work) {
   writeFileSync(file, manifests(10 * MB));
   const size = statSync(file).size;
   const peaks = [];
-  for (let round = 0; round < 3; round++) peaks.push(await peakRss([CLI, 'validate', file, '--max-file-size', '1GB'], work));
+  const baselines = [];
+  for (let round = 0; round < 3; round++) {
+    baselines.push(await peakRss([CLI, '--version'], work));
+    peaks.push(await peakRss([CLI, 'validate', file, '--max-file-size', '1GB'], work));
+  }
   const peak = median(peaks);
-  const ratio = peak / size;
-  return row(`validate of ${(size / MB).toFixed(0)} MB: peak RSS / input size`, { measured: `${(peak / MB).toFixed(0)} MB`, baseline: `${(size / MB).toFixed(0)} MB`, result: `${ratio.toFixed(1)}x`, aim: '<= 15x', ok: ratio <= 15 });
+  const baseline = median(baselines);
+  const ratio = (peak - baseline) / size;
+  return row(`validate of ${(size / MB).toFixed(0)} MB: peak RSS less --version's / input size`, {
+    measured: `${(peak / MB).toFixed(0)} MB - ${(baseline / MB).toFixed(0)} MB`,
+    baseline: `${(size / MB).toFixed(0)} MB`,
+    result: `${ratio.toFixed(1)}x`,
+    aim: '<= 15x',
+    ok: ratio <= 15,
+  });
 }
 
 async function serverRow() {

@@ -147,7 +147,7 @@ export default class Apply extends Command {
           onRenewalError: (error) => printAbove(process.stderr, `warning: could not renew the lock of stack "${sanitize(connection.stack)}" (trying again): ${sanitize(error.message)}\n`),
           onReleaseError: releaseFailed,
           onWait: (held) =>
-            this.logToStderr(`waiting up to ${Math.round(flags['lock-timeout'] / 1000)} s (--lock-timeout) for the lock: ${sanitize(held ? describeLock(held) : `stack "${connection.stack}" is locked`)}`),
+            printAbove(process.stderr, `waiting up to ${Math.round(flags['lock-timeout'] / 1000)} s (--lock-timeout) for the lock: ${sanitize(held ? describeLock(held) : `stack "${connection.stack}" is locked`)}\n`),
         },
         () => observe(listing.wrap(connection.api)),
         (observed) => observed.lockObjects.policies,

@@ -104,9 +104,9 @@ export default class Plan extends Command {
     // Everything that can fail without the API, for every environment, before the first request.
     const prepared: Prepared[] = [];
     for (const run of selection.runs) prepared.push(await this.#prepare(run, { ...reading, policies }, flags['from-stack'], selection.all));
+    const reporting = selection.all ? loadSoon(() => import('@gatehouse/engine/environments')) : undefined;
     const plans = await this.#computeAll(prepared, prune, targets, isVerbose(flags));
-    if (selection.all) {
-      const reporting = loadSoon(() => import('@gatehouse/engine/environments'));
+    if (reporting) {
       const environmentPlans: EnvironmentPlan[] = plans.map((plan, i) => ({ environment: selection.runs[i]!.environment!.name, plan }));
       this.#checkTargets(plans, format);
       const { anyChanges, renderPlansJson, renderPlansMarkdown, renderPlansText } = await reporting;
@@ -130,12 +130,13 @@ export default class Plan extends Command {
             : renderText(plan, { style: terminalStyle() });
     // Flushed before any exit: on some platforms a pipe is written asynchronously.
     await new Promise<void>((resolve) => process.stdout.write(output, () => resolve()));
-    this.#sayUsage(plan);
-    this.#failOnPolicyErrors([plan], flags.out);
-    if (flags.out) {
+    // A plan that breaks a policy is not saved.
+    if (flags.out && policyErrors(plan.policy_results).length === 0) {
       await writeFileAtomic(flags.out, renderJson(plan)).catch((error: unknown) => this.#fail(error));
       this.logToStderr(`Saved the plan to ${flags.out}.`);
     }
+    this.#sayUsage(plan);
+    this.#failOnPolicyErrors([plan], flags.out);
     if (flags['detailed-exitcode'] && countChanges(plan.summary) > 0) this.exit(2);
   }
 
