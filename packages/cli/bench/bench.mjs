@@ -3,7 +3,7 @@
  * `npm run bench`: what users wait for, measured as users run it (the BUILT CLI, a fresh
  * process per command) against the reference server, each figure a ratio to a baseline
  * measured in the same run, or a count, printed with its aim and `ok` or `MISS`; then written as
- * `docs/performance.md`'s table (performance-doc.mjs). One module per row or group of rows:
+ * `docs/performance.md`'s table (performance-table.mjs). One module per row or group of rows:
  *
  * - rows/paced-apply.mjs: apply of 1,000 creates under a scaled limit; the lock's requests
  * - rows/bad-manifests.mjs: requests of validate, plan and apply of a broken manifest
@@ -18,8 +18,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { table, writeRegion } from './performance-doc.mjs';
+import { PERFORMANCE_PAGE, performanceTable, thisMachine, writePerformanceTable } from './performance-table.mjs';
 import { badManifestsRow } from './rows/bad-manifests.mjs';
 import { environmentsRow } from './rows/environments.mjs';
 import { guardRailRows } from './rows/guard-rails.mjs';
@@ -28,7 +27,6 @@ import { largePlanRows } from './rows/large-plan.mjs';
 import { pacedApplyRows } from './rows/paced-apply.mjs';
 
 const GROUPS = { paced: pacedApplyRows, bad: badManifestsRow, environments: environmentsRow, hung: hungApiRow, large: largePlanRows, rails: guardRailRows };
-const DOC = fileURLToPath(new URL('../../../docs/performance.md', import.meta.url));
 
 const only = process.env.BENCH_ONLY?.split(',').map((g) => g.trim()).filter(Boolean);
 for (const group of only ?? []) if (!(group in GROUPS)) throw new Error(`BENCH_ONLY: no group ${group}; the groups are ${Object.keys(GROUPS).join(', ')}`);
@@ -41,15 +39,15 @@ try {
     if (only && !only.includes(group)) continue;
     for (const r of await measure(work)) {
       rows.push(r);
-      console.log(`${r.ok ? 'ok  ' : 'MISS'}  ${r.name}: ${r.measured}${r.baseline !== '-' ? ` vs ${r.baseline}` : ''} -> ${r.result} (aim ${r.aim})`);
+      console.log(`${r.ok ? 'ok  ' : 'MISS'}  ${r.figure}: ${r.measured}${r.baseline !== '-' ? ` vs ${r.baseline}` : ''} -> ${r.ratio} (aim ${r.aim})`);
     }
   }
 } finally {
   rmSync(work, { recursive: true, force: true });
 }
-console.log(`\n${table(rows)}`);
+console.log(`\n${performanceTable(rows, thisMachine())}`);
 if (!only) {
-  writeRegion(DOC, table(rows));
-  console.log(`\nWrote the table of ${DOC}.`);
+  writePerformanceTable(rows);
+  console.log(`\nWrote the table of ${PERFORMANCE_PAGE}.`);
 }
 if (rows.some((r) => !r.ok)) process.exitCode = 1;

@@ -2,7 +2,7 @@
  * The one table of docs/performance.md, written by `npm run bench`: the region between
  * `<!-- bench:start -->` and `<!-- bench:end -->` is replaced with the rows of the run that just
  * finished and the machine it ran on. The prose around it is written by hand. Only a run of
- * every row replaces it (a run with BENCH_SKIP would drop rows). No history is kept: git has it.
+ * every row replaces it (a run with BENCH_ONLY would drop rows). No history is kept: git has it.
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -16,15 +16,16 @@ export const PERFORMANCE_PAGE = fileURLToPath(new URL('../../../docs/performance
 
 /**
  * The table's Markdown: one line per row (`figure`, `measured`, `baseline`, `ratio`, `aim`, `ok`,
- * as the bench's `row()` records them), then the machine and the commit it was measured on.
+ * as the bench's `row()` records them; `ratio` is the result, a ratio or a count), then the
+ * machine and the commit it was measured on (and the rounds, when the rows share a number).
  */
 export function performanceTable(rows, machine) {
   return [
-    '| Figure | gatehouse | Baseline | Ratio | Ceiling | |',
+    '| Figure | gatehouse | Baseline | Result | Aim | |',
     '|---|--:|--:|--:|---|---|',
     ...rows.map((r) => `| ${cell(r.figure)} | ${cell(r.measured)} | ${cell(r.baseline)} | ${cell(r.ratio)} | ${cell(r.aim)} | ${r.ok ? 'met' : '**missed**'} |`),
     '',
-    `Measured by \`npm run bench\` at commit ${machine.commit} on ${machine.cpus} CPUs (${machine.cpuModel}), ${machine.os}, Node ${machine.node}; ${machine.rounds} rounds.`,
+    `Measured by \`npm run bench\` at commit ${machine.commit} on ${machine.cpus} CPUs (${machine.cpuModel}), ${machine.os}, Node ${machine.node}${machine.rounds ? `; ${machine.rounds} rounds` : ''}.`,
   ].join('\n');
 }
 
@@ -42,8 +43,8 @@ export function thisMachine() {
   return { commit, cpus: cpus().length, cpuModel: cpus()[0]?.model.trim() ?? 'unknown', os: `${platform()} ${release()}`, node: process.version };
 }
 
-/** Replaces the table of `file` (docs/performance.md) with this run's rows, measured in `rounds` rounds on this machine. */
-export function writePerformanceTable(rows, { rounds }, file = PERFORMANCE_PAGE) {
-  const table = performanceTable(rows, { ...thisMachine(), rounds });
+/** Replaces the table of `file` (docs/performance.md) with this run's rows, measured on this machine (in `rounds` rounds, when given). */
+export function writePerformanceTable(rows, { rounds } = {}, file = PERFORMANCE_PAGE) {
+  const table = performanceTable(rows, { ...thisMachine(), ...(rounds ? { rounds } : {}) });
   writeFileSync(file, replaceTable(readFileSync(file, 'utf8'), table));
 }

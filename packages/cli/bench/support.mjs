@@ -12,10 +12,11 @@ export const CLI = fileURLToPath(new URL('../bin/run.js', import.meta.url));
 const PEAK_RSS = fileURLToPath(new URL('./bare/peak-rss.cjs', import.meta.url));
 
 /**
- * A row of the table: what was measured against what, and whether it meets its aim. `measured`
- * and `baseline` are as printed; `result` is the ratio or the count compared with `aim`.
+ * A row of the table (performance-table.mjs): what was measured against what, and whether it
+ * meets its aim. `measured` and `baseline` are as printed; `result` (the table's `ratio` column)
+ * is the ratio or the count compared with `aim`.
  */
-export const row = (name, { measured, baseline = '-', result, aim, ok, note }) => ({ name, measured, baseline, result, aim, ok, ...(note ? { note } : {}) });
+export const row = (figure, { measured, baseline = '-', result, aim, ok }) => ({ figure, measured, baseline, ratio: result, aim, ok });
 
 /**
  * Starts `gatehouse serve` on a free port over `db` with `key` and `args` (more flags); resolves
