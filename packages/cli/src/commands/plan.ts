@@ -2,6 +2,7 @@ import { Args, Errors, Flags } from '../oclif.js';
 import { Command } from '../command.js';
 import { checkTargetsMatched, LiveApiError, planFromRead, policyErrors, readForPlan, type EngineOptions, type Plan as PlanValue, type PlanRead } from '@gatehouse/engine/core';
 import type { EnvironmentPlan } from '@gatehouse/engine/environments';
+import type * as Render from '@gatehouse/engine/render';
 import { catchAsJson } from '../json-errors.js';
 import { failCommand, withConnection } from '../command-run.js';
 import { connectionFlags } from '../connection/flags.js';
@@ -230,7 +231,7 @@ export default class Plan extends Command {
  * `--out FILE` replaces a saved plan (its first lines say so) and nothing else: a manifest or
  * any other file named by mistake is refused, before anything is sent.
  */
-async function refuseForeignPlanFile(out: string, rendering: Promise<typeof import('@gatehouse/engine/render')>): Promise<void> {
+async function refuseForeignPlanFile(out: string, rendering: Promise<typeof Render>): Promise<void> {
   const { isSavedPlanText } = await rendering;
   if ((await foreignFiles([out], isSavedPlanText)).length === 0) return;
   throw new CliError('plan_would_overwrite', `--out ${out} is a file that is not a saved plan; refusing to replace it: name a new file (e.g. plan.json) or remove it first. Nothing was sent.`);
