@@ -57,7 +57,7 @@ function logged(server: ServeProcess): Logged[] {
 async function counted(args: string[], cwd: string, env: Record<string, string> = {}) {
   const before = [logged(serve).length, logged(other).length];
   // With --env, the environments name their targets (a GATEHOUSE_API_URL would be refused).
-  const target = args.includes('--env') ? {} : { GATEHOUSE_API_URL: serve.url, GATEHOUSE_API_KEY: KEY };
+  const target: Record<string, string> = args.includes('--env') ? {} : { GATEHOUSE_API_URL: serve.url, GATEHOUSE_API_KEY: KEY };
   const result = await runCli(args, { cwd, env: { ...target, ...env } });
   // The log line of the last answer may follow the answer by a moment.
   await new Promise((resolve) => setTimeout(resolve, 50));
