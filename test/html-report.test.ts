@@ -73,8 +73,12 @@ beforeAll(async () => {
   dir = tempDir('gatehouse-html-');
   cpSync(join(REPO_ROOT, 'examples/basic'), join(dir.path, 'manifests'), { recursive: true });
   cpSync(join(REPO_ROOT, 'examples/policies'), join(dir.path, 'policies'), { recursive: true });
-  const file = join(dir.path, 'manifests/ip-policies.yaml');
-  writeFileSync(file, readFileSync(file, 'utf8').replace('cidr: 192.0.2.0/25', 'cidr: 0.0.0.0/0'));
+  // A rule on `change` (a rule the manifests alone break fails the plan before any request: no
+  // report), broken by the rule at manifests/ip-policies.yaml:25:7.
+  writeFileSync(
+    join(dir.path, 'policies/new-rules.yaml'),
+    '- name: no-documentation-ranges\n  kind: IPPolicyRule\n  when: "change.action == \'create\'"\n  require: "!rule.cidr.startsWith(\'192.0.2.\')"\n  severity: error\n  message: "rule {rule.cidr} of IP policy {policy.name} is a documentation range"\n',
+  );
   const [plan, reason] = await Promise.all([runCli(['plan', 'manifests', '--embedded', '--format', 'html'], { cwd: dir.path, env: EXAMPLE_SECRETS }), Promise.resolve(chromiumMissing())]);
   expect(plan.code).toBe(1); // the policy error; the report is written all the same
   cliPlanHtml = plan.stdout;
@@ -128,11 +132,11 @@ describe('HTML reports in Chromium', () => {
     await page.selectOption('#filter-kind', 'IPPolicyRule');
     expect(await page.locator('#shown').innerText()).toBe('5');
     expect(await page.locator('details.item:visible').count()).toBe(5);
-    const rule = page.locator('details.item[data-kind="IPPolicyRule"]').filter({ hasText: '0.0.0.0/0' });
+    const rule = page.locator('details.item[data-kind="IPPolicyRule"]').filter({ hasText: '192.0.2.0/25' });
     await rule.locator('summary').click();
     expect(await rule.getAttribute('open')).not.toBeNull();
     await expect(rule.locator('table').innerText()).resolves.toContain('cidr');
-    expect(await rule.locator('td', { hasText: '"0.0.0.0/0"' }).isVisible()).toBe(true);
+    expect(await rule.locator('td', { hasText: '"192.0.2.0/25"' }).isVisible()).toBe(true);
     await page.selectOption('#filter-kind', '');
     expect(await page.locator('#shown').innerText()).toBe('40');
 
