@@ -23,12 +23,13 @@ export function checkCidr(text: string): CidrCheck {
   }
   let parsed: [ipaddr.IPv4 | ipaddr.IPv6, number];
   try {
-    parsed = ipaddr.parseCIDR(text);
+    // IPv4 CIDRs never hold ':' and IPv6 ones always do (ipaddr.parseCIDR would try IPv6 first).
+    parsed = isV6 ? ipaddr.IPv6.parseCIDR(text) : ipaddr.IPv4.parseCIDR(text);
   } catch {
     return { ok: false, reason: `"${text}" is not a valid IPv4 or IPv6 CIDR` };
   }
   const [address, bits] = parsed;
-  const first = (address.kind() === 'ipv4' ? ipaddr.IPv4.networkAddressFromCIDR(text) : ipaddr.IPv6.networkAddressFromCIDR(text)).toString();
+  const first = (isV6 ? ipaddr.IPv6.networkAddressFromCIDR(text) : ipaddr.IPv4.networkAddressFromCIDR(text)).toString();
   const canonical = `${first}/${bits}`;
   if (first !== address.toString()) {
     return { ok: false, reason: `"${text}" is not canonical: its range starts at ${first}; write ${canonical}` };
