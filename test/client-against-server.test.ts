@@ -62,6 +62,11 @@ describe('GatehouseClient against the reference server', () => {
     expect(failover.backends).toEqual([group.id, response.id]);
     expect(weighted.backends).toEqual({ [group.id]: 90, [response.id]: 10 });
     expect((await collect(client.backends.weighted.list())).map((b) => b.id)).toEqual([weighted.id]);
+    // Static backends at the service's own path, `tls: {}` as its examples send it.
+    const fixed = await client.backends.static.create({ address: 'db.internal:5432', tls: {} });
+    expect(fixed).toMatchObject({ id: expect.stringMatching(/^bkdsc_/), uri: expect.stringMatching(/\/backends\/static\/bkdsc_/), tls: { enabled: false } });
+    expect((await client.backends.static.update(fixed.id, { tls: { enabled: true } })).tls).toEqual({ enabled: true });
+    expect((await collect(client.backends.static.list())).map((b) => b.id)).toEqual([fixed.id]);
 
     const edge = await client.tcpEdges.create({ hostports: ['1.tcp.example.com:20022'] });
     expect(edge.backend).toBeNull();

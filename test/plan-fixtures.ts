@@ -102,15 +102,19 @@ export async function writeLive(
     return out;
   };
 
-  // Reservations first: edges' hostports name them.
+  // Reservations first: edges' hostports name them. A TCP address is the service's choice:
+  // a TCP edge's `{reserved_tcp_address: <name>}` is the address its reservation was given.
   const reservations = { ReservedDomain: '/reserved_domains', ReservedTCPAddress: '/reserved_addrs' } as const;
+  const addrs = new Map<string, string>();
   for (const [kind, path] of Object.entries(reservations)) {
     for (const doc of docs.filter((d) => d.kind === kind)) {
       const { description, metadata, ...fields } = doc.spec;
-      const created = await client.request<{ id: string }>('POST', path, { body: { ...fields, ...common({ description, metadata }, doc.name) } });
+      const created = await client.request<{ id: string; addr?: string }>('POST', path, { body: { ...fields, ...common({ description, metadata }, doc.name) } });
       ids.set(`${kind}/${doc.name}`, created.id);
+      if (created.addr !== undefined) addrs.set(doc.name, created.addr);
     }
   }
+  const hostport = (h: string | { reserved_tcp_address: string }) => (typeof h === 'string' ? h : addrs.get(h.reserved_tcp_address)!);
 
   for (const doc of docs.filter((d) => d.kind === 'IPPolicy')) {
     const { rules = [], ...spec } = doc.spec;
@@ -135,7 +139,7 @@ export async function writeLive(
       const body: Record<string, any> = { ...fields, ...common({ description, metadata }, doc.name) };
       if (type === 'failover') body.backends = fields.backends.map((b: string) => ref('Backend', b));
       if (type === 'weighted') body.backends = Object.fromEntries(Object.entries(fields.backends).map(([b, w]) => [ref('Backend', b), w]));
-      const path = `/backends/${type}`;
+      const path = `/backends/${type === 'static_address' ? 'static' : type}`;
       const created = await client.request<{ id: string }>('POST', path, { body });
       ids.set(`Backend/${doc.name}`, created.id);
     }
@@ -183,8 +187,9 @@ export async function writeLive(
   }
 
   for (const doc of docs.filter((d) => d.kind === 'TCPEdge')) {
-    const { description, metadata, ...spec } = doc.spec;
-    const edge = await client.tcpEdges.create({ ...endpointModules(spec), ...common({ description, metadata }, doc.name) });
+    const { description, metadata, hostports, ...spec } = doc.spec;
+    const body = { ...endpointModules(spec), ...(hostports ? { hostports: hostports.map(hostport) } : {}), ...common({ description, metadata }, doc.name) };
+    const edge = await client.tcpEdges.create(body);
     ids.set(`TCPEdge/${doc.name}`, edge.id);
   }
 

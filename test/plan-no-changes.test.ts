@@ -66,7 +66,7 @@ describe('live objects that match the manifests plan as no changes', () => {
       new Set(['IPPolicy', 'IPRestriction', 'BotUser', 'Backend', 'HTTPSEdge', 'TCPEdge', 'TLSEdge', 'ReservedDomain', 'ReservedTCPAddress', 'CertificateAuthority', 'EventDestination', 'EventSubscription']),
     );
     expect(new Set(manifests.filter((m) => m.kind === 'Backend').map((m) => m.spec.type))).toEqual(
-      new Set(['tunnel_group', 'http_response', 'failover', 'weighted', 'static_address']),
+      new Set(['tunnel_group', 'http_response', 'failover', 'weighted', 'static']),
     );
     const routeModules = new Set(
       manifests.filter((m) => m.kind === 'HTTPSEdge').flatMap((m) => (m.spec.routes ?? []).flatMap((r: object) => Object.keys(r))),

@@ -92,12 +92,13 @@ export const ErrorBody = Type.Object({
 export type ErrorBody = Static<typeof ErrorBody>;
 
 /**
- * A PATCH body: every field optional, unknown fields rejected, and at least one field given
- * (the service answers a PATCH with no fields at all with a 400). Fields may be passed as
- * they are in the create body; they are all made optional here.
+ * A PATCH body: every field optional, unknown fields rejected. A body with no field at all is
+ * accepted and changes nothing, as the service answers it (its own documentation sends
+ * `PATCH .../sources/{type}` with `{}`). Fields may be passed as they are in the create body;
+ * they are all made optional here.
  */
 export function UpdateBody<T extends TProperties>(properties: T) {
-  return Type.Partial(Type.Object(properties), { additionalProperties: false, minProperties: 1 });
+  return Type.Partial(Type.Object(properties), { additionalProperties: false });
 }
 
 /** Object schema that rejects unknown properties, the default for every request body. */

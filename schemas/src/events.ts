@@ -10,7 +10,8 @@ export const EVENT_VERSION_SUFFIX = '.v0';
 
 /**
  * Resources whose changes emit the `<resource>_created.v0`, `_updated.v0` and `_deleted.v0`
- * triple (api-spec 6.3, "created, updated, deleted triple unless noted").
+ * triple (api-spec 6.3, "created, updated, deleted triple unless noted"), and the vaults and
+ * their secrets, whose triples the service documents beside them.
  */
 export const AUDITED_RESOURCES = [
   'api_key',
@@ -21,6 +22,7 @@ export const AUDITED_RESOURCES = [
   'ip_policy',
   'ip_policy_rule',
   'ip_restriction',
+  'secret',
   'ssh_certificate_authority',
   'ssh_host_certificate',
   'ssh_public_key',
@@ -28,6 +30,7 @@ export const AUDITED_RESOURCES = [
   'tcp_address',
   'tls_certificate',
   'tunnel_credential',
+  'vault',
 ] as const;
 
 export const AUDIT_ACTIONS = ['created', 'updated', 'deleted'] as const;

@@ -2,7 +2,7 @@
  * Round trip through the engine and the reference server, in process: every manifest the engine
  * can normalize applies (the server accepts the request bodies built from the normal form), and
  * reads back as the same normal form (a second plan is empty). The manifests cover every kind
- * (reservations, TLS edges and static address backends included) and every module in its
+ * (reservations, TLS edges and static backends included) and every module in its
  * minimal and its fullest forms, with the reservation check on, as the service has it.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -67,17 +67,18 @@ function manifests(policyId: string): string {
   return [
     `kind: ReservedDomain\nname: wildcard\nspec: {domain: "*.example.com", certificate_management_policy: {private_key_type: ecdsa}}\n`,
     `kind: ReservedDomain\nname: apex\nspec: {domain: example.org, description: apex}\n`,
-    `kind: ReservedTCPAddress\nname: ssh\nspec: {addr: 3.tcp.example.com:22022, region: au}\n`,
+    `kind: ReservedDomain\nname: own\nspec: {domain: round-trip.ngrok.app, region: eu}\n`,
+    `kind: ReservedTCPAddress\nname: ssh\nspec: {region: au}\n`,
     `kind: IPPolicy\nname: office\nspec:\n  rules: [{cidr: 192.0.2.0/24, action: allow}, {cidr: "2001:DB8::/32", action: deny, description: v6}]\n`,
     `kind: IPRestriction\nname: dashboard\nspec: {type: dashboard, ip_policies: [office]}\n`,
     `kind: BotUser\nname: ci\nspec: {name: "new bot user from API", active: false}\n`,
     `kind: Backend\nname: web\nspec: {type: tunnel_group, labels: {app: web}}\n`,
-    `kind: Backend\nname: db\nspec: {type: static_address, address: "db.internal:5432"}\n`,
+    `kind: Backend\nname: db\nspec: {type: static, address: "db.internal:5432", tls: {}}\n`,
     `kind: Backend\nname: db-tls\nspec: {type: static_address, address: "10.0.0.9:443", tls: {enabled: true}}\n`,
     `kind: CertificateAuthority\nname: ca\nspec:\n  ca_pem: |\n${indent(FIXTURE_CA.trim(), 4)}\n`,
     `kind: HTTPSEdge\nname: all\nspec:\n  hostports: ["all.example.com:443", "example.org:443"]\n  mutual_tls: {certificate_authorities: [ca]}\n  tls_termination: {min_version: "1.3"}\n  routes:\n${indent(routes.join('\n'), 4)}\n`,
     ...oauthEdges,
-    `kind: TCPEdge\nname: ssh\nspec: {hostports: ["3.tcp.example.com:22022"], backend: {backend: db}, ip_restriction: {ip_policies: [office]}}\n`,
+    `kind: TCPEdge\nname: ssh\nspec: {hostports: [{reserved_tcp_address: ssh}], backend: {backend: db}, ip_restriction: {ip_policies: [office]}}\n`,
     `kind: TLSEdge\nname: passthrough\nspec: {hostports: ["db.example.com:443"], backend: {backend: db-tls}, tls_termination: {terminate_at: upstream}, mutual_tls: {certificate_authorities: []}}\n`,
     `kind: TLSEdge\nname: terminated\nspec: {hostports: ["db2.example.com:443"], tls_termination: {min_version: "1.2"}, traffic_policy: {value: "{}", enabled: false}}\n`,
     `kind: EventDestination\nname: dd\nspec: {target: {datadog: {api_key: dd-key, ddtags: "env:test", service: gatehouse, ddsite: datadoghq.eu}}}\n`,

@@ -46,6 +46,8 @@ import type {
   IpRestriction,
   IpRestrictionCreate,
   IpRestrictionUpdate,
+  StaticBackend,
+  StaticBackendCreate,
   TcpEdge,
   TcpEdgeCreate,
   TcpEdgeUpdate,
@@ -122,6 +124,7 @@ export class GatehouseClient {
       httpResponse: listableCollection<HttpResponseBackend, HttpResponseBackendCreate, BackendUpdate<HttpResponseBackendCreate>>(t, '/backends/http_response', 'backends'),
       failover: listableCollection<FailoverBackend, FailoverBackendCreate, BackendUpdate<FailoverBackendCreate>>(t, '/backends/failover', 'backends'),
       weighted: listableCollection<WeightedBackend, WeightedBackendCreate, BackendUpdate<WeightedBackendCreate>>(t, '/backends/weighted', 'backends'),
+      static: listableCollection<StaticBackend, StaticBackendCreate, BackendUpdate<StaticBackendCreate>>(t, '/backends/static', 'backends'),
     };
     this.certificateAuthorities = listableCollection<CertificateAuthority, CertificateAuthorityCreate, CertificateAuthorityUpdate>(
       t,

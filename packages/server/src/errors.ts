@@ -23,7 +23,6 @@ export const ERROR_CODES = {
   invalid_encoding: { status: 400, doc: 'A string in the body is not valid UTF-8, or holds a lone surrogate (`\\ud800` without its pair); `details.field` names it.' },
   unexpected_body: { status: 400, doc: 'A body was sent to an endpoint that takes none (GET, DELETE).' },
   missing_body: { status: 400, doc: 'The endpoint needs a JSON object body.' },
-  empty_update: { status: 400, doc: 'An update (PATCH) named no field to change.' },
   unknown_field: { status: 400, doc: 'The body has a field the endpoint does not accept.' },
   missing_field: { status: 400, doc: 'A required field is missing.' },
   invalid_type: { status: 400, doc: 'A field has a value of the wrong type.' },

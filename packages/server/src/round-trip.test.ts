@@ -38,7 +38,7 @@ const REF_INPUTS: Record<string, string> = {
 };
 /** Fields a response carries that no request writes (server-chosen or derived). */
 const READ_ONLY = new Set([
-  'id', 'uri', 'created_at', 'edge_id', 'routes', 'tunnels', 'cname_target', 'acme_challenge_cname_target',
+  'id', 'uri', 'created_at', 'edge_id', 'routes', 'tunnels', 'cname_target', 'acme_challenge_cname_target', 'addr',
   'entity_id', 'assertion_consumer_service_url', 'single_logout_url', 'request_signing_certificate_pem', 'metadata_url',
   'subject_common_name', 'not_before', 'not_after', 'key_usages', 'extended_key_usages',
 ]);
@@ -108,8 +108,8 @@ const SAMPLES: Record<string, Sample[]> = {
     { path: '/backends/http_response', body: () => ({ body: 'x', headers: { 'X-A': '1' }, status_code: 503 }) },
     { path: '/backends/failover', body: () => ({ backends: [ids.backend] }) },
     { path: '/backends/weighted', body: () => ({ backends: { [ids.backend]: 0 } }) },
-    { path: '/backends/static_address', body: () => ({ address: 'app.internal:8080' }) },
-    { path: '/backends/static_address', body: () => ({ address: '10.0.0.1:443', tls: { enabled: true } }) },
+    { path: '/backends/static', body: () => ({ address: 'app.internal:8080' }) },
+    { path: '/backends/static', body: () => ({ address: '10.0.0.1:443', tls: { enabled: true } }) },
   ],
   certificate_authority: [{ path: '/certificate_authorities', body: () => ({ ca_pem: FIXTURE_CA, description: 'd' }), createOnly: ['ca_pem'] }],
   event_destination: [
@@ -142,13 +142,15 @@ const SAMPLES: Record<string, Sample[]> = {
   ],
   reservations: [
     { path: '/reserved_domains', body: () => ({ domain: 'rt.example.com' }), unique: (i, n) => ({ ...i, domain: `rt${n}.example.com` }), createOnly: ['domain'] },
+    { path: '/reserved_domains', body: () => ({ domain: 'rt.ngrok.app', region: 'eu' }), unique: (i, n) => ({ ...i, domain: `rt${n}.ngrok.app` }), createOnly: ['domain', 'region'] },
     {
       path: '/reserved_domains',
       body: () => ({ domain: '*.wild.example.com', certificate_management_policy: { private_key_type: 'ecdsa' } }),
       unique: (i, n) => ({ ...i, domain: `*.w${n}.example.com` }),
       createOnly: ['domain'],
     },
-    { path: '/reserved_addrs', body: () => ({ region: 'eu' }), createOnly: ['addr', 'region'], unique: (i, n) => ({ ...i, addr: `${n}.tcp.example.com:2000${n}` }) },
+    // Each create is assigned an address of its own: `unique` keeps the input as it is.
+    { path: '/reserved_addrs', body: () => ({ region: 'eu' }), createOnly: ['region'], unique: (i) => i },
   ],
   edges: [
     { path: '/edges/https', body: () => ({}) },

@@ -2,9 +2,10 @@
  * Backends (`/backends/<kind>`), the objects that endpoint backend modules point at. Five
  * kinds, shaped as the service shapes them: tunnel_group (labels), http_response (body,
  * headers, status_code), failover (an ordered list of backend ids), weighted (backend id ->
- * weight 0..10000) and static_address (`address` host:port, `tls.enabled`, false when
- * unspecified). Composite backends (failover, weighted) return the ids they were given,
- * not Refs. Every list uses the envelope key `backends`.
+ * weight 0..10000) and static (`/backends/static`, ids `bkdsc_`: `address` host:port and
+ * `tls.enabled`, false when unspecified, `tls: {}` included). Composite backends (failover,
+ * weighted) return the ids they were given, not Refs. Every list uses the envelope key
+ * `backends`.
  */
 import { Type, type Static, type TProperties } from '@sinclair/typebox';
 import { BODY_MAX_BYTES, Description, Metadata, Ref, listEnvelope, resourceBase, UpdateBody } from '../common.js';
@@ -70,24 +71,25 @@ export const WeightedBackendUpdate = updateBody({ backends: Weights });
 export const WeightedBackend = Type.Object({ ...resourceBase, backends: Type.Record(Type.String(), Type.Integer()) });
 export const WeightedBackendList = listEnvelope('backends', WeightedBackend);
 
-/** `host:port` of a static address backend. */
+/** `host:port` of a static backend. */
 const Address = Type.String({
   minLength: 3,
   maxLength: 260,
   pattern: '^[^\\s:/]+:[1-9][0-9]{0,4}$',
   description: 'host:port to forward to, e.g. 10.0.0.5:8080 or app.internal:443',
 });
+/** The service sends `tls: {}` in its own examples: `enabled` is false when left out. */
 const StaticTls = Type.Object(
-  { enabled: Type.Boolean({ description: 'connect to the address over TLS' }) },
+  { enabled: Type.Optional(Type.Boolean({ description: 'connect to the address over TLS; false when unspecified' })) },
   { additionalProperties: false },
 );
-export const StaticAddressBackendCreate = createBody({ address: Address, tls: Type.Optional(StaticTls) });
-export const StaticAddressBackendUpdate = updateBody({ address: Address, tls: StaticTls });
-export const StaticAddressBackend = Type.Object({ ...resourceBase, address: Type.String(), tls: Type.Object({ enabled: Type.Boolean() }) });
-export const StaticAddressBackendList = listEnvelope('backends', StaticAddressBackend);
+export const StaticBackendCreate = createBody({ address: Address, tls: Type.Optional(StaticTls) });
+export const StaticBackendUpdate = updateBody({ address: Address, tls: StaticTls });
+export const StaticBackend = Type.Object({ ...resourceBase, address: Type.String(), tls: Type.Object({ enabled: Type.Boolean() }) });
+export const StaticBackendList = listEnvelope('backends', StaticBackend);
 
-export type StaticAddressBackendCreate = Static<typeof StaticAddressBackendCreate>;
-export type StaticAddressBackend = Static<typeof StaticAddressBackend>;
+export type StaticBackendCreate = Static<typeof StaticBackendCreate>;
+export type StaticBackend = Static<typeof StaticBackend>;
 export type TunnelGroupBackendCreate = Static<typeof TunnelGroupBackendCreate>;
 export type TunnelGroupBackend = Static<typeof TunnelGroupBackend>;
 export type HttpResponseBackendCreate = Static<typeof HttpResponseBackendCreate>;

@@ -4,11 +4,12 @@
  * a reserved wildcard domain `*.example.com`), a TCP edge's hostport is a reserved TCP address.
  *
  * A reserved domain is created with its `domain`, which never changes; the service fills in
- * `cname_target` (the DNS CNAME target for a custom domain), `acme_challenge_cname_target`
- * (wildcard domains only) and the certificate management policy it uses. A reserved TCP
- * address is assigned at creation (`addr`, `hostname:port`) in a region (`us` when
- * unspecified); the reference server also takes the `addr` to assign, so that manifests, tests
- * and demos can declare the addresses their TCP edges use.
+ * `cname_target` (the DNS CNAME target for a custom domain; null for a subdomain of the
+ * service's own domains, which needs no DNS record), `acme_challenge_cname_target` (custom
+ * wildcard domains only) and the certificate management policy it uses. `region` is
+ * deprecated (the service routes domains globally): accepted on create and echoed, null when
+ * not given, never updated. A reserved TCP address is assigned by the service at creation
+ * (`addr`, `hostname:port`, read-only) in a region (`us` when unspecified).
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { Description, Metadata, Nullable, Strict, StringEnum, listEnvelope, resourceBase, UpdateBody } from '../common.js';
@@ -32,33 +33,34 @@ const PolicyOut = Strict({ authority: StringEnum(CERTIFICATE_AUTHORITIES), priva
 
 const common = { description: Type.Optional(Description), metadata: Type.Optional(Metadata) };
 
+export const TCP_ADDRESS_REGIONS = ['us', 'eu', 'ap', 'au', 'sa', 'jp', 'in', 'us-cal-1'] as const;
+
+/** Deprecated on domains: the service accepts it on create and echoes it, and routes globally whatever it says. */
+export const DomainRegion = StringEnum(TCP_ADDRESS_REGIONS, {
+  description: 'deprecated: domains are served from every region; accepted on create and echoed, never updated',
+});
+
 export const ReservedDomainCreate = Strict({
   ...common,
   domain: DomainName,
+  region: Type.Optional(DomainRegion),
   certificate_management_policy: Type.Optional(PolicyIn),
 });
 export const ReservedDomainUpdate = UpdateBody({ ...common, certificate_management_policy: PolicyIn });
 export const ReservedDomain = Type.Object({
   ...resourceBase,
   domain: Type.String(),
+  region: Nullable(Type.String()),
   cname_target: Nullable(Type.String()),
   acme_challenge_cname_target: Nullable(Type.String()),
   certificate_management_policy: PolicyOut,
 });
 export const ReservedDomainList = listEnvelope('reserved_domains', ReservedDomain);
 
-export const TCP_ADDRESS_REGIONS = ['us', 'eu', 'ap', 'au', 'sa', 'jp', 'in', 'us-cal-1'] as const;
 export const TcpAddressRegion = StringEnum(TCP_ADDRESS_REGIONS, { description: 'region of the address; us when unspecified' });
-export const TcpAddr = Type.String({
-  minLength: 3,
-  pattern: '^[a-zA-Z0-9.-]+:[1-9][0-9]{0,4}$',
-  description: 'hostname:port of the address, e.g. 1.tcp.example.com:20022',
-});
-
 export const ReservedAddrCreate = Strict({
   ...common,
   region: Type.Optional(TcpAddressRegion),
-  addr: Type.Optional(TcpAddr),
 });
 export const ReservedAddrUpdate = UpdateBody(common);
 export const ReservedAddr = Type.Object({ ...resourceBase, addr: Type.String(), region: Type.String() });

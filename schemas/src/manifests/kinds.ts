@@ -24,7 +24,7 @@ import {
 } from '../api/endpoint-modules.js';
 import { EndpointOAuthInput, EndpointOidcInput, EndpointSamlInput } from '../api/auth-modules.js';
 import { ManifestDocument, Reference, References } from './common.js';
-import { CERTIFICATE_AUTHORITIES, DomainName, PRIVATE_KEY_TYPES, TcpAddr, TcpAddressRegion } from '../api/reservations.js';
+import { CERTIFICATE_AUTHORITIES, DomainName, DomainRegion, PRIVATE_KEY_TYPES, TcpAddressRegion } from '../api/reservations.js';
 import { CertificateAuthorityManifest } from './certificate-authority.js';
 import { EventDestinationManifest } from './event-destination.js';
 import { EventSubscriptionManifest } from './event-subscription.js';
@@ -86,28 +86,36 @@ export const WeightedBackendSpec = backendSpec('weighted', {
     description: 'Backend manifest name (or "id:<id>" for an unmanaged backend) -> weight 0..10000',
   }),
 });
-export const StaticAddressBackendSpec = backendSpec('static_address', {
+const staticFields = {
   address: Type.String({ minLength: 3, pattern: '^[^\\s:/]+:[1-9][0-9]{0,4}$', description: 'host:port to forward to, e.g. 10.0.0.5:8080' }),
-  tls: Type.Optional(Strict({ enabled: Type.Boolean({ description: 'connect over TLS; false when unspecified' }) })),
-});
-export const BACKEND_TYPES = ['tunnel_group', 'http_response', 'failover', 'weighted', 'static_address'] as const;
+  tls: Type.Optional(Strict({ enabled: Type.Optional(Type.Boolean({ description: 'connect over TLS; false when unspecified' })) })),
+};
+export const StaticBackendSpec = backendSpec('static', staticFields);
+/** The name gatehouse used before the service's own (`static`): still read, as `static`. */
+export const StaticAddressBackendSpec = backendSpec('static_address', staticFields);
+export const BACKEND_TYPES = ['tunnel_group', 'http_response', 'failover', 'weighted', 'static'] as const;
 export const BackendSpec = Type.Unsafe<
   | Static<typeof TunnelGroupBackendSpec>
   | Static<typeof HttpResponseBackendSpec>
   | Static<typeof FailoverBackendSpec>
   | Static<typeof WeightedBackendSpec>
+  | Static<typeof StaticBackendSpec>
   | Static<typeof StaticAddressBackendSpec>
 >({
   type: 'object',
   required: ['type'],
-  properties: { type: StringEnum(BACKEND_TYPES, { description: 'the backend kind; cannot change (replaced)' }) },
+  properties: {
+    type: StringEnum([...BACKEND_TYPES, 'static_address'], {
+      description: 'the backend kind; cannot change (replaced). static_address is the former name of static, read as static',
+    }),
+  },
   discriminator: { propertyName: 'type' },
-  oneOf: [TunnelGroupBackendSpec, HttpResponseBackendSpec, FailoverBackendSpec, WeightedBackendSpec, StaticAddressBackendSpec],
+  oneOf: [TunnelGroupBackendSpec, HttpResponseBackendSpec, FailoverBackendSpec, WeightedBackendSpec, StaticBackendSpec, StaticAddressBackendSpec],
 });
 export const BackendManifest = ManifestDocument(
   'Backend',
   BackendSpec,
-  'a backend: tunnel_group, http_response, failover, weighted or static_address',
+  'a backend: tunnel_group, http_response, failover, weighted or static',
 );
 
 // --- modules with references -------------------------------------------------------------------
@@ -150,9 +158,25 @@ export const HttpsEdgeSpec = Strict({
 export const HttpsEdgeManifest = ManifestDocument('HTTPSEdge', HttpsEdgeSpec, 'an HTTPS edge, its modules and its routes');
 
 // --- TCP edges ---------------------------------------------------------------------------------
+/**
+ * A TCP edge's hostport: a reserved `hostname:port` written out, or the address the service
+ * assigned to a ReservedTCPAddress (which no manifest can know before it exists), by reference.
+ */
+export const TcpHostport = Type.Union(
+  [
+    Type.String({ minLength: 1, description: 'hostname:port of a reserved TCP address, e.g. 1.tcp.example.com:20022' }),
+    Strict(
+      { reserved_tcp_address: Reference },
+      'the address the service assigned to a reserved TCP address: its ReservedTCPAddress manifest name, or {id} of one gatehouse does not manage; resolved when the edge is applied',
+    ),
+  ],
+  { description: 'a reserved hostname:port, or {reserved_tcp_address: <ReservedTCPAddress name>}' },
+);
 export const TcpEdgeSpec = Strict({
   ...common,
-  hostports: Type.Optional(Hostports),
+  hostports: Type.Optional(
+    Type.Array(TcpHostport, { description: 'the reserved TCP addresses served by the edge; each belongs to at most one edge' }),
+  ),
   backend: Type.Optional(BackendModuleSpec),
   ip_restriction: Type.Optional(IpRestrictionModuleSpec),
   traffic_policy: Type.Optional(EndpointTrafficPolicyInput),
@@ -175,6 +199,7 @@ export const TlsEdgeManifest = ManifestDocument('TLSEdge', TlsEdgeSpec, 'a TLS e
 export const ReservedDomainSpec = Strict({
   ...common,
   domain: DomainName,
+  region: Type.Optional(DomainRegion),
   certificate_management_policy: Type.Optional(
     Strict({
       authority: Type.Optional(StringEnum(CERTIFICATE_AUTHORITIES)),
@@ -190,12 +215,11 @@ export const ReservedDomainManifest = ManifestDocument(
 export const ReservedTcpAddressSpec = Strict({
   ...common,
   region: Type.Optional(TcpAddressRegion),
-  addr: Type.Optional(TcpAddr),
 });
 export const ReservedTcpAddressManifest = ManifestDocument(
   'ReservedTCPAddress',
   ReservedTcpAddressSpec,
-  "a reserved TCP address (hostname:port) that a TCP edge's hostports use; addr identifies an existing one, or is assigned",
+  "a reserved TCP address: the service assigns its hostname:port, which TCP edges use as {reserved_tcp_address: <name>}",
 );
 
 /** Every manifest kind and its document schema. */

@@ -2,6 +2,8 @@
  * The executor against an in-memory API: order, concurrency, failures, lost answers, saved
  * plans and the safety rails. Manifests are real files in a temporary directory.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { manifestDirs } from '../testing/manifest-dirs.js';
 import { parseMarker } from '../identity/marker.js';
@@ -156,20 +158,24 @@ describe('order', () => {
     expect((await apply(api, dir, { prune: true, force: true })).ok).toBe(true);
   });
 
-  it('creates the reservations an edge\'s hostports name before the edge, and replans empty', async () => {
+  it('creates the reservations an edge\'s hostports name before the edge, sends the assigned address, and replans empty', async () => {
     const api = new MemoryLiveApi();
     const dir = manifests(`
 kind: ReservedDomain
 name: wildcard
-spec: {domain: "*.example.com"}
+spec: {domain: "*.example.com", region: eu}
 ---
 kind: ReservedTCPAddress
 name: ssh
-spec: {addr: 1.tcp.example.com:20022}
+spec: {region: eu}
 ---
 kind: Backend
 name: db
-spec: {type: static_address, address: "10.0.0.5:5432", tls: {enabled: true}}
+spec: {type: static, address: "10.0.0.5:5432", tls: {enabled: true}}
+---
+kind: Backend
+name: cache
+spec: {type: static_address, address: "10.0.0.6:6379", tls: {}}
 ---
 kind: TLSEdge
 name: db
@@ -180,7 +186,7 @@ spec:
 ---
 kind: TCPEdge
 name: ssh
-spec: {hostports: ["1.tcp.example.com:20022"], backend: {backend: db}}
+spec: {hostports: [{reserved_tcp_address: ssh}], backend: {backend: db}}
 ---
 kind: HTTPSEdge
 name: api
@@ -193,7 +199,19 @@ spec: {hostports: ["api.example.com:443"]}
     expect(at('/reserved_domains')).toBeLessThan(at('/edges/tls'));
     expect(at('/reserved_domains')).toBeLessThan(at('/edges/https'));
     expect(at('/reserved_addrs')).toBeLessThan(at('/edges/tcp'));
-    expect(log.find((r) => r.path === '/backends/static_address')!.body).toMatchObject({ address: '10.0.0.5:5432', tls: { enabled: true } });
+    // The deprecated region is sent on create; the address is the service's, sent to the edge.
+    expect(log.find((r) => r.path === '/reserved_domains')!.body).toMatchObject({ region: 'eu' });
+    expect(log.find((r) => r.path === '/reserved_addrs')!.body).not.toHaveProperty('addr');
+    const [assigned] = api.objects('/reserved_addrs');
+    expect(log.find((r) => r.path === '/edges/tcp')!.body).toMatchObject({ hostports: [assigned!.addr] });
+    // Both spellings of the static type reach the service's path; `tls: {}` is disabled.
+    expect(log.filter((r) => r.path === '/backends/static').map((r) => r.body)).toEqual([
+      expect.objectContaining({ address: '10.0.0.5:5432', tls: { enabled: true } }),
+      expect.objectContaining({ address: '10.0.0.6:6379', tls: { enabled: false } }),
+    ]);
+    expect((await apply(api, dir)).steps).toEqual([]);
+    // The region of a domain is not updated (the service cannot): a change there is no change.
+    rewrite(dir, readFileSync(join(dir, 'main.yaml'), 'utf8').replace('region: eu}', 'region: us}'));
     expect((await apply(api, dir)).steps).toEqual([]);
   });
 

@@ -9,7 +9,7 @@
  * 4. Per change, once all its parts settled: a `StepResult` (reported through `onStep`), then
  *    the summary.
  */
-import { referenceTokens } from '../plan/reference-tokens.js';
+import { liveObjectsById, referenceTokens } from '../plan/reference-tokens.js';
 import type { LiveApi } from '../ports.js';
 import { LiveApiError } from '../ports.js';
 import { executePart, StaleChange, type PartValue } from './execute.js';
@@ -57,6 +57,7 @@ export async function executeApply(prepared: PreparedApply, api: LiveApi, option
     ids: prepared.ids,
     addresses: prepared.addresses,
     tokens: referenceTokens(prepared.matching),
+    objects: liveObjectsById(prepared.matching),
     metadataFor: prepared.metadataFor,
   };
 

@@ -7,9 +7,9 @@
 import type { CallContext } from '../kinds/types.js';
 import type { DesiredObject } from '../desired.js';
 import { liveNormal } from '../identity/normal-form.js';
-import { canonical, ignoreServerChosen } from '../identity/normal-form.js';
+import { canonical, comparableLive } from '../identity/normal-form.js';
 import { changedFields } from '../plan/diff.js';
-import type { LiveApi } from '../ports.js';
+import type { ApiObject, LiveApi } from '../ports.js';
 import { runCalls, type CallOptions } from './calls.js';
 import type { Part } from './graph.js';
 import type { Refusal } from './model.js';
@@ -31,6 +31,8 @@ export interface ExecuteEnv extends CallOptions {
   addresses: Set<string>;
   /** Live id -> desired address, as the plan canonicalizes references. */
   tokens: Map<string, string>;
+  /** Live id -> the object as read; creates add what they answered (references by value read it). */
+  objects: Map<string, ApiObject>;
   metadataFor(d: DesiredObject): string | undefined;
 }
 
@@ -49,16 +51,23 @@ export async function executePart(part: Part, env: ExecuteEnv): Promise<PartValu
     if (env.addresses.has(token)) throw new Error(`${token} has no live id yet (it was not created)`);
     return token;
   };
+  // A reference by value (a TCP edge's hostport): the field of the object the token names.
+  const referencedValue = (token: string, field: string): string | undefined => {
+    const value = env.objects.get(env.ids.get(token) ?? token)?.[field];
+    if (typeof value === 'string') return value;
+    if (env.addresses.has(token)) throw new Error(`${token} has no ${field} yet (it was not created)`);
+    return undefined;
+  };
 
   if (part.kind === 'delete') {
-    const ctx: CallContext = { id: o!.id, resolve, ...(o!.parentId !== undefined ? { parentId: o!.parentId } : {}) };
+    const ctx: CallContext = { id: o!.id, resolve, referencedValue, ...(o!.parentId !== undefined ? { parentId: o!.parentId } : {}) };
     const { requests } = await runCalls(o!.descriptor.calls.delete(liveNormal(o!), ctx), env);
     return { id: o!.id, requests };
   }
 
   const metadata = env.metadataFor(d!);
   const parentId = d!.parent !== undefined ? (env.ids.get(d!.parent) ?? o?.parentId) : o?.parentId;
-  const base: CallContext = { resolve, ...(metadata !== undefined ? { metadata } : {}), ...(parentId !== undefined ? { parentId } : {}) };
+  const base: CallContext = { resolve, referencedValue, ...(metadata !== undefined ? { metadata } : {}), ...(parentId !== undefined ? { parentId } : {}) };
 
   if (part.kind === 'create') {
     const calls = d!.descriptor.calls.create(d!.normal, base);
@@ -67,12 +76,13 @@ export async function executePart(part: Part, env: ExecuteEnv): Promise<PartValu
     const id = typeof first?.id === 'string' ? first.id : undefined;
     if (id === undefined) throw new Error(`the API answered the create of ${change.address} without an id`);
     env.ids.set(d!.address, id);
+    env.objects.set(id, first!);
     return { id, requests };
   }
 
   // update, repoint, marker refresh: the fields that differ now, plus references to re-point.
   const after = canonical(d!.descriptor, d!.normal, env.tokens);
-  const before = ignoreServerChosen(d!.descriptor, after, canonical(o!.descriptor, liveNormal(o!), env.tokens));
+  const before = comparableLive(d!.descriptor, after, canonical(o!.descriptor, liveNormal(o!), env.tokens));
   const changed = part.kind === 'repoint' ? [] : changedFields(before, after);
   for (const field of part.extraFields) if (!changed.includes(field)) changed.push(field);
   const calls = d!.descriptor.calls.update(liveNormal(o!), d!.normal, changed, { ...base, id: o!.id });

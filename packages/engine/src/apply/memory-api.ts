@@ -33,7 +33,7 @@ const PREFIX: Record<string, string> = {
   '/backends/failover': 'bkdfo',
   '/backends/weighted': 'bkdwd',
   '/backends/http_response': 'bkdhr',
-  '/backends/static_address': 'bkdsa',
+  '/backends/static': 'bkdsc',
   '/edges/tls': 'edgtls',
   '/reserved_domains': 'rd',
   '/reserved_addrs': 'ra',
@@ -89,6 +89,8 @@ export class MemoryLiveApi implements LiveApi {
         if (!this.collections.has(path)) throw new LiveApiError(`no collection ${path}`, 404, 'not_found', false);
         this.uniqueBotName(path, body);
         if (path === '/edges/https') object.routes = [];
+        // The service assigns a reserved TCP address's `addr`.
+        if (path === '/reserved_addrs') object.addr = `${this.next}.tcp.memory.invalid:${20_000 + this.next}`;
         this.collections.get(path)!.push(object);
       }
       return structuredClone(object);

@@ -15,7 +15,7 @@
  * 4. One file per manifest kind, documents sorted by name (files.ts).
  * Pure apart from observe: the caller writes the files.
  */
-import { MANIFEST_KINDS, childrenOf } from '../kinds/index.js';
+import { MANIFEST_KINDS, childrenOf, referencedValueField } from '../kinds/index.js';
 import type { LiveObject } from '../live.js';
 import type { LiveApi } from '../ports.js';
 import { readRegistry } from '../bot-registry/records.js';
@@ -74,7 +74,12 @@ export async function exportLive(options: ExportOptions): Promise<ExportResult> 
   const withNormal = chosen.map((o) => ({ live: o, normal: liveNormal(o) }));
   const names = nameObjects(withNormal, stack, recordedName);
   const refNames = new Map<string, string>();
-  for (const [o, name] of names) refNames.set(`${o.descriptor.kind}/${o.id}`, name);
+  for (const [o, name] of names) {
+    refNames.set(`${o.descriptor.kind}/${o.id}`, name);
+    // What references by value name it by (a reserved TCP address's `addr`, a TCP edge's hostport).
+    const field = referencedValueField(o.descriptor.kind);
+    if (field !== undefined && typeof o.raw[field] === 'string') refNames.set(`${o.descriptor.kind}/${String(o.raw[field])}`, name);
+  }
 
   const secrets: SecretPlaceholder[] = [];
   const taken = new Set<string>();

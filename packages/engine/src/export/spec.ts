@@ -2,7 +2,9 @@
  * One live object's normal form -> the spec of a manifest, the reverse of resolve + fromManifest:
  *
  * - references: a live id becomes the name of the exported object it belongs to, or `{id}`
- *   (`id:<id>` for a weighted backend's key) when that object is not exported;
+ *   (`id:<id>` for a weighted backend's key) when that object is not exported; a reference by
+ *   value (a TCP edge's hostport) becomes `{reserved_tcp_address: <name>}` when the value is
+ *   an exported object's (`names` holds `Kind/<value>` too), else stays the value;
  * - secrets: a non-empty value at a sensitive path (a write-only one included) becomes
  *   `${env:VARIABLE}`, and stays even where the normal form cannot tell it is there;
  * - server defaults: every map key whose removal leaves the normal form unchanged is left out
@@ -25,16 +27,19 @@ export function toManifestSpec(descriptor: KindDescriptor, normal: Spec, ctx: Sp
   let spec: unknown = escapeEnv(normal);
   for (const ref of descriptor.refs) {
     const isKey = ref.pattern.at(-1) === '{}';
+    const byValue = ref.byValue;
     spec = rewrite(spec, ref.pattern, (value) => {
       const id = String(value);
       const named = ctx.names.get(`${ref.kind}/${id}`);
+      // A value (a TCP edge's hostport) names an exported object by reference, else stays written out.
+      if (byValue) return named !== undefined ? { [byValue.field]: named } : value;
       if (named !== undefined) return named;
       return isKey ? `id:${id}` : { id };
     });
   }
   for (const ref of descriptor.refs.filter((r) => r.set)) {
-    // A set of references in a stable, readable order: names, then ids.
-    const rank = (v: unknown) => (typeof v === 'string' ? `0${v}` : `1${String((v as { id: string }).id)}`);
+    // A set of references in a stable, readable order: names (or values), then the others.
+    const rank = (v: unknown) => (typeof v === 'string' ? `0${v}` : `1${canonicalJson(v)}`);
     spec = rewrite(spec, ref.pattern.slice(0, -1), (list) => (Array.isArray(list) ? [...list].sort((a, b) => rank(a).localeCompare(rank(b))) : list));
   }
   for (const pattern of descriptor.sensitive) {

@@ -8,19 +8,21 @@
  *   `desiredHash(desired) !== marker.hash`;
  * - `childrenHash`: over the natural keys of the children a parent's manifest declared.
  *
- * Fields an ignore rule names (`DesiredObject.ignore`, plan/ignore.ts) are left out of both
- * sides: what others own never makes a marker's hash differ. Without rules the text is as it
- * always was.
+ * Fields an ignore rule names (`DesiredObject.ignore`, plan/ignore.ts) and a kind's create-only
+ * fields (kinds/types.ts `createOnly`) are left out of both sides: what others own, or what no
+ * update can change, never makes a marker's hash differ. Without them the text is as it always
+ * was.
  *
  * Every hash is the first 16 hex digits of sha256 over canonical JSON: the text must never
  * change, or every marker reads as changed.
  */
 import { createHash } from 'node:crypto';
 import type { DesiredObject } from '../desired.js';
+import type { KindDescriptor, Spec } from '../kinds/types.js';
 import type { LiveObject } from '../live.js';
 import { canonicalJson } from './canonical-json.js';
 import { mask } from './mask.js';
-import { canonical, ignoreServerChosen, liveNormal } from './normal-form.js';
+import { canonical, comparableLive, liveNormal } from './normal-form.js';
 import { withoutIgnored } from './ignored-fields.js';
 
 /** Hash of a masked normal form (or any JSON value). */
@@ -32,14 +34,21 @@ export const specHash = (maskedNormal: unknown): string => createHash('sha256').
  * the same `tokens` (or none).
  */
 export function desiredHash(d: DesiredObject, tokens: ReadonlyMap<string, string> = new Map()): string {
-  return specHash(mask(d.descriptor.sensitive, null, withoutIgnored(canonical(d.descriptor, d.normal, tokens), d.ignore))[1]);
+  return specHash(mask(d.descriptor.sensitive, null, withoutIgnored(withoutCreateOnly(d.descriptor, canonical(d.descriptor, d.normal, tokens)), d.ignore))[1]);
 }
 
 /** The hash of a live object's normal form, comparable with the marker's (fields the server chose and `d` leaves out ignored). */
 export function liveHash(o: LiveObject, d: DesiredObject, tokens: ReadonlyMap<string, string>): string {
   const after = canonical(d.descriptor, d.normal, tokens);
-  const before = ignoreServerChosen(d.descriptor, after, canonical(o.descriptor, liveNormal(o), tokens));
-  return specHash(mask(o.descriptor.sensitive, withoutIgnored(before, d.ignore), null)[0]);
+  const before = comparableLive(d.descriptor, after, canonical(o.descriptor, liveNormal(o), tokens));
+  return specHash(mask(o.descriptor.sensitive, withoutIgnored(withoutCreateOnly(d.descriptor, before), d.ignore), null)[0]);
+}
+
+/** `normal` without the kind's create-only fields (the same object when it has none). */
+function withoutCreateOnly(descriptor: KindDescriptor, normal: Spec): Spec {
+  const fields = descriptor.createOnly;
+  if (!fields || !fields.some((f) => f in normal)) return normal;
+  return Object.fromEntries(Object.entries(normal).filter(([key]) => !fields.includes(key)));
 }
 
 /** Hash over the natural keys of a parent's children, in any order. */

@@ -4,8 +4,8 @@
  * Descriptors give each kind's normal form (server defaults, lowercased header names, canonical
  * CIDRs, server-derived fields dropped: kinds/types.ts). Here, generically for every kind:
  * reference tokens are canonicalized (a live id that belongs to a known object becomes that
- * object's address, on both sides), set-valued lists are sorted, and fields the server chooses
- * are ignored when the manifest leaves them out.
+ * object's address, on both sides), set-valued lists are sorted, fields the server chooses
+ * are ignored when the manifest leaves them out, and create-only fields are never compared.
  */
 import type { KindDescriptor, Spec } from '../kinds/types.js';
 import type { LiveObject } from '../live.js';
@@ -33,13 +33,21 @@ export function canonical(descriptor: KindDescriptor, normal: Spec, tokens: Read
   return out as Spec;
 }
 
-/** Drops from `live` the server-chosen fields that `desired` leaves out. */
-export function ignoreServerChosen(descriptor: KindDescriptor, desired: Spec, live: Spec): Spec {
+/**
+ * `live` as it is compared with `desired`: without the server-chosen fields that `desired`
+ * leaves out, and with `desired`'s value of each create-only field (never a difference).
+ */
+export function comparableLive(descriptor: KindDescriptor, desired: Spec, live: Spec): Spec {
   let out = live;
   for (const pattern of descriptor.serverChosen ?? []) {
     const parents = collect(desired, pattern.slice(0, -1));
     const leaf = pattern.at(-1)!;
     if (parents.length > 0 && parents.every(({ value }) => isMap(value) && !(leaf in value))) out = without(out, pattern);
+  }
+  for (const field of descriptor.createOnly ?? []) {
+    if (!(field in out) && !(field in desired)) continue;
+    const { [field]: _live, ...rest } = out;
+    out = field in desired ? { ...rest, [field]: desired[field] } : rest;
   }
   return out;
 }

@@ -1,21 +1,26 @@
 /**
  * Backends (`/backends/<type>`): tunnel_group, http_response, failover (ordered backend
- * references), weighted (backend -> weight) and static_address (host:port, tls.enabled). The type selects the collection, so it
- * cannot change: a new type means replace. Failover and weighted backends reference other
- * backends, which can form cycles (validate reports them).
+ * references), weighted (backend -> weight) and static (host:port, tls.enabled; the service's
+ * `/backends/static`). The type selects the collection, so it cannot change: a new type means
+ * replace. `static_address`, the name manifests used before the service's was known, is read
+ * as `static`. Failover and weighted backends reference other backends, which can form cycles
+ * (validate reports them).
  */
 import type { ApiObject } from '../ports.js';
 import { problem } from '../problems.js';
 import { commonBody, commonFields, requireId, sortedKeys } from './shared.js';
 import type { Collection, KindDescriptor, Spec } from './types.js';
 
-export const BACKEND_COLLECTIONS: Collection[] = ['tunnel_group', 'http_response', 'failover', 'weighted', 'static_address'].map((type) => ({
+export const BACKEND_COLLECTIONS: Collection[] = ['tunnel_group', 'http_response', 'failover', 'weighted', 'static'].map((type) => ({
   path: `/backends/${type}`,
   listKey: 'backends',
 }));
 
 /** An HTTP header name: an RFC 9110 token. */
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
+/** A manifest's backend type as the service names it (`static_address` was gatehouse's former name for `static`). */
+const serviceType = (type: unknown): string => (type === 'static_address' ? 'static' : String(type));
 
 /** The last segment of the collection's path (`/backends/weighted` -> `weighted`). */
 const typeOf = (collection: Collection | undefined) => (collection ? collection.path.slice(collection.path.lastIndexOf('/') + 1) : 'unknown');
@@ -35,7 +40,7 @@ function typeFields(type: string, source: Spec): Spec {
       return { backends: [...((source.backends as string[]) ?? [])] };
     case 'weighted':
       return { backends: sortedKeys((source.backends ?? {}) as Record<string, number>) };
-    case 'static_address':
+    case 'static':
       return { address: source.address, tls: { enabled: Boolean((source.tls as Spec | undefined)?.enabled ?? false) } };
     default:
       return {};
@@ -61,7 +66,7 @@ export const backend: KindDescriptor = {
   manifestKind: 'Backend',
   observe: { lists: BACKEND_COLLECTIONS },
   metadata: true,
-  fromManifest: (spec) => ({ ...commonFields(spec), type: spec.type, ...typeFields(String(spec.type), spec) }),
+  fromManifest: (spec) => ({ ...commonFields(spec), type: serviceType(spec.type), ...typeFields(serviceType(spec.type), spec) }),
   fromLive: (live, collection) => ({ ...commonFields(live), type: typeOf(collection), ...typeFields(typeOf(collection), live) }),
   // `*` walks list items only and `{}` map keys only, so each pattern meets one type's shape.
   refs: [

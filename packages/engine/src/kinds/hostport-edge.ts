@@ -1,13 +1,14 @@
 /**
  * The descriptor shared by TCP and TLS edges: hostports plus a set of modules that are PUT or
  * DELETEd on their own when they change. The two kinds differ only in their path, the modules
- * they take and which reservations their hostports need (reserved TCP addresses or reserved
- * domains), so they are one description with those three parameters.
+ * they take and how their hostports name their reservations (a TLS edge's hostname is a
+ * reserved domain, which plan creates first; a TCP edge names the reserved TCP address by
+ * reference, since the service assigns it), so they are one description with those parameters.
  */
-import { checkHostports, hostportKeys, hostports } from './hostports.js';
+import { checkHostports, hostportKeys, hostports, hostportsBody } from './hostports.js';
 import { moduleSet, type ModuleName } from './modules.js';
 import { commonBody, commonFields, moduleBodies, requireId, updateWithModules } from './shared.js';
-import type { KindDescriptor } from './types.js';
+import type { KindDescriptor, RefField } from './types.js';
 
 export interface HostportEdgeOptions {
   kind: 'TCPEdge' | 'TLSEdge';
@@ -16,8 +17,10 @@ export interface HostportEdgeOptions {
   path: string;
   listKey: string;
   modules: ModuleName[];
-  /** The reservations (addresses or domains) the edge's hostports need to exist first. */
-  requires: KindDescriptor['requires'];
+  /** The reserved domains the edge's hostports need to exist first (TLS edges). */
+  requires?: KindDescriptor['requires'];
+  /** Hostports written as references to reservations (TCP edges: `RESERVED_ADDRESS_REF`). */
+  hostportRef?: RefField;
 }
 
 export function hostportEdge(options: HostportEdgeOptions): KindDescriptor {
@@ -31,10 +34,10 @@ export function hostportEdge(options: HostportEdgeOptions): KindDescriptor {
     observe: { lists: [{ path, listKey: options.listKey }] },
     metadata: true,
     uniqueKeys: hostportKeys,
-    requires: options.requires,
+    ...(options.requires ? { requires: options.requires } : {}),
     fromManifest: (spec) => ({ ...commonFields(spec), hostports: hostports(spec), ...modules.fromManifest(spec) }),
     fromLive: (live) => ({ ...commonFields(live), hostports: hostports(live), ...modules.fromLive(live) }),
-    refs: modules.refs,
+    refs: options.hostportRef ? [options.hostportRef, ...modules.refs] : modules.refs,
     sensitive: modules.sensitive,
     sets: [['hostports']],
     immutable: [],
@@ -46,13 +49,13 @@ export function hostportEdge(options: HostportEdgeOptions): KindDescriptor {
         {
           method: 'POST',
           path,
-          body: { ...commonBody(normal, ctx), hostports: normal.hostports, ...moduleBodies(normal, modules.inputs, ctx.resolve) },
+          body: { ...commonBody(normal, ctx), hostports: hostportsBody(normal, ctx), ...moduleBodies(normal, modules.inputs, ctx.resolve) },
         },
       ],
       update: (_before, after, changed, ctx) =>
         updateWithModules(`${path}/${requireId(ctx)}`, after, changed, ctx, modules.inputs, (a, fields, c) => ({
           ...(fields.some((f) => f === 'description' || f === 'metadata') || c.metadata !== undefined ? commonBody(a, c, fields) : {}),
-          ...(fields.includes('hostports') ? { hostports: a.hostports } : {}),
+          ...(fields.includes('hostports') ? { hostports: hostportsBody(a, c) } : {}),
         })),
       delete: (_normal, ctx) => [{ method: 'DELETE', path: `${path}/${requireId(ctx)}` }],
     },

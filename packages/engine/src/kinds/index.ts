@@ -38,6 +38,13 @@ export function descriptor(kind: string): KindDescriptor {
   if (!found) throw new Error(`no descriptor for kind ${kind}`);
   return found;
 }
+const valueFields = new Map(KINDS.flatMap((k) => k.refs.flatMap((r) => (r.byValue ? [[r.kind, r.byValue.value] as const] : []))));
+/**
+ * The field that references by value to `kind` stand for (`ReservedTCPAddress` -> `addr`: a TCP
+ * edge's hostport), or undefined when nothing references the kind by value.
+ */
+export const referencedValueField = (kind: string): string | undefined => valueFields.get(kind);
+
 /** Top-level manifest kinds. */
 export const MANIFEST_KINDS = KINDS.filter((k) => k.manifestKind !== undefined);
 const childKinds = new Map<string, readonly KindDescriptor[]>();

@@ -4,11 +4,13 @@
  * (`/reserved_addrs`: the `hostname:port` a TCP edge's hostport is).
  *
  * A domain never changes (a new one is a replace); the service keeps it unique, so it is the
- * domain's unique key (a live domain that this stack does not own must be adopted). A TCP
- * address is assigned by the service unless the manifest names it (`addr`, which the reference
- * server honours and which identifies an existing reservation); an address left out is the
- * server's choice and never a difference. Edges declare what they need with `requires`
- * (hostports.ts), so a plan creates the reservations an edge's hostports name before the edge.
+ * domain's unique key (a live domain that this stack does not own must be adopted). Its
+ * deprecated `region` is sent on create and never compared (the service echoes it and no
+ * update changes it). A TCP address's `addr` is assigned by the service and read-only: no
+ * manifest can name it, so TCP edges refer to the reservation itself
+ * (`{reserved_tcp_address: <name>}`, a reference by value: tcp-edge.ts), and a region change is
+ * a replace, which gets a new address. HTTPS and TLS edges declare the domains they need with
+ * `requires` (hostports.ts), so a plan creates those before the edge.
  */
 import { problem } from '../problems.js';
 import { DNS_LABEL } from './hostports.js';
@@ -28,11 +30,22 @@ export const reservedDomain: KindDescriptor = {
   metadata: true,
   naturalKey: (normal) => String(normal.domain),
   uniqueKeys: (normal) => [{ key: `domain:${String(normal.domain)}`, path: ['domain'], code: 'duplicate_hostport' }],
-  fromManifest: (spec) => ({ ...commonFields(spec), domain: String(spec.domain).toLowerCase(), certificate_management_policy: policyOf(spec) }),
-  fromLive: (live) => ({ ...commonFields(live), domain: String(live.domain).toLowerCase(), certificate_management_policy: policyOf(live) }),
+  fromManifest: (spec) => ({
+    ...commonFields(spec),
+    domain: String(spec.domain).toLowerCase(),
+    ...(spec.region !== undefined ? { region: spec.region } : {}),
+    certificate_management_policy: policyOf(spec),
+  }),
+  fromLive: (live) => ({
+    ...commonFields(live),
+    domain: String(live.domain).toLowerCase(),
+    ...(typeof live.region === 'string' ? { region: live.region } : {}),
+    certificate_management_policy: policyOf(live),
+  }),
   refs: [],
   sensitive: [],
   immutable: ['domain'],
+  createOnly: ['region'],
   label: (normal, name) => name ?? String(normal.domain),
   check: (normal, ctx) => {
     const labels = String(normal.domain).replace(/^\*\./, '').split('.');
@@ -45,7 +58,12 @@ export const reservedDomain: KindDescriptor = {
       {
         method: 'POST',
         path: '/reserved_domains',
-        body: { ...commonBody(normal, ctx), domain: normal.domain, certificate_management_policy: normal.certificate_management_policy },
+        body: {
+          ...commonBody(normal, ctx),
+          domain: normal.domain,
+          ...(normal.region !== undefined ? { region: normal.region } : {}),
+          certificate_management_policy: normal.certificate_management_policy,
+        },
       },
     ],
     update: (_before, after, changed, ctx) => [
@@ -68,27 +86,16 @@ export const reservedTcpAddress: KindDescriptor = {
   manifestKind: 'ReservedTCPAddress',
   observe: { lists: [{ path: '/reserved_addrs', listKey: 'reserved_addrs' }] },
   metadata: true,
-  naturalKey: (normal) => String(normal.addr ?? ''),
-  uniqueKeys: (normal) => (normal.addr === undefined ? [] : [{ key: `addr:${String(normal.addr)}`, path: ['addr'], code: 'duplicate_hostport' }]),
-  fromManifest: (spec) => ({
-    ...commonFields(spec),
-    region: spec.region ?? 'us',
-    ...(spec.addr !== undefined ? { addr: String(spec.addr).toLowerCase() } : {}),
-  }),
-  fromLive: (live) => ({ ...commonFields(live), region: live.region ?? 'us', addr: String(live.addr).toLowerCase() }),
+  fromManifest: (spec) => ({ ...commonFields(spec), region: spec.region ?? 'us' }),
+  // The assigned address is shown (an unmanaged reservation's label) but never compared.
+  fromLive: (live) => ({ ...commonFields(live), region: live.region ?? 'us', addr: String(live.addr) }),
   refs: [],
   sensitive: [],
-  immutable: ['region', 'addr'],
+  immutable: ['region'],
   serverChosen: [['addr']],
   label: (normal, name) => name ?? String(normal.addr ?? normal.region),
   calls: {
-    create: (normal, ctx) => [
-      {
-        method: 'POST',
-        path: '/reserved_addrs',
-        body: { ...commonBody(normal, ctx), region: normal.region, ...(normal.addr !== undefined ? { addr: normal.addr } : {}) },
-      },
-    ],
+    create: (normal, ctx) => [{ method: 'POST', path: '/reserved_addrs', body: { ...commonBody(normal, ctx), region: normal.region } }],
     update: (_before, after, changed, ctx) => [{ method: 'PATCH', path: `/reserved_addrs/${requireId(ctx)}`, body: commonBody(after, ctx, changed) }],
     delete: (_normal, ctx) => [{ method: 'DELETE', path: `/reserved_addrs/${requireId(ctx)}` }],
   },

@@ -24,6 +24,16 @@ export interface RefField {
   kind: string;
   /** The list holding these references is a set: its order does not matter. */
   set?: boolean;
+  /**
+   * A reference that stands for a value of the referenced object rather than its id (a TCP
+   * edge's hostport is the `addr` the service assigned to a reserved TCP address). The manifest
+   * writes it as `{<field>: <name or {id}>}` in a place that may also hold the value itself
+   * (`1.tcp.example.com:20022`), which is no reference; the normal form holds the token in its
+   * place. Live objects hold the value: plan compares by identity through the tokens of every
+   * live object of `kind` (plan/reference-tokens.ts), and apply sends the referenced object's
+   * `value` field (`CallContext.referencedValue`), known once it exists.
+   */
+  byValue?: { field: string; value: string };
 }
 
 export interface Collection {
@@ -48,6 +58,12 @@ export interface CallContext {
   parentId?: string;
   /** Live id for a reference token (an address of a desired object, or an id). */
   resolve(token: string): string;
+  /**
+   * For a reference by value (`RefField.byValue`): the `field` of the object a token names, as
+   * read or as its create answered (an object created earlier in the same apply is known);
+   * undefined when `token` names no object, i.e. it is a value written out.
+   */
+  referencedValue?(token: string, field: string): string | undefined;
   /** The metadata to write: the user's own value plus this stack's ownership marker. */
   metadata?: string;
 }
@@ -115,6 +131,12 @@ export interface KindDescriptor {
   sets?: Pattern[];
   /** Fields the server chooses when the manifest leaves them out (ignored then). */
   serverChosen?: Pattern[];
+  /**
+   * Top-level fields the service takes on create only and never updates, which change nothing
+   * after (a reserved domain's deprecated `region`): sent on create, never compared, so a
+   * difference is no change and no drift (as if `lifecycle.ignore_changes` named them).
+   */
+  createOnly?: string[];
   /** Name shown to people for a live or desired object. */
   label(normal: Spec, name?: string): string;
   /** The service's value rules for one object, checked before any request. */

@@ -94,6 +94,15 @@ const field = (path: (string | number)[]) =>
   path.length === 0 ? 'the document' : path.map((s, i) => (typeof s === 'number' ? `[${s}]` : i === 0 ? s : `.${s}`)).join('');
 
 /**
+ * Fields manifests could once hold and the service never took, by `Kind.spec.field`: what to
+ * write instead, in place of the list of accepted fields.
+ */
+const RETIRED_FIELDS: Readonly<Record<string, string>> = {
+  'ReservedTCPAddress.spec.addr':
+    'the service assigns the address and no request can choose it: remove addr, and have TCP edges name this reservation as hostports: [{reserved_tcp_address: <its name>}] (an address reserved outside gatehouse is adopted with adopt: <id>)',
+};
+
+/**
  * ajv errors -> problems. Errors under a failed union (a reference that is neither a name nor
  * `{id}`) collapse into one problem that states the accepted forms; errors of a discriminated
  * union that picked a branch are kept as they are, since they are about that branch.
@@ -113,7 +122,8 @@ export function explain(errors: ErrorObject[], doc: LoadedDocument): Problem[] {
     } else if (error.keyword === 'additionalProperties') {
       const name = (error.params as { additionalProperty: string }).additionalProperty;
       const allowed = Object.keys((error.parentSchema as { properties?: object }).properties ?? {});
-      p = problem('unknown_field', `unknown field "${name}" in ${field(path)}; expected one of: ${allowed.join(', ')}`, doc.locate([...path, name], { key: true }));
+      const retired = RETIRED_FIELDS[`${String((doc.value as { kind?: unknown }).kind)}.${[...path, name].join('.')}`];
+      p = problem('unknown_field', `unknown field "${name}" in ${field(path)}; ${retired ?? `expected one of: ${allowed.join(', ')}`}`, doc.locate([...path, name], { key: true }));
     } else if (error.keyword === 'required') {
       const name = (error.params as { missingProperty: string }).missingProperty;
       p = problem('missing_field', `${field(path)} is missing the required field "${name}"`, doc.locate(path));

@@ -27,7 +27,7 @@ import type { LiveObject } from '../live.js';
 import { fingerprint } from '../identity/hash.js';
 import { parseMarker, type Marker } from '../identity/marker.js';
 import { mask } from '../identity/mask.js';
-import { canonical, ignoreServerChosen, liveNormal } from '../identity/normal-form.js';
+import { canonical, comparableLive, liveNormal } from '../identity/normal-form.js';
 import type { Change, Plan, UnmanagedObject } from '../plan-model.js';
 import type { Target } from '../ports.js';
 import { movedRegistryChange, registryChange } from '../bot-registry/changes.js';
@@ -40,6 +40,7 @@ import type { Matching } from './matching.js';
 import { metadataWriter } from './metadata.js';
 import { order } from './order.js';
 import { pruneScopeNote } from './prune-scope.js';
+import { addValueTokens } from './reference-tokens.js';
 import { takeOverReason } from './stacks.js';
 import { collect } from '../identity/patterns.js';
 import { append } from '../append.js';
@@ -100,6 +101,7 @@ export function plan(input: PlanInput): Plan {
     return `${o.descriptor.kind}/${o.id}`;
   };
   for (const o of liveById.values()) tokens.set(o.id, liveAddress(o));
+  addValueTokens(tokens, matching);
 
   const changes: Change[] = [];
   const fingerprints: Record<string, string> = {};
@@ -123,7 +125,7 @@ export function plan(input: PlanInput): Plan {
   for (let i = 0; i < matching.pairs.length; i++) {
     const { desired: d, live: o } = matching.pairs[i]!;
     const after = canonical(d.descriptor, d.normal, tokens);
-    const before = ignoreServerChosen(d.descriptor, after, canonical(o.descriptor, liveNormal(o), tokens));
+    const before = comparableLive(d.descriptor, after, canonical(o.descriptor, liveNormal(o), tokens));
     const changed = changedFields(before, after);
     const adopting = o.descriptor.metadata && o.marker?.stack !== stack;
     if (changed.length === 0 && !adopting) {

@@ -1,8 +1,9 @@
 /**
  * Step 3, resolve: manifest documents -> desired objects. Expands inline children (rules,
  * routes), turns references by name into the address of the named manifest (or an `{id}`
- * into the id itself), reports broken references and duplicate names, and builds each
- * object's normal form with its kind descriptor.
+ * into the id itself; a reference by value, `{reserved_tcp_address: ssh}`, into the same token
+ * in its place), reports broken references and duplicate names, and builds each object's
+ * normal form with its kind descriptor.
  */
 import { KINDS, childrenOf } from '../kinds/index.js';
 import type { KindDescriptor, Spec } from '../kinds/types.js';
@@ -10,7 +11,7 @@ import type { DesiredObject } from '../desired.js';
 import { problem, type Problem } from '../problems.js';
 import type { SourceLocation } from '../source.js';
 import type { ValidDocument } from '../load/validate.js';
-import { rewrite } from '../identity/patterns.js';
+import { isMap, rewrite } from '../identity/patterns.js';
 
 const byManifestKind = new Map(KINDS.filter((k) => k.manifestKind).map((k) => [k.manifestKind!, k]));
 
@@ -83,9 +84,15 @@ export function resolve(documents: ValidDocument[], declaredElsewhere: string[] 
     for (let r = 0; r < descriptor.refs.length; r++) {
       const ref = descriptor.refs[r]!;
       const into = (ids ??= []);
-      resolved = rewrite(resolved, ref.pattern, (value, path) =>
-        token(value, ref.kind, doc, () => [...pathOf(specPath), ...path], found, ref.pattern.at(-1) === '{}', into),
-      );
+      const byValue = ref.byValue;
+      resolved = rewrite(resolved, ref.pattern, (value, path) => {
+        // By value: only `{<field>: <reference>}` is a reference; anything else is the value itself.
+        if (byValue) {
+          if (!isMap(value) || !(byValue.field in value)) return value;
+          return token(value[byValue.field], ref.kind, doc, () => [...pathOf(specPath), ...path, byValue.field], found, false, into);
+        }
+        return token(value, ref.kind, doc, () => [...pathOf(specPath), ...path], found, ref.pattern.at(-1) === '{}', into);
+      });
     }
     const object = new ResolvedObject(identity, descriptor, descriptor.fromManifest(resolved as Spec, doc.value.name), doc, specPath);
     if (doc.value.lifecycle?.prevent_destroy === true) object.preventDestroy = true;

@@ -144,4 +144,11 @@ export const MIGRATIONS: readonly string[] = [
     ORDER BY s.seq, d.key;
   END;
   `,
+  // 4: static backends under the service's own path (`/backends/static`). Earlier servers
+  // stored them as `backend_static_address` (served at `/backends/static_address`); the kind is
+  // renamed and every id stays, so edges' backend modules, failover and weighted backends that
+  // list them, and the ownership markers in their metadata all still hold.
+  `
+  UPDATE objects SET kind = 'backend_static' WHERE kind = 'backend_static_address';
+  `,
 ];

@@ -16,7 +16,9 @@ const REF_PATHS: Record<string, string> = {
   bkdfo: '/backends/failover',
   bkdwd: '/backends/weighted',
   bkdhr: '/backends/http_response',
-  bkdsa: '/backends/static_address',
+  bkdsc: '/backends/static',
+  // Static backends created before the service's path was known keep their ids (db/migrations.ts).
+  bkdsa: '/backends/static',
   edgtls: '/edges/tls',
   rd: '/reserved_domains',
   ra: '/reserved_addrs',

@@ -96,9 +96,6 @@ export function describeValidationError(error: ErrorObject, part: string): ApiEr
       return fail('missing_field', field, `Field '${field}' is required.`);
     }
     case 'minProperties':
-      if (error.instancePath === '' && !inQuery) {
-        return fail('empty_update', '', 'The update names no field; send at least one field to change.');
-      }
       return fail('invalid_value', at(), `Field '${at()}' must have at least ${String(params.limit)} entries.`);
     case 'type': {
       if (error.instancePath === '' && !inQuery) return fail('missing_body', '', 'The body must be a JSON object.');

@@ -8,8 +8,11 @@
  * least one existing backend of any kind and may not reach themselves through other composite
  * backends (a cycle would never resolve to a real upstream). A backend that a failover or
  * weighted backend still lists cannot be deleted (`resource_in_use`), as the service refuses
- * it; references from edge modules are not checked here. static_address forwards to a fixed
- * `host:port` (`tls.enabled` false when unspecified).
+ * it; references from edge modules are not checked here. A static backend (`/backends/static`,
+ * ids `bkdsc_`) forwards to a fixed `host:port`; `tls.enabled` is false when unspecified, and
+ * `tls: {}` is `{enabled: false}`, as the service takes it. Databases written before the
+ * service's path was known kept these as `backend_static_address` with `bkdsa_` ids: the
+ * migration renames the kind and the ids stay (db/migrations.ts).
  */
 import {
   FailoverBackend,
@@ -20,10 +23,10 @@ import {
   HttpResponseBackendCreate,
   HttpResponseBackendList,
   HttpResponseBackendUpdate,
-  StaticAddressBackend,
-  StaticAddressBackendCreate,
-  StaticAddressBackendList,
-  StaticAddressBackendUpdate,
+  StaticBackend,
+  StaticBackendCreate,
+  StaticBackendList,
+  StaticBackendUpdate,
   TunnelGroupBackend,
   TunnelGroupBackendCreate,
   TunnelGroupBackendList,
@@ -44,9 +47,9 @@ export const TUNNEL_GROUP_BACKEND = 'backend_tunnel_group';
 export const HTTP_RESPONSE_BACKEND = 'backend_http_response';
 export const FAILOVER_BACKEND = 'backend_failover';
 export const WEIGHTED_BACKEND = 'backend_weighted';
-export const STATIC_ADDRESS_BACKEND = 'backend_static_address';
+export const STATIC_BACKEND = 'backend_static';
 /** Storage kinds of every backend, for modules that accept a backend of any kind. */
-export const BACKEND_KINDS = [TUNNEL_GROUP_BACKEND, HTTP_RESPONSE_BACKEND, FAILOVER_BACKEND, WEIGHTED_BACKEND, STATIC_ADDRESS_BACKEND] as const;
+export const BACKEND_KINDS = [TUNNEL_GROUP_BACKEND, HTTP_RESPONSE_BACKEND, FAILOVER_BACKEND, WEIGHTED_BACKEND, STATIC_BACKEND] as const;
 
 interface KindSpec<Stored> {
   /** Path segment and storage suffix: `tunnel_group` -> `/backends/tunnel_group`. */
@@ -202,27 +205,23 @@ export const weightedBackends = backendKind<StoredWeighted>({
   fields: (data) => ({ backends: data.backends }),
 });
 
-interface StoredStaticAddress extends CommonFields {
+interface StoredStatic extends CommonFields {
   address: string;
-  tls: { enabled: boolean };
+  /** `enabled` absent when the body sent `tls: {}`: false. */
+  tls: { enabled?: boolean };
 }
 
-export const staticAddressBackends = backendKind<StoredStaticAddress>({
-  segment: 'static_address',
-  label: 'Static address backend',
-  idPrefix: 'bkdsa',
-  schemas: {
-    create: StaticAddressBackendCreate,
-    update: StaticAddressBackendUpdate,
-    resource: StaticAddressBackend,
-    list: StaticAddressBackendList,
-  },
+export const staticBackends = backendKind<StoredStatic>({
+  segment: 'static',
+  label: 'Static backend',
+  idPrefix: 'bkdsc',
+  schemas: { create: StaticBackendCreate, update: StaticBackendUpdate, resource: StaticBackend, list: StaticBackendList },
   defaults: { address: '', tls: { enabled: false } },
   check(given) {
     const port = given.address === undefined ? undefined : Number(given.address.slice(given.address.lastIndexOf(':') + 1));
     if (port !== undefined && port > 65_535) throw invalidValue('address', `'${given.address}' must end with a port in 1..65535.`);
   },
-  fields: (data) => ({ address: data.address, tls: { enabled: data.tls.enabled } }),
+  fields: (data) => ({ address: data.address, tls: { enabled: data.tls.enabled ?? false } }),
 });
 
 /** CRUD endpoints of the five backend kinds. */
@@ -231,5 +230,5 @@ export function registerBackends(app: FastifyInstance): void {
   registerResource(app, httpResponseBackends);
   registerResource(app, failoverBackends);
   registerResource(app, weightedBackends);
-  registerResource(app, staticAddressBackends);
+  registerResource(app, staticBackends);
 }

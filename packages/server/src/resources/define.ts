@@ -7,7 +7,8 @@
  * `render` (stored fields -> response) and, optionally, `uniqueKeys` and `onDelete`.
  * `registerResource` turns it into create / get / list / update / delete with the service's
  * status codes, pagination and audit events, each write in one transaction that is on disk
- * before it is answered (`Store.transaction`).
+ * before it is answered (`Store.transaction`). A PATCH with no field answers the object as it
+ * is, writes nothing and records no event, as the service does.
  */
 import type { TSchema } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -70,6 +71,9 @@ export interface WriteContext extends RequestContext {
 }
 
 const writeContext = (ctx: RequestContext, id: string, parentId: string | null): WriteContext => ({ ...ctx, id, parentId });
+
+/** Whether a PATCH body names no field (the service answers it 200 and changes nothing). */
+export const isEmptyBody = (body: unknown): boolean => typeof body === 'object' && body !== null && Object.keys(body).length === 0;
 
 /** Shallow merge of a PATCH: given fields replace the current ones whole. */
 export function merge<T extends object>(current: T | undefined, input: Record<string, unknown>): T {
@@ -173,6 +177,8 @@ export function registerResource<Stored>(app: FastifyInstance, def: ResourceDefi
 
   app.patch(itemPath, { schema: { params: IdParams, body: def.schemas.update, response: response200 } }, async (request) => {
     const ctx = ctxOf(request);
+    // A PATCH naming no field changes nothing and records no event; it answers the object.
+    if (isEmptyBody(request.body)) return def.render(load(request), services());
     const updated = ctx.store.transaction(() => {
       const current = load(request);
       const data = def.write(request.body as Record<string, unknown>, current.data, writeContext(ctx, current.id, current.parentId));

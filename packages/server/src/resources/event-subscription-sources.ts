@@ -29,6 +29,7 @@ import type { StoredObject } from '../db/store.js';
 import { ApiError, notFound } from '../errors.js';
 import { requestContext, type RequestContext } from './context.js';
 import { EVENT_SUBSCRIPTION, eventSubscriptions, renderSource, type StoredSubscription } from './event-subscriptions.js';
+import { isEmptyBody } from './define.js';
 
 const BASE = '/event_subscriptions/:id/sources';
 
@@ -99,7 +100,8 @@ export function registerEventSubscriptionSources(app: FastifyInstance): void {
         const subscription = load(request);
         const index = sourceOf(subscription, (request.params as { type: string }).type);
         const source = { ...subscription.data.sources[index]!, ...(request.body as EventSubscriptionSourceUpdate) };
-        save(ctx, subscription, subscription.data.sources.map((s, i) => (i === index ? source : s)));
+        // `{}` (the service's documentation sends it) changes nothing: no write, no event.
+        if (!isEmptyBody(request.body)) save(ctx, subscription, subscription.data.sources.map((s, i) => (i === index ? source : s)));
         return renderSource(subscriptionUri(subscription.id), source);
       });
     },

@@ -96,7 +96,11 @@ describe('IP policies', () => {
     expect(errorOf(await h.call('POST', '/ip_policies', { metadata: 'x'.repeat(4097) })).code).toBe('invalid_value');
 
     const { body } = await h.call('POST', '/ip_policies', {});
-    expect(errorOf(await h.call('PATCH', `/ip_policies/${body.id}`, {})).code).toBe('empty_update');
+    const events = h.app.audit.read().length;
+    // An empty PATCH changes nothing: 200 with the policy, and no ip_policy_updated.v0.
+    expect(await h.call('PATCH', `/ip_policies/${body.id}`, {})).toMatchObject({ status: 200, body });
+    expect(h.app.audit.read()).toHaveLength(events);
+    expect((await h.call('PATCH', '/ip_policies/ipp_missing', {})).status).toBe(404);
   });
 
   it('records audit events in order, with the object as it is now', async () => {

@@ -15,6 +15,7 @@ describe('reserved domains (/reserved_domains)', () => {
       created_at: expect.any(String),
       description: 'public',
       domain: 'api.example.com',
+      region: null,
       cname_target: expect.stringMatching(/\.cname\./),
       acme_challenge_cname_target: null,
       certificate_management_policy: { authority: 'letsencrypt', private_key_type: 'rsa' },
@@ -30,17 +31,29 @@ describe('reserved domains (/reserved_domains)', () => {
     expect((await h.call('GET', '/reserved_domains')).body.reserved_domains).toHaveLength(2);
     expect(h.app.audit.read().map((e) => e.event_type)).toEqual(['domain_created.v0', 'domain_created.v0', 'domain_updated.v0']);
   });
+
+  it("takes the deprecated region on create and echoes it, never changes it, and gives the service's own subdomains no CNAME targets", async () => {
+    h = await startHarness();
+    const own = await h.call('POST', '/reserved_domains', { domain: 'gslb-demo.ngrok.app', region: 'eu' });
+    expect(own.body).toMatchObject({ domain: 'gslb-demo.ngrok.app', region: 'eu', cname_target: null, acme_challenge_cname_target: null });
+    const ownWildcard = await h.call('POST', '/reserved_domains', { domain: '*.team.ngrok.dev' });
+    expect(ownWildcard.body).toMatchObject({ region: null, cname_target: null, acme_challenge_cname_target: null });
+    // A custom domain that merely ends like one still needs its record.
+    expect((await h.call('POST', '/reserved_domains', { domain: 'notngrok.app' })).body.cname_target).toEqual(expect.any(String));
+    expect(errorOf(await h.call('PATCH', `/reserved_domains/${own.body.id}`, { region: 'us' })).code).toBe('unknown_field');
+    expect(errorOf(await h.call('POST', '/reserved_domains', { domain: 'x.example.com', region: 'mars' })).code).toBe('invalid_value');
+  });
 });
 
 describe('reserved TCP addresses (/reserved_addrs)', () => {
-  it('assigns an address (or takes the one named), in region us unless given, with tcp_address_* events', async () => {
+  it('assigns the address (read-only, as the service does), in region us unless given, with tcp_address_* events', async () => {
     h = await startHarness();
     const assigned = await h.call('POST', '/reserved_addrs', {});
     expect(assigned.status).toBe(201);
     expect(assigned.body).toMatchObject({ id: expect.stringMatching(/^ra_/), region: 'us', addr: expect.stringMatching(/^[0-9]\.tcp\.us\.[a-z.]+:[0-9]+$/) });
-    const named = await h.call('POST', '/reserved_addrs', { addr: '1.tcp.example.com:20022', region: 'eu' });
-    expect(named.body).toMatchObject({ addr: '1.tcp.example.com:20022', region: 'eu' });
-    expect(errorOf(await h.call('POST', '/reserved_addrs', { addr: '1.tcp.example.com:20022' })).code).toBe('duplicate_name');
+    const named = await h.call('POST', '/reserved_addrs', { region: 'eu' });
+    expect(named.body).toMatchObject({ addr: expect.stringMatching(/\.tcp\.eu\./), region: 'eu' });
+    expect(errorOf(await h.call('POST', '/reserved_addrs', { addr: '1.tcp.example.com:20022' }))).toMatchObject({ code: 'unknown_field', field: 'addr' });
     expect(errorOf(await h.call('PATCH', `/reserved_addrs/${named.body.id}`, { addr: '2.tcp.example.com:1' })).code).toBe('unknown_field');
     expect(h.app.audit.read().map((e) => e.event_type)).toEqual(['tcp_address_created.v0', 'tcp_address_created.v0']);
   });
@@ -58,10 +71,10 @@ describe('the reservation check (as the service; off with reservationCheck: fals
 
     await h.call('POST', '/reserved_domains', { domain: '*.example.com' });
     await h.call('POST', '/reserved_domains', { domain: 'example.org' });
-    await h.call('POST', '/reserved_addrs', { addr: '1.tcp.example.com:20022' });
+    const { addr } = (await h.call('POST', '/reserved_addrs', {})).body;
     expect((await h.call('POST', '/edges/https', { hostports: ['App.example.com:443', 'example.org:443'] })).status).toBe(201);
     expect((await h.call('POST', '/edges/tls', { hostports: ['db.example.com:443'] })).status).toBe(201);
-    expect((await h.call('POST', '/edges/tcp', { hostports: ['1.tcp.example.com:20022'] })).status).toBe(201);
+    expect((await h.call('POST', '/edges/tcp', { hostports: [addr] })).status).toBe(201);
     // a wildcard covers one label only
     expect(errorOf(await h.call('POST', '/edges/https', { hostports: ['a.b.example.com:443'] })).code).toBe('invalid_hostport');
     expect(errorOf(await h.call('POST', '/edges/tcp', { hostports: ['1.tcp.example.com:20023'] })).code).toBe('invalid_hostport');

@@ -3,12 +3,13 @@
  * and the check that an edge's hostports are reserved.
  *
  * A reserved domain (rd_ ids, `domain_*.v0` audit events) keeps its `domain` for life (unique,
- * lowercased); the server fills in `cname_target` (a custom domain's DNS target),
- * `acme_challenge_cname_target` (wildcards only) and the certificate management policy
- * (letsencrypt, rsa unless ecdsa is asked for). A reserved TCP address (ra_ ids,
- * `tcp_address_*.v0` audit events) has an `addr` assigned at creation (unless the create body
- * names one: a reference-server extension so that manifests and tests can declare the
- * addresses their TCP edges use) and a region (us unless given).
+ * lowercased); the server fills in `cname_target` (a custom domain's DNS target; null for a
+ * subdomain of one of the service's own domains, `SERVICE_DOMAINS`, which needs no DNS record),
+ * `acme_challenge_cname_target` (custom wildcards only) and the certificate management policy
+ * (letsencrypt, rsa unless ecdsa is asked for). Its deprecated `region` is taken on create and
+ * echoed (null when not given), as the service does; no update changes it. A reserved TCP
+ * address (ra_ ids, `tcp_address_*.v0` audit events) has an `addr` that the server assigns at
+ * creation, read-only as the service's is, and a region (us unless given).
  *
  * `checkReserved` is the service's rule for edges: an HTTPS or TLS edge's hostname is a
  * reserved domain or one label under a reserved wildcard, a TCP edge's hostport is a reserved
@@ -36,8 +37,19 @@ import { merge, type ResourceDefinition } from './define.js';
 export const RESERVED_DOMAIN = 'reserved_domain';
 export const RESERVED_ADDR = 'reserved_addr';
 
+/**
+ * The service's own base domains: a reserved subdomain of one (`api.example.ngrok.app`) is
+ * served without a DNS record of the user's, so it has no CNAME targets.
+ */
+export const SERVICE_DOMAINS = ['ngrok.app', 'ngrok.dev', 'ngrok-free.app', 'ngrok-free.dev', 'ngrok.io', 'ngrok.pizza'] as const;
+
+/** Whether `domain` (lowercase, perhaps `*.`) lies under one of the service's own domains. */
+export const isServiceSubdomain = (domain: string): boolean => SERVICE_DOMAINS.some((base) => domain.endsWith(`.${base}`));
+
 interface StoredDomain extends CommonFields {
   domain: string;
+  /** Deprecated; absent when the create did not give it. */
+  region?: string;
   certificate_management_policy: { authority: 'letsencrypt'; private_key_type: 'rsa' | 'ecdsa' };
 }
 
@@ -70,11 +82,13 @@ export const reservedDomains: ResourceDefinition<StoredDomain, ReservedDomain> =
     },
   ],
   render: (object, { urls }) => {
+    const custom = !isServiceSubdomain(object.data.domain);
     const wildcard = object.data.domain.startsWith('*.');
     return withCommonFields(object, urls.of(`/reserved_domains/${object.id}`), {
       domain: object.data.domain,
-      cname_target: `${label(object.id)}.cname.gatehouse.invalid`,
-      acme_challenge_cname_target: wildcard ? `${label(object.id)}.acme.gatehouse.invalid` : null,
+      region: object.data.region ?? null,
+      cname_target: custom ? `${label(object.id)}.cname.gatehouse.invalid` : null,
+      acme_challenge_cname_target: custom && wildcard ? `${label(object.id)}.acme.gatehouse.invalid` : null,
       certificate_management_policy: { ...object.data.certificate_management_policy },
     });
   },
@@ -97,10 +111,8 @@ export const reservedAddrs: ResourceDefinition<StoredAddr, ReservedAddr> = {
     const given = input as Partial<ReservedAddrCreate>;
     if (current) return merge<StoredAddr>(current, input);
     const region = given.region ?? 'us';
-    const addr = given.addr?.toLowerCase() ?? `${parseInt(label(ctx.id, 2), 16) % 9}.tcp.${region}.gatehouse.invalid:${10_000 + (parseInt(label(ctx.id, 6), 16) % 50_000)}`;
-    const port = Number(addr.slice(addr.lastIndexOf(':') + 1));
-    if (port > 65_535) throw new ApiError('invalid_value', `addr: '${addr}' must end with a port in 1..65535.`, { field: 'addr' });
-    const { addr: _addr, region: _region, ...plain } = given;
+    const addr = `${parseInt(label(ctx.id, 2), 16) % 9}.tcp.${region}.gatehouse.invalid:${10_000 + (parseInt(label(ctx.id, 6), 16) % 50_000)}`;
+    const { region: _region, ...plain } = given;
     return { ...plain, addr, region };
   },
   uniqueKeys: (data) => [

@@ -23,8 +23,8 @@ describe('TLS edges (/edges/tls)', () => {
       tls_termination: null,
       traffic_policy: null,
     });
-    const backend = (await h.call('POST', '/backends/static_address', { address: '10.0.0.5:5432', tls: { enabled: true } })).body;
-    expect(backend).toMatchObject({ id: expect.stringMatching(/^bkdsa_/), address: '10.0.0.5:5432', tls: { enabled: true } });
+    const backend = (await h.call('POST', '/backends/static', { address: '10.0.0.5:5432', tls: { enabled: true } })).body;
+    expect(backend).toMatchObject({ id: expect.stringMatching(/^bkdsc_/), address: '10.0.0.5:5432', tls: { enabled: true } });
     const policy = (await h.call('POST', '/ip_policies', {})).body.id;
     const ca = (await h.call('POST', '/certificate_authorities', { ca_pem: FIXTURE_CA })).body.id;
     const full = await h.call('POST', '/edges/tls', {
@@ -38,7 +38,7 @@ describe('TLS edges (/edges/tls)', () => {
     expect(full.status).toBe(201);
     expect(full.body).toMatchObject({
       hostports: ['db.example.com:443'],
-      backend: { enabled: true, backend: { id: backend.id, uri: `${TEST_BASE_URL}/backends/static_address/${backend.id}` } },
+      backend: { enabled: true, backend: { id: backend.id, uri: `${TEST_BASE_URL}/backends/static/${backend.id}` } },
       ip_restriction: { enabled: true, ip_policies: [{ id: policy }] },
       mutual_tls: { enabled: true, certificate_authorities: [{ id: ca }] },
       tls_termination: { enabled: true, terminate_at: 'upstream', min_version: null },
@@ -62,14 +62,20 @@ describe('TLS edges (/edges/tls)', () => {
   });
 });
 
-describe('static address backends (/backends/static_address)', () => {
+describe('static backends (/backends/static)', () => {
   it('defaults tls to disabled, checks the address, and can be patched', async () => {
-    const res = await h.call('POST', '/backends/static_address', { address: 'app.internal:8080' });
+    const res = await h.call('POST', '/backends/static', { address: 'app.internal:8080' });
     expect(res.body).toMatchObject({ address: 'app.internal:8080', tls: { enabled: false } });
-    expect(errorOf(await h.call('POST', '/backends/static_address', { address: 'no-port' })).code).toBe('invalid_value');
-    expect(errorOf(await h.call('POST', '/backends/static_address', { address: 'h:70000' })).code).toBe('invalid_value');
-    expect(errorOf(await h.call('POST', '/backends/static_address', {})).code).toBe('missing_field');
-    const patched = await h.call('PATCH', `/backends/static_address/${res.body.id}`, { tls: { enabled: true } });
+    expect(errorOf(await h.call('POST', '/backends/static', { address: 'no-port' })).code).toBe('invalid_value');
+    expect(errorOf(await h.call('POST', '/backends/static', { address: 'h:70000' })).code).toBe('invalid_value');
+    expect(errorOf(await h.call('POST', '/backends/static', {})).code).toBe('missing_field');
+    const patched = await h.call('PATCH', `/backends/static/${res.body.id}`, { tls: { enabled: true } });
     expect(patched.body).toMatchObject({ address: 'app.internal:8080', tls: { enabled: true } });
+    // `tls: {}`, as the service's own examples send it: the default, disabled.
+    expect((await h.call('PATCH', `/backends/static/${res.body.id}`, { tls: {} })).body.tls).toEqual({ enabled: false });
+    const bare = await h.call('POST', '/backends/static', { address: 'db.internal:5432', tls: {} });
+    expect(bare.body).toMatchObject({ id: expect.stringMatching(/^bkdsc_/), tls: { enabled: false } });
+    expect((await h.call('GET', '/backends/static')).body.backends.map((b: { id: string }) => b.id)).toEqual([bare.body.id, res.body.id]);
+    expect(errorOf(await h.call('GET', '/backends/static_address')).code).toBe('route_not_found');
   });
 });
