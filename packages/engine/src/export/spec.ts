@@ -10,9 +10,12 @@
  * - server defaults: every map key whose removal leaves the normal form unchanged is left out
  *   (the descriptor's `fromManifest` fills it back in), so a value the server merely echoes,
  *   such as a circuit breaker's zeros, is never written;
- * - in other strings, a `$` before `{` or a name is escaped as `$$` so load reads them literally.
+ * - in other strings, a `$` before `{` or a name is escaped as `$$` so load reads them literally;
+ *   in text the service interpolates itself (`serviceText`: traffic policies, header values),
+ *   where load keeps `${...}` and `$NAME` as written, only what load would read as gatehouse's
+ *   (`${env:`, `${var:`, a `$$` escape) is.
  */
-import type { KindDescriptor, Spec } from '../kinds/types.js';
+import type { KindDescriptor, Pattern, Spec } from '../kinds/types.js';
 import { canonicalJson } from '../identity/canonical-json.js';
 import { isMap, rewrite } from '../identity/patterns.js';
 
@@ -24,7 +27,7 @@ export interface SpecContext {
 }
 
 export function toManifestSpec(descriptor: KindDescriptor, normal: Spec, ctx: SpecContext, name: string): Spec {
-  let spec: unknown = escapeEnv(normal);
+  let spec: unknown = escapeEnv(normal, descriptor.serviceText ?? []);
   for (const ref of descriptor.refs) {
     const isKey = ref.pattern.at(-1) === '{}';
     const byValue = ref.byValue;
@@ -49,14 +52,30 @@ export function toManifestSpec(descriptor: KindDescriptor, normal: Spec, ctx: Sp
   return minimize(spec as Spec, (s) => descriptor.fromManifest(s, name));
 }
 
-function escapeEnv(value: unknown): unknown {
-  // Every `$` that load would read as a placeholder (`${...}`, `$NAME`) is doubled; a replacer
-  // function, since in a replacement string `$$` would mean one `$`.
-  if (typeof value === 'string') return value.replace(/\$(?=[{A-Za-z_])/g, () => '$$');
-  if (Array.isArray(value)) return value.map(escapeEnv);
-  if (isMap(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, escapeEnv(v)]));
+function escapeEnv(value: unknown, serviceText: readonly Pattern[], path: readonly string[] = []): unknown {
+  if (typeof value === 'string') return serviceText.some((p) => matchesPath(p, path)) ? escapeServiceText(value) : escapeText(value);
+  if (Array.isArray(value)) return value.map((item) => escapeEnv(item, serviceText, [...path, '*']));
+  if (isMap(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, escapeEnv(v, serviceText, [...path, k])]));
   return value;
 }
+
+/** Whether `pattern` (`*`: any key or index) names `path` (list indexes written `*`). */
+const matchesPath = (pattern: Pattern, path: readonly string[]) => pattern.length === path.length && pattern.every((p, i) => p === '*' || p === path[i]);
+
+/**
+ * Every `$` that load would read as a placeholder (`${...}`, `$NAME`) is doubled: one more `$`
+ * at the end of a run before `{` or a name. A replacer function, since in a replacement string
+ * `$$` would mean one `$`.
+ */
+const escapeText = (text: string) => text.replace(/\$(?=[{A-Za-z_])/g, () => '$$');
+
+/**
+ * Where load keeps the service's `${...}` and `$NAME` as written, a run of `$` before `{` or a
+ * name gets one `$` more only when load would read it otherwise: two or more (load reads `$$`
+ * as one `$`), or one that starts `${env:` or `${var:`.
+ */
+const escapeServiceText = (text: string) =>
+  text.replace(/\$+(?=[{A-Za-z_])/g, (run: string, at: number) => (run.length >= 2 || /^\{(?:env|var):/.test(text.slice(at + run.length)) ? `${run}$` : run));
 
 /**
  * Removes, top-down, every map key whose absence gives the same normal form; descends into

@@ -67,6 +67,7 @@ export const httpsEdgeRoute: KindDescriptor = {
   sensitive: routeModules.sensitive,
   immutable: [],
   serverChosen: routeModules.serverChosen,
+  serviceText: routeModules.serviceText,
   label: (normal) => `${String(normal.match_type)}:${String(normal.match)}`,
   check: (normal, ctx) => {
     const out: Problem[] = [];

@@ -13,7 +13,7 @@ import { reservedDomain, reservedTcpAddress } from './reservations.js';
 import { certificateAuthority } from './certificate-authority.js';
 import { eventDestination } from './event-destination.js';
 import { eventSubscription } from './event-subscription.js';
-import type { KindDescriptor } from './types.js';
+import type { KindDescriptor, Pattern } from './types.js';
 
 export const KINDS: readonly KindDescriptor[] = [
   ipPolicy,
@@ -44,6 +44,20 @@ const valueFields = new Map(KINDS.flatMap((k) => k.refs.flatMap((r) => (r.byValu
  * edge's hostport), or undefined when nothing references the kind by value.
  */
 export const referencedValueField = (kind: string): string | undefined => valueFields.get(kind);
+
+/**
+ * Whether `path` in a manifest document of `manifestKind` (`['spec', 'routes', 0, 'traffic_policy',
+ * 'value']`) holds text the service interpolates itself: the kind's `serviceText`, or a child's
+ * under its field. `*` in a pattern matches any list index or map key.
+ */
+export function isServiceText(manifestKind: unknown, path: readonly (string | number)[]): boolean {
+  const descriptor = KINDS.find((k) => k.manifestKind === manifestKind);
+  if (!descriptor || path[0] !== 'spec') return false;
+  const matches = (pattern: Pattern, from: number) =>
+    pattern.length === path.length - from && pattern.every((segment, i) => segment === '*' || segment === String(path[from + i]));
+  if ((descriptor.serviceText ?? []).some((p) => matches(p, 1))) return true;
+  return childrenOf(descriptor.kind).some((child) => path[1] === child.child!.field && (child.serviceText ?? []).some((p) => matches(p, 3)));
+}
 
 /** Top-level manifest kinds. */
 export const MANIFEST_KINDS = KINDS.filter((k) => k.manifestKind !== undefined);

@@ -18,6 +18,11 @@ export interface ModuleDef {
   refs?: { pattern: Pattern; kind: string; set?: boolean }[];
   sensitive?: Pattern[];
   serverChosen?: Pattern[];
+  /**
+   * Fields whose text the service interpolates itself (a header value's `${.ngrok.geo.country_code}`,
+   * a traffic policy's `${req.url.path}`): its `${...}` is kept as written (load/interpolate.ts).
+   */
+  serviceText?: Pattern[];
   /** `manifest` is the module as written (before normalization). */
   check?(normal: Spec, at: (path: (string | number)[]) => ReturnType<CheckContext['at']>, manifest?: Spec): Problem[];
 }
@@ -47,6 +52,7 @@ const headers: ModuleDef = {
   }),
   fromLive: (m) => headers.fromManifest(m),
   toInput: identity,
+  serviceText: [['add', '*']],
 };
 /** Header names in `add` are case-insensitive: the service refuses the same name twice. */
 function duplicateHeaders(_n: Spec, at: (path: (string | number)[]) => ReturnType<CheckContext['at']>, manifest?: Spec): Problem[] {
@@ -220,6 +226,7 @@ export const MODULES = {
     fromManifest: (m) => ({ enabled: enabled(m), value: m.value }),
     fromLive: (m) => ({ enabled: enabled(m), value: m.value }),
     toInput: identity,
+    serviceText: [['value']],
   },
 } satisfies Record<string, ModuleDef>;
 export type ModuleName = keyof typeof MODULES;
@@ -245,6 +252,7 @@ export function moduleSet(names: ModuleName[]) {
     refs: defs.flatMap(([n, d]) => (d.refs ?? []).map((r) => ({ ...r, pattern: [n, ...r.pattern] }))),
     sensitive: defs.flatMap(([n, d]) => (d.sensitive ?? []).map((p) => [n, ...p])),
     serverChosen: defs.flatMap(([n, d]) => (d.serverChosen ?? []).map((p) => [n, ...p])),
+    serviceText: defs.flatMap(([n, d]) => (d.serviceText ?? []).map((p) => [n, ...p])),
     check: (normal: Spec, ctx: CheckContext): Problem[] =>
       defs.flatMap(([n, d]) =>
         normal[n] && d.check ? d.check(normal[n] as Spec, (p) => ctx.at([n, ...p]), ctx.manifest?.[n] as Spec | undefined) : [],

@@ -132,6 +132,12 @@ export interface KindDescriptor {
   /** Fields the server chooses when the manifest leaves them out (ignored then). */
   serverChosen?: Pattern[];
   /**
+   * Fields of the manifest spec whose text the service interpolates itself (traffic policies,
+   * header values: `${req.url.path}`): load keeps their `${...}` as written, substituting only
+   * gatehouse's own `${env:}` and `${var:}` (load/interpolate.ts).
+   */
+  serviceText?: Pattern[];
+  /**
    * Top-level fields the service takes on create only and never updates, which change nothing
    * after (a reserved domain's deprecated `region`): sent on create, never compared, so a
    * difference is no change and no drift (as if `lifecycle.ignore_changes` named them).

@@ -124,3 +124,36 @@ test('documents without a placeholder are passed on as read, not copied; placeho
   const copy = { ...doc({ name: '${env:NAME}' }) };
   expect(interpolate([copy], { NAME: 'c' }).documents[0]!.value).toEqual({ name: 'c' });
 });
+
+describe("the service's own ${...} (traffic policies, header values)", () => {
+  const route = (fields: Record<string, unknown>) => ({ kind: 'HTTPSEdge', name: 'gslb', spec: { routes: [{ match_type: 'path_prefix', match: '/', ...fields }] } });
+
+  test('stays as written in a traffic policy and in header values; ${env:} and ${var:} are substituted there too', () => {
+    const policy = '{"on_http_request":[{"expressions":["conn.geo.country_code == \'US\'"],"actions":[{"type":"custom-response","config":{"body":"${req.url.path} from ${conn.geo.country_code} $HOME"}}]}]}';
+    const { documents, problems } = interpolate(
+      [
+        doc(route({ traffic_policy: { value: policy }, request_headers: { add: { 'x-country': '${.ngrok.geo.country_code}', 'x-team': '${env:TEAM}' } }, response_headers: { add: { 'x-env': '${var:stage} $${env:NOT}' } } })),
+        doc({ kind: 'TCPEdge', name: 'ssh', spec: { traffic_policy: { value: '${conn.client_ip}' } } }),
+      ],
+      { TEAM: 'platform' },
+      { vars: vars({ stage: 'staging' }) },
+    );
+    expect(problems).toEqual([]);
+    const [edge, tcp] = documents.map((d) => d.value as { spec: Record<string, any> });
+    expect(edge!.spec.routes[0].traffic_policy.value).toBe(policy);
+    expect(edge!.spec.routes[0].request_headers.add).toEqual({ 'x-country': '${.ngrok.geo.country_code}', 'x-team': 'platform' });
+    expect(edge!.spec.routes[0].response_headers.add).toEqual({ 'x-env': 'staging ${env:NOT}' });
+    expect(tcp!.spec.traffic_policy.value).toBe('${conn.client_ip}');
+  });
+
+  test('elsewhere, a bare ${NAME} or $NAME is still a problem with its hint', () => {
+    const { problems } = interpolate(
+      [doc(route({ description: 'for ${COUNTRY}', request_headers: { remove: ['$HOME'] }, traffic_policy: { value: 'v', enabled: true } }))],
+      {},
+    );
+    expect(problems.map((p) => [p.code, p.message])).toEqual([
+      ['unknown_placeholder', expect.stringContaining('"${COUNTRY}" is not a placeholder gatehouse knows; write ${env:COUNTRY}')],
+      ['unknown_placeholder', expect.stringContaining('"$HOME" looks like a shell variable')],
+    ]);
+  });
+});

@@ -12,6 +12,10 @@
  * - Anything else that looks like a placeholder, `${...}` or shell-style `$NAME`, is an
  *   `unknown_placeholder` problem: a mistyped `${STRIPE_SECRET}` must never become a literal
  *   value. `$$` before `{` or a name is an escaped `$`: `$${env:X}` is the text `${env:X}`.
+ * - Except in text the service interpolates itself (a traffic policy, a header value:
+ *   `KindDescriptor.serviceText`), where `${...}` is the service's own syntax
+ *   (`${.ngrok.geo.country_code}`, `${req.url.path}`) and stays as written, as does `$NAME`;
+ *   `${env:}`, `${var:}` and the `$$` escape are gatehouse's there too.
  *
  * With `keepEnv` (render), `${env:}` placeholders and `$$` escapes stay as written, and
  * variables' text is escaped, so that the output reads back as the same manifests.
@@ -21,6 +25,7 @@ import type { SourceLocation } from '../source.js';
 import { formatLocation } from '../source.js';
 import type { LoadedDocument, Path } from './documents.js';
 import { append } from '../append.js';
+import { isServiceText } from '../kinds/index.js';
 
 /** `$$` before `{` or a name; `${...}`; shell-style `$NAME`. */
 const PATTERN = /\$\$(?=[{A-Za-z_])|\$\{([^}]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)/g;
@@ -109,6 +114,8 @@ export function interpolate(
   const substitute = (text: string, doc: LoadedDocument, path: Path): unknown => {
     let location: SourceLocation | undefined;
     const at = () => (location ??= doc.locate(path));
+    let serviceText: boolean | undefined;
+    const theService = () => (serviceText ??= isServiceText((doc.value as { kind?: unknown } | null)?.kind, path));
     const whole = WHOLE_VAR.exec(text);
     if (whole) {
       const found = variable(whole[1]!, at);
@@ -119,6 +126,7 @@ export function interpolate(
     return text.replace(PATTERN, (match, braced: string | undefined, bare: string | undefined) => {
       if (match === '$$') return keepEnv ? match : '$';
       if (bare !== undefined) {
+        if (theService()) return match;
         problems.push(problem('unknown_placeholder', `"$${bare}" looks like a shell variable, which gatehouse does not expand; write \${env:${bare}} for an environment variable, \${var:${bare}} for a project variable, or $$${bare} for a literal "$${bare}"`, at()));
         return match;
       }
@@ -158,6 +166,7 @@ export function interpolate(
         const textValue = String(value);
         return keepEnv ? escapeText(textValue) : textValue;
       }
+      if (theService()) return match;
       const name = NAME.test(body) ? body : 'NAME';
       problems.push(problem('unknown_placeholder', `"${match}" is not a placeholder gatehouse knows; write \${env:${name}} for an environment variable, \${var:${name}} for a project variable, or $${match} for the literal text`, at()));
       return match;
