@@ -1,18 +1,21 @@
 import { Flags } from '../oclif.js';
 import { Command } from '../command.js';
 import { sanitize } from '@gatehouse/engine/core';
-import { exportLive, type ExportResult } from '@gatehouse/engine/export';
+import { exportLive, recordedDirectory, type ExportResult } from '@gatehouse/engine/export';
 import { failCommand, withConnection } from '../command-run.js';
 import { connectionFlags, type ConnectionFlagValues } from '../connection/flags.js';
 import { environmentFlags } from '../environments/flags.js';
 import { explicitFlags, selectEnvironments } from '../environments/select.js';
+import { manifestCount } from '../export/summary.js';
 import { exportStream, STDOUT_PATH, writeExport } from '../export/write.js';
 
 /** `gatehouse export`: the live configuration as manifests, the way into gatehouse. */
 export default class Export extends Command {
   static override summary = 'Write the live configuration as manifests, one file per kind.';
   static override description =
-    'Reads live state (list requests only) and writes manifests into --out: one file per kind, references by name, server ' +
+    'Reads live state (list requests only) and writes manifests into --out: each object the stack owns in the file its ' +
+    'ownership marker records (relative to the repository root, so --out is best the root, or the directory the manifests ' +
+    'were planned from), the others in one file per kind; references by name, server ' +
     'defaults left out, the user\'s metadata without gatehouse\'s marker, and every secret the API returns replaced by a ' +
     '${env:NAME} placeholder (the names are listed at the end; set them before planning).\n\n' +
     'Without --all, only objects this stack owns; with --all, also the others, with "adopt: <id>" where taking them over needs ' +
@@ -37,15 +40,17 @@ export default class Export extends Command {
       (error: unknown) => this.#fail(error),
     );
     const connection = await Promise.resolve().then(() => selection.runs[0]!.connection()).catch((error: unknown) => this.#fail(error));
-    const { result, embedded } = await this.#export({ ...connection, all: flags.all });
     const toStdout = flags.out === STDOUT_PATH;
+    const { result, embedded } = await this.#export({ ...connection, all: flags.all, within: toStdout ? '' : recordedDirectory(flags.out) });
     if (toStdout) await new Promise<void>((resolve) => process.stdout.write(exportStream(result.files), () => resolve()));
     const { written, removed } = toStdout
-      ? { written: result.files.map(() => 'standard output'), removed: [] }
+      ? { written: [], removed: [] }
       : await writeExport(flags.out, result.files, flags.overwrite).catch((error: unknown) => this.#fail(error));
     const from = embedded ? ` from the embedded reference server (.gatehouse/server.db, not a real API)` : '';
     const lines = [`Exported ${result.exported} object${result.exported === 1 ? '' : 's'} of stack "${connection.stack}"${from} to ${toStdout ? 'standard output' : flags.out}:`];
-    for (const [i, file] of result.files.entries()) lines.push(`  ${written[i]}  (${file.documents} ${file.kind} manifest${file.documents === 1 ? '' : 's'})`);
+    // One stream on standard output: one line for all of it.
+    if (toStdout) lines.push(`  standard output  (${manifestCount(result.files.flatMap((f) => f.kinds))})`);
+    for (const [i, file] of written.entries()) lines.push(`  ${file}  (${manifestCount(result.files[i]!.kinds)})`);
     for (const path of removed) lines.push(`  removed ${path} (written by an earlier export; no such objects now)`);
     if (result.notOwned > 0) lines.push(`${result.notOwned} object${result.notOwned === 1 ? '' : 's'} not owned by stack "${connection.stack}" left out; --all exports them for adoption.`);
     for (const other of result.otherStacks) lines.push(`Objects of stack "${other}" were exported with adopt: <id>; applying them moves them into stack "${connection.stack}" and needs --from-stack ${other} (one stack per apply).`);
@@ -60,9 +65,9 @@ export default class Export extends Command {
     (toStdout ? process.stderr : process.stdout).write(`${lines.map((line) => sanitize(line)).join('\n')}\n`);
   }
 
-  #export(flags: ConnectionFlagValues & { all: boolean }): Promise<{ result: ExportResult; embedded: boolean }> {
+  #export(flags: ConnectionFlagValues & { all: boolean; within: string }): Promise<{ result: ExportResult; embedded: boolean }> {
     return withConnection(flags, async (connection) => ({
-      result: await exportLive({ api: connection.api, stack: connection.stack, all: flags.all }),
+      result: await exportLive({ api: connection.api, stack: connection.stack, all: flags.all, within: flags.within }),
       embedded: connection.target.embedded,
     })).catch(
       (error: unknown) => this.#fail(error),
@@ -74,3 +79,4 @@ export default class Export extends Command {
     return failCommand(this, error, 'nothing was exported');
   }
 }
+

@@ -2,7 +2,8 @@
  * An in-memory `LiveApi` that writes, for apply's tests: objects live in collections keyed by
  * list path; creates, PATCHes, module PUTs and DELETEs change them the way the service does
  * for the fields these tests use (ids in, Refs out: `ip_policy_id` -> `ip_policy: {id}`,
- * `ip_policy_ids` -> `ip_policies`, `backend_id` -> `backend`; routes inline in their edge).
+ * `ip_policy_ids` -> `ip_policies`, `backend_id` -> `backend`, `destination_ids` ->
+ * `destinations`; routes inline in their edge; a reserved TCP address's `addr` assigned).
  *
  * `intercept` sees every attempt of a write before it is carried out and may hold it (return a
  * promise), fail it (throw), or lose its answer (return 'lost': carried out, then an error with
@@ -37,6 +38,9 @@ const PREFIX: Record<string, string> = {
   '/edges/tls': 'edgtls',
   '/reserved_domains': 'rd',
   '/reserved_addrs': 'ra',
+  '/certificate_authorities': 'ca',
+  '/event_destinations': 'ed',
+  '/event_subscriptions': 'esb',
 };
 
 /** Request bodies as the service renders them back (the fields apply's tests use). */
@@ -46,6 +50,7 @@ function rendered(body: ApiObject): ApiObject {
     if (key === 'ip_policy_id') out.ip_policy = { id: value };
     else if (key === 'ip_policy_ids') out.ip_policies = (value as string[]).map((id) => ({ id }));
     else if (key === 'backend_id') out.backend = { id: value };
+    else if (key === 'destination_ids') out.destinations = (value as string[]).map((id) => ({ id }));
     else if (value !== null && typeof value === 'object' && !Array.isArray(value) && key !== 'labels' && key !== 'headers' && key !== 'backends') out[key] = rendered(value as ApiObject);
     else out[key] = value;
   }

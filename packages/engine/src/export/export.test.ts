@@ -1,20 +1,21 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { computePlan } from '../engine.js';
-import type { Plan } from '../plan-model.js';
-import { ENV, appliedLive, findRaw, type Live } from '../drift/fixture.test-data.js';
+import { ENV, SCENARIO, appliedLive, findRaw, type Live } from '../drift/fixture.test-data.js';
 import { FakeLiveApi } from '../testing/fake-api.js';
 import { ipPolicy } from '../kinds/ip-policy.js';
 import type { LiveObject } from '../live.js';
 import { exportLive, type ExportResult } from './export.js';
 import { EXPORT_HEADER, fileNameOf, isExportedText, manifestSchemaUrl } from './files.js';
+import { MANIFEST_SCHEMA_URL } from '@gatehouse/schemas/runtime';
 import { nameObjects } from './names.js';
 import { isRegistryObject } from '../bot-registry/records.js';
 
+const REPOSITORY = fileURLToPath(new URL('../../../../', import.meta.url));
 const dirs: string[] = [];
 afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
@@ -27,35 +28,32 @@ const SECRET_BY_PATH: Record<string, string> = {
   'oauth.provider.github.client_secret': ENV.GH_OAUTH_SECRET!,
 };
 
+/** The exported files written into a fresh directory (outside any repository: it is its own root). */
 function written(result: ExportResult): string {
   const dir = mkdtempSync(join(tmpdir(), 'gatehouse-export-'));
   dirs.push(dir);
-  for (const file of result.files) writeFileSync(join(dir, file.file), file.text);
+  for (const file of result.files) {
+    mkdirSync(dirname(join(dir, file.file)), { recursive: true });
+    writeFileSync(join(dir, file.file), file.text);
+  }
   return dir;
 }
 const envOf = (result: ExportResult) => Object.fromEntries(result.secrets.map((s) => [s.variable, SECRET_BY_PATH[s.path]!]));
 const docs = (result: ExportResult, kind: string) =>
-  parseAllDocuments(result.files.find((f) => f.kind === kind)?.text ?? '').map((d) => d.toJS() as { name: string; adopt?: string; spec: Record<string, any> });
+  result.files
+    .flatMap((f) => parseAllDocuments(f.text).map((d) => d.toJS() as { kind: string; name: string; adopt?: string; spec: Record<string, any> }))
+    .filter((d) => d.kind === kind);
 
 async function exported(live: Live, all = false) {
   const result = await exportLive({ api: new FakeLiveApi(live), stack: 'default', all });
   const plan = await computePlan({ paths: [written(result)], env: envOf(result), api: new FakeLiveApi(live), stack: 'default' });
-  return { result, plan: withoutMovedPaths(plan) };
+  return { result, plan };
 }
 
-/**
- * The exported files are new files: the markers of the objects they declare record the
- * manifest path they were applied from, so each such object's marker is refreshed to record
- * its new file (and nothing else). Those refreshes are set aside here, counted as unchanged.
- */
-function withoutMovedPaths(plan: Plan): Plan {
-  const moved = plan.changes.filter((c) => c.cause === 'marker' && /^ownership marker refresh: records the manifest path [^;]+$/.test(c.reason ?? ''));
-  // The bot user registry records its bot users' manifest paths the same way.
-  const registry = plan.changes.filter((c) => c.cause === 'registry' && /^records which bot users stack "[^"]*" manages: records the manifest path of [^;]+$/.test(c.reason ?? ''));
-  if (moved.length === 0 && registry.length === 0) return plan;
-  const update = plan.summary.update - moved.length - registry.length;
-  return { ...plan, changes: plan.changes.filter((c) => !moved.includes(c) && !registry.includes(c)), summary: { ...plan.summary, update, unchanged: plan.summary.unchanged + moved.length } };
-}
+/** The scenario's manifest files as its markers record them (relative to this repository's root). */
+const SCENARIO_FILES = readdirSync(join(SCENARIO, 'manifests'))
+  .sort()
+  .map((f) => relative(REPOSITORY, join(SCENARIO, 'manifests', f)).split('\\').join('/'));
 
 describe('exportLive', () => {
   test('each file says where it was exported from: the API URL, or the embedded reference server by name', async () => {
@@ -69,18 +67,20 @@ describe('exportLive', () => {
     expect(header).not.toContain('127.0.0.1');
   });
 
-  test('round trip: the exported manifests of every kind and module plan as no changes', async () => {
+  test('round trip: each object goes back to the file its marker records, and the export plans as no changes', async () => {
     const { result, plan } = await exported(await appliedLive());
+    // No marker write either: every marker records the path the exported file has.
     expect(plan.changes, JSON.stringify(plan.changes, null, 2)).toEqual([]);
     // the scenario's 16 objects: bot users carry no marker, but a plain export keeps them
     expect(plan.summary.unchanged).toBe(16);
-    expect(result.files.map((f) => f.file)).toEqual(['ip-policies.yaml', 'ip-restrictions.yaml', 'bot-users.yaml', 'backends.yaml', 'https-edges.yaml', 'tcp-edges.yaml']);
+    expect(result.files.map((f) => f.file).sort()).toEqual(SCENARIO_FILES);
     for (const file of result.files) {
-      expect(file.text.split('\n')[0]).toBe(`# yaml-language-server: $schema=${manifestSchemaUrl(file.kind)}`);
+      const one = file.kinds.length === 1 ? file.kinds[0]!.kind : undefined;
+      expect(file.text.split('\n')[0]).toBe(`# yaml-language-server: $schema=${one ? manifestSchemaUrl(one) : MANIFEST_SCHEMA_URL}`);
       expect(file.text.split('\n')[1]!.startsWith(EXPORT_HEADER)).toBe(true);
       expect(isExportedText(file.text)).toBe(true);
       // The URL names a schema that is published.
-      const published = join(fileURLToPath(new URL('../../../../schemas/json/', import.meta.url)), manifestSchemaUrl(file.kind).split('/json/')[1]!);
+      const published = join(fileURLToPath(new URL('../../../../schemas/json/', import.meta.url)), (one ? manifestSchemaUrl(one) : MANIFEST_SCHEMA_URL).split('/json/')[1]!);
       expect(existsSync(published), published).toBe(true);
     }
     expect(result.exported).toBe(16);
@@ -108,7 +108,7 @@ describe('exportLive', () => {
     const tcp = findRaw(live, 'edgtcp_1');
     tcp.metadata = String(tcp.metadata).replace('"stack":"default"', '"stack":"team-b"');
     const without = await exportLive({ api: new FakeLiveApi(live), stack: 'default' });
-    expect(without.files.map((f) => f.kind)).not.toContain('TCPEdge');
+    expect(without.files.flatMap((f) => f.kinds.map((k) => k.kind))).not.toContain('TCPEdge');
     const result = await exportLive({ api: new FakeLiveApi(live), stack: 'default', all: true });
     expect(docs(result, 'TCPEdge')).toEqual([expect.objectContaining({ name: 'ssh', adopt: 'edgtcp_1' })]);
     expect(result.otherStacks).toEqual(['team-b']);

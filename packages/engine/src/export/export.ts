@@ -12,7 +12,9 @@
  * 3. Name each chosen object (names.ts), then write each spec (spec.ts): references by name,
  *    secrets as `${env:...}` placeholders, server defaults left out, the user's metadata
  *    restored without the marker.
- * 4. One file per manifest kind, documents sorted by name (files.ts).
+ * 4. Each object this stack owns in the file its marker records (the registry's entry for a bot
+ *    user), relative to the output directory (paths.ts), so that planning the export records
+ *    the same paths and changes nothing; the others in one file per manifest kind (files.ts).
  * Pure apart from observe: the caller writes the files.
  */
 import { MANIFEST_KINDS, childrenOf, referencedValueField } from '../kinds/index.js';
@@ -22,6 +24,7 @@ import { readRegistry } from '../bot-registry/records.js';
 import { observe } from '../plan/observe.js';
 import { liveNormal } from '../identity/normal-form.js';
 import { renderFiles, type ExportFile, type ManifestDocument } from './files.js';
+import { exportFileOf } from './paths.js';
 import { VALID_NAME, nameObjects } from './names.js';
 import { toManifestSpec } from './spec.js';
 import { append } from '../append.js';
@@ -57,6 +60,11 @@ export interface ExportOptions {
   stack: string;
   /** Also objects this stack does not own (adopted on the next apply). */
   all?: boolean;
+  /**
+   * Where the output directory sits under the repository root that recorded paths are relative
+   * to (`recordedDirectory(out)`; '' by default: it is the root).
+   */
+  within?: string;
 }
 
 const variableName = (text: string) => text.toUpperCase().replace(/[^A-Z0-9]+/g, '_').replace(/^_+|_+$/g, '').replace(/^(?=\d)/, '_');
@@ -67,6 +75,7 @@ export async function exportLive(options: ExportOptions): Promise<ExportResult> 
   const registry = readRegistry(stack, registryObjects);
   const recorded = new Map([...registry.entries].map(([name, entry]) => [entry.id, name]));
   const recordedName = (o: LiveObject) => (o.descriptor.kind === 'BotUser' ? recorded.get(o.id) : undefined);
+  const recordedPath = (o: LiveObject) => (o.descriptor.kind === 'BotUser' ? registry.entries.get(recordedName(o) ?? '')?.path : o.marker?.path);
   const owned = (o: LiveObject) => o.marker?.stack === stack || recordedName(o) !== undefined;
   const skipped: ExportResult['skipped'] = [];
   const topLevel = live.filter((o) => o.descriptor.manifestKind !== undefined);
@@ -97,6 +106,7 @@ export async function exportLive(options: ExportOptions): Promise<ExportResult> 
   for (const c of live) if (c.parentId !== undefined) append(childrenByParent, c.parentId, c);
 
   const documents: ManifestDocument[] = [];
+  const files = new Map<ManifestDocument, string>();
   let exported = 0;
   for (const { live: o, normal } of withNormal) {
     const name = names.get(o)!;
@@ -119,12 +129,19 @@ export async function exportLive(options: ExportOptions): Promise<ExportResult> 
       exported += items.length;
     }
     const adopt = !owned(o) ? { adopt: o.id } : {};
-    documents.push({ kind: o.descriptor.manifestKind!, name, ...adopt, spec });
+    const document: ManifestDocument = { kind: o.descriptor.manifestKind!, name, ...adopt, spec };
+    documents.push(document);
+    files.set(document, exportFileOf(document.kind, owned(o) ? recordedPath(o) : undefined, options.within));
     exported += 1;
   }
   const order = new Map(secrets.map((s, i) => [s, i]));
   return {
-    files: renderFiles(documents, MANIFEST_KINDS.map((k) => k.manifestKind!), { target: options.api.target.embedded ? 'the embedded reference server (.gatehouse/server.db)' : options.api.target.url, stack }),
+    files: renderFiles(
+      documents,
+      MANIFEST_KINDS.map((k) => k.manifestKind!),
+      { target: options.api.target.embedded ? 'the embedded reference server (.gatehouse/server.db)' : options.api.target.url, stack },
+      (d) => files.get(d)!,
+    ),
     secrets: [...secrets].sort((a, b) => a.address.localeCompare(b.address) || order.get(a)! - order.get(b)!),
     exported,
     notOwned: topLevel.length - chosen.length,

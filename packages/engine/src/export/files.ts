@@ -1,12 +1,13 @@
 /**
- * The exported manifests as files: one per manifest kind (`ip-policies.yaml`, ...), documents
- * sorted by name. Each file starts with the `# yaml-language-server: $schema=` line of its
- * kind's published schema (editors then check and complete it), then `EXPORT_HEADER`, so that
- * a later export knows which files it wrote (and may replace) and which it must not touch
- * unless asked (`isExportedText`: the header within the first lines, so older exports, which
- * started with it, are still recognised).
+ * The exported manifests as files: each object in the file its marker records (paths.ts), the
+ * others in one file per manifest kind (`ip-policies.yaml`, ...); in a file, documents by kind,
+ * then by name. Each file starts with the `# yaml-language-server: $schema=` line of its kind's
+ * published schema (of any manifest, when it holds several kinds: editors then check and
+ * complete it), then `EXPORT_HEADER`, so that a later export knows which files it wrote (and
+ * may replace) and which it must not touch unless asked (`isExportedText`: the header within
+ * the first lines, so older exports, which started with it, are still recognised).
  */
-import { schemaUrl } from '@gatehouse/schemas/runtime';
+import { MANIFEST_SCHEMA_URL, schemaUrl } from '@gatehouse/schemas/runtime';
 import { stringify } from 'yaml';
 import type { Spec } from '../kinds/types.js';
 
@@ -37,10 +38,12 @@ export interface ManifestDocument {
 }
 
 export interface ExportFile {
-  /** File name relative to the output directory. */
+  /** File name relative to the output directory, with `/` separators. */
   file: string;
-  kind: string;
+  /** Documents in the file. */
   documents: number;
+  /** Documents per manifest kind, in the order of `kinds`. */
+  kinds: { kind: string; documents: number }[];
   text: string;
 }
 
@@ -51,15 +54,34 @@ export function fileNameOf(kind: string): string {
   return `${plural}.yaml`;
 }
 
-/** One file per kind that has documents, in `kinds` order. */
-export function renderFiles(documents: ManifestDocument[], kinds: string[], about: { target: string; stack: string }): ExportFile[] {
-  return kinds.flatMap((kind) => {
-    const docs = documents.filter((d) => d.kind === kind).sort((a, b) => a.name.localeCompare(b.name));
-    if (docs.length === 0) return [];
+/**
+ * The files of `documents`, each document in the file `fileOf` gives it; files in the order of
+ * the first kind they hold (by `kinds`), then by name.
+ */
+export function renderFiles(
+  documents: readonly ManifestDocument[],
+  kinds: readonly string[],
+  about: { target: string; stack: string },
+  fileOf: (document: ManifestDocument) => string = (d) => fileNameOf(d.kind),
+): ExportFile[] {
+  const rank = new Map(kinds.map((k, i) => [k, i]));
+  const byFile = new Map<string, ManifestDocument[]>();
+  for (const d of documents) {
+    const file = fileOf(d);
+    byFile.set(file, [...(byFile.get(file) ?? []), d]);
+  }
+  const files = [...byFile].map(([file, docs]) => {
+    docs.sort((a, b) => rank.get(a.kind)! - rank.get(b.kind)! || a.name.localeCompare(b.name));
+    const counts = kinds.flatMap((kind) => {
+      const n = docs.filter((d) => d.kind === kind).length;
+      return n > 0 ? [{ kind, documents: n }] : [];
+    });
+    const one = counts.length === 1 ? counts[0]!.kind : undefined;
     const header =
-      `${SCHEMA_LINE_PREFIX}${manifestSchemaUrl(kind)}\n` +
-      `${EXPORT_HEADER} ${kind} manifests exported from ${about.target} (stack "${about.stack}"); safe to edit.\n`;
+      `${SCHEMA_LINE_PREFIX}${one ? manifestSchemaUrl(one) : MANIFEST_SCHEMA_URL}\n` +
+      `${EXPORT_HEADER} ${one ? `${one} manifests` : 'manifests'} exported from ${about.target} (stack "${about.stack}"); safe to edit.\n`;
     const body = docs.map((d) => stringify(d, { lineWidth: 0, aliasDuplicateObjects: false })).join('---\n');
-    return [{ file: fileNameOf(kind), kind, documents: docs.length, text: header + body }];
+    return { file, documents: docs.length, kinds: counts, text: header + body, first: rank.get(docs[0]!.kind)! };
   });
+  return files.sort((a, b) => a.first - b.first || a.file.localeCompare(b.file)).map(({ first: _first, ...file }) => file);
 }

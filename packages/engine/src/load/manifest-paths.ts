@@ -63,15 +63,27 @@ export function manifestPaths(paths: readonly string[], cwd: string = process.cw
   const stdin = files.length < paths.length;
   if (files.length === 0) return { root: cwd, entries: [], stdin };
   const common = commonRoot(files.map((f) => (f.directory ? f.absolute : dirname(f.absolute))));
-  let root = common;
-  for (let dir = common; ; dir = dirname(dir)) {
-    if (existsSync(resolve(dir, '.git'))) {
-      root = dir;
-      break;
-    }
-    if (dir === dirname(dir)) break;
-  }
+  const root = repositoryRoot(common) ?? common;
   return { root, entries: files.map((f) => ({ path: toSlashes(relative(root, f.absolute)), directory: f.directory })), stdin };
+}
+
+/** The nearest directory from `dir` (absolute) upwards that holds a `.git`, if any. */
+export function repositoryRoot(dir: string): string | undefined {
+  for (let at = dir; ; at = dirname(at)) {
+    if (existsSync(resolve(at, '.git'))) return at;
+    if (at === dirname(at)) return undefined;
+  }
+}
+
+/**
+ * Where a manifest directory `dir` (that may not exist yet) sits as recorded paths see it: the
+ * path of `dir` relative to the repository root above it, '' when there is none above it (a
+ * plan of `dir` then takes `dir` itself as the root) or when it is that root.
+ */
+export function recordedDirectory(dir: string, cwd: string = process.cwd()): string {
+  const absolute = resolve(cwd, dir);
+  const root = repositoryRoot(absolute);
+  return root === undefined ? '' : toSlashes(relative(root, absolute));
 }
 
 /**
