@@ -37,6 +37,7 @@ export { ApplyRefused } from './apply/model.js';
 // Used by every command's output; the rest of render/ is `/render`.
 export { sanitize, hasUnsafeCharacters, terminalSafeJson, type SanitizeOptions } from './render/sanitize.js';
 export { listSome, LIST_SHOWN } from './render/list-some.js';
+export { unreadableLine } from './render/unreadable.js';
 export { plainStyle, type Style, type Paint } from './render/style.js';
 export { policyTextLines, policyMarkdown, formatPolicyResult, policyCounts } from './render/policy.js';
 // gatehouse.yaml, read by every command; the rest of environments/ is `/environments`.

@@ -17,6 +17,7 @@ import { fromStackWarning } from './plan/stacks.js';
 import { observe, type Observation } from './plan/observe.js';
 import { lockOf, type LockInfo } from './lock/record.js';
 import { plan } from './plan/plan.js';
+import { unreadableProblems } from './plan/unreadable.js';
 import { manifestPaths, recordedPath, type ManifestPaths } from './load/manifest-paths.js';
 import { limitPrune } from './plan/prune-scope.js';
 import { applyIgnoreRules, attachIgnoreRules, type ProjectIgnoreRule } from './plan/ignore.js';
@@ -146,7 +147,8 @@ export async function checkManifests(options: EngineOptions): Promise<ManifestCh
 export async function observeAndMatch(desired: DesiredObject[], api: LiveApi, stack: string): Promise<{ matching: Matching; requests: number; lock?: LockInfo }> {
   const observation = await observe(api);
   const lock = lockOf(stack, observation.lockObjects.bots, observation.lockObjects.policies);
-  return { matching: applyIgnoreRules(match(desired, observation.live, stack, { registry: readRegistry(stack, observation.registryObjects) })), requests: observation.requests, ...(lock ? { lock } : {}) };
+  const matched = withUnreadable(match(desired, observation.live, stack, { registry: readRegistry(stack, observation.registryObjects) }), observation);
+  return { matching: applyIgnoreRules(matched), requests: observation.requests, ...(lock ? { lock } : {}) };
 }
 
 export interface Matched {
@@ -160,7 +162,8 @@ export interface Matched {
 /**
  * Step 5 on an observation already made: matches valid manifests with live objects, limits
  * deletes to the prune scope (plan/prune-scope.ts) and throws `ManifestProblems` for matching
- * problems (an adoption required, a collision with another stack).
+ * problems (an adoption required, a collision with another stack, an object of a kind the
+ * account cannot list: plan/unreadable.ts).
  */
 export function matchObservation(
   read: Desired,
@@ -170,7 +173,7 @@ export function matchObservation(
 ): Matched {
   const fromStack = options.fromStack;
   const fromRegistry = fromStack !== undefined && fromStack !== stack ? readRegistry(fromStack, observation.registryObjects) : undefined;
-  const matched = match(read.desired, observation.live, stack, { fromStack, registry: readRegistry(stack, observation.registryObjects), ...(fromRegistry ? { fromRegistry } : {}) });
+  const matched = withUnreadable(match(read.desired, observation.live, stack, { fromStack, registry: readRegistry(stack, observation.registryObjects), ...(fromRegistry ? { fromRegistry } : {}) }), observation);
   // Ignore rules last: the views they make are what plan, drift and apply compare and write.
   const matching = applyIgnoreRules(limitPrune(matched, read.where ?? manifestPaths(options.paths), read.desired, options.pruneAll === true));
   const nothingToMove = fromStackWarning(observation.live, { stack, fromStack });
@@ -178,6 +181,13 @@ export function matchObservation(
   if (matching.problems.length > 0) throw new ManifestProblems(sortProblems(matching.problems));
   const lock = lockOf(stack, observation.lockObjects.bots, observation.lockObjects.policies);
   return { matching, requests: observation.requests, ...(lock ? { lock } : {}) };
+}
+
+/** The matching with the collections the observation could not read, and a problem per object declared in one. */
+function withUnreadable(matching: Matching, observation: Observation): Matching {
+  if (observation.unreadable.length === 0) return matching;
+  const desired = [...matching.pairs.map((p) => p.desired), ...matching.creates];
+  return { ...matching, unreadable: observation.unreadable, problems: [...matching.problems, ...unreadableProblems(desired, observation.unreadable)] };
 }
 
 /**

@@ -109,6 +109,22 @@ export interface IgnoredObject {
   fields: string[];
 }
 
+/**
+ * A collection the API would not list for this account (plan/unreadable.ts): 404 (not served)
+ * or 403 (the account's plan lacks it). Its objects were not read: none is compared, listed as
+ * unmanaged or deleted.
+ */
+export interface UnreadableKind {
+  kind: string;
+  /** The list path that failed (`/backends/static`). */
+  path: string;
+  status: number;
+  /** The API's `error_code`, when it gave one. */
+  code?: string;
+  /** Kinds read inline from it, unread with it (an HTTPS edge's routes). */
+  with?: string[];
+}
+
 /** A live object that no manifest declares and this stack does not own: listed, never touched. */
 export interface UnmanagedObject {
   kind: string;
@@ -152,6 +168,11 @@ export interface Plan {
    */
   held_duplicates?: HeldDuplicate[];
   unmanaged: UnmanagedObject[];
+  /**
+   * Kinds the account cannot list (plan/unreadable.ts): the plan went on without them, so it
+   * neither changes nor prunes any of their objects. Absent when every list was read.
+   */
+  unreadable?: UnreadableKind[];
   /**
    * Declared objects whose live value differs only where, or also where, an ignore rule says to
    * leave it: each with the fields left alone. Absent when there are none.

@@ -51,6 +51,7 @@ export const PROBLEM_CODES = {
   owned_by_other_stack: 'a manifest would duplicate or take over an object another stack owns (move it with --from-stack, or rename)',
   from_stack_empty: '--from-stack names a stack that owns no live object (a warning: nothing moves)',
   bot_user_name_cycle: 'bot users renamed so that they exchange names, which no order of renames can do (bot user names are unique)',
+  kind_unreadable: 'the manifests declare an object of a kind the account cannot list (404: the API does not serve it; 403: the account\'s plan lacks it)',
   adopt_wrong_kind: 'adopt names a live object of another kind or one adopted twice',
   ca_pem_invalid: 'a certificate authority PEM that is not one or more valid X.509 certificates',
   last_child_in_use: 'the plan would delete every rule of a policy that a dashboard IP restriction uses (the service refuses the last)',

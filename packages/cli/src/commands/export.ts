@@ -1,6 +1,6 @@
 import { Flags } from '../oclif.js';
 import { Command } from '../command.js';
-import { sanitize } from '@gatehouse/engine/core';
+import { sanitize, unreadableLine } from '@gatehouse/engine/core';
 import { exportLive, recordedDirectory, type ExportResult } from '@gatehouse/engine/export';
 import { failCommand, withConnection } from '../command-run.js';
 import { connectionFlags, type ConnectionFlagValues } from '../connection/flags.js';
@@ -55,6 +55,8 @@ export default class Export extends Command {
     if (result.notOwned > 0) lines.push(`${result.notOwned} object${result.notOwned === 1 ? '' : 's'} not owned by stack "${connection.stack}" left out; --all exports them for adoption.`);
     for (const other of result.otherStacks) lines.push(`Objects of stack "${other}" were exported with adopt: <id>; applying them moves them into stack "${connection.stack}" and needs --from-stack ${other} (one stack per apply).`);
     for (const s of result.skipped) lines.push(`Skipped ${s.kind} ${s.id}: ${s.reason}.`);
+    // A kind the account cannot list has nothing to export: say so, or its absence reads as none.
+    for (const u of result.unreadable) lines.push(`Not exported: ${unreadableLine(u)}; none of its objects could be read.`);
     if (result.secrets.length > 0) {
       lines.push('', `Secrets were replaced by placeholders; set these variables before planning (${result.secrets.length}):`);
       const width = Math.max(...result.secrets.map((s) => s.variable.length));

@@ -100,6 +100,7 @@ export function classifyDrift(input: DriftInput): DriftReport {
     summary,
     objects,
     unmanaged: planned.unmanaged,
+    ...(planned.unreadable ? { unreadable: planned.unreadable } : {}),
     requests: planned.requests,
   };
 }

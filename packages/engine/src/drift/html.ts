@@ -5,12 +5,12 @@
  * diff), what apply would do and where it is declared. Secrets arrive masked.
  */
 import { filters, html, page } from '../render/html-page.js';
-import { fieldChangesTable, unmanagedSection } from '../render/html.js';
+import { fieldChangesTable, unmanagedSection, unreadableSection } from '../render/html.js';
 import { describeTarget } from '../render/values.js';
 import { formatLocation } from '../source.js';
 import type { DriftReport, DriftedObject } from './model.js';
 import { DRIFT_KINDS } from './model.js';
-import { DRIFT_TITLES, driftSummaryLine } from './render.js';
+import { DRIFT_TITLES, DRIFT_UNREAD, driftSummaryLine } from './render.js';
 import { targetLines } from '../render/targets.js';
 
 const CARD_CLASS: Record<string, string> = { changed_outside: 'delete', deleted_outside: 'delete', duplicate: 'delete', missing: 'replace', changed_in_manifests: 'update', changed: 'update' };
@@ -27,6 +27,7 @@ export function renderDriftHtml(report: DriftReport): string {
     `<h1>gatehouse drift: ${report.drifted ? 'drift found' : 'no drift'}</h1>`,
     `<p class="meta">Target <code>${html(describeTarget(report))}</code>, stack <code>${html(report.stack)}</code>, checked ${html(report.checked_at)} with ${report.requests} API request${report.requests === 1 ? '' : 's'}.</p>`,
     ...[targetLines(report.targets, 'drift report')].flatMap((said) => (said ? [said.warning, ...said.notes] : [])).map((line) => `<p class="targets"><strong>Warning:</strong> ${html(line)}</p>`),
+    unreadableSection(report.unreadable, DRIFT_UNREAD),
     `<div class="cards" id="summary">${cards.join('')}</div>`,
     `<p><strong>Drift:</strong> ${html(driftSummaryLine(report))}</p>`,
     `<h2>Drifted objects</h2>`,

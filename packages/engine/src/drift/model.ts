@@ -4,7 +4,7 @@
  * pipelines read it, so fields are only ever added, never renamed or removed, within a version.
  * It never holds a secret: sensitive values are `SENSITIVE` / `SENSITIVE_CHANGED` markers.
  */
-import type { Action, PlanTargets, RequestUsage, UnmanagedObject } from '../plan-model.js';
+import type { Action, PlanTargets, RequestUsage, UnmanagedObject, UnreadableKind } from '../plan-model.js';
 import type { LockInfo } from '../lock/record.js';
 import type { SourceLocation } from '../source.js';
 
@@ -73,6 +73,8 @@ export interface DriftReport {
   /** Drifted objects, most alarming first (outside changes, deletions, missing, manifest changes). */
   objects: DriftedObject[];
   unmanaged: UnmanagedObject[];
+  /** Kinds the account cannot list (as in plans): none of their objects was checked. Absent when none. */
+  unreadable?: UnreadableKind[];
   /** API requests spent reading live state. */
   requests: number;
   /** Every request the command sent and what it spent of the API's budget (the CLI fills it in). */

@@ -6,11 +6,12 @@
  */
 import { formatLocation } from '../source.js';
 import { plainStyle, type Style } from '../render/style.js';
-import { MARKDOWN_MAX_LENGTH, markdownLineDiff } from '../render/markdown.js';
+import { MARKDOWN_MAX_LENGTH, markdownLineDiff, unreadableMarkdown } from '../render/markdown.js';
+import { unmanagedLines } from '../render/unmanaged.js';
 import { diffStat, isLongValueChange, longValueDiff } from '../render/line-diff.js';
 import { lockNote } from '../lock/record.js';
 import { sanitize } from '../render/sanitize.js';
-import { targetText, textLineDiff } from '../render/text.js';
+import { targetText, textLineDiff, unreadableText } from '../render/text.js';
 import { targetLines } from '../render/targets.js';
 import { describeTarget, formatValue, renderJsonDocument } from '../render/values.js';
 import type { DriftKind, DriftReport, DriftedObject, DriftField } from './model.js';
@@ -26,6 +27,9 @@ export const DRIFT_TITLES: Record<DriftKind, string> = {
   changed: 'changed (cause unknown)',
   unmanaged: 'unmanaged (information)',
 };
+
+/** What was not done to the objects of a kind the account cannot list (render/unreadable.ts). */
+export const DRIFT_UNREAD = 'checked for drift';
 
 /** `2 changed outside gatehouse, 1 deleted outside gatehouse, 7 in sync.` */
 export function driftSummaryLine(report: DriftReport): string {
@@ -72,9 +76,10 @@ export function renderDriftText(report: DriftReport, options: { style?: Style } 
   }
   if (report.unmanaged.length > 0) {
     lines.push(style.dim(`Unmanaged objects (information: not declared, not owned by stack "${sanitize(report.stack)}"):`));
-    for (const u of report.unmanaged) lines.push(style.dim(sanitize(`    ${u.kind} ${u.id}${u.label ? `  ${u.label}` : ''}`)));
+    for (const line of unmanagedLines(report.unmanaged)) lines.push(style.dim(sanitize(`    ${line}`)));
     lines.push('');
   }
+  lines.push(...unreadableText(report.unreadable, DRIFT_UNREAD, style));
   lines.push(style.bold(`Drift: ${driftSummaryLine(report)}`));
   lines.push(style.dim(`Live state read with ${report.requests} API request${report.requests === 1 ? '' : 's'}.`));
   return `${lines.join('\n')}\n`;
@@ -106,6 +111,8 @@ export function renderDriftMarkdown(report: DriftReport, options: { maxLength?: 
   if (report.lock) lines.push(`> **Locked:** ${cell(lockNote(report.lock, 'it may explain what differs'))}.`, '');
   const targeted = targetLines(report.targets, 'drift report');
   if (targeted) for (const line of [targeted.warning, ...targeted.notes]) lines.push(`> **Warning:** ${cell(line).replace(/([*_[\]~])/g, '\\$1')}`, '');
+  const unread = unreadableMarkdown(report.unreadable, DRIFT_UNREAD);
+  if (unread) lines.push(unread.trimEnd(), '');
   lines.push('| Drift | Objects |', '| --- | ---: |');
   for (const kind of [...DRIFT_KINDS, 'unmanaged' as const]) lines.push(`| ${DRIFT_TITLES[kind]} | ${report.summary[kind]} |`);
   lines.push(`| in sync | ${report.summary.in_sync} |`, '');

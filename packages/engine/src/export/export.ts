@@ -20,6 +20,7 @@
 import { MANIFEST_KINDS, childrenOf, referencedValueField } from '../kinds/index.js';
 import type { LiveObject } from '../live.js';
 import type { LiveApi } from '../ports.js';
+import type { UnreadableKind } from '../plan-model.js';
 import { readRegistry } from '../bot-registry/records.js';
 import { observe } from '../plan/observe.js';
 import { liveNormal } from '../identity/normal-form.js';
@@ -52,6 +53,8 @@ export interface ExportResult {
   otherStacks: string[];
   /** Objects that cannot be written as a manifest, with the reason. */
   skipped: { kind: string; id: string; reason: string }[];
+  /** Collections the account cannot list (plan/unreadable.ts): none of their objects is exported. */
+  unreadable: UnreadableKind[];
   requests: number;
 }
 
@@ -70,7 +73,7 @@ export interface ExportOptions {
 const variableName = (text: string) => text.toUpperCase().replace(/[^A-Z0-9]+/g, '_').replace(/^_+|_+$/g, '').replace(/^(?=\d)/, '_');
 
 export async function exportLive(options: ExportOptions): Promise<ExportResult> {
-  const { live, requests, registryObjects } = await observe(options.api);
+  const { live, requests, registryObjects, unreadable } = await observe(options.api);
   const stack = options.stack;
   const registry = readRegistry(stack, registryObjects);
   const recorded = new Map([...registry.entries].map(([name, entry]) => [entry.id, name]));
@@ -147,6 +150,7 @@ export async function exportLive(options: ExportOptions): Promise<ExportResult> 
     notOwned: topLevel.length - chosen.length,
     otherStacks: [...new Set(withNormal.flatMap(({ live: o }) => (o.marker && !owned(o) ? [o.marker.stack] : [])))].sort(),
     skipped,
+    unreadable,
     requests,
   };
 }

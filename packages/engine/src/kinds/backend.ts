@@ -65,6 +65,7 @@ export const backend: KindDescriptor = {
   title: 'backend',
   manifestKind: 'Backend',
   observe: { lists: BACKEND_COLLECTIONS },
+  listedIn: (normal) => `/backends/${String(normal.type)}`,
   metadata: true,
   fromManifest: (spec) => ({ ...commonFields(spec), type: serviceType(spec.type), ...typeFields(serviceType(spec.type), spec) }),
   fromLive: (live, collection) => ({ ...commonFields(live), type: typeOf(collection), ...typeFields(typeOf(collection), live) }),

@@ -102,6 +102,11 @@ export interface KindDescriptor {
   observe:
     | { lists: Collection[]; parentId?(live: ApiObject): string | undefined }
     | { inline: { field: string } };
+  /**
+   * For kinds listed from several collections (backends, by type): the collection a desired
+   * object is listed in. Kinds with one list need none.
+   */
+  listedIn?(normal: Spec): string;
   /** Whether the object has `metadata` (so it can carry the ownership marker). */
   metadata: boolean;
   /**

@@ -6,6 +6,7 @@ import type { BotRegistry } from '../bot-registry/records.js';
 import type { DesiredObject } from '../desired.js';
 import type { LiveObject } from '../live.js';
 import type { Problem } from '../problems.js';
+import type { UnreadableKind } from '../plan-model.js';
 import type { DuplicateObject } from './duplicates.js';
 
 export interface Matching {
@@ -22,6 +23,8 @@ export interface Matching {
   registry?: BotRegistry;
   /** With `--from-stack OLD`: OLD's bot user registry, from which the moved bot users are dropped (bot-registry/registry.ts). */
   fromRegistry?: BotRegistry;
+  /** Collections the account cannot list (plan/unreadable.ts): nothing of theirs was read. Absent when none. */
+  unreadable?: UnreadableKind[];
 }
 
 /** Which owned, undeclared objects a plan may delete (prune-scope.ts). */

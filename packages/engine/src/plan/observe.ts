@@ -2,7 +2,9 @@
  * Step 4, observe: read the live state through `LiveApi.list` only: one paginated list per
  * collection (100 objects a request), never a GET per object. Children that the API renders
  * inline (an edge's routes) are taken from their parent; children with their own list (IP
- * policy rules) are read in one list for all parents. Collections are read concurrently.
+ * policy rules) are read in one list for all parents. Collections are read concurrently. A list
+ * the account cannot read (404, 403: plan/unreadable.ts) is recorded in `unreadable` and the
+ * others go on; when none can be read, the first failure is the error.
  */
 import { KINDS } from '../kinds/index.js';
 import type { Collection, KindDescriptor } from '../kinds/types.js';
@@ -11,6 +13,8 @@ import { isRegistryObject } from '../bot-registry/records.js';
 import { isLockObject } from '../lock/record.js';
 import { parseMarker } from '../identity/marker.js';
 import type { ApiObject, LiveApi } from '../ports.js';
+import type { UnreadableKind } from '../plan-model.js';
+import { isUnreadable, unreadableKind } from './unreadable.js';
 
 export const PAGE_SIZE = 100;
 
@@ -25,6 +29,8 @@ export interface Observation {
   lockObjects: { bots: ApiObject[]; policies: ApiObject[] };
   /** Bot user registry records of every stack (bot-registry/registry.ts), left out of `live` too. */
   registryObjects: ApiObject[];
+  /** Collections the account cannot list (plan/unreadable.ts); their objects are not in `live`. */
+  unreadable: UnreadableKind[];
 }
 
 /**
@@ -55,29 +61,45 @@ export async function observe(api: LiveApi, kinds: readonly KindDescriptor[] = K
   const lists = kinds.flatMap((descriptor) =>
     'lists' in descriptor.observe ? descriptor.observe.lists.map((collection) => ({ descriptor, collection })) : [],
   );
+  const unreadable: UnreadableKind[] = [];
+  const failures: unknown[] = [];
   const read = await Promise.all(
     lists.map(async ({ descriptor, collection }) => {
       const objects: LiveObject[] = [];
       let listed = 0; // lock and registry objects too: they fill pages like any other
       const observeSpec = descriptor.observe as { parentId?(live: ApiObject): string | undefined };
-      for await (const page of pagesOf(api, collection)) {
-        for (const raw of page) {
-          listed += 1;
-          if (isLockObject(descriptor.kind, raw)) {
-            (descriptor.kind === 'BotUser' ? lockObjects.bots : lockObjects.policies).push(raw);
-            continue;
+      const readAll = async () => {
+        for await (const page of pagesOf(api, collection)) {
+          for (const raw of page) {
+            listed += 1;
+            if (isLockObject(descriptor.kind, raw)) {
+              (descriptor.kind === 'BotUser' ? lockObjects.bots : lockObjects.policies).push(raw);
+              continue;
+            }
+            if (isRegistryObject(descriptor.kind, raw)) {
+              registryObjects.push(raw);
+              continue;
+            }
+            objects.push(toLive(descriptor, raw, collection, observeSpec.parentId?.(raw)));
           }
-          if (isRegistryObject(descriptor.kind, raw)) {
-            registryObjects.push(raw);
-            continue;
-          }
-          objects.push(toLive(descriptor, raw, collection, observeSpec.parentId?.(raw)));
         }
+      };
+      try {
+        await readAll();
+      } catch (error) {
+        if (!isUnreadable(error)) throw error;
+        failures.push(error);
+        unreadable.push(unreadableKind(descriptor, collection, error));
+        requests += 1;
+        return [];
       }
       requests += Math.max(1, Math.ceil(listed / PAGE_SIZE));
       return objects;
     }),
   );
+  // Nothing readable at all is no missing feature: a wrong URL, or a key that reads nothing.
+  if (lists.length > 0 && failures.length === lists.length) throw failures[0];
+  unreadable.sort((a, b) => a.path.localeCompare(b.path));
   const live = read.flat();
   for (const descriptor of kinds) {
     if (!('inline' in descriptor.observe)) continue;
@@ -87,5 +109,5 @@ export async function observe(api: LiveApi, kinds: readonly KindDescriptor[] = K
       for (const raw of (parent.raw[field] as ApiObject[] | undefined) ?? []) live.push(toLive(descriptor, raw, undefined, parent.id));
     }
   }
-  return { live, requests, lockObjects, registryObjects };
+  return { live, requests, lockObjects, registryObjects, unreadable };
 }

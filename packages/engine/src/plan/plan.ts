@@ -306,6 +306,7 @@ export function plan(input: PlanInput): Plan {
         label: o.marker ? `${o.marker.name} (stack ${o.marker.stack})` : o.descriptor.label(liveNormal(o)),
       }),
     ),
+    ...(matching.unreadable ? { unreadable: matching.unreadable } : {}),
     ...(holds.held.length > 0 ? { held_duplicates: holds.held } : {}),
     ...(ignored.length > 0 ? { ignored } : {}),
     fingerprints,

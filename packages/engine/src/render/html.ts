@@ -6,7 +6,8 @@
  */
 import { heldDuplicateSentences } from './held-duplicates.js';
 import { IGNORED_HEADING, ignoredFieldsText, ignoredShown } from './ignored.js';
-import type { Change, Plan } from '../plan-model.js';
+import type { Change, Plan, UnreadableKind } from '../plan-model.js';
+import { unreadableHeading, unreadableLine } from './unreadable.js';
 import type { PolicyResult } from '../policy/model.js';
 import { formatLocation } from '../source.js';
 import { dependencyGraph } from './html-graph.js';
@@ -35,6 +36,7 @@ export function renderHtml(plan: Plan): string {
     `<p class="meta">Target <code>${html(describeTarget(plan))}</code>, stack <code>${html(plan.stack)}</code>, live state read ${html(plan.created_at)} with ${plan.requests} API request${plan.requests === 1 ? '' : 's'}.</p>`,
     ...targetParagraphs(plan),
     ...heldDuplicateSentences(plan).map((sentence) => `<p class="targets"><strong>Warning:</strong> ${html(sentence)}</p>`),
+    unreadableSection(plan.unreadable, 'planned'),
     `<div class="cards" id="summary">${cards.join('')}</div>`,
     `<p><strong>Plan:</strong> ${html(summaryLine(plan.summary))}</p>`,
     pruneScopeSentence(plan) ? `<p class="muted" id="prune-scope">${html(pruneScopeSentence(plan))}</p>` : '',
@@ -133,4 +135,11 @@ function unmanagedSection(plan: Pick<Plan, 'unmanaged' | 'stack'>): string {
   return `<h2>Unmanaged objects</h2><p class="muted">Not declared and not owned by stack <code>${html(plan.stack)}</code>: never touched.</p><ul>${items.join('')}</ul>`;
 }
 
-export { unmanagedSection };
+/** The kinds the account cannot list (render/unreadable.ts): a warning and a list; '' when none. */
+function unreadableSection(unreadable: readonly UnreadableKind[] | undefined, what: string): string {
+  if (!unreadable || unreadable.length === 0) return '';
+  const items = unreadable.map((u) => `<li>${html(unreadableLine(u))}</li>`);
+  return `<div class="targets" id="unreadable"><p><strong>Warning:</strong> ${html(unreadableHeading(unreadable.length, what))}:</p><ul>${items.join('')}</ul></div>`;
+}
+
+export { unmanagedSection, unreadableSection };

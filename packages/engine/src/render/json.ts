@@ -56,6 +56,7 @@ export function toJsonPlan(plan: Plan): JsonPlan {
     })),
     ...(plan.held_duplicates !== undefined ? { held_duplicates: plan.held_duplicates } : {}),
     unmanaged: plan.unmanaged,
+    ...(plan.unreadable !== undefined ? { unreadable: plan.unreadable } : {}),
     ...(plan.ignored !== undefined ? { ignored: plan.ignored } : {}),
     fingerprints: plan.fingerprints,
     manifest_checksum: plan.manifest_checksum,

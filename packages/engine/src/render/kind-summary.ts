@@ -7,7 +7,7 @@
 import type { Action, Plan } from '../plan-model.js';
 import { pruneScopeSentence } from './prune-scope.js';
 import { sanitize } from './sanitize.js';
-import { heldDuplicateText, targetText } from './text.js';
+import { heldDuplicateText, targetText, unreadableText } from './text.js';
 import { plainStyle, type Style } from './style.js';
 import { SYMBOLS, countChanges, describeTarget, summaryLine } from './values.js';
 
@@ -37,6 +37,8 @@ export function renderKindSummary(plan: Plan, options: { style?: Style } = {}): 
   }
   const scope = pruneScopeSentence(plan);
   if (scope) lines.push(style.dim(sanitize(scope)));
+  const unread = unreadableText(plan.unreadable, 'planned', style);
+  if (unread.length > 0) lines.push('', ...unread.slice(0, -1));
   const held = heldDuplicateText(plan, style);
   if (held.length > 0) lines.push('', ...held.slice(0, -1));
   lines.push(style.dim(`Live state read with ${plan.requests} API request${plan.requests === 1 ? '' : 's'}.`));

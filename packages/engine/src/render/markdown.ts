@@ -6,7 +6,8 @@
  * string shows as a unified line diff (`@@ path -1,3 +1,4 @@` hunks, at most
  * `DIFF_MAX_LINES` lines a field); other values longer than `VALUE_MAX` are cut.
  */
-import type { Change, Plan } from '../plan-model.js';
+import type { Change, Plan, UnreadableKind } from '../plan-model.js';
+import { unreadableHeading, unreadableLine } from './unreadable.js';
 import { diffMarker, isLongValueChange, longValueDiff, type DiffLine } from './line-diff.js';
 import { policyMarkdown } from './policy.js';
 import { heldDuplicateSentences } from './held-duplicates.js';
@@ -48,7 +49,8 @@ export function renderMarkdown(plan: Plan, options: MarkdownOptions = {}): strin
   const lockNote =
     (plan.lock ? `> **Locked:** ${escape(describeHeldLock(plan.lock, 'this plan may be outdated when it ends'))}.\n\n` : '') +
     targetMarkdown(plan) +
-    heldDuplicateSentences(plan).map((sentence) => `> **Warning:** ${escape(sentence)}\n\n`).join('');
+    heldDuplicateSentences(plan).map((sentence) => `> **Warning:** ${escape(sentence)}\n\n`).join('') +
+    unreadableMarkdown(plan.unreadable, 'planned');
   // Policy results come first, where a reviewer looks, and are never cut with the changes.
   const noChanges = lockNote + policyMarkdown(plan.policy_results, Math.floor(maxLength / 4)) + (countChanges(plan.summary) === 0 ? '**No changes.** The live objects match the manifests.\n\n' : '');
   const tail = [
@@ -179,4 +181,10 @@ function code(text: string): string {
 /** A value cannot close the code block it sits in. */
 function fence(line: string): string {
   return line.replace(/```/g, '`\u200b``');
+}
+
+/** The kinds the account cannot list (render/unreadable.ts): a warning quote, a line each; '' when none. */
+export function unreadableMarkdown(unreadable: readonly UnreadableKind[] | undefined, what: string): string {
+  if (!unreadable || unreadable.length === 0) return '';
+  return `> **Warning:** ${escape(unreadableHeading(unreadable.length, what))}:\n${unreadable.map((u) => `> - ${escape(unreadableLine(u))}`).join('\n')}\n\n`;
 }

@@ -5,7 +5,9 @@
  * The first line names the target and the stack; the last one counts the changes. A long or
  * multi-line string (a PEM, a JSON policy document) shows as a unified line diff under its path.
  */
-import type { Change, FieldChange, Plan } from '../plan-model.js';
+import type { Change, FieldChange, Plan, UnreadableKind } from '../plan-model.js';
+import { unmanagedLines } from './unmanaged.js';
+import { unreadableHeading, unreadableLine } from './unreadable.js';
 import { SENSITIVE_CHANGED } from '../identity/mask.js';
 import { diffMarker, diffStat, isLongValueChange, longValueDiff, type DiffLine } from './line-diff.js';
 import { policyTextLines } from './policy.js';
@@ -37,9 +39,10 @@ export function renderText(plan: Plan, options: TextOptions = {}): string {
   if (plan.unmanaged.length > 0) {
     if (lines.at(-1) !== '') lines.push('');
     lines.push(style.dim(`Unmanaged objects (not declared, not owned by stack "${sanitize(plan.stack)}"; never touched):`));
-    for (const object of plan.unmanaged) lines.push(style.dim(sanitize(`    ${object.kind} ${object.id}${object.label ? `  ${object.label}` : ''}`)));
+    for (const line of unmanagedLines(plan.unmanaged)) lines.push(style.dim(sanitize(`    ${line}`)));
     lines.push('');
   }
+  lines.push(...unreadableText(plan.unreadable, 'planned', style));
   const scope = pruneScopeSentence(plan);
   if (scope) lines.push(style.dim(sanitize(scope)), '');
   if (plan.policy_results && plan.policy_results.length > 0 && lines.at(-1) !== '') lines.push('');
@@ -47,6 +50,12 @@ export function renderText(plan: Plan, options: TextOptions = {}): string {
   if (countChanges(plan.summary) > 0) lines.push(style.bold(`Plan: ${summaryLine(plan.summary)}`));
   lines.push(style.dim(`Live state read with ${plan.requests} API request${plan.requests === 1 ? '' : 's'}.`));
   return `${lines.join('\n')}\n`;
+}
+
+/** The kinds the account cannot list (render/unreadable.ts), a warning and a line each, then a blank line. */
+export function unreadableText(unreadable: readonly UnreadableKind[] | undefined, what: string, style: Style): string[] {
+  if (!unreadable || unreadable.length === 0) return [];
+  return [style.update(`Warning: ${unreadableHeading(unreadable.length, what)}:`), ...unreadable.map((u) => style.update(sanitize(`    ${unreadableLine(u)}`))), ''];
 }
 
 /** Duplicates that are not deleted (render/held-duplicates.ts), each a warning followed by a blank line. */
