@@ -8,12 +8,11 @@ import {
   type EnvironmentInput,
   type HeldLock,
   DependencyCycleError,
-  readUpTo,
   sanitize,
   type Plan,
   type ProjectIgnoreRule,
 } from '@gatehouse/engine/core';
-import { parsePlanJson, PlanFormatError, renderJsonDocument, renderKindSummary, renderText } from '@gatehouse/engine/render';
+import { renderJsonDocument, renderKindSummary, renderText } from '@gatehouse/engine/render';
 import {
   executeApply,
   INTERRUPT_GRACE_MS,
@@ -35,6 +34,7 @@ import { environmentFlags } from '../environments/flags.js';
 import { explicitFlags, selectEnvironments } from '../environments/select.js';
 import { manifestFlags, readingOptions } from '../manifest-flags.js';
 import { CliError } from '../errors.js';
+import { readSavedPlan } from '../saved-plan.js';
 import { lockTimeoutFlag } from '../lock-flags.js';
 import { targetFlags, targetsOf, unmatchedWarnings } from '../target-flags.js';
 import { fromStackFlag, fromStackOption, lockStacksWhileReading } from '../stack-flags.js';
@@ -47,13 +47,6 @@ import { isVerbose } from '../request-log.js';
 import { formatUsage, requestUsage } from '../request-usage.js';
 
 const FORMATS = ['text', 'json'] as const;
-
-/**
- * What `apply --plan` reads at most. A saved plan takes some 430 bytes a change (8.6 MB for
- * 20,000), so this is about 600,000 changes, far more than one apply makes; a larger file, or a
- * device such as /dev/zero, is not a saved plan, and is refused before it fills the memory.
- */
-const SAVED_PLAN_LIMIT = 256 * 1024 * 1024;
 
 /** `gatehouse apply`: make the live API match the manifests (or a reviewed, saved plan). */
 export default class Apply extends Command {
@@ -105,7 +98,7 @@ export default class Apply extends Command {
     const { argv, flags, metadata } = await this.parse(Apply);
     const json = flags.format === 'json';
     const targets = await Promise.resolve().then(() => targetsOf(flags)).catch((error: unknown) => this.#fail(error));
-    const saved = flags.plan ? await this.#readPlan(flags.plan) : undefined;
+    const saved = flags.plan ? await readSavedPlan(flags.plan).catch((error: unknown) => this.#fail(error)) : undefined;
     const selection = await selectEnvironments({
       // A saved plan's own paths come first (prepareApply), so no project default for them.
       argv: argv.length === 0 && saved?.manifest_paths ? saved.manifest_paths : (argv as string[]),
@@ -300,24 +293,6 @@ export default class Apply extends Command {
     if (!same) {
       const where = (t: Plan['target']) => (t.embedded ? 'the embedded server' : t.url);
       throw new CliError('plan_target', `the saved plan was made against ${where(saved.target)}, not ${where(connection.target)}; apply it there, or plan again`);
-    }
-  }
-
-  async #readPlan(file: string): Promise<Plan> {
-    const unreadable = (why: string) => this.#fail(new CliError('plan_file', `cannot read the saved plan ${file}: ${why}`));
-    let bytes: Buffer | undefined;
-    try {
-      bytes = await readUpTo(file, SAVED_PLAN_LIMIT);
-    } catch (error) {
-      return unreadable((error as NodeJS.ErrnoException).code ?? (error as Error).message);
-    }
-    if (bytes === undefined) {
-      return unreadable(`it is over ${SAVED_PLAN_LIMIT / 1024 / 1024} MiB, more than any plan gatehouse saves; name the file that plan --out wrote`);
-    }
-    try {
-      return parsePlanJson(bytes.toString('utf8'));
-    } catch (error) {
-      return unreadable(error instanceof PlanFormatError ? error.message : (error as Error).message);
     }
   }
 

@@ -18,6 +18,7 @@ import { isVerbose } from '../request-log.js';
 import { formatUsage, requestUsage } from '../request-usage.js';
 import { CliError } from '../errors.js';
 import { manifestFlags, readingOptions } from '../manifest-flags.js';
+import { checkPlanOutName } from '../saved-plan.js';
 import { foreignFiles, terminalStyle, writeFileAtomic } from '../output.js';
 import { policyFlags, policyPaths } from '../policy-flags.js';
 import { targetFlags, targetsOf, unmatchedWarnings } from '../target-flags.js';
@@ -55,7 +56,7 @@ export default class Plan extends Command {
   static override args = { path: Args.string({ description: 'manifest file or directory (repeatable; default: the current directory)' }) };
   static override flags = {
     format: Flags.string({ description: 'output format', options: [...FORMATS], default: 'text' }),
-    out: Flags.string({ description: 'also save the plan as JSON to this file (atomically), for apply --plan' }),
+    out: Flags.string({ description: 'also save the plan as JSON to this file (atomically), for apply --plan and show (whatever --format prints)' }),
     'detailed-exitcode': Flags.boolean({ description: 'exit 2 when the plan has changes (deletes that need --prune included)', default: false }),
     prune: Flags.boolean({ description: 'plan deletes as apply --prune runs them (without it they are shown as "would be deleted with --prune"); only of objects applied from the PATHs given', default: false }),
     'prune-all': Flags.boolean({ description: 'plan deletes of everything the stack owns that the manifests do not declare, wherever it was applied from (implies --prune)', default: false }),
@@ -96,8 +97,13 @@ export default class Plan extends Command {
     const policies = policyPaths(flags, selection.project);
     // --prune-all implies --prune (plan/prune-scope.ts).
     const prune = { prune: flags.prune || flags['prune-all'], pruneAll: flags['prune-all'] };
-    // A mistyped --out must not replace a manifest with the plan: refused before any request.
-    if (flags.out && !selection.all) await refuseForeignPlanFile(flags.out, rendering).catch((error: unknown) => this.#fail(error));
+    // A mistyped --out must not replace a manifest with the plan, nor a report name hold JSON: refused before any request.
+    if (flags.out && !selection.all) {
+      await Promise.resolve()
+        .then(() => checkPlanOutName(flags.out!))
+        .then(() => refuseForeignPlanFile(flags.out!, rendering))
+        .catch((error: unknown) => this.#fail(error));
+    }
     if (selection.all) {
       if (format === 'html') this.#fail(new CliError('environment_all_refused', '--format html reports one plan; with --env all, write one report per environment with --env NAME --format html'));
       if (flags.out) this.#fail(new CliError('environment_all_refused', '--out saves one plan for apply --plan; with --env all, save each environment\'s plan with --env NAME --out FILE'));

@@ -1,0 +1,43 @@
+import { Args, Errors, Flags } from '../oclif.js';
+import { Command } from '../command.js';
+import { catchAsJson } from '../json-errors.js';
+import { failCommand } from '../command-run.js';
+import { terminalStyle } from '../output.js';
+import { readSavedPlan } from '../saved-plan.js';
+
+const FORMATS = ['text', 'json', 'markdown', 'html'] as const;
+
+/** `gatehouse show PLAN.json`: a saved plan in any format, as `terraform show` renders a saved plan. */
+export default class Show extends Command {
+  static override summary = 'Print a saved plan (plan --out) as text, Markdown, an HTML report or JSON.';
+  static override description =
+    'Reads the plan that plan --out saved and renders it as plan would have: text for a terminal, Markdown for a pull ' +
+    'request comment, a self-contained HTML report page, or the JSON of the saved plan. It makes no request and reads no ' +
+    'manifest: it shows what was reviewed, exactly as apply --plan will apply it (secrets were masked when it was saved). ' +
+    'Exit 0 on success, 1 when the file cannot be read or is not a saved plan.';
+  static override args = { plan: Args.string({ description: 'the saved plan (plan --out FILE)', required: true }) };
+  static override flags = {
+    format: Flags.string({ description: 'output format', options: [...FORMATS], default: 'text' }),
+  };
+  static override examples = [
+    '<%= config.bin %> plan manifests/ --out plan.json && <%= config.bin %> show plan.json',
+    '<%= config.bin %> show plan.json --format html > plan.html   # the report, from the plan that apply --plan will apply',
+    '<%= config.bin %> show plan.json --format markdown           # a pull request comment',
+  ];
+
+  async run(): Promise<void> {
+    const { args, flags } = await this.parse(Show);
+    const plan = await readSavedPlan(args.plan).catch((error: unknown) => failCommand(this, error, 'nothing was shown'));
+    const { renderHtml, renderJson, renderMarkdown, renderText } = await import('@gatehouse/engine/render');
+    const format = flags.format as (typeof FORMATS)[number];
+    const output =
+      format === 'json' ? renderJson(plan) : format === 'markdown' ? renderMarkdown(plan) : format === 'html' ? renderHtml(plan) : renderText(plan, { style: terminalStyle() });
+    await new Promise<void>((resolve) => process.stdout.write(output, () => resolve()));
+  }
+
+  /** With --format json, every failure is one JSON error document on stdout (json-errors.ts). */
+  protected override async catch(error: Error & { exitCode?: number }): Promise<unknown> {
+    if (await catchAsJson(this, error)) throw new Errors.ExitError(1);
+    return super.catch(error);
+  }
+}
