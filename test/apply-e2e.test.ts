@@ -182,10 +182,34 @@ describe('gatehouse apply', { timeout: 180_000 }, () => {
     edit('ip-restrictions.yaml', 'description: Dashboard (reviewed)', 'description: Dashboard (edited after review)');
     const result = await runCli(['apply', '--plan', planFile, '--yes'], { env: env() });
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain('[stale_manifests]');
+    // The file that changed is named.
+    expect(result.stderr).toContain(`refused: ${join(repo, 'ip-restrictions.yaml')} changed since the saved plan was made; run gatehouse plan again and review the new plan [stale_manifests]`);
     expect(result.stderr).toContain('nothing was written');
     const dashboard = (await collect(client.ipRestrictions.list())).find((r) => r.type === 'dashboard')!;
     expect(dashboard.description).toBe('Dashboard only from the office and the VPN');
+    expect((await apply('--yes')).code).toBe(0);
+  });
+
+  it('applies a saved plan after an edit that changes no document (a comment, a reformatting)', async () => {
+    const planFile = join(dir.path, 'plan3.json');
+    edit('ip-restrictions.yaml', 'description: Dashboard (edited after review)', 'description: Dashboard (reviewed twice)');
+    expect((await runCli(['plan', repo, '--out', planFile], { env: env() })).code).toBe(0);
+    const file = join(repo, 'ip-restrictions.yaml');
+    writeFileSync(file, `# Reviewed in the pull request.\n${readFileSync(file, 'utf8').replace(/\n/g, '\n\n')}`);
+    const result = await runCli(['apply', '--plan', planFile, '--yes'], { env: env() });
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    expect(result.stderr).not.toContain('stale');
+  });
+
+  it('refuses a saved plan applied under another stack with stale_plan_stack alone, writing nothing', async () => {
+    const planFile = join(dir.path, 'plan4.json');
+    edit('ip-restrictions.yaml', 'description: Dashboard (reviewed twice)', 'description: Dashboard (for another stack)');
+    expect((await runCli(['plan', repo, '--out', planFile], { env: env() })).code).toBe(0);
+    const result = await runCli(['apply', '--plan', planFile, '--yes', '--stack', 'team-b'], { env: env() });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('refused: the saved plan is for stack "default", not "team-b"; pass --stack default or plan again [stale_plan_stack]');
+    expect(result.stderr).not.toContain('owned_by_other_stack');
+    expect(result.stderr.match(/^refused: /gm)).toHaveLength(1);
     expect((await apply('--yes')).code).toBe(0);
   });
 

@@ -76,6 +76,8 @@ export interface Desired {
   desired: DesiredObject[];
   problems: Problem[];
   checksum: string;
+  /** Each manifest file's document checksum (load/documents.ts): what a saved plan's staleness is told by. */
+  files: Record<string, string>;
   /** Where the manifests sit: the root their recorded paths are relative to, and the PATHs (prune scope). */
   where?: ManifestPaths;
 }
@@ -116,7 +118,7 @@ export async function readManifests(options: EngineOptions & { exclude?: readonl
   // An unset variable's stand-in may itself fail a check there (a pattern): not reported.
   const unsetAt = new Set(interpolated.unsetEnv);
   const reported = withoutUnsetEcho([...interpolated.unsetEnv, ...problems]).filter((p) => !unsetAt.has(p));
-  return { desired, problems: sortProblems(reported), checksum: loaded.checksum, where };
+  return { desired, problems: sortProblems(reported), checksum: loaded.checksum, files: loaded.files, where };
 }
 
 /** Every problem of the manifests, all together; `[]` when they are valid. */
@@ -237,7 +239,7 @@ export async function planFromRead({ read, rules }: PlanRead, options: PlanOptio
   const prune = options.prune === true || options.pruneAll === true;
   const targets = targetPatterns(options.targets, { prune });
   const { matching, requests, lock } = matchObservation(read, await observe(options.api), options.stack, options);
-  const full = plan({ matching, stack: options.stack, fromStack: options.fromStack, target: options.api.target, checksum: read.checksum, requests, prune });
+  const full = plan({ matching, stack: options.stack, fromStack: options.fromStack, target: options.api.target, checksum: read.checksum, files: read.files, requests, prune });
   const computed = targets ? targetPlan(full, matching, targets) : full;
   // Plan does not lock; it says when an apply holds the lock (its plan may be outdated soon).
   const planned = lock ? { ...computed, lock } : computed;

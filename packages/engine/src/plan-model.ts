@@ -182,6 +182,13 @@ export interface Plan {
   fingerprints: Record<string, string>;
   /** sha256 over the manifests' files, in path order, that the plan was computed from. */
   manifest_checksum: string;
+  /**
+   * Each manifest file the plan was computed from (as problems name it), with the sha256 of its
+   * documents as parsed, and with `--env` the environment's variables: apply names the files
+   * whose documents changed since (comments and formatting do not count). Optional: plans
+   * saved before it was recorded are judged by `manifest_checksum`.
+   */
+  manifest_files?: Record<string, string>;
   /** API requests spent reading live state. */
   requests: number;
   /** Every request the command sent and what it spent of the API's budget (the CLI's client counts them). */

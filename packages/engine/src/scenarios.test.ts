@@ -1,7 +1,7 @@
 /**
  * Golden plan tests: each folder of test-fixtures/scenarios holds manifests/*.yaml, live.json
  * (list path -> objects, oldest first, as the service renders them), an optional env.json and
- * stack.txt, and expected-plan.json (the plan, `created_at`, checksum and request count left out) or
+ * stack.txt, and expected-plan.json (the plan, `created_at`, checksums and request count left out) or
  * expected-problems.json. Run with GATEHOUSE_UPDATE_GOLDEN=1 to rewrite the expected files
  * after a deliberate change, then review the diff.
  */
@@ -29,8 +29,9 @@ describe('plan scenarios', () => {
         const plan = await computePlan({ paths: [join(dir, 'manifests')], env, api, stack });
         // `requests` depends on how many collections the registered kinds read; it is checked
         // against the fake's own count here, and per collection in budget.test.ts.
-        const { created_at: _time, manifest_checksum: checksum, requests, ...rest } = plan;
+        const { created_at: _time, manifest_checksum: checksum, manifest_files: files, requests, ...rest } = plan;
         expect(checksum).toMatch(/^[0-9a-f]{64}$/);
+        expect(Object.values(files ?? {}).length).toBeGreaterThan(0);
         expect(requests).toBe(api.requestCount);
         actual = relativeSources(rest, dir);
         file = join(dir, 'expected-plan.json');

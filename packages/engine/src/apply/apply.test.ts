@@ -2,7 +2,7 @@
  * The executor against an in-memory API: order, concurrency, failures, lost answers, saved
  * plans and the safety rails. Manifests are real files in a temporary directory.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { manifestDirs } from '../testing/manifest-dirs.js';
@@ -394,14 +394,56 @@ describe('saved plans', () => {
     expect(api.log).toEqual([]);
   });
 
-  it('refuses the whole plan when the manifests changed since, writing nothing', async () => {
+  it('refuses the whole plan when a file\'s documents changed since, naming it, writing nothing', async () => {
     const api = new MemoryLiveApi();
     const dir = manifests(POLICIES);
     const saved = (await prepareApply({ api, stack: 'default', paths: [dir], env: {} })).plan;
+    expect(saved.manifest_files).toEqual({ [join(dir, 'main.yaml')]: expect.stringMatching(/^[0-9a-f]{64}$/) });
     rewrite(dir, POLICIES.replace('Office', 'Office!'));
     const error = await apply(api, dir, { saved }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ApplyRefused);
-    expect((error as ApplyRefused).refusals.map((r) => r.code)).toEqual(['stale_manifests']);
+    expect((error as ApplyRefused).refusals).toEqual([
+      { code: 'stale_manifests', message: `${join(dir, 'main.yaml')} changed since the saved plan was made; run gatehouse plan again and review the new plan` },
+    ]);
+    // A file added beside it is named too.
+    writeFileSync(join(dir, 'more.yaml'), 'kind: BotUser\nname: ci\nspec: {}\n');
+    const again = (await apply(api, dir, { saved }).catch((e: unknown) => e)) as ApplyRefused;
+    expect(again.refusals[0]!.message).toMatch(/^\S+main\.yaml, \S+more\.yaml \(added\) changed since the saved plan was made/);
+    expect(api.log).toEqual([]);
+  });
+
+  it('applies a saved plan after edits that change no document: comments, formatting, key order', async () => {
+    const api = new MemoryLiveApi();
+    const dir = manifests(POLICIES);
+    const saved = (await prepareApply({ api, stack: 'default', paths: [dir], env: {} })).plan;
+    const reformatted = `# reviewed in PR 42\n${POLICIES.replace('spec: {type: dashboard, enforced: true, ip_policies: [office, vpn]}', 'spec:\n  ip_policies: [office, vpn]   # both\n  enforced: true\n  type: dashboard')}`;
+    rewrite(dir, reformatted);
+    const result = await apply(api, dir, { saved });
+    expect(result.ok).toBe(true);
+    expect(result.summary.done).toBe(saved.changes.length);
+  });
+
+  it('judges a plan saved before files were recorded by its checksum, as before', async () => {
+    const api = new MemoryLiveApi();
+    const dir = manifests(POLICIES);
+    const { manifest_files: _files, ...older } = (await prepareApply({ api, stack: 'default', paths: [dir], env: {} })).plan;
+    expect((await prepareApply({ api, stack: 'default', paths: [dir], env: {}, saved: older })).refusals).toEqual([]);
+    rewrite(dir, `# a comment\n${POLICIES}`);
+    const prepared = await prepareApply({ api, stack: 'default', paths: [dir], env: {}, saved: older });
+    expect(prepared.refusals).toEqual([{ code: 'stale_manifests', message: `the manifests under ${dir} changed since the saved plan was made; run gatehouse plan again and review the new plan` }]);
+  });
+
+  it('refuses a plan saved for another stack whole, with stale_plan_stack alone, before it reads live state', async () => {
+    const api = new MemoryLiveApi();
+    const dir = manifests(POLICIES);
+    await apply(api, dir); // stack default owns the policies now
+    const saved = (await prepareApply({ api, stack: 'default', paths: [dir], env: {} })).plan;
+    api.log.length = 0;
+    const error = await prepareApply({ api, stack: 'team-b', paths: [dir], env: {}, saved }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ApplyRefused);
+    expect((error as ApplyRefused).refusals).toEqual([
+      { code: 'stale_plan_stack', message: 'the saved plan is for stack "default", not "team-b"; pass --stack default or plan again' },
+    ]);
     expect(api.log).toEqual([]);
   });
 
@@ -411,9 +453,10 @@ describe('saved plans', () => {
     const environment = (name: string) => ({ name, overlays: [], vars: { environment: name, values: {}, locate: () => undefined } });
     const saved = (await prepareApply({ api, stack: 'default', paths: [dir], env: {}, environment: environment('staging') })).plan;
     expect(saved.environment).toBe('staging');
+    expect(saved.manifest_files).toHaveProperty(['variables of environment staging']);
     for (const other of [environment('production'), undefined]) {
-      const prepared = await prepareApply({ api, stack: 'default', paths: [dir], env: {}, saved, environment: other });
-      expect(prepared.refusals.map((r) => r.code)).toContain('stale_plan_environment');
+      const refused = await prepareApply({ api, stack: 'default', paths: [dir], env: {}, saved, environment: other }).catch((e: unknown) => e);
+      expect((refused as ApplyRefused).refusals.map((r) => r.code)).toContain('stale_plan_environment');
     }
     const same = await prepareApply({ api, stack: 'default', paths: [dir], env: {}, saved, environment: environment('staging') });
     expect(same.refusals).toEqual([]);

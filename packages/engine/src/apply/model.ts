@@ -10,7 +10,7 @@ import type { Action, Change, HeldDuplicate, PlanTargets, PruneScopeSummary, Req
 
 /** The central table of apply's refusal and step-failure codes: code -> what it means. */
 export const APPLY_CODES = {
-  stale_manifests: 'the manifests changed since the saved plan was made (checksum differs)',
+  stale_manifests: 'the documents of a manifest file changed since the saved plan was made (a file named; comments and formatting do not count)',
   stale_plan_stack: 'the saved plan was made for another stack',
   stale_plan_environment: 'the saved plan was made for another environment of gatehouse.yaml (--env)',
   stale_object: 'a live object changed since the saved plan recorded its fingerprint',

@@ -4,7 +4,8 @@
  *
  * 1. Read the manifests (the same pipeline as plan), before any request (`readForApply`).
  * 2. Observe and match, then plan afresh (`planApply`, on the observation the CLI makes under the
- *    stack's lock); a saved plan whose manifest checksum or stack differs is refused whole.
+ *    stack's lock); a saved plan whose manifests changed (stale-manifests.ts) is refused whole,
+ *    one made for another stack or environment already in step 1.
  * 3. With a saved plan: keep only its changes; a change whose live object no longer has the
  *    recorded fingerprint (or that the fresh plan no longer has in the same form) is stale:
  *    it will not run and its dependents are skipped.
@@ -26,8 +27,9 @@ import { metadataWriter } from '../plan/metadata.js';
 import { observe, type Observation } from '../plan/observe.js';
 import { plan as makePlan } from '../plan/plan.js';
 import { TargetError, targetMatching, targetPatterns, targetPlan, targetRegistryMatching } from '../plan/targets.js';
-import type { Refusal, Subject } from './model.js';
+import { ApplyRefused, type Refusal, type Subject } from './model.js';
 import { railRefusals } from './rails.js';
+import { changedManifests, staleManifestsMessage } from './stale-manifests.js';
 import { movedRegistryWriter, registryWriter } from '../bot-registry/writer.js';
 
 export interface PrepareOptions {
@@ -98,6 +100,10 @@ export async function readForApply(options: Omit<PrepareOptions, 'api'>): Promis
   if (options.saved && options.targets && options.targets.length > 0) {
     throw new TargetError('target_conflict', '--target cannot be combined with --plan: a saved plan applies exactly the targets it was made with; plan again with --target and --out');
   }
+  // A saved plan made for another stack or environment is refused whole, before anything is
+  // read: matched against the live objects of another stack, its manifests would only collide.
+  const refused = options.saved ? savedPlanRefusals(options.saved, options) : [];
+  if (refused.length > 0) throw new ApplyRefused(refused);
   const paths = pathsToRead(options);
   const read = await readManifests({
     paths,
@@ -110,6 +116,24 @@ export async function readForApply(options: Omit<PrepareOptions, 'api'>): Promis
   });
   if (read.problems.length > 0) throw new ManifestProblems(read.problems);
   return { read, paths };
+}
+
+/** A saved plan's stack, `--from-stack` and environment against this apply's: a refusal each that differs. */
+function savedPlanRefusals(saved: Plan, options: Pick<PrepareOptions, 'stack' | 'fromStack' | 'environment'>): Refusal[] {
+  const refusals: Refusal[] = [];
+  if ((saved.environment ?? undefined) !== options.environment?.name) {
+    const named = (e: string | undefined) => (e === undefined ? 'no environment' : `environment ${e}`);
+    refusals.push({ code: 'stale_plan_environment', message: `the saved plan is for ${named(saved.environment)}, not ${named(options.environment?.name)}; apply it with ${saved.environment === undefined ? 'no --env' : `--env ${saved.environment}`}, or plan again` });
+  }
+  if (saved.stack !== options.stack) {
+    refusals.push({ code: 'stale_plan_stack', message: `the saved plan is for stack "${saved.stack}", not "${options.stack}"; pass --stack ${saved.stack} or plan again` });
+  }
+  const fromStack = options.fromStack ?? saved.from_stack;
+  if (saved.from_stack !== fromStack) {
+    const moving = (s: string | undefined) => (s === undefined ? 'without --from-stack' : `with --from-stack ${s}`);
+    refusals.push({ code: 'stale_plan_stack', message: `the saved plan was made ${moving(saved.from_stack)}, not ${moving(fromStack)}; apply it ${moving(saved.from_stack)}, or plan again` });
+  }
+  return refusals;
 }
 
 /** `readForApply`, the listing and `planApply` in one, with no lock (tests, `applyPlan`). */
@@ -129,26 +153,14 @@ export function planApply(options: PrepareOptions, { read, paths }: ApplyRead, o
   const targets = targetPatterns(options.targets ?? saved?.targets?.requested, { prune: prune && !saved });
   const fromStack = options.fromStack ?? saved?.from_stack;
   const { matching, requests } = matchObservation(read, observation, stack, { paths, fromStack, pruneAll, ...(options.onWarning ? { onWarning: options.onWarning } : {}) });
-  const full = makePlan({ matching, stack, fromStack, target: api.target, checksum: read.checksum, requests, prune });
+  const full = makePlan({ matching, stack, fromStack, target: api.target, checksum: read.checksum, files: read.files, requests, prune });
   const fresh = targets ? targetPlan(full, matching, targets) : full;
   fresh.manifest_paths = paths;
   if (options.environment) fresh.environment = options.environment.name;
 
   const refusals: Refusal[] = [];
-  if (saved && saved.manifest_checksum !== read.checksum) {
-    refusals.push({ code: 'stale_manifests', message: `the manifests under ${paths.join(', ')} changed since the saved plan was made; run gatehouse plan again and review the new plan` });
-  }
-  if (saved && (saved.environment ?? undefined) !== options.environment?.name) {
-    const named = (e: string | undefined) => (e === undefined ? 'no environment' : `environment ${e}`);
-    refusals.push({ code: 'stale_plan_environment', message: `the saved plan is for ${named(saved.environment)}, not ${named(options.environment?.name)}; apply it with ${saved.environment === undefined ? 'no --env' : `--env ${saved.environment}`}, or plan again` });
-  }
-  if (saved && saved.stack !== stack) {
-    refusals.push({ code: 'stale_plan_stack', message: `the saved plan is for stack "${saved.stack}", not "${stack}"; pass --stack ${saved.stack} or plan again` });
-  }
-  if (saved && saved.from_stack !== fromStack) {
-    const moving = (s: string | undefined) => (s === undefined ? 'without --from-stack' : `with --from-stack ${s}`);
-    refusals.push({ code: 'stale_plan_stack', message: `the saved plan was made ${moving(saved.from_stack)}, not ${moving(fromStack)}; apply it ${moving(saved.from_stack)}, or plan again` });
-  }
+  const changed = saved ? changedManifests(saved, read) : [];
+  if (changed.length > 0) refusals.push({ code: 'stale_manifests', message: staleManifestsMessage(changed, paths) });
 
   // A paired object as the matching holds it: with its ignore rules applied (plan/ignore.ts).
   const desiredByAddress = new Map(read.desired.map((d) => [d.address, d]));
@@ -180,7 +192,7 @@ export function planApply(options: PrepareOptions, { read, paths }: ApplyRead, o
       const now = freshByAddress.get(old.address);
       // The same manifests (checksum) need no change there now: its object already matches
       // the planned result (an earlier run of this plan did it). Skipped, not stale.
-      if (!now && saved.manifest_checksum === read.checksum) {
+      if (!now && changed.length === 0) {
         alreadyDone.push(old);
         return [];
       }

@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import { relative } from 'node:path';
 import { MANIFEST_KINDS } from '@gatehouse/schemas/runtime';
 import { Composer, isScalar, LineCounter, type Document } from 'yaml';
+import { canonicalJson } from '../identity/canonical-json.js';
 import { problem, type Problem } from '../problems.js';
 import type { SourceLocation } from '../source.js';
 import { findManifestFiles, readManifestFile, STDIN_NAME, STDIN_PATH } from './files.js';
@@ -44,6 +45,11 @@ export interface LoadResult {
   problems: Problem[];
   /** sha256 over every file's path and content, in path order. */
   checksum: string;
+  /**
+   * Per file read (as named in problems), sha256 over the canonical JSON of its documents as
+   * parsed: a change of comments, formatting or key order changes nothing here.
+   */
+  files: Record<string, string>;
   /** What is worth saying but does not stop the run (a symbolic link loop). */
   warnings: Problem[];
   /** What was passed over on purpose (skipped directories and files), for `--verbose`. */
@@ -87,6 +93,7 @@ export async function load(paths: string[], options: LoadOptions = {}): Promise<
   }
   const hash = createHash('sha256');
   const documents: LoadedDocument[] = [];
+  const checksums: Record<string, string> = {};
   const notes = [...found.notes];
   for (const file of [...files].sort()) {
     const name = display(file);
@@ -101,6 +108,7 @@ export async function load(paths: string[], options: LoadOptions = {}): Promise<
       continue;
     }
     hash.update(`${name}\0`).update(read.text).update('\0');
+    checksums[name] = documentsChecksum(fileDocuments);
     // A loop, not push(...): a file of many documents would exceed the arguments' limit.
     for (const doc of fileDocuments) documents.push(doc);
     problems.push(...fileProblems);
@@ -114,8 +122,12 @@ export async function load(paths: string[], options: LoadOptions = {}): Promise<
       problem('no_manifests', `${files.length === 1 ? `${display(files[0]!)} holds` : `the ${files.length} files under ${paths.join(', ')} hold`} no YAML document (only comments, --- or nothing); give manifests that declare something`),
     );
   }
-  return { documents, problems, checksum: hash.digest('hex'), warnings: found.warnings, notes };
+  return { documents, problems, checksum: hash.digest('hex'), files: checksums, warnings: found.warnings, notes };
 }
+
+/** sha256 over the canonical JSON of a file's documents, in order: what they say, not how. */
+const documentsChecksum = (documents: readonly LoadedDocument[]): string =>
+  createHash('sha256').update(canonicalJson(documents.map((d) => d.value))).digest('hex');
 
 /**
  * Reads one file's documents with `yaml`, one at a time. A document with a syntax error is a

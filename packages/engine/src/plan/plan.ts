@@ -50,6 +50,8 @@ export interface PlanInput {
   stack: string;
   target: Target;
   checksum: string;
+  /** Each manifest file's document checksum (`Desired.files`), recorded as `manifest_files`. */
+  files?: Record<string, string>;
   requests: number;
   now?: Date;
   /** Whether deletes will run (`--prune`); without it they are shown as needing it. Default false. */
@@ -311,6 +313,7 @@ export function plan(input: PlanInput): Plan {
     ...(ignored.length > 0 ? { ignored } : {}),
     fingerprints,
     manifest_checksum: input.checksum,
+    ...(input.files ? { manifest_files: input.files } : {}),
     requests: input.requests,
     ...pruneScopeNote(matching),
   };

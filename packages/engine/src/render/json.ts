@@ -60,6 +60,7 @@ export function toJsonPlan(plan: Plan): JsonPlan {
     ...(plan.ignored !== undefined ? { ignored: plan.ignored } : {}),
     fingerprints: plan.fingerprints,
     manifest_checksum: plan.manifest_checksum,
+    ...(plan.manifest_files !== undefined ? { manifest_files: plan.manifest_files } : {}),
     requests: plan.requests,
     ...(plan.api_requests !== undefined ? { api_requests: plan.api_requests } : {}),
     ...(plan.manifest_paths !== undefined ? { manifest_paths: plan.manifest_paths } : {}),
@@ -115,6 +116,10 @@ export function parsePlanJson(text: string): Plan {
     throw new PlanFormatError("'targets.requested' must be an array of strings");
   }
   if (data.from_stack !== undefined && typeof data.from_stack !== 'string') throw new PlanFormatError("'from_stack' must be a string");
+  const files = data.manifest_files as unknown;
+  if (files !== undefined && (files === null || typeof files !== 'object' || Array.isArray(files) || Object.values(files).some((v) => typeof v !== 'string'))) {
+    throw new PlanFormatError("'manifest_files' must map each file to its checksum");
+  }
   const { changes, notice: _notice, ...rest } = data as JsonPlan & { notice?: unknown };
   return {
     ...rest,
