@@ -69,21 +69,22 @@ export const artifactName = (sha, env) => `gatehouse-plan-${sha}${env ? `-${env}
 const fence = (text) => text.replace(/```/g, '`\u200b``');
 
 /**
- * The comment (and job summary) of one run: the Markdown plan when the plan succeeded;
- * otherwise which step failed, with its error output, so that a reviewer sees it on the PR.
+ * The comment (and job summary) of one run: the Markdown plan when the plan succeeded, under
+ * its own heading (which names the target, the stack and the environment); otherwise a heading
+ * and which step failed, with its error output, so that a reviewer sees it on the PR. One
+ * heading either way, after the marker that finds the comment again.
  */
 export function commentBody({ env, failedStep, exitCode, markdown, errorOutput, runUrl }) {
-  const heading = `${commentMarker(env)}\n### gatehouse plan${env ? ` (${env})` : ''}\n\n`;
   const footer = runUrl ? `\n\n<sub>[workflow run](${runUrl})</sub>\n` : '\n';
   let body;
   if (failedStep) {
     const output = errorOutput.trim().slice(-MAX_COMMENT / 2) || '(no output)';
-    body = `**\`gatehouse ${failedStep}\` failed** (exit ${exitCode}); nothing can be applied until it passes.\n\n\`\`\`text\n${fence(output)}\n\`\`\``;
+    body = `### gatehouse plan${env ? ` (${env})` : ''}\n\n**\`gatehouse ${failedStep}\` failed** (exit ${exitCode}); nothing can be applied until it passes.\n\n\`\`\`text\n${fence(output)}\n\`\`\``;
   } else {
     body = markdown.trim();
     if (body.length > MAX_COMMENT) body = `${body.slice(0, MAX_COMMENT)}\n\n… (cut; the full plan is in the job summary and the plan artifact)`;
   }
-  return `${heading}${body}${footer}`;
+  return `${commentMarker(env)}\n${body}${footer}`;
 }
 
 /** The merged pull request that `sha` came from, among the pulls GitHub associates with it. */

@@ -80,11 +80,14 @@ function startServe(apiKey) {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [cli, 'serve', '--port', '0', '--api-key', apiKey], { cwd: root, env });
     let out = '';
-    child.stdout.on('data', (chunk) => {
+    // Without a terminal, serve logs JSON on stdout and says where it listens on stderr.
+    const read = (chunk) => {
       out += chunk;
       const match = /listening on (http:\/\/\S+)/.exec(out);
       if (match) resolve({ url: match[1], process: child });
-    });
+    };
+    child.stdout.on('data', read);
+    child.stderr.on('data', read);
     child.on('exit', (code) => reject(new Error(`gatehouse serve exited ${code}: ${out}`)));
   });
 }

@@ -174,6 +174,11 @@ describe('gatehouse apply', { timeout: 180_000 }, () => {
     ]));
     const after = await client.ipRestrictions.get(dashboard.id);
     expect(after).toMatchObject({ enforced: false, description: 'Dashboard only from the office and the VPN' });
+    // The summary says what the failed line says: plan again (this plan stops there every time).
+    const again = await runCli(['apply', '--plan', planFile, '--yes'], { env: env() });
+    expect(again.code).toBe(1);
+    expect(again.stdout).toContain('A change of the saved plan is stale: run gatehouse plan again, review the new plan and apply that one');
+    expect(again.stdout).not.toContain('continues where');
   });
 
   it('refuses a saved plan whole when the manifests changed since it was made', async () => {

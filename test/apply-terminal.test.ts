@@ -67,6 +67,8 @@ describe.skipIf(!hasScript)('gatehouse apply on a terminal', { timeout: 120_000 
     // What stays on the screen: no bar, no half line; the summary and the requests last.
     const screen = screenLines(result.output);
     expect(screen.filter((line) => /[█░]/.test(line))).toEqual([]);
+    // No glyph of the progress (a spinner, an ellipsis, a bar) is left on any row.
+    expect(screen.filter((line) => /[^\x20-\x7e]/.test(line))).toEqual([]);
     expect(screen.filter((line) => line.startsWith('done '))).toHaveLength(5);
     expect(screen.slice(-2)).toEqual(['Apply complete: 5 done in ' + /(\d+\.\d) s\./.exec(result.output)![1] + ' s.', expect.stringMatching(/^\d+ requests \(\d+% of one minute's budget of 120\)$/)]);
     expect(await collect(client.ipPolicies.list())).toHaveLength(5);

@@ -237,12 +237,14 @@ describe('the GitHub Action', () => {
   });
 
   it('comments the plan, or the failure of validate or plan, and keeps one comment per environment', async () => {
-    const ok = action.commentBody({ env: '', markdown: '## Plan: 1 to add\n' }) as string;
-    expect(ok.startsWith('<!-- gatehouse-plan:default -->')).toBe(true);
-    expect(ok).toContain('## Plan: 1 to add');
+    const ok = action.commentBody({ env: '', markdown: '### gatehouse plan for `https://api.example.com`, stack `web`\n\n**Plan:** 1 to add\n' }) as string;
+    // The plan's own heading is the comment's one heading, right after the marker.
+    expect(ok).toBe('<!-- gatehouse-plan:default -->\n### gatehouse plan for `https://api.example.com`, stack `web`\n\n**Plan:** 1 to add\n');
+    expect(ok.match(/^#+ /gm)).toHaveLength(1);
     const failed = action.commentBody({ env: 'prod', failedStep: 'validate', exitCode: 1, errorOutput: 'a.yaml:3:5: unknown field ```x```' }) as string;
     expect(failed).toContain('<!-- gatehouse-plan:prod -->');
     expect(failed).toContain('**`gatehouse validate` failed** (exit 1)');
+    expect(failed.match(/^#+ /gm)).toEqual(['### ']);
     expect(failed.match(/```/g)).toHaveLength(2); // the output cannot close the fence
 
     const calls: string[] = [];

@@ -39,28 +39,41 @@ async function status(server: ServeProcess, key: string, path = '/ip_policies', 
 }
 
 describe('start-up output and the generated key', () => {
+  it('without a terminal, keeps stdout to JSON log lines: the start-up lines go to stderr; with pretty logs, to stdout', async () => {
+    const json = await serve(['--port', '0', '--db', ':memory:', '--api-key', 'json-key-0123456789']);
+    expect((await status(json, 'json-key-0123456789')).status).toBe(200);
+    await json.waitForOutput(/"msg":"request"/);
+    const lines = json.stdout().split('\n').filter((l) => l !== '');
+    expect(lines.length).toBeGreaterThan(0);
+    for (const line of lines) expect(() => JSON.parse(line), line).not.toThrow();
+    expect(json.stderr()).toMatch(/^gatehouse reference API listening on http:\/\/127\.0\.0\.1:\d+\n {2}database: :memory:\n/);
+    const pretty = await serve(['--port', '0', '--db', ':memory:', '--api-key', 'pretty-key-0123456789', '--log-format', 'pretty']);
+    expect(pretty.stdout()).toContain('gatehouse reference API listening on ');
+    expect(pretty.stderr()).not.toContain('listening on');
+  });
+
   it('prints its URL and a generated key once; a restart on the same database generates none', async () => {
     const db = join(dir(), 'server.db');
     const first = await serve(['--port', '0', '--db', db]);
     expect(first.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(first.generatedKey).toMatch(/^gh_\S{20,}$/);
     const key = first.generatedKey!;
-    expect(first.stdout().split(key).length - 1).toBe(1);
+    expect(first.stderr().split(key).length - 1).toBe(1);
     expect((await status(first, key)).status).toBe(200);
     expect((await status(first, 'some-other-key')).status).toBe(401);
     await first.stop('SIGTERM');
 
     const second = await serve(['--port', '0', '--db', db]);
     expect(second.generatedKey).toBeUndefined();
-    expect(second.stdout()).not.toContain(key);
-    expect(second.stdout()).toMatch(/API keys: 1 stored in the database/);
+    expect(second.stderr()).not.toContain(key);
+    expect(second.stderr()).toMatch(/API keys: 1 stored in the database/);
     expect((await status(second, key)).status).toBe(200);
   });
 
   it('uses .gatehouse/server.db under the working directory by default', async () => {
     const cwd = dir();
     const server = await serve(['--port', '0'], { cwd });
-    expect(server.stdout()).toContain('database: .gatehouse/server.db');
+    expect(server.stderr()).toContain('database: .gatehouse/server.db');
     expect(existsSync(join(cwd, '.gatehouse/server.db'))).toBe(true);
   });
 
@@ -76,8 +89,8 @@ describe('keys given by the user', () => {
   it('--api-key (repeatable) is accepted, generates nothing and is never printed', async () => {
     const server = await serve(['--port', '0', '--db', ':memory:', '--api-key', 'alpha-key-1', '--api-key', 'beta-key-2']);
     expect(server.generatedKey).toBeUndefined();
-    expect(server.stdout()).toMatch(/API keys: 2 given/);
-    expect(server.stdout()).not.toContain('alpha-key-1');
+    expect(server.stderr()).toMatch(/API keys: 2 given/);
+    expect(server.stderr()).not.toContain('alpha-key-1');
     expect((await status(server, 'alpha-key-1')).status).toBe(200);
     expect((await status(server, 'beta-key-2')).status).toBe(200);
     expect((await status(server, 'gamma-key-3')).status).toBe(401);
@@ -90,7 +103,7 @@ describe('keys given by the user', () => {
     expect(server.generatedKey).toBeUndefined();
     expect((await status(server, 'env-key-one')).status).toBe(200);
     expect((await status(server, 'env-key-two')).status).toBe(200);
-    expect(server.stdout()).not.toContain('env-key-one');
+    expect(server.stderr()).not.toContain('env-key-one');
   });
 });
 
@@ -98,7 +111,7 @@ describe('environment variables', () => {
   it('GATEHOUSE_DB names the database file', async () => {
     const db = join(dir(), 'from-env.db');
     const server = await serve(['--port', '0', '--api-key', 'k-env-db'], { env: { GATEHOUSE_DB: db } });
-    expect(server.stdout()).toContain(`database: ${db}`);
+    expect(server.stderr()).toContain(`database: ${db}`);
     expect((await status(server, 'k-env-db', '/ip_policies', 'POST')).status).toBe(201);
     expect(existsSync(db)).toBe(true);
   });
@@ -150,7 +163,7 @@ describe('--rate-limit', () => {
 describe('the service\'s limits', () => {
   it('--rate-limit is a rolling window: refused with the envelope and Retry-After, accepted again after it', async () => {
     const server = await serve(['--port', '0', '--db', ':memory:', '--api-key', 'k', '--rate-limit', '2/2s']);
-    expect(server.stdout()).toContain('rate limit: 2/2s per key, rolling');
+    expect(server.stderr()).toContain('rate limit: 2/2s per key, rolling');
     for (let i = 0; i < 2; i++) expect((await status(server, 'k')).status).toBe(200);
     const limited = await status(server, 'k', '/ip_policies', 'POST');
     expect(limited.status).toBe(429);
@@ -172,8 +185,8 @@ describe('the service\'s limits', () => {
 
   it('--max-concurrent refuses a request over the cap with 429 too_many_concurrent_requests; --latency delays every answer', async () => {
     const server = await serve(['--port', '0', '--db', ':memory:', '--api-key', 'k', '--max-concurrent', '2', '--latency', '400ms']);
-    expect(server.stdout()).toContain('concurrent requests: at most 2 per key');
-    expect(server.stdout()).toContain('latency: 400 ms before every answer');
+    expect(server.stderr()).toContain('concurrent requests: at most 2 per key');
+    expect(server.stderr()).toContain('latency: 400 ms before every answer');
     const started = performance.now();
     const answers = await Promise.all([0, 1, 2].map(() => status(server, 'k')));
     expect(performance.now() - started).toBeGreaterThanOrEqual(390);
@@ -232,7 +245,7 @@ describe('--inject-faults (tests only, hidden)', () => {
       '--port', '0', '--db', ':memory:', '--api-key', 'k',
       '--inject-faults', '1', '--fault-seed', '5', '--fault-modes', 'before',
     ]);
-    expect(server.stdout()).toMatch(/FAULT INJECTION ON \(tests only\)/);
+    expect(server.stderr()).toMatch(/FAULT INJECTION ON \(tests only\)/);
     const res = await status(server, 'k');
     expect(res.status).toBe(503);
     expect(JSON.parse(res.body!).error_code).toBe('service_unavailable');

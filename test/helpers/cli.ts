@@ -80,7 +80,10 @@ export interface ServeProcess {
   /** Everything printed so far. */
   stdout(): string;
   stderr(): string;
-  /** Resolves when stdout has a line matching `pattern` (already printed or to come). */
+  /**
+   * Resolves when stdout or stderr has a line matching `pattern` (already printed or to come):
+   * without a terminal, serve logs JSON on stdout and says its start-up lines on stderr.
+   */
   waitForOutput(pattern: RegExp): Promise<string>;
   /** Resolves with the exit code and signal once the process has ended. */
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
@@ -108,7 +111,7 @@ export function startServe(args: readonly string[], options: SpawnOptions = {}):
   );
   const check = () => {
     for (const waiter of [...waiters]) {
-      const match = waiter.pattern.exec(stdout);
+      const match = waiter.pattern.exec(stdout) ?? waiter.pattern.exec(stderr);
       if (match) {
         waiters.splice(waiters.indexOf(waiter), 1);
         waiter.resolve(match[0]);
@@ -119,7 +122,10 @@ export function startServe(args: readonly string[], options: SpawnOptions = {}):
     stdout += chunk.toString();
     check();
   });
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+    check();
+  });
 
   const waitForOutput = (pattern: RegExp) =>
     new Promise<string>((resolve) => {
@@ -132,15 +138,15 @@ export function startServe(args: readonly string[], options: SpawnOptions = {}):
       reject(new Error(`gatehouse serve exited (${code ?? signal}) before it was ready:\n${stdout}\n${stderr}`)),
     );
     void waitForOutput(READY_LINE).then(() => {
-      const url = URL_LINE.exec(stdout)?.[1];
+      const url = URL_LINE.exec(stderr)?.[1] ?? URL_LINE.exec(stdout)?.[1];
       if (!url) {
-        reject(new Error(`gatehouse serve printed no URL:\n${stdout}`));
+        reject(new Error(`gatehouse serve printed no URL:\n${stdout}\n${stderr}`));
         return;
       }
       resolve({
         child,
         url,
-        generatedKey: KEY_LINE.exec(stdout)?.[1],
+        generatedKey: KEY_LINE.exec(stderr)?.[1] ?? KEY_LINE.exec(stdout)?.[1],
         stdout: () => stdout,
         stderr: () => stderr,
         waitForOutput,

@@ -115,6 +115,9 @@ describe('validate: variables, names and references', () => {
   test('a reference to a missing name, and to a name of another kind', async () => {
     const yaml = `kind: Backend\nname: web\nspec: {type: tunnel_group, labels: {app: web}}\n---\nkind: IPRestriction\nname: r\nspec:\n  type: api\n  ip_policies: [nowhere, web]\n`;
     expect(await problems(yaml)).toEqual(['reference_missing@9:17', 'reference_wrong_kind@9:26']);
+    // The article follows the sound: "an IPPolicy", "a Backend".
+    const [wrong] = await validateManifests({ paths: [write({ 'm.yaml': `${policy}---\nkind: TCPEdge\nname: ssh\nspec: {backend: {backend: office}}\n` })], env: {} });
+    expect(wrong!.message).toBe('"office" is an IPPolicy, but a Backend is expected here; name a Backend manifest or write {id: "<id>"}');
   });
   test('reference cycles among failover backends', async () => {
     const yaml = `kind: Backend\nname: a\nspec: {type: failover, backends: [b]}\n---\nkind: Backend\nname: b\nspec: {type: weighted, backends: {a: 1}}\n`;

@@ -36,6 +36,15 @@ describe('progress lines', () => {
     expect(lines[1]).toBe('1 delete was not done (pass --prune to delete): TCPEdge/ssh');
   });
 
+  it('after a stale change of a saved plan, says to plan again, not to run the same apply', () => {
+    const stale = result([step({}), step({ status: 'failed', reason: { code: 'stale_object', message: 'IPPolicy/office is stale: ...; run gatehouse plan again' } }), step({ status: 'skipped' })]);
+    const [line] = formatSummary(stale);
+    expect(line).toBe('Apply failed: 1 done, 1 failed, 1 skipped. A change of the saved plan is stale: run gatehouse plan again, review the new plan and apply that one (this plan would stop at it again).');
+    expect(line).not.toContain('continues where');
+    const other = formatSummary(result([step({ status: 'failed', reason: { code: 'api_failure', message: 'POST: 400' } })]))[0];
+    expect(other).toMatch(/Fix the failures and run apply again; it continues where this one stopped\.$/);
+  });
+
   it('name a few of many deletes left without --prune, and how many more', () => {
     const notPruned = Array.from({ length: 300 }, (_, i) => ({ address: `IPPolicy/p${i}`, kind: 'IPPolicy', name: `p${i}`, id: `ipp_${i}` }));
     const done = result([step({})], { not_pruned: notPruned });

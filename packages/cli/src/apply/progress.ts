@@ -44,7 +44,7 @@ export function formatSummary(result: ApplyResult): string[] {
       ? 'Nothing to apply.'
       : result.ok
       ? `Apply complete: ${summary.done} done in ${(result.duration_ms / 1000).toFixed(1)} s.`
-      : `Apply failed: ${summary.done} done, ${summary.failed} failed, ${summary.skipped} skipped. Fix the failures and run apply again; it continues where this one stopped.`,
+      : `Apply failed: ${summary.done} done, ${summary.failed} failed, ${summary.skipped} skipped. ${afterFailure(result)}`,
   ];
   if (summary.not_pruned > 0) {
     lines.push(`${summary.not_pruned} delete${summary.not_pruned === 1 ? ' was' : 's were'} not done (pass --prune to delete): ${listSome(result.not_pruned.map((d) => sanitize(d.address)))}`);
@@ -54,6 +54,19 @@ export function formatSummary(result: ApplyResult): string[] {
   if (result.targets) lines.push(`Targeted apply (--target ${result.targets.requested.map((t) => sanitize(t)).join(', ')}): nothing else was applied; run gatehouse plan to see what else differs from the manifests.`);
   if (summary.not_in_plan > 0) lines.push(`${summary.not_in_plan} change${summary.not_in_plan === 1 ? '' : 's'} found now that the saved plan did not list ${summary.not_in_plan === 1 ? 'was' : 'were'} left alone; plan again to review them.`);
   return lines;
+}
+
+/**
+ * What to do after a failed apply. A stale change of a saved plan fails again whenever that plan
+ * is applied: plan again. Other failures (the API refused a change, an answer was lost) are
+ * fixed and the same apply run again, which goes on from what is live.
+ */
+function afterFailure(result: ApplyResult): string {
+  const stale = result.steps.filter((s) => s.reason?.code === 'stale_object').length;
+  if (stale > 0) {
+    return `${stale === 1 ? 'A change' : `${stale} changes`} of the saved plan ${stale === 1 ? 'is' : 'are'} stale: run gatehouse plan again, review the new plan and apply that one (this plan would stop at ${stale === 1 ? 'it' : 'them'} again).`;
+  }
+  return 'Fix the failures and run apply again; it continues where this one stopped.';
 }
 
 /**

@@ -16,7 +16,9 @@ export default class Serve extends Command {
   static override summary = 'Run the reference management API server.';
   static override description =
     'Serves the management API over HTTP, persisting to SQLite: the reference server that tests, demos and CI pipelines ' +
-    'reconcile against. With no API key given or stored, generates one, stores it and prints it once.';
+    'reconcile against. With no API key given or stored, generates one, stores it and prints it once. The address, the ' +
+    'key and the other start-up lines go to stdout with pretty logs (a terminal), and to stderr with JSON logs, so that ' +
+    'stdout then holds JSON lines only.';
   static override examples = [
     '<%= config.bin %> serve',
     '<%= config.bin %> serve --port 9000 --db :memory: --api-key secret-key',
@@ -95,7 +97,12 @@ export default class Serve extends Command {
       faultRate === undefined
         ? undefined
         : refusedAs('--inject-faults', () => server.parseFaultInjection(faultRate, flags['fault-seed'], flags['fault-modes']));
-    const { logger } = await serverLogger(flags['log-level'], chooseLogFormat(flags['log-format']), colourEnabled());
+    const logFormat = chooseLogFormat(flags['log-format']);
+    const { logger } = await serverLogger(flags['log-level'], logFormat, colourEnabled());
+    // With JSON logs stdout is one JSON object per line, for a log collector: what is said to a
+    // person (the address, the generated key, shutting down) goes to stderr. Pretty logs share
+    // stdout with it, as a terminal shows them.
+    const say = logFormat === 'json' ? (line: string) => this.logToStderr(line) : (line: string) => this.log(line);
     const running = await server.startServer({
       logger,
       host: flags.host,
@@ -111,29 +118,29 @@ export default class Serve extends Command {
       reservationCheck: flags['reservation-check'],
     });
 
-    this.log(`gatehouse reference API listening on ${running.url}`);
-    this.log(`  database: ${flags.db}`);
-    if (flags['event-sink'] !== undefined) this.log(`  event sink: ${flags['event-sink']}`);
-    if (!flags['reservation-check']) this.log('  reservation check: off (edge hostports need no reserved domain or address)');
-    if (rateLimit) this.log(`  rate limit: ${flags['rate-limit']} per key, rolling`);
-    if (flags['max-concurrent'] !== undefined) this.log(`  concurrent requests: at most ${flags['max-concurrent']} per key`);
-    if (flags.latency) this.log(`  latency: ${flags.latency} ms before every answer`);
+    say(`gatehouse reference API listening on ${running.url}`);
+    say(`  database: ${flags.db}`);
+    if (flags['event-sink'] !== undefined) say(`  event sink: ${flags['event-sink']}`);
+    if (!flags['reservation-check']) say('  reservation check: off (edge hostports need no reserved domain or address)');
+    if (rateLimit) say(`  rate limit: ${flags['rate-limit']} per key, rolling`);
+    if (flags['max-concurrent'] !== undefined) say(`  concurrent requests: at most ${flags['max-concurrent']} per key`);
+    if (flags.latency) say(`  latency: ${flags.latency} ms before every answer`);
     if (faults) {
-      this.log(`  FAULT INJECTION ON (tests only): ${faults.rate} of requests fail, seed ${faults.seed ?? 'random'}`);
+      say(`  FAULT INJECTION ON (tests only): ${faults.rate} of requests fail, seed ${faults.seed ?? 'random'}`);
     }
     if (running.generatedKey) {
-      this.log(`  API key (generated, shown once): ${running.generatedKey}`);
+      say(`  API key (generated, shown once): ${running.generatedKey}`);
     } else if (apiKeys.length > 0) {
-      this.log(`  API keys: ${apiKeys.length} given`);
+      say(`  API keys: ${apiKeys.length} given`);
     } else {
-      this.log(`  API keys: ${running.app.apiKeys.storedCount()} stored in the database`);
+      say(`  API keys: ${running.app.apiKeys.storedCount()} stored in the database`);
     }
 
     let stopping = false;
     const stop = async (signal: string) => {
       if (stopping) return;
       stopping = true;
-      this.log(`${signal}: finishing in-flight requests and closing the database`);
+      say(`${signal}: finishing in-flight requests and closing the database`);
       await running.close();
       process.exit(0);
     };

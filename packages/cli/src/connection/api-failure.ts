@@ -2,11 +2,11 @@
  * The sentence that follows an API failure in a command's error: what to check, chosen by
  * what failed. Failures that would fail again the same way (TLS, 401, a bad answer) say what
  * to fix, never "try again later"; only a failure that may pass on its own says so, and only
- * after the client has already retried it.
+ * after the client has already retried it. What the API's message says already is not said again.
  */
 import type { LiveApiError } from '@gatehouse/engine/core';
 
-export function apiFailureHint(error: Pick<LiveApiError, 'status' | 'code' | 'retryable'>): string | undefined {
+export function apiFailureHint(error: Pick<LiveApiError, 'status' | 'code' | 'retryable'> & { message?: string }): string | undefined {
   switch (error.code) {
     case 'tls_error':
       return 'check the URL\'s scheme and port (https:// at a plain-HTTP port fails this way); for a private CA, pass --ca-file or set GATEHOUSE_CA_FILE';
@@ -24,7 +24,8 @@ export function apiFailureHint(error: Pick<LiveApiError, 'status' | 'code' | 're
       return 'the answer is not the API\'s JSON; check that the URL points at the management API, not a web page or a proxy';
     default:
   }
-  if (error.status === 401) return 'the API key was refused; check GATEHOUSE_API_KEY (or --api-key)';
+  // The API's own sentence usually says the key is wrong already: then only what to check.
+  if (error.status === 401) return /\bkey\b/i.test(error.message ?? '') ? 'check GATEHOUSE_API_KEY (or --api-key)' : 'the API key was refused; check GATEHOUSE_API_KEY (or --api-key)';
   if (error.status === 403) return 'the API key may not do this; check its permissions';
   if (error.retryable) return 'try again later';
   return undefined;

@@ -1,7 +1,8 @@
 /**
  * `gatehouse plna`: an unknown command. On a terminal, @oclif/plugin-not-found asks "Did you
  * mean plan?" and runs it on yes. Without one (CI, scripts) there is no one to ask, so the
- * error itself names the closest command: exit 127, as a shell does for a missing command.
+ * error itself names the closest command, and exits 1 as every error does (the exit codes are
+ * 0, 1 and 2, and 130 for an interrupted apply: a pipeline tells them apart; the root help says so).
  */
 import { Errors, toConfiguredId } from '../oclif.js';
 import type { Hook } from '@oclif/core';
@@ -17,7 +18,7 @@ const hook: Hook<'command_not_found'> = async function (options) {
   const typed = toConfiguredId(options.id.split(':')[0]!, config);
   const suggestion = closestName(options.id.split(':')[0]!, visible);
   const hint = suggestion ? ` Did you mean "${config.bin} ${toConfiguredId(suggestion, config)}"?` : '';
-  throw new Errors.CLIError(`"${typed}" is not a ${config.bin} command.${hint} Run "${config.bin} help" for the list of commands.`, { exit: 127 });
+  throw new Errors.CLIError(`"${typed}" is not a ${config.bin} command.${hint} Run "${config.bin} help" for the list of commands.`, { exit: 1 });
 };
 
 export default hook;

@@ -31,6 +31,7 @@ import { childrenHash, liveHash } from '../identity/hash.js';
 import { referenceTokens } from '../plan/reference-tokens.js';
 import { DRIFT_FORMAT_VERSION, DRIFT_KINDS, type DriftField, type DriftKind, type DriftReport, type DriftedObject } from './model.js';
 import { append } from '../append.js';
+import { withArticle } from '../article.js';
 
 export interface DriftInput {
   matching: Matching;
@@ -150,7 +151,7 @@ function pairVerdict(pair: { desired: DesiredObject; live: LiveObject }, change:
   let applied: string;
   if (!o.descriptor.metadata) {
     if (recorded === undefined) {
-      return { drift: 'changed', message: `differs from the manifests; a ${d.descriptor.title} carries no ownership marker and the stack's bot user registry records no hash of it, so whether it changed in the manifests or outside gatehouse is unknown` };
+      return { drift: 'changed', message: `differs from the manifests; ${withArticle(d.descriptor.title)} carries no ownership marker and the stack's bot user registry records no hash of it, so whether it changed in the manifests or outside gatehouse is unknown` };
     }
     applied = recorded;
   } else {

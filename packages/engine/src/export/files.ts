@@ -10,6 +10,7 @@
 import { MANIFEST_SCHEMA_URL, schemaUrl } from '@gatehouse/schemas/runtime';
 import { stringify } from 'yaml';
 import type { Spec } from '../kinds/types.js';
+import { append } from '../append.js';
 
 /** First characters of every file export writes. */
 export const EXPORT_HEADER = '# gatehouse export:';
@@ -66,10 +67,7 @@ export function renderFiles(
 ): ExportFile[] {
   const rank = new Map(kinds.map((k, i) => [k, i]));
   const byFile = new Map<string, ManifestDocument[]>();
-  for (const d of documents) {
-    const file = fileOf(d);
-    byFile.set(file, [...(byFile.get(file) ?? []), d]);
-  }
+  for (const d of documents) append(byFile, fileOf(d), d);
   const files = [...byFile].map(([file, docs]) => {
     docs.sort((a, b) => rank.get(a.kind)! - rank.get(b.kind)! || a.name.localeCompare(b.name));
     const counts = kinds.flatMap((kind) => {

@@ -27,6 +27,7 @@ import { nameSwapProblems } from '../bot-registry/name-order.js';
 import { findDuplicates, type DuplicateObject } from './duplicates.js';
 import type { Matching } from './matching.js';
 import { holderHint, stackRules, type StackScope } from './stacks.js';
+import { withArticle } from '../article.js';
 
 /**
  * `options.fromStack`: `--from-stack`, the other stack whose objects this plan may move (stacks.ts).
@@ -77,8 +78,8 @@ export function match(desired: DesiredObject[], everything: LiveObject[], stack:
     // (Most objects have no `{id}` reference: no iterator for them.)
     if (d.idRefs) for (const ref of d.idRefs) {
       const target = byId.get(ref.id);
-      if (!target) problems.push(problem('reference_id_missing', `no live ${ref.kind} has the id ${ref.id}; fix the id, or name a ${ref.kind} manifest instead of {id: ...}`, ref.locate()));
-      else if (target.descriptor.kind !== ref.kind) problems.push(problem('reference_id_wrong_kind', `${ref.id} is a ${target.descriptor.title}, but a ${ref.kind} is expected here; fix the id`, ref.locate()));
+      if (!target) problems.push(problem('reference_id_missing', `no live ${ref.kind} has the id ${ref.id}; fix the id, or name ${withArticle(ref.kind)} manifest instead of {id: ...}`, ref.locate()));
+      else if (target.descriptor.kind !== ref.kind) problems.push(problem('reference_id_wrong_kind', `${ref.id} is ${withArticle(target.descriptor.title)}, but ${withArticle(ref.kind)} is expected here; fix the id`, ref.locate()));
     }
   }
   const stacks = stackRules(live, scope);
@@ -99,7 +100,7 @@ export function match(desired: DesiredObject[], everything: LiveObject[], stack:
     if (d.adopt !== undefined) {
       const target = byId.get(d.adopt);
       if (target && (target.descriptor.kind !== kind || claimed.has(target))) {
-        problems.push(problem('adopt_wrong_kind', `adopt: ${d.adopt} is ${claimed.has(target) ? `already matched to ${claimed.get(target)!.address}` : `a ${target.descriptor.title}, not a ${d.descriptor.title}`}; fix the id`, d.doc.locate(['adopt'])));
+        problems.push(problem('adopt_wrong_kind', `adopt: ${d.adopt} is ${claimed.has(target) ? `already matched to ${claimed.get(target)!.address}` : `${withArticle(target.descriptor.title)}, not ${withArticle(d.descriptor.title)}`}; fix the id`, d.doc.locate(['adopt'])));
         continue;
       }
       if (target) {

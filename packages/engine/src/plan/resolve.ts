@@ -12,6 +12,7 @@ import { problem, type Problem } from '../problems.js';
 import type { SourceLocation } from '../source.js';
 import type { ValidDocument } from '../load/validate.js';
 import { isMap, rewrite } from '../identity/patterns.js';
+import { withArticle } from '../article.js';
 
 const byManifestKind = new Map(KINDS.filter((k) => k.manifestKind).map((k) => [k.manifestKind!, k]));
 
@@ -62,7 +63,7 @@ export function resolve(documents: ValidDocument[], declaredElsewhere: string[] 
     const at = doc.locate(path(), { key: isKey });
     problems.push(
       others
-        ? problem('reference_wrong_kind', `"${name}" is a ${others.join(' and a ')}, but a ${kind} is expected here; name a ${kind} manifest or write {id: "<id>"}`, at)
+        ? problem('reference_wrong_kind', `"${name}" is ${others.map(withArticle).join(' and ')}, but ${withArticle(kind)} is expected here; name ${withArticle(kind)} manifest or write {id: "<id>"}`, at)
         : problem('reference_missing', `no ${kind} manifest is named "${name}"; declare one, fix the name, or write {id: "<id>"} for an object gatehouse does not manage`, at),
     );
     return name;

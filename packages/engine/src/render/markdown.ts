@@ -34,7 +34,7 @@ const LABELS = { create: 'create', update: 'update', replace: 'replace', delete:
 export function renderMarkdown(plan: Plan, options: MarkdownOptions = {}): string {
   const maxLength = options.maxLength ?? MARKDOWN_MAX_LENGTH;
   const head = [
-    `### gatehouse plan for ${code(describeTarget(plan))}, stack ${code(plan.stack)}${plan.from_stack !== undefined ? `, moving objects from stack ${code(plan.from_stack)}` : ''}`,
+    `### gatehouse plan for ${code(describeTarget(plan))}, stack ${code(plan.stack)}${plan.environment !== undefined ? `, environment ${code(plan.environment)}` : ''}${plan.from_stack !== undefined ? `, moving objects from stack ${code(plan.from_stack)}` : ''}`,
     '',
     '| Action | Count |',
     '|:--|--:|',

@@ -36,6 +36,26 @@ describe('text renderer', () => {
   });
 });
 
+describe('unmanaged objects', () => {
+  it('are listed one by one when few, and past a few, per kind with the first three and how many more', () => {
+    const few = { ...emptyPlan(), unmanaged: [{ kind: 'IPPolicy', id: 'ipp_1', label: 'legacy' }] };
+    expect(renderText(few)).toContain('    IPPolicy ipp_1  legacy\n');
+    // A one-object plan in a new stack, beside the account's 48 other objects.
+    const many = {
+      ...emptyPlan(),
+      unmanaged: [
+        ...Array.from({ length: 40 }, (_, i) => ({ kind: 'IPPolicy', id: `ipp_${i}`, label: `policy ${i}` })),
+        ...Array.from({ length: 8 }, (_, i) => ({ kind: 'BotUser', id: `bot_${i}`, label: `bot ${i}` })),
+      ],
+    };
+    const text = renderText(many);
+    expect(text).toContain('    IPPolicy (40): ipp_0 (policy 0), ipp_1 (policy 1), ipp_2 (policy 2) and 37 more\n    BotUser (8): bot_0 (bot 0), bot_1 (bot 1), bot_2 (bot 2) and 5 more\n');
+    expect(text).not.toContain('ipp_39');
+    // The JSON form keeps them all.
+    expect(JSON.parse(renderJson(many)).unmanaged).toHaveLength(48);
+  });
+});
+
 describe('a create with no field of its own (an IP policy with only rules)', () => {
   it('lists nothing under its line: no ": {}"', () => {
     const plan = mixedPlan();

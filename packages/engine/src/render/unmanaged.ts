@@ -6,6 +6,7 @@
  */
 import type { UnmanagedObject } from '../plan-model.js';
 import { listSome } from './list-some.js';
+import { append } from '../append.js';
 
 /** Up to this many objects are listed one by one. */
 const LISTED_IN_FULL = 10;
@@ -17,6 +18,6 @@ export function unmanagedLines(objects: readonly UnmanagedObject[]): string[] {
   const one = (o: UnmanagedObject) => `${o.id}${o.label ? ` (${o.label})` : ''}`;
   if (objects.length <= LISTED_IN_FULL) return objects.map((o) => `${o.kind} ${o.id}${o.label ? `  ${o.label}` : ''}`);
   const byKind = new Map<string, UnmanagedObject[]>();
-  for (const o of objects) byKind.set(o.kind, [...(byKind.get(o.kind) ?? []), o]);
+  for (const o of objects) append(byKind, o.kind, o);
   return [...byKind].map(([kind, of]) => `${kind} (${of.length}): ${listSome(of.map(one), { shown: NAMED_PER_KIND })}`);
 }
