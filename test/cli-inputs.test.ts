@@ -93,7 +93,8 @@ describe('standard input and output', () => {
   it('exported files start with their kind\'s $schema line and take the umask\'s mode', async () => {
     const result = await runCli(['export', '--embedded', '--out', 'exported'], { cwd: repo.path });
     expect(result.code).toBe(0);
-    const file = join(repo.path, 'exported/ip-policies.yaml');
+    // The file the policy was applied from (manifests/policy.yaml, planned as `manifests`).
+    const file = join(repo.path, 'exported/policy.yaml');
     expect(readFileSync(file, 'utf8').split('\n')[0]).toBe(
       '# yaml-language-server: $schema=https://cdn.jsdelivr.net/npm/@gatehouse/schemas@0.1/json/manifests/IpPolicyManifest.schema.json',
     );
