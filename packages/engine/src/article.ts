@@ -11,7 +11,7 @@ export function withArticle(word: string): string {
   return `${article(word)} ${word}`;
 }
 
-export function article(word: string): 'a' | 'an' {
+function article(word: string): 'a' | 'an' {
   // An acronym (two capitals first: IPPolicy, HTTPS edge, TCPEdge) is spelled letter by letter.
   if (/^[A-Z]{2}/.test(word)) return VOWEL_SOUNDING_LETTERS.has(word[0]!) ? 'an' : 'a';
   // "u" read "you" (user, unique, usage) takes "a"; other vowels "an".

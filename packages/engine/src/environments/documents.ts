@@ -13,7 +13,7 @@ import { load, type LoadOptions, type LoadedDocument } from '../load/documents.j
 import { applyOverlays } from './overlay.js';
 
 /** The `files` entry of an environment's variables: `variables of environment staging`. */
-export const environmentVariablesEntry = (name: string): string => `variables of environment ${name}`;
+const environmentVariablesEntry = (name: string): string => `variables of environment ${name}`;
 
 /** What `readManifests` needs of an environment (from gatehouse.yaml, see `project.ts`). */
 export interface EnvironmentInput {

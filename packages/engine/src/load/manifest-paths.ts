@@ -68,7 +68,7 @@ export function manifestPaths(paths: readonly string[], cwd: string = process.cw
 }
 
 /** The nearest directory from `dir` (absolute) upwards that holds a `.git`, if any. */
-export function repositoryRoot(dir: string): string | undefined {
+function repositoryRoot(dir: string): string | undefined {
   for (let at = dir; ; at = dirname(at)) {
     if (existsSync(resolve(at, '.git'))) return at;
     if (at === dirname(at)) return undefined;

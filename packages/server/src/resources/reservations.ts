@@ -41,10 +41,10 @@ export const RESERVED_ADDR = 'reserved_addr';
  * The service's own base domains: a reserved subdomain of one (`api.example.ngrok.app`) is
  * served without a DNS record of the user's, so it has no CNAME targets.
  */
-export const SERVICE_DOMAINS = ['ngrok.app', 'ngrok.dev', 'ngrok-free.app', 'ngrok-free.dev', 'ngrok.io', 'ngrok.pizza'] as const;
+const SERVICE_DOMAINS = ['ngrok.app', 'ngrok.dev', 'ngrok-free.app', 'ngrok-free.dev', 'ngrok.io', 'ngrok.pizza'] as const;
 
 /** Whether `domain` (lowercase, perhaps `*.`) lies under one of the service's own domains. */
-export const isServiceSubdomain = (domain: string): boolean => SERVICE_DOMAINS.some((base) => domain.endsWith(`.${base}`));
+const isServiceSubdomain = (domain: string): boolean => SERVICE_DOMAINS.some((base) => domain.endsWith(`.${base}`));
 
 interface StoredDomain extends CommonFields {
   domain: string;
