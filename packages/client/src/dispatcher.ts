@@ -8,14 +8,9 @@
  * (any answer but 200) or drops is a `ProxyError` naming the proxy, at once: undici would
  * otherwise treat a dropped tunnel as a socket that closed and connect again and again, and the
  * request would never end.
- *
- * undici's index (some 110 files) is loaded only with a proxy; without one, `Agent` comes from
- * its own file (`undici.ts`).
  */
-import { createRequire } from 'node:module';
-import type { Dispatcher, Pool as UndiciPool, ProxyAgent as UndiciProxyAgent } from 'undici';
+import { Agent, Pool, ProxyAgent, type Dispatcher } from 'undici';
 import { CONNECT_TIMEOUT_MS } from './retry.js';
-import { Agent } from './undici.js';
 
 export interface ConnectionOptions {
   /** Connections per origin (the requests in flight at once). */
@@ -68,8 +63,6 @@ export function createDispatcher(options: ConnectionOptions): Dispatcher {
   const limits = { headersTimeout: options.timeoutMs, bodyTimeout: options.timeoutMs };
   if (!options.proxy) return new Agent({ connections: options.connections, connectTimeout, ...limits, ...(tls ? { connect: tls } : {}) });
 
-  const require = createRequire(import.meta.url);
-  const { ProxyAgent, Pool } = require('undici') as { ProxyAgent: typeof UndiciProxyAgent; Pool: typeof UndiciPool };
   const proxy = withoutCredentials(options.proxy);
   return new ProxyAgent({
     uri: options.proxy,

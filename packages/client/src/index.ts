@@ -5,3 +5,4 @@ export { DEFAULT_RETRY, DEFAULT_TIMEOUT_MS, CONNECT_TIMEOUT_MS, shouldRetry, bac
 export { SERVICE_BUDGET, SERVICE_CONCURRENCY } from './pace.js';
 export { parseRetryAfter } from './rate-headers.js';
 export { paginate, paginatePages, collect, collection, listableCollection, moduleAccessor, PAGE_LIMIT, type Collection, type ListableCollection, type ModuleAccessor } from './resources.js';
+export { postJson, type PostOptions } from './post.js';

@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import type { Dispatcher } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Transport } from './transport.js';
-import { Agent, AttemptTimedOut, exchange } from './undici.js';
+import { Agent } from 'undici';
+import { AttemptTimedOut, exchange } from './undici.js';
 
 /** A server whose answers the tests script per path. */
 let server: Server;

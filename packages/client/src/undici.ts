@@ -1,24 +1,10 @@
 /**
- * The parts of undici the client uses (its connection pool, `Agent`, and its errors; `exchange`
- * makes a request through any dispatcher), loaded from undici's own files rather than its
- * index. The index requires some 110 files (fetch, WebSocket, EventSource, mocks, caches,
- * interceptors, proxy agents) that a command never uses: about 80 ms of CPU in every `plan`
- * and `apply` before the first request; these cost about half. undici has no `exports` map, so its files are public paths; a file
- * missing after an upgrade fails at start, loudly, in every test that makes a request.
- *
- * `exchange` works with any undici dispatcher, including one made from undici's index (a
- * proxy agent, a mock): it only calls the dispatcher's `dispatch`.
+ * `exchange`: one request through any undici dispatcher (an agent, a proxy agent, a mock) and
+ * its whole answer, cancelled at once by a signal or a time limit.
  */
-import { createRequire } from 'node:module';
-import type { Agent as UndiciAgent, Dispatcher } from 'undici';
+import { errors, type Dispatcher } from 'undici';
 
-const require = createRequire(import.meta.url);
-
-/** undici's `Agent` (a pool of connections per origin). */
-export const Agent = require('undici/lib/dispatcher/agent.js') as typeof UndiciAgent;
-
-/** undici's error for a request cancelled by its signal (what its `request` API rejects with). */
-const { RequestAbortedError } = require('undici/lib/core/errors.js') as { RequestAbortedError: new () => Error };
+const { RequestAbortedError } = errors;
 
 /** What `exchange` sends: an HTTP request with a string body, if any. */
 export interface Outgoing {

@@ -79,7 +79,7 @@ export async function transportOptions(flags: TransportFlagValues, apiUrl: strin
 }
 
 /** The proxy for `apiUrl` from the process environment (see the module's comment), checked; undefined for none. */
-function proxyFor(apiUrl: string): string | undefined {
+export function proxyFor(apiUrl: string): string | undefined {
   const proxy = getProxyForUrl(apiUrl);
   if (!proxy) return undefined;
   let url: URL | undefined;

@@ -1,12 +1,14 @@
 /**
- * Posts notifications (notify.ts) to `--notify-webhook`: one JSON POST each, with Node's own
- * `fetch` (the CLI makes no connection of its own beyond this one; the API's go through the
- * client), 10 s per attempt, 3 attempts for a failure that another attempt may mend (no answer,
+ * Posts notifications (notify.ts) to `--notify-webhook`: one JSON POST each through the client's
+ * connections (the proxy HTTPS_PROXY/HTTP_PROXY/NO_PROXY name for the webhook's URL, as for the
+ * API), 10 s per attempt, 3 attempts for a failure that another attempt may mend (no answer,
  * 429, 5xx). A message that still fails is reported to `onFailure` and dropped: the next change
  * of state sends again. The URL is never written anywhere: failures name its origin only (a
  * Slack or Teams webhook's path is its credential).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { postJson } from '@gatehouse/client';
+import { proxyFor } from '../connection/transport.js';
 import type { Notification } from './notify.js';
 import { webhookOrigin } from './settings.js';
 
@@ -19,21 +21,20 @@ export interface WebhookSender {
 
 export function webhookSender(url: URL, onFailure: (message: string) => void, options: { retryDelayMs?: number } = {}): WebhookSender {
   const retryDelayMs = options.retryDelayMs ?? 1000;
+  const proxy = proxyFor(url.href);
   return {
     async send(notification) {
-      const body = JSON.stringify(notification);
       let why = '';
       for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
         try {
-          const answer = await fetch(url, { method: 'POST', body, headers: { 'content-type': 'application/json' }, redirect: 'error', signal: AbortSignal.timeout(TIMEOUT_MS) });
-          await answer.arrayBuffer().catch(() => undefined);
-          if (answer.ok) return;
+          const answer = await postJson(url, notification, { timeoutMs: TIMEOUT_MS, ...(proxy ? { proxy } : {}) });
+          if (answer.status >= 200 && answer.status < 300) return;
           why = `answered ${answer.status}`;
           if (answer.status !== 429 && answer.status < 500) break;
         } catch (error) {
-          // The cause's code (ECONNREFUSED, ENOTFOUND) or the error's name: never its message, which may quote the URL.
-          const cause = (error as { cause?: { code?: unknown } }).cause;
-          why = typeof cause?.code === 'string' ? cause.code : (error as Error).name;
+          // The error's code (ECONNREFUSED, ENOTFOUND) or name: never its message, which may quote the URL.
+          const { code, name } = error as { code?: unknown; name?: string };
+          why = typeof code === 'string' ? code : (name ?? 'Error');
         }
         if (attempt < ATTEMPTS) await sleep(retryDelayMs * attempt);
       }
