@@ -6,7 +6,7 @@
  */
 import type { Command } from '@oclif/core';
 import { formatPolicyResult, LiveApiError, ManifestProblems, PolicyFailed, sanitize, TargetError } from '@gatehouse/engine/core';
-import type { Connection } from './connection/connect.js';
+import { connect, type Connection } from './connection/connect.js';
 import type { ConnectionFlagValues } from './connection/flags.js';
 import { apiFailureHint } from './connection/api-failure.js';
 import { CliError } from './errors.js';
@@ -20,9 +20,6 @@ import { isVerbose, requestLogger } from './request-log.js';
  */
 export async function withConnection<T>(flags: ConnectionFlagValues, fn: (connection: Connection) => Promise<T>): Promise<T> {
   const onRequest = requestLogger(isVerbose(flags));
-  // Imported here, not at the top: validate reports failures through this module and needs
-  // no HTTP client (undici, p-queue) at start-up.
-  const { connect } = await import('./connection/connect.js');
   const connection = await connect(flags, onRequest ? { onRequest } : {});
   try {
     return await fn(connection);

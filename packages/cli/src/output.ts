@@ -1,15 +1,13 @@
 /** Output helpers: colour decision, atomic file writes, problem lines. */
-import { createRequire } from 'node:module';
 import { randomBytes } from 'node:crypto';
 import { open, rename, rm, stat, writeFile, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { formatLocation, sanitize, type Problem, type Style } from '@gatehouse/engine/core';
 import { makeDirectory } from '@gatehouse/schemas/runtime';
-import type Picocolors from 'picocolors';
+import pc from 'picocolors';
 import { CliError } from './errors.js';
 
-/** picocolors, for every module of the CLI: CommonJS, so `require`d rather than imported (see oclif.ts: no export lexer). */
-export const pc = createRequire(import.meta.url)('picocolors') as typeof Picocolors;
+export { pc };
 
 /**
  * Colour on a terminal only: off when NO_COLOR is set to anything but "" (no-color.org), on

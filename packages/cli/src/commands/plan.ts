@@ -1,8 +1,8 @@
 import { Args, Errors, Flags } from '../oclif.js';
 import { Command } from '../command.js';
 import { checkTargetsMatched, LiveApiError, planFromRead, policyErrors, readForPlan, type EngineOptions, type Plan as PlanValue, type PlanRead } from '@gatehouse/engine/core';
-import type { EnvironmentPlan } from '@gatehouse/engine/environments';
-import type * as Render from '@gatehouse/engine/render';
+import { anyChanges, renderPlansJson, renderPlansMarkdown, renderPlansText, type EnvironmentPlan } from '@gatehouse/engine/environments';
+import { countChanges, isSavedPlanText, renderHtml, renderJson, renderMarkdown, renderText } from '@gatehouse/engine/render';
 import { catchAsJson } from '../json-errors.js';
 import { failCommand, withConnection } from '../command-run.js';
 import { connectionFlags } from '../connection/flags.js';
@@ -80,9 +80,6 @@ export default class Plan extends Command {
 
   async run(): Promise<void> {
     const { argv, flags, metadata } = await this.parse(Plan);
-    // The renderers load while the plan is computed (its listing mostly waits on the API),
-    // not before the first request; the report of several environments only for --env all.
-    const rendering = loadSoon(() => import('@gatehouse/engine/render'));
     const targets = await Promise.resolve().then(() => targetsOf(flags)).catch((error: unknown) => this.#fail(error));
     const selection = await selectEnvironments({
       argv: argv as string[],
@@ -101,7 +98,7 @@ export default class Plan extends Command {
     if (flags.out && !selection.all) {
       await Promise.resolve()
         .then(() => checkPlanOutName(flags.out!))
-        .then(() => refuseForeignPlanFile(flags.out!, rendering))
+        .then(() => refuseForeignPlanFile(flags.out!))
         .catch((error: unknown) => this.#fail(error));
     }
     if (selection.all) {
@@ -111,12 +108,10 @@ export default class Plan extends Command {
     // Everything that can fail without the API, for every environment, before the first request.
     const prepared: Prepared[] = [];
     for (const run of selection.runs) prepared.push(await this.#prepare(run, { ...reading, policies }, flags['from-stack'], selection.all));
-    const reporting = selection.all ? loadSoon(() => import('@gatehouse/engine/environments')) : undefined;
     const plans = await this.#computeAll(prepared, prune, targets, isVerbose(flags));
-    if (reporting) {
+    if (selection.all) {
       const environmentPlans: EnvironmentPlan[] = plans.map((plan, i) => ({ environment: selection.runs[i]!.environment!.name, plan }));
       this.#checkTargets(plans, format);
-      const { anyChanges, renderPlansJson, renderPlansMarkdown, renderPlansText } = await reporting;
       const output = format === 'json' ? renderPlansJson(environmentPlans) : format === 'markdown' ? renderPlansMarkdown(environmentPlans) : renderPlansText(environmentPlans, { style: terminalStyle() });
       await new Promise<void>((resolve) => process.stdout.write(output, () => resolve()));
       for (const { environment, plan } of environmentPlans) this.#sayUsage(plan, environment);
@@ -126,7 +121,6 @@ export default class Plan extends Command {
     }
     const plan = plans[0]!;
     this.#checkTargets([plan], format);
-    const { countChanges, renderHtml, renderJson, renderMarkdown, renderText } = await rendering;
     const output =
       format === 'json'
         ? renderJson(plan)
@@ -237,19 +231,7 @@ export default class Plan extends Command {
  * `--out FILE` replaces a saved plan (its first lines say so) and nothing else: a manifest or
  * any other file named by mistake is refused, before anything is sent.
  */
-async function refuseForeignPlanFile(out: string, rendering: Promise<typeof Render>): Promise<void> {
-  const { isSavedPlanText } = await rendering;
+async function refuseForeignPlanFile(out: string): Promise<void> {
   if ((await foreignFiles([out], isSavedPlanText)).length === 0) return;
   throw new CliError('plan_would_overwrite', `--out ${out} is a file that is not a saved plan; refusing to replace it: name a new file (e.g. plan.json) or remove it first. Nothing was sent.`);
-}
-
-/**
- * Starts importing a module now and returns the promise, for a command to await when it
- * needs the module: its loading overlaps the command's waits on the API. A failure surfaces
- * where it is awaited (never as an unhandled rejection when the command stops first).
- */
-function loadSoon<T>(load: () => Promise<T>): Promise<T> {
-  const loading = load();
-  loading.catch(() => undefined);
-  return loading;
 }

@@ -1,3 +1,4 @@
+import { renderHtml, renderJson, renderMarkdown, renderText } from '@gatehouse/engine/render';
 import { Args, Errors, Flags } from '../oclif.js';
 import { Command } from '../command.js';
 import { catchAsJson } from '../json-errors.js';
@@ -28,7 +29,6 @@ export default class Show extends Command {
   async run(): Promise<void> {
     const { args, flags } = await this.parse(Show);
     const plan = await readSavedPlan(args.plan).catch((error: unknown) => failCommand(this, error, 'nothing was shown'));
-    const { renderHtml, renderJson, renderMarkdown, renderText } = await import('@gatehouse/engine/render');
     const format = flags.format as (typeof FORMATS)[number];
     const output =
       format === 'json' ? renderJson(plan) : format === 'markdown' ? renderMarkdown(plan) : format === 'html' ? renderHtml(plan) : renderText(plan, { style: terminalStyle() });

@@ -17,12 +17,8 @@
  * to 0 instead of vanishing. Label values come from kinds and causes gatehouse defines, never
  * from names in the manifests or the API, so the number of series stays small.
  */
-import { createRequire } from 'node:module';
-import type * as PromClient from 'prom-client';
+import * as prom from 'prom-client';
 import type { RequestEvent } from '@gatehouse/client';
-
-// CommonJS, so `require`d (see oclif.ts: no export lexer).
-const prom = createRequire(import.meta.url)('prom-client') as typeof PromClient;
 
 const CYCLE_OUTCOMES = ['success', 'failed', 'skipped', 'interrupted'] as const;
 export type CycleOutcome = (typeof CYCLE_OUTCOMES)[number];
@@ -37,15 +33,15 @@ export interface DriftCount {
 }
 
 export class WatchMetrics {
-  readonly registry: PromClient.Registry = new prom.Registry();
-  readonly #drift: PromClient.Gauge<'environment' | 'kind' | 'cause'>;
-  readonly #healed: PromClient.Counter<'environment' | 'kind' | 'cause'>;
-  readonly #duration: PromClient.Histogram<'environment'>;
-  readonly #cycles: PromClient.Counter<'environment' | 'outcome'>;
-  readonly #lastSuccess: PromClient.Gauge<'environment'>;
-  readonly #applies: PromClient.Counter<'environment' | 'outcome'>;
-  readonly #requests: PromClient.Counter<'api' | 'method' | 'code'>;
-  readonly #rateLimited: PromClient.Counter<'api'>;
+  readonly registry: prom.Registry = new prom.Registry();
+  readonly #drift: prom.Gauge<'environment' | 'kind' | 'cause'>;
+  readonly #healed: prom.Counter<'environment' | 'kind' | 'cause'>;
+  readonly #duration: prom.Histogram<'environment'>;
+  readonly #cycles: prom.Counter<'environment' | 'outcome'>;
+  readonly #lastSuccess: prom.Gauge<'environment'>;
+  readonly #applies: prom.Counter<'environment' | 'outcome'>;
+  readonly #requests: prom.Counter<'api' | 'method' | 'code'>;
+  readonly #rateLimited: prom.Counter<'api'>;
   /** Per environment, the `kind\0cause` pairs its drift gauge has ever set. */
   readonly #seen = new Map<string, Set<string>>();
 
