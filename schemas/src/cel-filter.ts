@@ -1,32 +1,24 @@
 /**
  * Checks a subscription source's CEL `filter` (api-spec 6: "only fields marked filterable can
- * be used in filtering"). The expression is parsed with @bufbuild/cel; then every dotted name
- * it reads (`ev.conn.client_ip`, `ev.conn.server_name.endsWith(...)`, `has(ev.conn.server_port)`)
- * is resolved against the event type's fields. The service's documentation binds the event as
- * `ev` (`EVENT_FILTER_BINDING`); names without it (`conn.client_ip`), which earlier gatehouse
- * versions required, are still read as fields, so filters stored before keep working. Names bound by macros (`x` in `list.exists(x, ...)`)
- * are local and not fields. Problems carry the 1-based column where the offending name starts.
+ * be used in filtering"). The expression is parsed with @marcbachmann/cel-js (the one CEL
+ * library of gatehouse: policies use it too) within the limits of `cel-cost.ts`; then every
+ * dotted name it reads (`ev.conn.client_ip`, `ev.conn.server_name.endsWith(...)`,
+ * `has(ev.conn.server_port)`) is resolved against the event type's fields. The service's
+ * documentation binds the event as `ev` (`EVENT_FILTER_BINDING`); names without it
+ * (`conn.client_ip`), which earlier gatehouse versions required, are still read as fields, so
+ * filters stored before keep working. Names bound by macros (`x` in `list.exists(x, ...)`) are
+ * local and not fields. Problems carry the 1-based column where the offending name starts.
  *
  * Shared by the reference server (request validation) and the engine (validate time), so both
- * accept and refuse exactly the same filters.
+ * accept and refuse exactly the same filters. gatehouse never evaluates a filter (the service
+ * does), so its cost is checked, not budgeted.
  */
-import { createRequire } from 'node:module';
-import type { parse as celParse } from '@bufbuild/cel';
+import { Environment, type ASTNode } from '@marcbachmann/cel-js';
+import { CEL_LIMITS, celCostProblem, celLimitMessage, childrenOf, comprehensionOf } from './cel-cost.js';
 import type { TrafficField } from './events.js';
 
-type Expr = ReturnType<typeof celParse>['expr'];
-
-/**
- * @bufbuild/cel (and the protobuf runtime under it) is loaded at the first filter checked, not
- * when @gatehouse/schemas is imported: it is a large part of the start-up of every command and
- * of the server, and only event subscriptions with a `filter` need it. Loaded synchronously
- * (its CommonJS build) so that `checkFilter` stays synchronous for ajv and the engine.
- */
-let celParser: typeof celParse | undefined;
-const parse = (text: string): ReturnType<typeof celParse> => {
-  celParser ??= (createRequire(import.meta.url)('@bufbuild/cel') as { parse: typeof celParse }).parse;
-  return celParser(text);
-};
+/** Parses without declarations: a filter's names are checked against the event's fields below. */
+const parser = new Environment({ unlistedVariablesAreDyn: true, homogeneousAggregateLiterals: false, limits: CEL_LIMITS });
 
 /** The name the service binds the event to in a filter: `ev.conn.server_name`. */
 export const EVENT_FILTER_BINDING = 'ev';
@@ -37,10 +29,11 @@ export interface FilterProblem {
   column: number;
 }
 
+/** What the parser throws: a summary and where. */
 interface ParseFailure {
-  rawMessage?: string;
+  summary?: string;
   message: string;
-  location?: { start?: { column?: number } };
+  range?: { start: number };
 }
 
 /** A dotted name read by the expression, and where it starts. */
@@ -54,22 +47,21 @@ interface NameReference {
  * first problem found, or undefined for a valid filter.
  */
 export function checkFilter(filter: string, fields: ReadonlyMap<string, TrafficField>): FilterProblem | undefined {
-  let parsed: ReturnType<typeof celParse>;
+  let ast: ASTNode;
   try {
-    parsed = parse(filter);
+    ast = parser.parse(filter).ast;
   } catch (error) {
     const failure = error as ParseFailure;
-    const column = failure.location?.start?.column ?? 1;
-    return { message: `not valid CEL at column ${column}: ${failure.rawMessage ?? failure.message}`, column };
+    const column = (failure.range?.start ?? 0) + 1;
+    return { message: `not valid CEL at column ${column}: ${celLimitMessage(failure.summary ?? failure.message.split('\n')[0]!)}`, column };
   }
-  const positions = parsed.sourceInfo?.positions ?? {};
-  const offsetOf = (expr: Expr): number => positions[String(expr.id)] ?? 0;
-
-  for (const ref of references(parsed.expr, new Set(), offsetOf)) {
+  const cost = celCostProblem(ast);
+  if (cost) return { message: `${cost.message} (column ${cost.offset + 1})`, column: cost.offset + 1 };
+  for (const ref of references(ast, new Set())) {
     const problem = resolve(ref, fields);
     if (problem) return problem;
   }
-  if (isPlainValue(parsed.expr)) {
+  if (isPlainValue(ast)) {
     return {
       message: 'must be a condition (a comparison, a logical combination, has(...) or a method such as endsWith), not a value',
       column: 1,
@@ -80,21 +72,20 @@ export function checkFilter(filter: string, fields: ReadonlyMap<string, TrafficF
 
 /**
  * True when the whole expression is a value that can never be a condition: a non-boolean
- * literal, a list or map, or a field read (no filterable field is boolean). The parser does
- * not type-check, and @bufbuild/cel does not export its checker, so this catches the obvious
- * mistakes (`conn.client_ip`) while operators and calls are left to evaluation.
+ * literal, a list or map, or a field read (no filterable field is boolean). The filter is not
+ * type-checked (its names are the event's, known only here), so this catches the obvious
+ * mistakes (`conn.client_ip`) while operators and calls are left to the service.
  */
-function isPlainValue(expr: Expr): boolean {
-  const kind = expr.exprKind;
-  switch (kind.case) {
-    case 'constExpr':
-      return kind.value.constantKind.case !== 'boolValue';
-    case 'listExpr':
-    case 'structExpr':
-    case 'identExpr':
+function isPlainValue(ast: ASTNode): boolean {
+  switch (ast.op) {
+    case 'value':
+      return typeof ast.args !== 'boolean';
+    case 'list':
+    case 'map':
+    case 'id':
+    case '.':
+    case '.?':
       return true;
-    case 'selectExpr':
-      return !kind.value.testOnly;
     default:
       return false;
   }
@@ -126,60 +117,36 @@ function resolve(ref: NameReference, fields: ReadonlyMap<string, TrafficField>):
   };
 }
 
-/** Every dotted name read by `expr`, left to right, excluding names bound in `locals`. */
-function* references(expr: Expr | undefined, locals: ReadonlySet<string>, offsetOf: (e: Expr) => number): Generator<NameReference> {
-  if (!expr) return;
-  const kind = expr.exprKind;
-  switch (kind.case) {
-    case 'identExpr':
-    case 'selectExpr': {
-      const chain = dottedChain(expr);
-      if (chain) {
-        if (!locals.has(chain.path[0]!)) yield { path: chain.path, offset: offsetOf(chain.root) };
-        return;
-      }
-      // A selection on something other than a name, e.g. `[a][0].b` or `f(x).y`.
-      if (kind.case === 'selectExpr') yield* references(kind.value.operand, locals, offsetOf);
+/** Every dotted name read by `node`, left to right, excluding names bound in `locals`. */
+function* references(node: ASTNode, locals: ReadonlySet<string>): Generator<NameReference> {
+  if (node.op === 'id' || node.op === '.' || node.op === '.?') {
+    const chain = dottedChain(node);
+    if (chain) {
+      if (!locals.has(chain.path[0]!)) yield { path: chain.path, offset: chain.root.pos };
       return;
     }
-    case 'callExpr':
-      yield* references(kind.value.target, locals, offsetOf);
-      for (const arg of kind.value.args) yield* references(arg, locals, offsetOf);
-      return;
-    case 'listExpr':
-      for (const element of kind.value.elements) yield* references(element, locals, offsetOf);
-      return;
-    case 'structExpr':
-      for (const entry of kind.value.entries) {
-        if (entry.keyKind.case === 'mapKey') yield* references(entry.keyKind.value, locals, offsetOf);
-        yield* references(entry.value, locals, offsetOf);
-      }
-      return;
-    case 'comprehensionExpr': {
-      const c = kind.value;
-      yield* references(c.iterRange, locals, offsetOf);
-      yield* references(c.accuInit, locals, offsetOf);
-      const inner = new Set([...locals, c.iterVar, c.accuVar, ...(c.iterVar2 ? [c.iterVar2] : [])]);
-      yield* references(c.loopCondition, inner, offsetOf);
-      yield* references(c.loopStep, inner, offsetOf);
-      yield* references(c.result, inner, offsetOf);
-      return;
-    }
-    default:
-      return; // constants
   }
+  const loop = comprehensionOf(node);
+  if (loop) {
+    yield* references(loop.receiver, locals);
+    const inner = new Set([...locals, ...loop.variables]);
+    for (const body of loop.body) yield* references(body, inner);
+    return;
+  }
+  // A selection on something other than a name (`f(x).y`, `[a][0].b`), calls, operators,
+  // literals: the names inside them.
+  for (const child of childrenOf(node)) yield* references(child, locals);
 }
 
-/** `a.b.c` as ['a', 'b', 'c'] when `expr` is a chain of selections rooted at a name. */
-function dottedChain(expr: Expr): { path: string[]; root: Expr } | undefined {
+/** `a.b.c` as ['a', 'b', 'c'] when `node` is a chain of selections rooted at a name. */
+function dottedChain(node: ASTNode): { path: string[]; root: ASTNode } | undefined {
   const path: string[] = [];
-  let current: Expr | undefined = expr;
-  while (current) {
-    const kind: Expr['exprKind'] = current.exprKind;
-    if (kind.case === 'identExpr') return { path: [kind.value.name, ...path.reverse()], root: current };
-    if (kind.case !== 'selectExpr') return undefined;
-    path.push(kind.value.field);
-    current = kind.value.operand;
+  let current: ASTNode = node;
+  while (current.op === '.' || current.op === '.?') {
+    const [operand, field] = current.args as [ASTNode, string];
+    path.push(field);
+    current = operand;
   }
-  return undefined;
+  if (current.op !== 'id') return undefined;
+  return { path: [String(current.args), ...path.reverse()], root: current };
 }

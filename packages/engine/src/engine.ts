@@ -25,7 +25,7 @@ import { ignorePathProblems } from './load/ignore-paths.js';
 import { targetPlan, targetPatterns } from './plan/targets.js';
 import { resolve } from './plan/resolve.js';
 import { loadValidators, validate } from './load/validate.js';
-import { deletedSubjects, desiredSubjects, evaluatePolicies, loadPolicies, PolicyFailed, policyErrors, type PolicyResult, type PolicyRule } from './policy/index.js';
+import { deletedSubjects, desiredSubjects, evaluatePolicies, loadPolicies, PolicyFailed, policyErrors, type PolicyBudget, type PolicyResult, type PolicyRule } from './policy/index.js';
 
 export const DEFAULT_STACK = 'default';
 
@@ -48,6 +48,8 @@ export interface EngineOptions {
   policies?: string[];
   /** Time policy rules see as `now` (tests); the current time when absent. */
   now?: Date;
+  /** How long policy rules may run, per object and per run (policy/budget.ts); the defaults when absent. */
+  policyBudget?: PolicyBudget;
   /** Manifest files larger than this many bytes are refused before parsing (default 10 MiB). */
   maxFileSize?: number;
   /** Told of what does not stop the run (a symbolic link loop); nothing is printed without it. */
@@ -142,7 +144,8 @@ export async function checkManifests(options: EngineOptions): Promise<ManifestCh
   // No rule, no subjects: building them locates and copies every object (a large manifest's
   // peak memory).
   if (policies.problems.length > 0 || policies.rules.length === 0) return { problems: all, policy: [] };
-  return { problems: all, policy: evaluatePolicies(policies.rules, desiredSubjects(desired), { phase: 'validate', ...(options.now ? { now: options.now } : {}) }) };
+  const evaluation = evaluatePolicies(policies.rules, desiredSubjects(desired), { phase: 'validate', ...policyTime(options) });
+  return { problems: sortProblems([...all, ...evaluation.problems]), policy: evaluation.results };
 }
 
 /** Steps 4-5 for tests and callers that need the matching itself, without the prune scope. */
@@ -226,8 +229,10 @@ export async function readForPlan(options: EngineOptions): Promise<PlanRead> {
   const problems = [...policies.problems, ...read.problems];
   if (problems.length > 0) throw new ManifestProblems(sortProblems(problems));
   if (policies.rules.length > 0) {
-    const early = evaluatePolicies(policies.rules, desiredSubjects(read.desired), { phase: 'validate', ...(options.now ? { now: options.now } : {}) });
-    if (policyErrors(early).length > 0) throw new PolicyFailed(early);
+    const early = evaluatePolicies(policies.rules, desiredSubjects(read.desired), { phase: 'validate', ...policyTime(options) });
+    // A rule stopped by its budget checked nothing in full: nothing is planned.
+    if (early.problems.length > 0) throw new ManifestProblems(early.problems);
+    if (policyErrors(early.results).length > 0) throw new PolicyFailed(early.results);
   }
   return { read, rules: policies.rules };
 }
@@ -247,8 +252,13 @@ export async function planFromRead({ read, rules }: PlanRead, options: PlanOptio
   // Policy results travel with the plan, so every format shows them.
   const changes = new Map(planned.changes.map((c) => [c.address, c]));
   const subjects = [...desiredSubjects(read.desired, changes), ...deletedSubjects(planned.changes, read.desired)];
-  return { ...planned, policy_results: evaluatePolicies(rules, subjects, { phase: 'plan', ...(options.now ? { now: options.now } : {}) }) };
+  const evaluation = evaluatePolicies(rules, subjects, { phase: 'plan', ...policyTime(options) });
+  if (evaluation.problems.length > 0) throw new ManifestProblems(evaluation.problems);
+  return { ...planned, policy_results: evaluation.results };
 }
+
+/** The time options of policy evaluation. */
+const policyTime = (options: EngineOptions) => ({ ...(options.now ? { now: options.now } : {}), ...(options.policyBudget ? { budget: options.policyBudget } : {}) });
 
 /** The plan of the manifests against the live API; throws `ManifestProblems` when invalid, `PolicyFailed` as `readForPlan` does. */
 export async function computePlan(options: PlanOptions): Promise<Plan> {

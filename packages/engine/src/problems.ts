@@ -57,7 +57,8 @@ export const PROBLEM_CODES = {
   last_child_in_use: 'the plan would delete every rule of a policy that a dashboard IP restriction uses (the service refuses the last)',
   event_source_invalid: 'an event subscription source with an unknown type, a field the type lacks, or a filter the service refuses',
   policy_invalid: 'a policy file that does not follow its schema (a list of rules with name, kind, require...)',
-  policy_expression: 'a policy expression that is not valid CEL, names a field its kind does not have, or is not a condition',
+  policy_expression: 'a policy expression that is not valid CEL, names a field its kind does not have, is not a condition, or costs too much (too large, comprehensions nested too deep)',
+  policy_budget: 'a policy rule that ran past its time budget (per object or per run) and was stopped',
 } as const;
 export type ProblemCode = keyof typeof PROBLEM_CODES;
 

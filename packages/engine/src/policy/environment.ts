@@ -11,8 +11,8 @@
  * - `certNotAfter(pem)`: the earliest expiry of the certificates of a PEM bundle.
  */
 import { X509Certificate } from 'node:crypto';
-import type { Environment } from '@marcbachmann/cel-js';
-import { splitPemCertificates } from '@gatehouse/schemas/runtime';
+import { Environment } from '@marcbachmann/cel-js';
+import { CEL_LIMITS, splitPemCertificates } from '@gatehouse/schemas/runtime';
 import { descriptor, KINDS } from '../kinds/index.js';
 import type { KindDescriptor } from '../kinds/types.js';
 import { celType, registerShape, shapeOf, type Shape } from './cel-types.js';
@@ -27,16 +27,13 @@ export const variableName = (d: KindDescriptor) => d.policyName ?? snake(d.kind)
 type JsonSchema = Parameters<typeof shapeOf>[0] & { properties?: Record<string, JsonSchema & { items?: JsonSchema }> };
 
 /**
- * The manifest schemas and the CEL library, imported by `loadPolicies` before it compiles the
- * first rule: the main entry of @gatehouse/schemas builds every TypeBox schema on import, the
- * CEL library is some 15 modules, and a plan or apply without policies needs neither.
+ * The manifest schemas, imported by `loadPolicies` before it compiles the first rule: the main
+ * entry of @gatehouse/schemas builds every TypeBox schema on import, and a plan or apply
+ * without policies does not need them.
  */
 let manifestSchemas: Record<string, JsonSchema> | undefined;
-let CelEnvironment: typeof Environment | undefined;
 export async function loadManifestSchemas(): Promise<void> {
-  const [schemas, cel] = await Promise.all([manifestSchemas ? undefined : import('@gatehouse/schemas'), CelEnvironment ? undefined : import('@marcbachmann/cel-js')]);
-  manifestSchemas ??= schemas?.MANIFEST_SCHEMAS as Record<string, JsonSchema>;
-  CelEnvironment ??= cel?.Environment;
+  manifestSchemas ??= (await import('@gatehouse/schemas')).MANIFEST_SCHEMAS as Record<string, JsonSchema>;
 }
 
 /** The JSON Schema of a kind's spec: its manifest's `spec`, or the parent's list of children. */
@@ -90,8 +87,8 @@ export function kindEnvironment(kind: string): KindEnvironment {
   const parent = d.child ? descriptor(d.child.parentKind) : undefined;
   const types = new Map<string, Shape>();
   const build = (withChange: boolean) => {
-    if (!CelEnvironment) throw new Error('policy environments need loadManifestSchemas() first (loadPolicies calls it)');
-    const env = new CelEnvironment({ homogeneousAggregateLiterals: false });
+    // The parser's size limits are those of every gatehouse expression (cel-cost.ts).
+    const env = new Environment({ homogeneousAggregateLiterals: false, limits: CEL_LIMITS });
     const seen = types;
     seen.clear();
     const own = kindShape(d);

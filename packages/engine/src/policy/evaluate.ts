@@ -9,16 +9,20 @@
  * 3. An object the rule applies to (`when` true or absent) fails when `require` is not true.
  *    An expression that cannot be evaluated (a field the object does not set: guard it with
  *    `has()`) fails too, with the evaluator's reason: a rule that cannot be checked is not met.
+ * 4. Within a budget of time (budget.ts): a rule that runs past it is stopped and reported as a
+ *    `policy_budget` problem at the rule's file:line, naming the object.
  */
 import type { DesiredObject } from '../desired.js';
 import type { KindDescriptor, Spec } from '../kinds/types.js';
 import { descriptor } from '../kinds/index.js';
 import type { Change } from '../plan-model.js';
-import type { SourceLocation } from '../source.js';
+import { formatLocation, type SourceLocation } from '../source.js';
 import { mask } from '../identity/mask.js';
 import { toCel } from './cel-types.js';
 import { changeShape, kindEnvironment, kindShape } from './environment.js';
 import type { CompiledExpression, PolicyResult, PolicyRule } from './model.js';
+import { DEFAULT_POLICY_BUDGET, OutOfTime, withinTime, type PolicyBudget } from './budget.js';
+import { problem, type Problem } from '../problems.js';
 
 /** One object as rules see it. */
 export interface PolicySubject {
@@ -76,34 +80,118 @@ export interface EvaluateOptions {
   /** `validate` skips the rules that read `change`. */
   phase: 'validate' | 'plan';
   now?: Date;
+  /** How long the rules may run (budget.ts); `DEFAULT_POLICY_BUDGET` when absent. */
+  budget?: PolicyBudget;
 }
 
-/** Every failed rule on every subject, errors first, then in file order of the objects. */
-export function evaluatePolicies(rules: readonly PolicyRule[], subjects: readonly PolicySubject[], options: EvaluateOptions): PolicyResult[] {
+export interface PolicyEvaluation {
+  /** Failed rules, errors first, then in file order of the objects. */
+  results: PolicyResult[];
+  /** Rules stopped because they ran past the budget (`policy_budget`): nothing was checked in full. */
+  problems: Problem[];
+}
+
+/** Objects evaluated under one time limit before each is given its own (a limit's start costs). */
+const BATCH = 64;
+
+/**
+ * Every failed rule on every subject, within the budget: the objects are evaluated in batches,
+ * each batch within the time one object may take; a batch that runs out is evaluated again one
+ * object at a time, and the object whose rules run out is reported at the rule that was running.
+ * Once the run's budget is spent, evaluation stops there.
+ */
+export function evaluatePolicies(rules: readonly PolicyRule[], subjects: readonly PolicySubject[], options: EvaluateOptions): PolicyEvaluation {
   const now = options.now ?? new Date();
-  const results: PolicyResult[] = [];
-  for (const rule of rules) {
-    if (options.phase === 'validate' && rule.usesChange) continue;
-    for (const subject of subjects) {
+  const budget = options.budget ?? DEFAULT_POLICY_BUDGET;
+  const active = rules.filter((rule) => options.phase === 'plan' || !rule.usesChange);
+  const kinds = new Set(active.map((rule) => rule.kind));
+  const checked = subjects.filter((subject) => kinds.has(subject.descriptor.kind));
+  let running: { rule: PolicyRule; subject: PolicySubject } | undefined;
+  const evaluate = (subject: PolicySubject): PolicyResult[] => {
+    const out: PolicyResult[] = [];
+    for (const rule of active) {
       if (subject.descriptor.kind !== rule.kind) continue;
       if (subject.change?.action === 'delete' && !rule.usesChange) continue;
-      const context = activation(subject, now);
-      const verdict = judge(rule, context);
-      if (verdict === true) continue;
-      results.push({
-        rule: rule.name,
-        severity: rule.severity,
-        address: subject.address,
-        kind: subject.descriptor.kind,
-        name: subject.name,
-        message: verdict === false ? fill(rule.message, context) : `${fill(rule.message, context)} (the rule could not be evaluated: ${verdict}; guard optional fields with has())`,
-        ...(subject.source ? { source: subject.source } : {}),
-        rule_source: rule.source,
-      });
+      running = { rule, subject };
+      const result = resultOf(rule, subject, now);
+      if (result) out.push(result);
+    }
+    return out;
+  };
+  const started = performance.now();
+  const left = () => budget.perRunMs - (performance.now() - started);
+  const limit = () => Math.min(budget.perObjectMs, left());
+  const results: PolicyResult[] = [];
+  const problems: Problem[] = [];
+  const runSpent = () => problems.push(overRun(budget, running));
+  evaluation: for (let i = 0; i < checked.length; i += BATCH) {
+    const batch = checked.slice(i, i + BATCH);
+    if (left() <= 0) {
+      runSpent();
+      break;
+    }
+    try {
+      results.push(...withinTime(limit(), () => batch.flatMap(evaluate)));
+      continue;
+    } catch (error) {
+      if (!(error instanceof OutOfTime)) throw error;
+    }
+    for (const subject of batch) {
+      if (left() <= 0) {
+        runSpent();
+        break evaluation;
+      }
+      try {
+        results.push(...withinTime(limit(), () => evaluate(subject)));
+      } catch (error) {
+        if (!(error instanceof OutOfTime)) throw error;
+        if (left() <= 0) {
+          runSpent();
+          break evaluation;
+        }
+        problems.push(overObject(budget, running!));
+      }
     }
   }
   const rank = (r: PolicyResult) => (r.severity === 'error' ? 0 : 1);
-  return results.sort((a, b) => rank(a) - rank(b) || (a.source && b.source ? a.source.file.localeCompare(b.source.file) || a.source.line - b.source.line : a.source ? -1 : b.source ? 1 : 0));
+  results.sort((a, b) => rank(a) - rank(b) || (a.source && b.source ? a.source.file.localeCompare(b.source.file) || a.source.line - b.source.line : a.source ? -1 : b.source ? 1 : 0));
+  return { results, problems };
+}
+
+/** The result of one rule on one subject, or undefined when the rule is met (or does not apply). */
+function resultOf(rule: PolicyRule, subject: PolicySubject, now: Date): PolicyResult | undefined {
+  const context = activation(subject, now);
+  const verdict = judge(rule, context);
+  if (verdict === true) return undefined;
+  return {
+    rule: rule.name,
+    severity: rule.severity,
+    address: subject.address,
+    kind: subject.descriptor.kind,
+    name: subject.name,
+    message: verdict === false ? fill(rule.message, context) : `${fill(rule.message, context)} (the rule could not be evaluated: ${verdict}; guard optional fields with has())`,
+    ...(subject.source ? { source: subject.source } : {}),
+    rule_source: rule.source,
+  };
+}
+
+const where = (subject: PolicySubject) => `${subject.address}${subject.source ? ` (${formatLocation(subject.source)})` : ''}`;
+
+function overObject(budget: PolicyBudget, running: { rule: PolicyRule; subject: PolicySubject }): Problem {
+  return problem(
+    'policy_budget',
+    `policy rule "${running.rule.name}" ran longer than ${budget.perObjectMs} ms on ${where(running.subject)} and was stopped; nothing was checked in full: make the rule cheaper (fewer nested comprehensions, no backtracking regular expression)`,
+    running.rule.source,
+  );
+}
+
+function overRun(budget: PolicyBudget, running: { rule: PolicyRule; subject: PolicySubject } | undefined): Problem {
+  const at = running ? ` at rule "${running.rule.name}" on ${where(running.subject)}` : '';
+  return problem(
+    'policy_budget',
+    `the policy rules ran longer than ${budget.perRunMs / 1000} s in all and were stopped${at}; nothing was checked in full: make the rules cheaper`,
+    running?.rule.source,
+  );
 }
 
 /** true: met or not applicable; false: not met; a string: could not be evaluated (why). */

@@ -3,7 +3,9 @@
  * @gatehouse/schemas), then parse and type-check every expression against the kind it names
  * (see environment.ts). Every mistake is a problem at its file:line:col: a field the schema
  * lacks, an unknown kind, a CEL syntax error, a field path the kind does not have, a
- * condition that is not a bool, a rule name used twice. Rules come back only when their file
+ * condition that is not a bool, an expression that costs too much (larger than the parser's
+ * limits, comprehensions nested deeper than two: `cel-cost.ts` of @gatehouse/schemas), a rule
+ * name used twice. Rules come back only when their file
  * has no problem, so a broken policy never silently checks less.
  */
 import { relative } from 'node:path';
@@ -12,6 +14,7 @@ import { problem, type Problem } from '../problems.js';
 import type { SourceLocation } from '../source.js';
 import { findManifestFiles, readManifestFile, STDIN_PATH } from '../load/files.js';
 import { parseFile, type LoadedDocument } from '../load/documents.js';
+import { celCostProblem, celLimitMessage } from '@gatehouse/schemas/runtime';
 import { unknownHasFields } from './cel-types.js';
 import { kindEnvironment, loadManifestSchemas, POLICY_KINDS } from './environment.js';
 import type { CompiledExpression, PolicyRule, PolicySeverity } from './model.js';
@@ -135,7 +138,10 @@ function compileDocument(doc: LoadedDocument, text: string, problems: Problem[],
         const parsed = env.parse(source);
         const checked = parsed.check();
         const unknown = checked.valid ? unknownHasFields(parsed.ast, environments.types)[0] : undefined;
-        if (!checked.valid) {
+        const cost = celCostProblem(parsed.ast);
+        if (cost) {
+          problems.push(expressionProblem(field, source, { message: cost.message, node: { pos: cost.offset } }, text, node, offset));
+        } else if (!checked.valid) {
           problems.push(expressionProblem(field, source, checked.error, text, node, offset));
         } else if (unknown) {
           problems.push(expressionProblem(field, source, { message: `No such key: ${unknown.field}`, node: { pos: unknown.pos } }, text, node, offset));
@@ -186,6 +192,7 @@ function messageParts(message: string, compile: (source: string, offset: number)
 interface CelError {
   message?: string;
   node?: { pos?: number };
+  range?: { start?: number };
 }
 
 /**
@@ -194,8 +201,8 @@ interface CelError {
  */
 function expressionProblem(field: string, source: string, error: unknown, text: string, node: SourceLocation, offset: number): Problem {
   const e = (error ?? {}) as CelError;
-  const first = String(e.message ?? error).split('\n')[0]!.trim();
-  const position = offset + (e.node?.pos ?? 0);
+  const first = celLimitMessage(String(e.message ?? error).split('\n')[0]!.trim());
+  const position = offset + (e.node?.pos ?? e.range?.start ?? 0);
   const hint = /No such key/.test(first)
     ? '; the field is not in the kind\'s schema (see schemas/json/manifests)'
     : /Unknown variable/.test(first)
