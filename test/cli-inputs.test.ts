@@ -2,11 +2,11 @@
  * Inputs and outputs as a user's shell and repository give them: `-` for standard input
  * (validate, plan) and standard output (`export --out -`), exported files that editors can
  * check (`$schema` line) with the umask's mode, and a directory search that reads manifests
- * only (never .github, .gitlab-ci.yml, node_modules or dot-directories; other YAML skipped,
- * with a note under --verbose). Every command runs in one temporary repository, against the
- * embedded server there.
+ * only (never .github, .gitlab-ci.yml, node_modules or dot-directories; other tools' YAML is a
+ * problem until gatehouse.yaml's exclude: names it, then a note under --verbose). Every command
+ * runs in one temporary repository, against the embedded server there.
  */
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
@@ -35,26 +35,35 @@ beforeAll(() => {
 afterAll(() => repo.cleanup());
 
 describe('directory search', () => {
-  it('reads the manifests and nothing else; --verbose says what it skipped', async () => {
-    const quiet = await runCli(['validate'], { cwd: repo.path });
-    expect(quiet.stderr).toBe('');
-    expect(quiet.code).toBe(0);
-    const verbose = await runCli(['validate', '--verbose'], { cwd: repo.path });
-    expect(verbose.code).toBe(0);
-    expect(verbose.stderr.trimEnd().split('\n').sort()).toEqual([
-      'note: skipped .config/: dot-files, dot-directories and node_modules are not searched (name it to read it)',
-      'note: skipped .github/: dot-files, dot-directories and node_modules are not searched (name it to read it)',
-      'note: skipped .gitlab-ci.yml: dot-files, dot-directories and node_modules are not searched (name it to read it)',
-      'note: skipped deploy/configmap.yaml: no document has a gatehouse kind (name the file to check it anyway)',
-      'note: skipped node_modules/: dot-files, dot-directories and node_modules are not searched (name it to read it)',
-    ]);
+  it('reads the manifests; another tool\'s document is a problem until exclude: names it; --verbose says what it skipped', async () => {
+    const refused = await runCli(['validate'], { cwd: repo.path });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/^deploy\/configmap\.yaml:2:7: .*a Kubernetes document \(apiVersion "v1", kind "ConfigMap"\), not a gatehouse manifest; .*exclude: in gatehouse\.yaml \[unknown_kind\]$/m);
+    write('gatehouse.yaml', 'manifests: [.]\nexclude: [deploy/**]\n');
+    try {
+      const quiet = await runCli(['validate'], { cwd: repo.path });
+      expect(quiet.stderr).toBe('');
+      expect(quiet.code).toBe(0);
+      const verbose = await runCli(['validate', '--verbose'], { cwd: repo.path });
+      expect(verbose.code).toBe(0);
+      expect(verbose.stderr.trimEnd().split('\n').sort()).toEqual([
+        'note: excluded deploy/configmap.yaml: exclude: deploy/** in gatehouse.yaml',
+        'note: skipped .config/: dot-files, dot-directories and node_modules are not searched (name it to read it)',
+        'note: skipped .github/: dot-files, dot-directories and node_modules are not searched (name it to read it)',
+        'note: skipped .gitlab-ci.yml: dot-files, dot-directories and node_modules are not searched (name it to read it)',
+        'note: skipped gatehouse.yaml: not manifests (the project file, or policy rules)',
+        'note: skipped node_modules/: dot-files, dot-directories and node_modules are not searched (name it to read it)',
+      ]);
+    } finally {
+      rmSync(join(repo.path, 'gatehouse.yaml'));
+    }
   });
 
   it('still reports a manifest with a mistyped kind, and reads a file it is given by name', async () => {
     write('typo/policy.yaml', 'kind: IPPolcy\nname: typo\nspec: {}\n');
     const typo = await runCli(['validate', 'typo'], { cwd: repo.path });
     expect(typo.code).toBe(1);
-    expect(typo.stderr).toMatch(/^typo\/policy\.yaml:1:7: .*not "IPPolcy" \[unknown_kind\]$/m);
+    expect(typo.stderr).toMatch(/^typo\/policy\.yaml:1:7: .*not "IPPolcy"; did you mean IPPolicy\? \[unknown_kind\]$/m);
     const named = await runCli(['validate', 'deploy/configmap.yaml'], { cwd: repo.path });
     expect(named.code).toBe(1);
     expect(named.stderr).toContain('[unknown_kind]');

@@ -20,6 +20,7 @@ export * from './api/event-destinations.js';
 export * from './api/event-subscriptions.js';
 export * from './cel-filter.js';
 export * from './cel-cost.js';
+export * from './suggest.js';
 export * from './event-sources.js';
 export * from './ca-pem.js';
 export * from './project.js';

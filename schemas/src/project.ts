@@ -58,6 +58,11 @@ export const ProjectFile = Type.Object(
         { description: 'project-wide ignore rules: fields that other systems own, by kind (glob) and field path' },
       ),
     ),
+    exclude: Type.Optional(
+      Type.Array(Type.String({ minLength: 1 }), {
+        description: 'globs of files under the manifest paths that belong to other tools (k8s/**, **/kustomization.yaml), relative to this file: not read; every other YAML document there must be a gatehouse manifest',
+      }),
+    ),
     policies: Type.Optional(
       Type.Array(Type.String({ minLength: 1 }), { description: 'files or directories of policy rules (CEL), relative to this file, checked by validate and plan besides policies/ and --policy' }),
     ),

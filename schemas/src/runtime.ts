@@ -16,6 +16,7 @@ export * from './events.js';
 export * from './event-sources.js';
 export * from './cel-filter.js';
 export * from './cel-cost.js';
+export * from './suggest.js';
 export * from './api/webhook-providers.js';
 export * from './oauth-rules.js';
 export * from './directories.js';

@@ -1,7 +1,7 @@
 import { Errors } from '@oclif/core';
 import { describe, expect, it } from 'vitest';
 import { reportError } from './report-error.js';
-import { closestName } from './suggest.js';
+import { closestName } from '@gatehouse/schemas/runtime';
 
 function report(error: unknown): { code: number; text: string } {
   let text = '';

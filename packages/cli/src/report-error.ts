@@ -6,7 +6,7 @@
  * an unexpected error (a bug) is shown with GATEHOUSE_LOG=debug or DEBUG set.
  * Returns the exit code.
  */
-import { closestName } from './suggest.js';
+import { closestName } from '@gatehouse/schemas/runtime';
 
 interface OclifError extends Error {
   code?: string;

@@ -24,6 +24,7 @@ export type { DesiredObject } from './desired.js';
 export type { LiveObject } from './live.js';
 export type { Matching } from './plan/matching.js';
 export type { ProjectIgnoreRule } from './plan/ignore.js';
+export type { ExcludeRules } from './load/exclude.js';
 export { MARKER_PREFIX, composeMetadata, parseMarker, formatMarker, type Marker } from './identity/marker.js';
 export { desiredHash } from './identity/hash.js';
 export { liveNormal } from './identity/normal-form.js';

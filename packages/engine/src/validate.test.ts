@@ -43,6 +43,30 @@ describe('validate: structure (schemas)', () => {
     expect(p).toMatchObject({ code: 'unknown_kind', at: { line: 1, col: 7 } });
     expect(p!.message).toContain('IPPolicy, IPRestriction, BotUser, Backend, HTTPSEdge, TCPEdge');
   });
+  test('every document is accounted for: no kind, a misspelt kind key, a close kind and a Kubernetes document are problems with their hint', async () => {
+    const dir = write({
+      'a.yaml': `${policy}---\nname: no-kind\nspec: {}\n---\nknd: IPPolicy\nname: typo\nspec: {}\n---\nkind: IPPolcy\nname: close\nspec: {}\n`,
+      'deploy.yaml': 'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n',
+    });
+    const found = await validateManifests({ paths: [dir] });
+    expect(found.map((p) => [p.code, p.at!.file.replace(`${dir}/`, ''), p.at!.line, p.at!.col])).toEqual([
+      ['unknown_kind', 'a.yaml', 7, 1],
+      ['unknown_kind', 'a.yaml', 10, 1],
+      ['unknown_kind', 'a.yaml', 14, 7],
+      ['unknown_kind', 'deploy.yaml', 2, 7],
+    ]);
+    expect(found.map((p) => p.message)).toEqual([
+      expect.stringMatching(/^the document has no kind: every document under the manifest paths must be a gatehouse manifest \(kind: one of IPPolicy, .*\); if the file belongs to another tool, keep it out of the manifest paths or list it under exclude: in gatehouse.yaml$/),
+      'the document has no kind; did you mean kind instead of "knd"? (kind: IPPolicy)',
+      expect.stringMatching(/^kind must be one of .*, not "IPPolcy"; did you mean IPPolicy\?$/),
+      'a Kubernetes document (apiVersion "apps/v1", kind "Deployment"), not a gatehouse manifest; if the file belongs to another tool, keep it out of the manifest paths or list it under exclude: in gatehouse.yaml',
+    ]);
+    // Planned with --prune, the typo would have deleted IPPolicy/typo: now nothing is planned.
+    await expect(computePlan({ paths: [dir], api: new FakeLiveApi({}), stack: 'default', prune: true })).rejects.toBeInstanceOf(ManifestProblems);
+    // Excluded by gatehouse.yaml's globs, the Kubernetes file is not read.
+    const rest = await validateManifests({ paths: [dir], exclude: { globs: ['deploy.yaml'], base: dir, file: 'gatehouse.yaml' } });
+    expect(rest.map((p) => p.at!.file.replace(`${dir}/`, ''))).toEqual(['a.yaml', 'a.yaml', 'a.yaml']);
+  });
   test('unknown field points at the key and lists the expected fields', async () => {
     const dir = write({ 'm.yaml': `${policy}    - {cidr: 10.1.0.0/16, action: allow, comment: hi}\n` });
     const [p] = await validateManifests({ paths: [dir] });

@@ -10,7 +10,6 @@ import {
   DependencyCycleError,
   sanitize,
   type Plan,
-  type ProjectIgnoreRule,
 } from '@gatehouse/engine/core';
 import { renderJsonDocument, renderKindSummary, renderText } from '@gatehouse/engine/render';
 import {
@@ -31,7 +30,7 @@ import { failCommand, stop, withConnection } from '../command-run.js';
 import type { Connection } from '../connection/connect.js';
 import { connectionFlags } from '../connection/flags.js';
 import { environmentFlags } from '../environments/flags.js';
-import { explicitFlags, selectEnvironments } from '../environments/select.js';
+import { explicitFlags, selectEnvironments, type ProjectOptions } from '../environments/select.js';
 import { manifestFlags, readingOptions } from '../manifest-flags.js';
 import { CliError } from '../errors.js';
 import { readSavedPlan } from '../saved-plan.js';
@@ -164,7 +163,7 @@ export default class Apply extends Command {
   /** What `prepareApply` is given. */
   #prepareOptions(
     saved: Plan | undefined,
-    run: { paths: string[]; ignore: ProjectIgnoreRule[]; environment?: EnvironmentInput | undefined },
+    run: { paths: string[]; options: ProjectOptions; environment?: EnvironmentInput | undefined },
     flags: { prune: boolean; 'prune-all': boolean; force: boolean; 'max-file-size': number; fromStack?: string | undefined; targets: string[] | undefined },
     connection: Connection,
   ): PrepareOptions {
@@ -172,7 +171,7 @@ export default class Apply extends Command {
       api: connection.api,
       stack: connection.stack,
       paths: run.paths,
-      ignore: run.ignore,
+      ...run.options,
       env: process.env,
       environment: run.environment,
       ...(saved ? { saved } : {}),

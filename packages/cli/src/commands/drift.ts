@@ -130,7 +130,7 @@ export default class Drift extends Command {
       // The target first (checked, not opened), then the manifests: as connecting does.
       const connection = run.connection();
       const budget = budgetKey(connection);
-      const options = { paths: run.paths, ignore: run.ignore, env: process.env, stack: connection.stack, environment, ...(targets ? { targets } : {}), ...reading };
+      const options = { paths: run.paths, ...run.options, env: process.env, stack: connection.stack, environment, ...(targets ? { targets } : {}), ...reading };
       return { run, connection, budget, options, read: await readForDrift(options) };
     } catch (error) {
       return failCommand(this, error, !environment ? 'drift was not checked' : all ? `drift was not checked (the problem is in environment ${environment.name})` : `drift of environment ${environment.name} was not checked`);

@@ -163,7 +163,7 @@ export default class Plan extends Command {
       const connection = run.connection();
       const budget = budgetKey(connection);
       const moving = fromStackOption(fromStack, connection.stack);
-      const engineOptions = { ...options, paths: run.paths, ignore: run.ignore, env: process.env, stack: connection.stack, environment, ...moving };
+      const engineOptions = { ...options, paths: run.paths, ...run.options, env: process.env, stack: connection.stack, environment, ...moving };
       return { run, connection, budget, engineOptions, read: await readForPlan(engineOptions) };
     } catch (error) {
       return this.#fail(error, environment?.name, all ? `nothing was planned (the problem is in environment ${environment?.name})` : undefined);

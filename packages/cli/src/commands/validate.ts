@@ -63,7 +63,7 @@ export default class Validate extends Command {
     for (const run of selection.runs) {
       const { problems, policy } = await checkManifests({
         paths: run.paths,
-        ignore: run.ignore,
+        ...run.options,
         env: process.env,
         environment: run.environment,
         unsetEnv: flags['strict-env'] ? 'error' : 'warn',

@@ -22,20 +22,32 @@ import {
   readProject,
   type Project,
   type ProjectEnvironment,
-  type ProjectIgnoreRule,
+  type EngineOptions,
 } from '@gatehouse/engine/core';
+import { resolve } from 'node:path';
 import type { ConnectionFlagValues } from '../connection/flags.js';
+import { policyPaths } from '../policy-flags.js';
 import { CliError } from '../errors.js';
 
 /** One run of a command: an environment (or none), its manifest paths and connection settings. */
 export interface EnvironmentRun {
   environment?: ProjectEnvironment;
   paths: string[];
-  /** gatehouse.yaml's `ignore:` rules (the engine's `ignore` option); empty without a project file. */
-  ignore: ProjectIgnoreRule[];
+  /**
+   * The engine's options gatehouse.yaml gives, for every command that reads manifests: its
+   * `ignore:` rules and `exclude:` globs. Empty without a project file.
+   */
+  options: ProjectOptions;
   /** The connection settings; throws `CliError` when the environment's `${env:}` is unset. */
   connection(): ConnectionFlagValues;
 }
+
+/**
+ * What gatehouse.yaml tells the engine besides paths and environments; and the files that are
+ * not manifests (the project file itself, the policy directories), which a search of the
+ * manifest paths passes over.
+ */
+export type ProjectOptions = Pick<EngineOptions, 'ignore' | 'exclude' | 'notManifests'>;
 
 export interface Selection {
   project?: Project;
@@ -81,7 +93,7 @@ export async function selectEnvironments(options: SelectOptions): Promise<Select
     if (wanted !== undefined) {
       throw new CliError('project_file', `--env ${wanted} needs a project file: no ${PROJECT_FILE_NAME} in ${cwd} or any directory above it; create one, or name it with --config FILE`);
     }
-    return { runs: [{ paths: argvPaths.length > 0 ? argvPaths : ['.'], ignore: [], connection: () => options.flags }], all: false };
+    return { runs: [{ paths: argvPaths.length > 0 ? argvPaths : ['.'], options: { notManifests: policyPaths({}, undefined, cwd).map((path) => resolve(cwd, path)) }, connection: () => options.flags }], all: false };
   }
   const { project, problems } = await readProject(file, cwd);
   if (!project) throw new ManifestProblems(problems);
@@ -90,7 +102,7 @@ export async function selectEnvironments(options: SelectOptions): Promise<Select
   const run = (environment?: ProjectEnvironment): EnvironmentRun => ({
     ...(environment ? { environment } : {}),
     paths,
-    ignore: project.ignore,
+    options: { ignore: project.ignore, exclude: project.exclude, notManifests: [file, ...policyPaths({}, project, cwd)].map((path) => resolve(cwd, path)) },
     connection: () => (environment ? connectionOf(environment, options, env) : options.flags),
   });
 

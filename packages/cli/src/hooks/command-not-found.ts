@@ -6,7 +6,7 @@
  */
 import { Errors, toConfiguredId } from '../oclif.js';
 import type { Hook } from '@oclif/core';
-import { closestName } from '../suggest.js';
+import { closestName } from '@gatehouse/schemas/runtime';
 
 const hook: Hook<'command_not_found'> = async function (options) {
   if (process.stdin.isTTY && process.stdout.isTTY && !process.env.CI) {

@@ -99,7 +99,7 @@ async function reconcile(env: WatchedEnvironment, options: CycleOptions): Promis
     stack,
     paths: env.run.paths,
     environment: env.run.environment,
-    ignore: env.run.ignore,
+    ...env.run.options,
     prune: settings.allow.prune,
   };
   const read = await readForApply({ ...prepareOptions, env: process.env, ...options.reading });

@@ -17,6 +17,7 @@
  */
 import type { DesiredObject } from '../desired.js';
 import { matchObservation, readManifests, type Desired } from '../engine.js';
+import type { ExcludeRules } from '../load/exclude.js';
 import type { EnvironmentInput } from '../environments/documents.js';
 import type { Change, Plan } from '../plan-model.js';
 import type { LiveApi } from '../ports.js';
@@ -52,6 +53,10 @@ export interface PrepareOptions {
   fromStack?: string | undefined;
   /** gatehouse.yaml's `ignore:` rules, as in `EngineOptions`. */
   ignore?: readonly ProjectIgnoreRule[] | undefined;
+  /** gatehouse.yaml's `exclude:` globs, as in `EngineOptions`. */
+  exclude?: ExcludeRules | undefined;
+  /** What a directory search never reads as manifests (policy rules, the project file), as in `EngineOptions`. */
+  notManifests?: readonly string[] | undefined;
   /** As in `EngineOptions`. */
   maxFileSize?: number;
   onWarning?: (warning: Problem) => void;
@@ -111,6 +116,8 @@ export async function readForApply(options: Omit<PrepareOptions, 'api'>): Promis
     stack: options.stack,
     environment: options.environment,
     ignore: options.ignore,
+    exclude: options.exclude,
+    notManifests: options.notManifests,
     ...(options.maxFileSize !== undefined ? { maxFileSize: options.maxFileSize } : {}),
     ...(options.onWarning ? { onWarning: options.onWarning } : {}),
   });

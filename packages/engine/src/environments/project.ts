@@ -20,6 +20,7 @@ import { explain } from '../load/validate.js';
 import type { EnvironmentInput } from './documents.js';
 import type { ProjectIgnoreRule } from '../plan/ignore.js';
 import { projectIgnoreProblems } from './project-ignore.js';
+import { excludeGlobProblem, type ExcludeRules } from '../load/exclude.js';
 
 export const PROJECT_FILE_NAME = 'gatehouse.yaml';
 
@@ -43,6 +44,8 @@ export interface Project {
   policies: string[];
   /** `ignore:`: fields of every object of a kind that plan, apply and drift leave alone (plan/ignore.ts). */
   ignore: ProjectIgnoreRule[];
+  /** `exclude:`: files of other tools that a search of the manifest paths leaves out (load/exclude.ts). */
+  exclude: ExcludeRules;
 }
 
 /**
@@ -100,6 +103,7 @@ export async function readProject(path: string, cwd: string = process.cwd()): Pr
     manifests: string[];
     policies?: string[];
     ignore?: ProjectIgnoreRule[];
+    exclude?: string[];
     environments?: Record<string, { stack?: string; api_url?: string; api_key?: string; vars?: Record<string, unknown>; overlays?: string[] }>;
   };
   const dir = dirname(resolve(cwd, path));
@@ -127,8 +131,13 @@ export async function readProject(path: string, cwd: string = process.cwd()): Pr
     });
   }
   problems.push(...(await projectIgnoreProblems(value.ignore ?? [], (path) => doc.locate(['ignore', ...path]))));
+  (value.exclude ?? []).forEach((glob, i) => {
+    const why = excludeGlobProblem(glob);
+    if (why) problems.push(problem('project_invalid', why, doc.locate(['exclude', i])));
+  });
   if (problems.length > 0) return { problems };
-  return { project: { file, manifests, environments, policies: (value.policies ?? []).map(local), ignore: value.ignore ?? [] }, problems };
+  const exclude: ExcludeRules = { globs: value.exclude ?? [], base: dir, file };
+  return { project: { file, manifests, environments, policies: (value.policies ?? []).map(local), ignore: value.ignore ?? [], exclude }, problems };
 }
 
 /** The schema's messages where a pattern or a name map says too little. */

@@ -28,7 +28,7 @@ test('the checksum changes with any manifest byte', async () => {
   expect((await load([dir])).checksum).not.toBe(first);
 });
 
-test('the checksum is sha256 over each read file\'s display name, NUL, text, NUL (saved plans of earlier versions still match); skipped files do not count', async () => {
+test('the checksum is sha256 over each read file\'s display name, NUL, text, NUL (saved plans of earlier versions still match); excluded files do not count', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'gatehouse-load-'));
   const a = '\ufeffkind: BotUser\nname: a\nspec: {}\n# café ☃\n';
   const b = 'kind: BotUser\nname: b\nspec: {}\n';
@@ -38,7 +38,7 @@ test('the checksum is sha256 over each read file\'s display name, NUL, text, NUL
   const names = [join(dir, 'a.yaml'), join(dir, 'b.yml')].map((f) => relative(process.cwd(), f));
   const display = names.map((n, i) => (n && !n.startsWith('..') ? n : [join(dir, 'a.yaml'), join(dir, 'b.yml')][i]!));
   const expected = createHash('sha256').update(`${display[0]}\0${a}\0${display[1]}\0${b}\0`).digest('hex');
-  expect((await load([dir])).checksum).toBe(expected);
+  expect((await load([dir], { exclude: { globs: ['ci.yaml'], base: dir, file: 'gatehouse.yaml' } })).checksum).toBe(expected);
 });
 
 test('a missing path and a path without manifests are problems', async () => {
@@ -165,37 +165,42 @@ test("a document's own position is where yaml's composition puts its content", a
   expect(documents.map((d) => d.locate([]))).toEqual(reference.map(({ line, col }) => ({ file: 'm.yaml', line, col })));
 });
 
-test('a directory search passes over dot-entries, node_modules and YAML without a gatehouse kind, with notes', async () => {
+test('a directory search passes over dot-entries, node_modules and what exclude: names, with notes; other YAML is read', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'gatehouse-load-'));
-  for (const sub of ['.github/workflows', 'node_modules/pkg', 'deploy', 'typo']) mkdirSync(join(dir, sub), { recursive: true });
+  for (const sub of ['.github/workflows', 'node_modules/pkg', 'deploy', 'typo', 'charts/web']) mkdirSync(join(dir, sub), { recursive: true });
   writeFileSync(join(dir, 'policy.yaml'), 'kind: BotUser\nname: kept\nspec: {}\n');
   writeFileSync(join(dir, '.github/workflows/ci.yml'), 'name: ci\non: push\n');
   writeFileSync(join(dir, '.gitlab-ci.yml'), 'stages: [a]\n');
   writeFileSync(join(dir, 'node_modules/pkg/a.yaml'), 'kind: BotUser\nname: not-ours\nspec: {}\n');
   writeFileSync(join(dir, 'deploy/cm.yaml'), 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n');
+  writeFileSync(join(dir, 'charts/web/values.yaml'), 'replicas: 2\n');
   writeFileSync(join(dir, 'typo/a.yaml'), 'kind: BotUsr\nname: typo\nspec: {}\n');
-  const result = await load([dir]);
+  // Without exclude:, every YAML document found is read (validate then reports what is not a manifest).
+  const all = await load([dir]);
+  expect(all.problems).toEqual([]);
+  expect(all.documents.map((d) => d.file.replace(dir, '<dir>'))).toEqual(['<dir>/charts/web/values.yaml', '<dir>/deploy/cm.yaml', '<dir>/policy.yaml', '<dir>/typo/a.yaml']);
+  // With it, the files it names are left out, each said in a note.
+  const result = await load([dir], { exclude: { globs: ['deploy/**', 'charts'], base: dir, file: 'gatehouse.yaml' } });
   expect(result.problems).toEqual([]);
-  // A mistyped kind with a name is still read (validate reports it); the ConfigMap is not.
   expect(result.documents.map((d) => (d.value as { name: string }).name)).toEqual(['kept', 'typo']);
   expect(result.notes.map((n) => n.replace(dir, '<dir>')).sort()).toEqual([
+    'excluded <dir>/charts/web/values.yaml: exclude: charts in gatehouse.yaml',
+    'excluded <dir>/deploy/cm.yaml: exclude: deploy/** in gatehouse.yaml',
     'skipped <dir>/.github/: dot-files, dot-directories and node_modules are not searched (name it to read it)',
     'skipped <dir>/.gitlab-ci.yml: dot-files, dot-directories and node_modules are not searched (name it to read it)',
-    'skipped <dir>/deploy/cm.yaml: no document has a gatehouse kind (name the file to check it anyway)',
     'skipped <dir>/node_modules/: dot-files, dot-directories and node_modules are not searched (name it to read it)',
   ]);
   // Named explicitly, a file is always read.
-  const named = await load([join(dir, 'deploy/cm.yaml'), join(dir, '.gitlab-ci.yml')]);
+  const named = await load([join(dir, 'deploy/cm.yaml'), join(dir, '.gitlab-ci.yml')], { exclude: { globs: ['deploy/**'], base: dir, file: 'gatehouse.yaml' } });
   expect(named.documents).toHaveLength(2);
   expect(named.notes).toEqual([]);
 });
 
-test('a directory of only other YAML is no_manifests, saying why', async () => {
+test('a directory whose every file is excluded is no_manifests', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'gatehouse-load-'));
   writeFileSync(join(dir, 'cm.yaml'), 'apiVersion: v1\nkind: ConfigMap\n');
-  const result = await load([dir]);
+  const result = await load([dir], { exclude: { globs: ['*.yaml'], base: dir, file: 'gatehouse.yaml' } });
   expect(result.problems.map((p) => p.code)).toEqual(['no_manifests']);
-  expect(result.problems[0]!.message).toContain('has a gatehouse kind');
 });
 
 test('a file of 6,000 documents: every one read, the last located at its line', async () => {

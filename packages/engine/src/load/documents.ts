@@ -7,12 +7,12 @@
  */
 import { createHash } from 'node:crypto';
 import { relative } from 'node:path';
-import { MANIFEST_KINDS } from '@gatehouse/schemas/runtime';
 import { Composer, isScalar, LineCounter, type Document } from 'yaml';
 import { canonicalJson } from '../identity/canonical-json.js';
 import { problem, type Problem } from '../problems.js';
 import type { SourceLocation } from '../source.js';
 import { findManifestFiles, readManifestFile, STDIN_NAME, STDIN_PATH } from './files.js';
+import type { ExcludeRules } from './exclude.js';
 import { offsetAt, placeOf, type Path, type Place } from './positions.js';
 import {
   aliasProblem,
@@ -59,23 +59,10 @@ export interface LoadResult {
 export interface LoadOptions {
   /** Files larger than this many bytes are refused before they are read (default 10 MiB). */
   maxFileSize?: number;
-}
-
-const KNOWN_KINDS = new Set<string>(MANIFEST_KINDS);
-
-/**
- * Whether a file found by searching a directory is meant for gatehouse: one of its documents
- * has a known `kind`, or a `kind` and a `name` (a manifest with a mistyped kind is still
- * reported). Other YAML beside the manifests (CI files, Kubernetes objects, tool settings) is
- * skipped with a note, not reported as unknown kinds. A file that does not parse is kept: it
- * may be a broken manifest, and leaving one out would make `--prune` delete its objects.
- */
-function claimsManifests(documents: readonly LoadedDocument[]): boolean {
-  return documents.some(({ value }) => {
-    if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
-    const { kind } = value as Record<string, unknown>;
-    return (typeof kind === 'string' && KNOWN_KINDS.has(kind)) || (kind !== undefined && 'name' in value);
-  });
+  /** gatehouse.yaml's `exclude:` globs: files a directory search leaves out (exclude.ts). */
+  exclude?: ExcludeRules | undefined;
+  /** Files and directories a directory search never reads as manifests: policy rules, the project file. */
+  notManifests?: readonly string[] | undefined;
 }
 
 const display = (path: string) => {
@@ -85,7 +72,7 @@ const display = (path: string) => {
 };
 
 export async function load(paths: string[], options: LoadOptions = {}): Promise<LoadResult> {
-  const found = await findManifestFiles(paths);
+  const found = await findManifestFiles(paths, options.exclude, options.notManifests);
   const problems: Problem[] = [...found.problems];
   const files = found.files;
   if (files.length === 0 && problems.length === 0) {
@@ -94,7 +81,7 @@ export async function load(paths: string[], options: LoadOptions = {}): Promise<
   const hash = createHash('sha256');
   const documents: LoadedDocument[] = [];
   const checksums: Record<string, string> = {};
-  const notes = [...found.notes];
+  const notes = found.notes;
   for (const file of [...files].sort()) {
     const name = display(file);
     const read = await readManifestFile(file, name, options.maxFileSize);
@@ -103,18 +90,11 @@ export async function load(paths: string[], options: LoadOptions = {}): Promise<
       continue;
     }
     const { documents: fileDocuments, problems: fileProblems } = parseFile(name, read.text);
-    if (found.searched.has(file) && fileProblems.length === 0 && fileDocuments.length > 0 && !claimsManifests(fileDocuments)) {
-      notes.push(`skipped ${name}: no document has a gatehouse kind (name the file to check it anyway)`);
-      continue;
-    }
     hash.update(`${name}\0`).update(read.text).update('\0');
     checksums[name] = documentsChecksum(fileDocuments);
     // A loop, not push(...): a file of many documents would exceed the arguments' limit.
     for (const doc of fileDocuments) documents.push(doc);
     problems.push(...fileProblems);
-  }
-  if (files.length > 0 && documents.length === 0 && problems.length === 0 && notes.length > found.notes.length) {
-    problems.push(problem('no_manifests', `no manifest under ${paths.join(', ')}: no document of the ${files.length} YAML file${files.length === 1 ? '' : 's'} found has a gatehouse kind`));
   }
   // Whatever the files: a syntax error already says why nothing was read, an empty file does not.
   if (files.length > 0 && documents.length === 0 && problems.length === 0) {

@@ -10,15 +10,17 @@
  *   has no size to check (a link to a device such as /dev/zero, a pipe) is read only up to it;
  * - bytes that are not UTF-8 are a problem at their file:line:col, never a silent U+FFFD.
  * Searching a directory never enters what is not manifests: `node_modules` and any entry whose
- * name starts with a dot (`.git`, `.github` with its workflows, `.gitlab-ci.yml`); each skip is
- * a note (`--verbose`). A path given by name is always read. The path `-` is standard input,
- * read once, shown as `<stdin>`.
+ * name starts with a dot (`.git`, `.github` with its workflows, `.gitlab-ci.yml`), the project
+ * file and the policy files (`notManifests`), nor the files gatehouse.yaml's `exclude:` globs
+ * name (exclude.ts); each skip is a note (`--verbose`). A path given by name is always read. The
+ * path `-` is standard input, read once, shown as `<stdin>`.
  */
 import { isUtf8 } from 'node:buffer';
 import { createReadStream } from 'node:fs';
 import { readFile, readdir, realpath, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { problem, type Problem } from '../problems.js';
+import { excluder, type ExcludeRules } from './exclude.js';
 
 /** Default of `--max-file-size`: 10 MiB. */
 export const DEFAULT_MAX_FILE_SIZE = 10 * 1024 * 1024;
@@ -45,9 +47,14 @@ export interface FoundFiles {
   notes: string[];
 }
 
-/** Every manifest file under `paths` (files as given, directories recursively, links followed). */
-export async function findManifestFiles(paths: readonly string[]): Promise<FoundFiles> {
+/**
+ * Every manifest file under `paths` (files as given, directories recursively, links followed),
+ * but those a directory search finds that `exclude` names.
+ */
+export async function findManifestFiles(paths: readonly string[], exclude?: ExcludeRules, notManifests: readonly string[] = []): Promise<FoundFiles> {
   const found: FoundFiles = { files: [], problems: [], warnings: [], searched: new Set(), notes: [] };
+  const excludedBy = excluder(exclude);
+  const other = new Set(notManifests.map((path) => resolve(path)));
   const seen = new Set<string>();
   const add = async (file: string) => {
     // A pipe named by its /dev/fd path (a shell's `<(...)`) has no real path: it is itself.
@@ -65,8 +72,13 @@ export async function findManifestFiles(paths: readonly string[]): Promise<Found
       const info = await stat(path);
       if (info.isDirectory()) {
         const files: string[] = [];
-        await walk(path, new Set([await realpath(path)]), files, found);
+        await walk(path, new Set([await realpath(path)]), files, found, other);
         for (const file of files.sort()) {
+          const glob = excludedBy(file);
+          if (glob !== undefined) {
+            found.notes.push(`excluded ${file}: exclude: ${glob} in ${exclude!.file}`);
+            continue;
+          }
           found.searched.add(file);
           await add(file);
         }
@@ -82,7 +94,7 @@ export async function findManifestFiles(paths: readonly string[]): Promise<Found
  * Collects the manifest files under `dir`; `ancestors` holds the real paths of the directories
  * on the way down, so a link back to one of them is a loop.
  */
-async function walk(dir: string, ancestors: Set<string>, files: string[], found: FoundFiles): Promise<void> {
+async function walk(dir: string, ancestors: Set<string>, files: string[], found: FoundFiles, other: ReadonlySet<string>): Promise<void> {
   let entries;
   try {
     entries = await readdir(dir, { withFileTypes: true });
@@ -94,6 +106,10 @@ async function walk(dir: string, ancestors: Set<string>, files: string[], found:
     const path = join(dir, entry.name);
     if (isSkippedEntry(entry.name)) {
       if (entry.isDirectory() || isManifestFile(entry.name)) found.notes.push(`skipped ${path}${entry.isDirectory() ? '/' : ''}: dot-files, dot-directories and node_modules are not searched (name it to read it)`);
+      continue;
+    }
+    if (other.has(resolve(path))) {
+      found.notes.push(`skipped ${path}${entry.isDirectory() ? '/' : ''}: not manifests (the project file, or policy rules)`);
       continue;
     }
     let isDirectory = entry.isDirectory();
@@ -115,7 +131,7 @@ async function walk(dir: string, ancestors: Set<string>, files: string[], found:
       found.warnings.push(problem('symlink_loop', `${path} links back to ${real}, a directory it is inside; not followed again (its files are read once)`));
       continue;
     }
-    await walk(path, new Set([...ancestors, real]), files, found);
+    await walk(path, new Set([...ancestors, real]), files, found, other);
   }
 }
 
