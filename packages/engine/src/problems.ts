@@ -12,6 +12,7 @@ export const PROBLEM_CODES = {
   no_manifests: 'no *.yaml or *.yml file, or only files that hold no document, under the given paths',
   yaml_syntax: 'a file is not valid YAML',
   not_utf8: 'a file holds bytes that are not UTF-8',
+  invalid_unicode: 'a string (a value or a key) that is not Unicode text: a lone surrogate written as an escape (\\ud800)',
   file_too_large: 'a manifest file is larger than --max-file-size (default 10 MiB)',
   nesting_too_deep: 'YAML collections nested deeper than 64',
   alias_limit: 'YAML aliases that expand too far (more than 100 copies)',

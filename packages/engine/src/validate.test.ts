@@ -67,6 +67,16 @@ describe('validate: structure (schemas)', () => {
     const rest = await validateManifests({ paths: [dir], exclude: { globs: ['deploy.yaml'], base: dir, file: 'gatehouse.yaml' } });
     expect(rest.map((p) => p.at!.file.replace(`${dir}/`, ''))).toEqual(['a.yaml', 'a.yaml', 'a.yaml']);
   });
+  test('a lone surrogate in a value or a key is invalid_unicode at its line; a whole character written as an escape is not', async () => {
+    const dir = write({ 'm.yaml': 'kind: IPPolicy\nname: office\nspec:\n  description: "a\\ud800b"\n  metadata: "\\U0001F600 \\ud83d\\ude00"\n---\nkind: Backend\nname: web\nspec:\n  type: tunnel_group\n  labels: {"k\\udc00": v}\n' });
+    const found = await validateManifests({ paths: [dir] });
+    expect(found.map((p) => [p.code, p.at!.line, p.at!.col])).toEqual([
+      ['invalid_unicode', 4, 16],
+      ['invalid_unicode', 11, 12],
+    ]);
+    expect(found[0]!.message).toBe('a value holds a lone surrogate (\\ud800): half of a character, which is not Unicode text and cannot be sent; write the whole character (\\U0001F600, or the character itself) or remove the escape');
+    expect(found[1]!.message).toMatch(/^a key holds a lone surrogate \(\\udc00\)/);
+  });
   test('unknown field points at the key and lists the expected fields', async () => {
     const dir = write({ 'm.yaml': `${policy}    - {cidr: 10.1.0.0/16, action: allow, comment: hi}\n` });
     const [p] = await validateManifests({ paths: [dir] });

@@ -8,11 +8,16 @@
  */
 import { Type, type TSchema } from '@sinclair/typebox';
 
+/**
+ * A manifest name: what plans print and the ownership marker records. No whitespace, no slash
+ * (children's names are `<parent>/<key>`), no control or bidirectional control character (a
+ * name that reads as another on a reviewer's screen), and not `.` or `..`.
+ */
 export const ManifestName = Type.String({
   minLength: 1,
   maxLength: 200,
-  pattern: '^[^\\s/]+$',
-  description: 'unique per kind; the handle other manifests use to reference this object (no spaces or slashes)',
+  pattern: '^(?!\\.\\.?$)[^\\s/\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]+$',
+  description: 'unique per kind; the handle other manifests use to reference this object (no spaces, slashes or control characters; not . or ..)',
 });
 
 /** A reference: a manifest name, or `{id}` of an object that gatehouse does not manage. */

@@ -220,6 +220,43 @@ describe('exportLive', () => {
   });
 });
 
+describe('hostile live text', () => {
+  const HIDDEN = 'rtl\u202eevil\u2066x\u2069 sep\u2028line c1\u0085\u009b bell\u0007 tab\t cr\r del\u007f';
+
+  test('what plan escapes is escaped in the file too, double-quoted so that it reads back as the same value', async () => {
+    const live = await appliedLive();
+    findRaw(live, 'bkdhr_1').body = HIDDEN;
+    findRaw(live, 'bkdhr_1').description = 'multi\nline is kept as YAML writes it';
+    const { result, plan } = await exported(live);
+    const text = result.files.map((f) => f.text).join('\n');
+    expect(text).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/);
+    expect(text).toContain(String.raw`body: "rtl\u202eevil\u2066x\u2069 sep\u2028line c1\u0085\u009b bell\u0007 tab\t cr\r del\u007f"`);
+    const sorry = docs(result, 'Backend').find((d) => d.name === 'sorry')!;
+    expect(sorry.spec.body).toBe(HIDDEN);
+    expect(sorry.spec.description).toBe('multi\nline is kept as YAML writes it');
+    // Read back, the same values: only the marker (whose hash is of the body applied before) is refreshed.
+    expect(plan.changes.map((c) => [c.address, c.fields, c.cause])).toEqual([['Backend/sorry', [], 'marker']]);
+  });
+
+  test('a marker gatehouse did not write (a path, an absolute path or several lines as its name) counts as none: all adopts the object', async () => {
+    const live = await appliedLive();
+    const forged = (name: string) => `gatehouse:v1 ${JSON.stringify({ stack: 'default', name, hash: '0123456789abcdef' })}`;
+    live['/ip_policies']!.push(
+      { id: 'ipp_forged1', uri: '', description: 'one', metadata: forged('../../x') },
+      { id: 'ipp_forged2', uri: '', description: 'two', metadata: forged('/etc/passwd') },
+      { id: 'ipp_forged3', uri: '', description: 'three', metadata: forged('office\n+ IPPolicy injected') },
+    );
+    const plain = await exportLive({ api: new FakeLiveApi(live), stack: 'default' });
+    expect(docs(plain, 'IPPolicy').map((d) => d.name)).toEqual(['office']);
+    const { result, plan } = await exported(live, true);
+    const adopted = docs(result, 'IPPolicy').filter((d) => d.adopt?.startsWith('ipp_forged'));
+    expect(adopted.map((d) => [d.name, d.adopt])).toEqual([['one', 'ipp_forged1'], ['three', 'ipp_forged3'], ['two', 'ipp_forged2']]);
+    // The next plan takes them over in place: no copies are created.
+    expect(plan.changes.filter((c) => c.action === 'create')).toEqual([]);
+    expect(plan.changes.filter((c) => c.id?.startsWith('ipp_forged')).map((c) => [c.action, c.cause])).toEqual([['update', 'adopt'], ['update', 'adopt'], ['update', 'adopt']]);
+  });
+});
+
 describe('every scenario of the golden plan tests', () => {
   const root = fileURLToPath(new URL('../../test-fixtures/scenarios/', import.meta.url));
   for (const name of readdirSync(root).sort()) {

@@ -8,9 +8,24 @@
  * the first lines, so older exports, which started with it, are still recognised).
  */
 import { MANIFEST_SCHEMA_URL, schemaUrl } from '@gatehouse/schemas/runtime';
-import { stringify } from 'yaml';
+import { stringify, type ScalarTag } from 'yaml';
+import { stringTag } from 'yaml/util';
 import type { Spec } from '../kinds/types.js';
 import { append } from '../append.js';
+import { hasUnsafeCharactersBesidesNewline, sanitize, yamlDoubleQuoted } from '../render/sanitize.js';
+
+/**
+ * Strings as `yaml` writes them, but one holding a character plan escapes (controls, bidi
+ * controls, line separators: render/sanitize.ts) is double-quoted with that character as an
+ * escape: the file reads back as the same value, and shows nothing hidden to whoever reviews it.
+ */
+const escapedStrings: ScalarTag = {
+  ...stringTag,
+  stringify(item, ctx, onComment, onChompKeep) {
+    const text = String(item.value);
+    return hasUnsafeCharactersBesidesNewline(text) ? yamlDoubleQuoted(text) : stringTag.stringify!(item, ctx, onComment, onChompKeep);
+  },
+};
 
 /** First characters of every file export writes. */
 export const EXPORT_HEADER = '# gatehouse export:';
@@ -77,8 +92,8 @@ export function renderFiles(
     const one = counts.length === 1 ? counts[0]!.kind : undefined;
     const header =
       `${SCHEMA_LINE_PREFIX}${one ? manifestSchemaUrl(one) : MANIFEST_SCHEMA_URL}\n` +
-      `${EXPORT_HEADER} ${one ? `${one} manifests` : 'manifests'} exported from ${about.target} (stack "${about.stack}"); safe to edit.\n`;
-    const body = docs.map((d) => stringify(d, { lineWidth: 0, aliasDuplicateObjects: false })).join('---\n');
+      `${EXPORT_HEADER} ${one ? `${one} manifests` : 'manifests'} exported from ${sanitize(about.target)} (stack "${sanitize(about.stack)}"); safe to edit.\n`;
+    const body = docs.map((d) => stringify(d, { lineWidth: 0, aliasDuplicateObjects: false, customTags: (tags) => [escapedStrings, ...tags] })).join('---\n');
     return { file, documents: docs.length, kinds: counts, text: header + body, first: rank.get(docs[0]!.kind)! };
   });
   return files.sort((a, b) => a.first - b.first || a.file.localeCompare(b.file)).map(({ first: _first, ...file }) => file);

@@ -25,10 +25,44 @@
  *   repository root, with forward slashes (`manifests/ip-policies.yaml`): what `--prune`
  *   decides its scope by (plan/prune-scope.ts). Markers written without it (before it was
  *   recorded, or from standard input) parse as before; the byte limit counts it.
+ *
+ * Anyone with an API key can write metadata, so a marker is read as untrusted text: one that
+ * does not parse as a marker gatehouse could have written counts as no marker at all (the whole
+ * metadata is the user's, the object is not owned). `parseMarker` checks the shape (a JSON
+ * object; known fields of their types), the stack (printable, not blank), the name (one line of
+ * printable text, not `/...` or `../...`) and the path (relative, `/`-separated, no `.` or `..`
+ * segment); `markerFitsKind` checks the name against the object's kind (observe.ts).
  */
 import { METADATA_MAX_BYTES } from '@gatehouse/schemas/runtime';
 
 export const MARKER_PREFIX = 'gatehouse:v1 ';
+
+/** Characters no stack, name or path gatehouse writes holds: controls, bidi controls, line separators. */
+const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+/** A hash or children hash: a short word (gatehouse writes 16 hex digits; only compared, never printed as a path). */
+const HASH = /^[0-9A-Za-z_-]{0,64}$/;
+/** A manifest name, as the manifest schema allows it, that is also no path step (`.`, `..`). */
+const MANIFEST_NAME = /^[^\s/]{1,200}$/;
+const isManifestName = (name: string) => MANIFEST_NAME.test(name) && name !== '.' && name !== '..' && !UNPRINTABLE.test(name);
+
+const isText = (value: unknown, max: number): value is string => typeof value === 'string' && value.trim() !== '' && value.length <= max && !UNPRINTABLE.test(value);
+
+/**
+ * A path as `recordedPath` writes it (load/manifest-paths.ts): relative, `/`-separated, each step
+ * a file name, none `.` or `..` (with `\\` read as a separator too). A file name may hold any
+ * other character: control characters are escaped wherever a path is printed.
+ */
+function isRecordedPath(path: unknown): path is string {
+  if (typeof path !== 'string' || path.length > 4096 || path.includes('\u0000') || /^[A-Za-z]:/.test(path)) return false;
+  return path.split('/').every((step) => step !== '') && path.split(/[\\/]/).every((step) => step !== '.' && step !== '..');
+}
+
+/** Whether `name` is a marker name gatehouse writes for an object of this kind: `name`, or `parent/key` for a child. */
+export function markerFitsKind(name: string, child: boolean): boolean {
+  if (!child) return isManifestName(name);
+  const cut = name.indexOf('/');
+  return cut > 0 && isManifestName(name.slice(0, cut)) && name.length > cut + 1;
+}
 
 export interface Marker {
   stack: string;
@@ -74,17 +108,32 @@ export function parseMarker(metadata: unknown): { user: string | undefined; mark
   const cut = metadata.lastIndexOf('\n');
   // The last line is looked at in place: a plan parses the marker of every object it reads.
   if (!metadata.startsWith(MARKER_PREFIX, cut + 1)) return { user: metadata };
+  let parsed: unknown;
   try {
-    const parsed = JSON.parse(metadata.slice(cut + 1 + MARKER_PREFIX.length)) as Partial<Marker>;
-    if (typeof parsed.stack !== 'string' || typeof parsed.name !== 'string') return { user: metadata };
-    const marker: Marker = { stack: parsed.stack, name: parsed.name, hash: typeof parsed.hash === 'string' ? parsed.hash : '' };
-    if (typeof parsed.children === 'string') marker.children = parsed.children;
-    if ((parsed as { prevent_destroy?: unknown }).prevent_destroy === true) marker.preventDestroy = true;
-    if (typeof parsed.path === 'string' && parsed.path !== '') marker.path = parsed.path;
-    return { user: cut < 0 ? undefined : metadata.slice(0, cut), marker };
+    parsed = JSON.parse(metadata.slice(cut + 1 + MARKER_PREFIX.length));
   } catch {
     return { user: metadata };
   }
+  const marker = markerOf(parsed);
+  return marker ? { user: cut < 0 ? undefined : metadata.slice(0, cut), marker } : { user: metadata };
+}
+
+/** The marker a parsed JSON value is, or undefined when it is not one gatehouse could have written. */
+function markerOf(parsed: unknown): Marker | undefined {
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return undefined;
+  const fields = parsed as Record<string, unknown>;
+  const { stack, name, hash = '', path, children, prevent_destroy: preventDestroy } = fields;
+  // Every name starts with a manifest name (the object's or its parent's): never `/...` or `../...`.
+  if (!isText(stack, 1000) || !isText(name, 2000) || !isManifestName(name.split('/', 1)[0]!)) return undefined;
+  if (typeof hash !== 'string' || !HASH.test(hash)) return undefined;
+  if (children !== undefined && (typeof children !== 'string' || !HASH.test(children))) return undefined;
+  if (preventDestroy !== undefined && typeof preventDestroy !== 'boolean') return undefined;
+  if (path !== undefined && path !== '' && !isRecordedPath(path)) return undefined;
+  const marker: Marker = { stack, name, hash };
+  if (children !== undefined) marker.children = children;
+  if (preventDestroy === true) marker.preventDestroy = true;
+  if (typeof path === 'string' && path !== '') marker.path = path;
+  return marker;
 }
 
 

@@ -13,6 +13,7 @@ import { problem, type Problem } from '../problems.js';
 import type { SourceLocation } from '../source.js';
 import { findManifestFiles, readManifestFile, STDIN_NAME, STDIN_PATH } from './files.js';
 import type { ExcludeRules } from './exclude.js';
+import { unicodeProblems } from './unicode.js';
 import { offsetAt, placeOf, type Path, type Place } from './positions.js';
 import {
   aliasProblem,
@@ -127,7 +128,11 @@ export function parseFile(file: string, text: string): { documents: LoadedDocume
     for (const doc of composeDocuments(text, lineCounter.addNewLine)) {
       const read = readDocument(doc, position);
       if (read && 'problem' in read) problems.push(read.problem);
-      else if (read) documents.push({ file, index, value: read.value, locate: locator(file, lineCounter, places, index) });
+      else if (read) {
+        const doc: LoadedDocument = { file, index, value: read.value, locate: locator(file, lineCounter, places, index) };
+        documents.push(doc);
+        problems.push(...unicodeProblems(doc));
+      }
       index += 1;
     }
   } catch (error) {

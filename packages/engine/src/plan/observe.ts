@@ -11,7 +11,7 @@ import type { Collection, KindDescriptor } from '../kinds/types.js';
 import type { LiveObject } from '../live.js';
 import { isRegistryObject } from '../bot-registry/records.js';
 import { isLockObject } from '../lock/record.js';
-import { parseMarker } from '../identity/marker.js';
+import { markerFitsKind, parseMarker } from '../identity/marker.js';
 import type { ApiObject, LiveApi } from '../ports.js';
 import type { UnreadableKind } from '../plan-model.js';
 import { isUnreadable, unreadableKind } from './unreadable.js';
@@ -39,7 +39,10 @@ export interface Observation {
  * instead of one per combination of fields present (a policy's, a rule's, a bot user's).
  */
 function toLive(descriptor: KindDescriptor, raw: ApiObject, collection?: Collection, parentId?: string): LiveObject {
-  const { user, marker } = descriptor.metadata ? parseMarker(raw.metadata) : NO_MARKER;
+  const parsed = descriptor.metadata ? parseMarker(raw.metadata) : NO_MARKER;
+  // A marker whose name no object of this kind could have (a path, a child's name on a
+  // top-level object) is not one gatehouse wrote: the object is not owned (marker.ts).
+  const { user, marker } = parsed.marker && !markerFitsKind(parsed.marker.name, descriptor.child !== undefined) ? { user: raw.metadata as string } : parsed;
   return { descriptor, id: String(raw.id), raw, collection: collection || undefined, parentId, userMetadata: user, marker };
 }
 

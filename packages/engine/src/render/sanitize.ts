@@ -17,7 +17,8 @@
  * readable. JSON output is written through `terminalSafeJson`: JSON escapes C0 itself, but not
  * DEL, C1 or the bidi and separator characters, and a JSON plan is read on terminals too (`cat
  * plan.json`, `plan --format json` run by hand). `sanitize` of a JSON string literal is still a
- * valid literal of the same value.
+ * valid literal of the same value. Export writes YAML under the same policy: a string holding
+ * such a character is written double-quoted with the same escapes (`yamlDoubleQuoted`).
  */
 
 /** Characters `sanitize` escapes, newline included. */
@@ -49,6 +50,21 @@ export function sanitize(text: string, options: SanitizeOptions = {}): string {
 export function hasUnsafeCharacters(text: string): boolean {
   UNSAFE.lastIndex = 0;
   return UNSAFE.test(text);
+}
+
+/** Whether `text` holds a character `sanitize` would escape other than a line break. */
+export function hasUnsafeCharactersBesidesNewline(text: string): boolean {
+  UNSAFE_BUT_NEWLINE.lastIndex = 0;
+  return UNSAFE_BUT_NEWLINE.test(text);
+}
+
+/**
+ * `text` as a YAML double-quoted scalar, every character `sanitize` escapes written as a
+ * `\uXXXX` escape (and C0 as JSON writes it: a JSON string is a YAML double-quoted scalar):
+ * a file export writes reads back as the same value and shows nothing hidden on a screen.
+ */
+export function yamlDoubleQuoted(text: string): string {
+  return terminalSafeJson(text, 0);
 }
 
 /**
