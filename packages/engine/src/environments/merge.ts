@@ -44,10 +44,13 @@ export function mergeValue(
   const target: Record<string, unknown> = isMap(base) ? { ...base } : {};
   const children = new Map<string, Origin>();
   if (isMap(base)) for (const key of Object.keys(base)) children.set(key, childOrigin(baseOrigin, key));
+  let touched: Origin | undefined;
   for (const [key, value] of Object.entries(patch)) {
     if (value === null) {
       delete target[key];
       children.delete(key);
+      // A problem about this map now (a required field missing) is about the overlay's null.
+      touched = childOrigin(patchOrigin, key);
       continue;
     }
     const keyField = path.length === 1 && path[0] === 'spec' ? keyed.get(key) : undefined;
@@ -59,7 +62,7 @@ export function mergeValue(
   }
   // A map the overlay created entirely is located in the overlay; a merged one in the base.
   const own = isMap(base) ? baseOrigin : patchOrigin;
-  return { value: target, origin: { source: own.source, path: own.path, children } };
+  return { value: target, origin: { source: own.source, path: own.path, children, ...(touched ? { touched } : {}) } };
 }
 
 const keyOf = (item: unknown, field: string) => (isMap(item) && typeof item[field] === 'string' ? (item[field] as string).trim().toLowerCase() : undefined);

@@ -193,3 +193,32 @@ name: no-kind
     ]);
   });
 });
+
+describe('overlay problems are located at the overlay, whatever the patch touches', () => {
+  const locate = (documents: LoadedDocument[], name: string, path: (string | number)[]) => {
+    const at = byName(documents, name).locate(path);
+    return `${at.file}:${at.line}`;
+  };
+
+  test('a patch of /kind: every problem of the base document is at the operation', () => {
+    const { documents } = applyOverlays(base(), docs('env.yaml', 'kind: IPPolicy\nname: office\npatch:\n  - {op: replace, path: /kind, value: Backend}\n'));
+    for (const path of [['kind'], ['spec'], ['spec', 'rules', 0, 'cidr'], []]) expect(locate(documents, 'office', path), path.join('.')).toBe('env.yaml:4');
+    // Other documents are not affected.
+    expect(locate(documents, 'dashboard', ['spec', 'type'])).toBe('base.yaml:26');
+  });
+
+  test('a removed field is reported at the remove (or the merge null) that removed it', () => {
+    const patched = applyOverlays(base(), docs('env.yaml', 'kind: IPPolicy\nname: office\npatch:\n  - {op: remove, path: /spec}\n  - {op: add, path: /spec, value: {rules: []}}\n  - {op: remove, path: /spec/rules}\n')).documents;
+    expect(locate(patched, 'office', [])).toBe('env.yaml:4');
+    expect(locate(patched, 'office', ['spec'])).toBe('env.yaml:6');
+    const merged = applyOverlays(base(), docs('env.yaml', 'kind: IPRestriction\nname: dashboard\nspec:\n  type: null\n')).documents;
+    expect(locate(merged, 'dashboard', ['spec'])).toBe('env.yaml:4');
+    expect(locate(merged, 'dashboard', ['spec', 'enforced'])).toBe('base.yaml:27');
+  });
+
+  test('a replace of the whole document is located in its value', () => {
+    const { documents } = applyOverlays(base(), docs('env.yaml', 'kind: IPPolicy\nname: office\npatch:\n  - op: replace\n    path: ""\n    value:\n      kind: IPPolicy\n      name: office\n      spec:\n        descriptionx: 1\n'));
+    expect(locate(documents, 'office', ['spec', 'descriptionx'])).toBe('env.yaml:10');
+    expect(locate(documents, 'office', [])).toBe('env.yaml:7');
+  });
+});

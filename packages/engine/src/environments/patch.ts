@@ -53,12 +53,14 @@ function shift(children: Map<string, Origin>, length: number, from: number, by: 
   }
 }
 
-function removeOrigin(root: Origin, before: unknown, pointer: string): void {
+function removeOrigin(root: Origin, before: unknown, pointer: string, by: Origin): void {
   const parent = parentOf(root, before, pointer);
   if (!parent) return;
   const children = ensureChildren(parent.node, parent.value);
   if (Array.isArray(parent.value)) shift(children, parent.value.length, Number(parent.last), -1);
   else children.delete(parent.last);
+  // A problem about the parent now (a required field missing) is about this operation.
+  parent.node.touched = by;
 }
 
 function addOrigin(root: Origin, before: unknown, pointer: string, origin: Origin, insert: boolean): void {
@@ -91,6 +93,14 @@ export function applyPatch(document: unknown, origin: Origin, operations: unknow
       const before = value;
       value = jsonPatch.applyOperation(structuredClone(value), operation, false, true, true).newDocument;
       const written = operation.op === 'add' || operation.op === 'replace' ? childOrigin(at, 'value') : at;
+      // The whole document replaced: all of it is where the operation wrote it.
+      if ((operation.op === 'add' || operation.op === 'replace') && operation.path === '') {
+        for (const key of Object.keys(origin) as (keyof Origin)[]) delete origin[key];
+        Object.assign(origin, written);
+        continue;
+      }
+      // Another kind: the whole document is read as another schema, so it is about this operation.
+      if (operation.path === '/kind' && operation.op !== 'test') origin.recast = at;
       switch (operation.op) {
         case 'add':
           addOrigin(origin, before, operation.path, written, true);
@@ -102,14 +112,14 @@ export function applyPatch(document: unknown, origin: Origin, operations: unknow
           addOrigin(origin, before, operation.path, written, true);
           break;
         case 'move': {
-          removeOrigin(origin, before, operation.from);
+          removeOrigin(origin, before, operation.from, at);
           // After the removal, the destination is read in the intermediate value.
           const intermediate = jsonPatch.applyOperation(structuredClone(before), { op: 'remove', path: operation.from }, false, true, true).newDocument;
           addOrigin(origin, intermediate, operation.path, written, true);
           break;
         }
         case 'remove':
-          removeOrigin(origin, before, operation.path);
+          removeOrigin(origin, before, operation.path, at);
           break;
         default:
           break;
