@@ -71,7 +71,7 @@ export interface EngineOptions {
    */
   ignore?: readonly ProjectIgnoreRule[] | undefined;
   /** gatehouse.yaml's `exclude:` globs: files of other tools a directory search leaves out (load/exclude.ts). */
-  exclude?: ExcludeRules | undefined;
+  excludeFiles?: ExcludeRules | undefined;
   /**
    * Files and directories that hold no manifests, which a directory search never reads as
    * manifests: the project file, policy directories (`policies` are added to them).
@@ -93,16 +93,16 @@ export interface Desired {
 }
 
 /** Steps 1-3: load, validate, resolve (and the service's rules). No network. */
-export async function readManifests(options: EngineOptions & { policyFiles?: readonly string[] }): Promise<Desired> {
+export async function readManifests(options: EngineOptions & { exclude?: readonly string[] }): Promise<Desired> {
   const stack = options.stack ?? DEFAULT_STACK;
   const loaded = await environmentDocuments(options.paths, options.environment, {
     ...(options.maxFileSize !== undefined ? { maxFileSize: options.maxFileSize } : {}),
-    exclude: options.exclude,
+    exclude: options.excludeFiles,
     notManifests: [...(options.notManifests ?? []), ...(options.policies ?? [])],
   });
   for (const warning of loaded.warnings) options.onWarning?.(warning);
-  if (options.policyFiles && options.policyFiles.length > 0) {
-    const excluded = new Set(options.policyFiles.map((file) => resolvePath(file)));
+  if (options.exclude && options.exclude.length > 0) {
+    const excluded = new Set(options.exclude.map((file) => resolvePath(file)));
     loaded.documents = loaded.documents.filter((doc) => !excluded.has(resolvePath(doc.file)));
   }
   for (const note of loaded.notes) options.onNote?.(note);
@@ -151,7 +151,7 @@ export interface ManifestCheck {
 export async function checkManifests(options: EngineOptions): Promise<ManifestCheck> {
   const policies = await loadPolicies(options.policies ?? []);
   for (const warning of policies.warnings) options.onWarning?.(warning);
-  const { desired, problems } = await readManifests({ ...options, policyFiles: policies.files });
+  const { desired, problems } = await readManifests({ ...options, exclude: policies.files });
   const all = sortProblems([...policies.problems, ...problems]);
   // No rule, no subjects: building them locates and copies every object (a large manifest's
   // peak memory).
@@ -213,7 +213,7 @@ function withUnreadable(matching: Matching, observation: Observation): Matching 
  * before the first one). Matching problems are thrown the same way.
  */
 export async function readAndMatch(
-  options: EngineOptions & { policyFiles?: readonly string[]; pruneAll?: boolean },
+  options: EngineOptions & { exclude?: readonly string[]; pruneAll?: boolean },
   api: LiveApi,
   stack: string,
 ): Promise<Matched & { read: Desired }> {
@@ -237,7 +237,7 @@ export interface PlanRead {
 export async function readForPlan(options: EngineOptions): Promise<PlanRead> {
   const policies = await loadPolicies(options.policies ?? []);
   for (const warning of policies.warnings) options.onWarning?.(warning);
-  const read = await readManifests({ ...options, policyFiles: policies.files });
+  const read = await readManifests({ ...options, exclude: policies.files });
   const problems = [...policies.problems, ...read.problems];
   if (problems.length > 0) throw new ManifestProblems(sortProblems(problems));
   if (policies.rules.length > 0) {

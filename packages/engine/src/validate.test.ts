@@ -64,7 +64,7 @@ describe('validate: structure (schemas)', () => {
     // Planned with --prune, the typo would have deleted IPPolicy/typo: now nothing is planned.
     await expect(computePlan({ paths: [dir], api: new FakeLiveApi({}), stack: 'default', prune: true })).rejects.toBeInstanceOf(ManifestProblems);
     // Excluded by gatehouse.yaml's globs, the Kubernetes file is not read.
-    const rest = await validateManifests({ paths: [dir], exclude: { globs: ['deploy.yaml'], base: dir, file: 'gatehouse.yaml' } });
+    const rest = await validateManifests({ paths: [dir], excludeFiles: { globs: ['deploy.yaml'], base: dir, file: 'gatehouse.yaml' } });
     expect(rest.map((p) => p.at!.file.replace(`${dir}/`, ''))).toEqual(['a.yaml', 'a.yaml', 'a.yaml']);
   });
   test('a lone surrogate in a value or a key is invalid_unicode at its line; a whole character written as an escape is not', async () => {

@@ -47,7 +47,7 @@ export interface EnvironmentRun {
  * not manifests (the project file itself, the policy directories), which a search of the
  * manifest paths passes over.
  */
-export type ProjectOptions = Pick<EngineOptions, 'ignore' | 'exclude' | 'notManifests'>;
+export type ProjectOptions = Pick<EngineOptions, 'ignore' | 'excludeFiles' | 'notManifests'>;
 
 export interface Selection {
   project?: Project;
@@ -102,7 +102,7 @@ export async function selectEnvironments(options: SelectOptions): Promise<Select
   const run = (environment?: ProjectEnvironment): EnvironmentRun => ({
     ...(environment ? { environment } : {}),
     paths,
-    options: { ignore: project.ignore, exclude: project.exclude, notManifests: [file, ...policyPaths({}, project, cwd)].map((path) => resolve(cwd, path)) },
+    options: { ignore: project.ignore, excludeFiles: project.exclude, notManifests: [file, ...policyPaths({}, project, cwd)].map((path) => resolve(cwd, path)) },
     connection: () => (environment ? connectionOf(environment, options, env) : options.flags),
   });
 

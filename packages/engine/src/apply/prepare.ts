@@ -54,7 +54,7 @@ export interface PrepareOptions {
   /** gatehouse.yaml's `ignore:` rules, as in `EngineOptions`. */
   ignore?: readonly ProjectIgnoreRule[] | undefined;
   /** gatehouse.yaml's `exclude:` globs, as in `EngineOptions`. */
-  exclude?: ExcludeRules | undefined;
+  excludeFiles?: ExcludeRules | undefined;
   /** What a directory search never reads as manifests (policy rules, the project file), as in `EngineOptions`. */
   notManifests?: readonly string[] | undefined;
   /** As in `EngineOptions`. */
@@ -116,7 +116,7 @@ export async function readForApply(options: Omit<PrepareOptions, 'api'>): Promis
     stack: options.stack,
     environment: options.environment,
     ignore: options.ignore,
-    exclude: options.exclude,
+    excludeFiles: options.excludeFiles,
     notManifests: options.notManifests,
     ...(options.maxFileSize !== undefined ? { maxFileSize: options.maxFileSize } : {}),
     ...(options.onWarning ? { onWarning: options.onWarning } : {}),
