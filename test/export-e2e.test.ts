@@ -20,6 +20,9 @@ const SECRET_BY_PATH: Record<string, string> = {
   'oidc.client_secret': EXAMPLE_SECRETS.OIDC_CLIENT_SECRET,
   'webhook_verification.secret': EXAMPLE_SECRETS.GITHUB_WEBHOOK_SECRET,
   'oauth.provider.github.client_secret': EXAMPLE_SECRETS.GITHUB_OAUTH_CLIENT_SECRET,
+  // Write-only (never returned): the value to set is the one last sent, which the ownership
+  // marker's digest checks (another one plans as a changed secret).
+  'target.kinesis.auth.creds.aws_secret_access_key': EXAMPLE_SECRETS.AUDIT_STREAM_SECRET_KEY,
 };
 let server: ServeProcess;
 let dir: ReturnType<typeof tempDir>;
@@ -67,7 +70,7 @@ describe('gatehouse export', () => {
     }
     expect(text).not.toContain('gatehouse:v1');
     const listed = variables(result.stdout);
-    // Every readable secret is listed; the others are write-only (the API never returns them).
+    // Every secret is listed, write-only ones too.
     for (const secret of Object.values(SECRET_BY_PATH)) expect(Object.values(listed)).toContain(secret);
     for (const variable of Object.keys(listed)) expect(text).toContain(`\${env:${variable}}`);
 

@@ -125,6 +125,15 @@ export interface UnreadableKind {
   with?: string[];
 }
 
+/** An object whose write-only secrets a plan cannot compare with what was last sent. */
+export interface SecretsNotCompared {
+  address: string;
+  /** Dotted paths of the secrets (`target.kinesis.auth.creds.aws_secret_access_key`). */
+  fields: string[];
+  /** Why, and what to do. */
+  why: string;
+}
+
 /** A live object that no manifest declares and this stack does not own: listed, never touched. */
 export interface UnmanagedObject {
   kind: string;
@@ -178,6 +187,12 @@ export interface Plan {
    * leave it: each with the fields left alone. Absent when there are none.
    */
   ignored?: IgnoredObject[];
+  /**
+   * Write-only secrets of objects this plan does not write that it cannot compare (their digest
+   * is not in the ownership marker: plan/write-only-secrets.ts), each object with the fields and
+   * why. Absent when there are none.
+   */
+  secrets_not_compared?: SecretsNotCompared[];
   /** Fingerprint of each live object a change affects, as read: id -> sha256 of its content. */
   fingerprints: Record<string, string>;
   /** sha256 over the manifests' files, in path order, that the plan was computed from. */

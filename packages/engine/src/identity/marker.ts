@@ -25,6 +25,13 @@
  *   repository root, with forward slashes (`manifests/ip-policies.yaml`): what `--prune`
  *   decides its scope by (plan/prune-scope.ts). Markers written without it (before it was
  *   recorded, or from standard input) parse as before; the byte limit counts it.
+ * - `secrets` (optional, kinds with write-only secrets: event destinations) is, per write-only
+ *   field sent (`target.kinesis.auth.creds.aws_secret_access_key`), a salted scrypt digest of
+ *   the value (secret-digest.ts): how a plan sees a rotated secret the API never returns. It
+ *   is evidence: left out when it would not fit in 4096 bytes (first, before `children`); the
+ *   plan then says which secrets it cannot compare.
+ * - `secret_version` (optional) records the manifest's `spec.secret_version` as last applied: a
+ *   new one sends the write-only secrets again, whether or not their digests could be kept.
  *
  * Anyone with an API key can write metadata, so a marker is read as untrusted text: one that
  * does not parse as a marker gatehouse could have written counts as no marker at all (the whole
@@ -34,6 +41,7 @@
  * segment); `markerFitsKind` checks the name against the object's kind (observe.ts).
  */
 import { METADATA_MAX_BYTES } from '@gatehouse/schemas/runtime';
+import { SECRET_DIGEST } from './secret-digest.js';
 
 export const MARKER_PREFIX = 'gatehouse:v1 ';
 
@@ -57,6 +65,12 @@ function isRecordedPath(path: unknown): path is string {
   return path.split('/').every((step) => step !== '') && path.split(/[\\/]/).every((step) => step !== '.' && step !== '..');
 }
 
+/** `secrets` as gatehouse writes it: dotted field paths to digests. */
+function isDigestMap(value: unknown): value is Record<string, string> {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  return Object.entries(value).every(([path, digest]) => /^[A-Za-z0-9_.]{1,200}$/.test(path) && typeof digest === 'string' && SECRET_DIGEST.test(digest));
+}
+
 /** Whether `name` is a marker name gatehouse writes for an object of this kind: `name`, or `parent/key` for a child. */
 export function markerFitsKind(name: string, child: boolean): boolean {
   if (!child) return isManifestName(name);
@@ -73,24 +87,36 @@ export interface Marker {
   preventDestroy?: boolean;
   /** Manifest path the object was applied from, relative to the repository root (prune scope). */
   path?: string;
+  /** `spec.secret_version` as last applied. */
+  secretVersion?: number;
+  /** Dotted path of each write-only secret sent -> the digest of its value (secret-digest.ts). */
+  secrets?: Record<string, string>;
 }
 
 /**
- * The marker line: the JSON of `{stack, name, hash, path?, children?, prevent_destroy?}` in that
- * order, written field by field (a plan formats one per object it compares).
+ * The marker line: the JSON of `{stack, name, hash, path?, children?, prevent_destroy?,
+ * secret_version?, secrets?}` in that order, written field by field (a plan formats one per
+ * object it compares).
  */
 export function formatMarker(marker: Marker): string {
   let json = `{"stack":${JSON.stringify(marker.stack)},"name":${JSON.stringify(marker.name)},"hash":${JSON.stringify(marker.hash)}`;
   if (marker.path !== undefined) json += `,"path":${JSON.stringify(marker.path)}`;
   if (marker.children !== undefined) json += `,"children":${JSON.stringify(marker.children)}`;
   if (marker.preventDestroy === true) json += ',"prevent_destroy":true';
+  if (marker.secretVersion !== undefined) json += `,"secret_version":${marker.secretVersion}`;
+  if (marker.secrets !== undefined) json += `,"secrets":${JSON.stringify(marker.secrets)}`;
   return `${MARKER_PREFIX}${json}}`;
 }
 
+/** The metadata: the user's, then the marker; the evidence that does not fit is left out (secrets first, then children). */
 export function composeMetadata(user: string | undefined, marker: Marker): string {
   const line = formatMarker(marker);
   const metadata = user === undefined ? line : `${user}\n${line}`;
-  if (marker.children === undefined || fitsMetadata(metadata)) return metadata;
+  if ((marker.children === undefined && marker.secrets === undefined) || fitsMetadata(metadata)) return metadata;
+  if (marker.secrets !== undefined) {
+    const { secrets: _digests, ...rest } = marker;
+    return composeMetadata(user, rest);
+  }
   const { children: _evidence, ...required } = marker;
   return composeMetadata(user, required);
 }
@@ -122,26 +148,31 @@ export function parseMarker(metadata: unknown): { user: string | undefined; mark
 function markerOf(parsed: unknown): Marker | undefined {
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return undefined;
   const fields = parsed as Record<string, unknown>;
-  const { stack, name, hash = '', path, children, prevent_destroy: preventDestroy } = fields;
+  const { stack, name, hash = '', path, children, prevent_destroy: preventDestroy, secret_version: secretVersion, secrets } = fields;
   // Every name starts with a manifest name (the object's or its parent's): never `/...` or `../...`.
   if (!isText(stack, 1000) || !isText(name, 2000) || !isManifestName(name.split('/', 1)[0]!)) return undefined;
   if (typeof hash !== 'string' || !HASH.test(hash)) return undefined;
   if (children !== undefined && (typeof children !== 'string' || !HASH.test(children))) return undefined;
   if (preventDestroy !== undefined && typeof preventDestroy !== 'boolean') return undefined;
   if (path !== undefined && path !== '' && !isRecordedPath(path)) return undefined;
+  if (secretVersion !== undefined && !(Number.isSafeInteger(secretVersion) && (secretVersion as number) >= 0)) return undefined;
+  if (secrets !== undefined && !isDigestMap(secrets)) return undefined;
   const marker: Marker = { stack, name, hash };
   if (children !== undefined) marker.children = children;
   if (preventDestroy === true) marker.preventDestroy = true;
   if (typeof path === 'string' && path !== '') marker.path = path;
+  if (secretVersion !== undefined) marker.secretVersion = secretVersion as number;
+  if (secrets !== undefined) marker.secrets = secrets;
   return marker;
 }
 
 
 /**
  * Bytes left for the user's metadata once the marker of `name` in `stack` is added, with the
- * manifest `path` it records (prune scope). Negative when the marker alone does not fit.
+ * manifest `path` it records (prune scope) and its `secret_version`. Negative when the marker
+ * alone does not fit.
  */
-export function metadataRoom(stack: string, name: string, path?: string): number {
-  const line = formatMarker({ stack, name, hash: '0'.repeat(16), ...(path !== undefined ? { path } : {}) });
+export function metadataRoom(stack: string, name: string, path?: string, secretVersion?: number): number {
+  const line = formatMarker({ stack, name, hash: '0'.repeat(16), ...(path !== undefined ? { path } : {}), ...(secretVersion !== undefined ? { secretVersion } : {}) });
   return METADATA_MAX_BYTES - Buffer.byteLength(line, 'utf8') - 1;
 }

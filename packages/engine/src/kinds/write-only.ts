@@ -1,8 +1,10 @@
 /**
  * Write-only secrets: values the API accepts in requests but never returns (an event
  * destination's `aws_secret_access_key` reads back as null). gatehouse cannot compare what it
- * cannot read, so such a field is never a difference, never drift, and is written whenever the
- * object is written (the descriptor's rule).
+ * cannot read, so such a field is never a difference in the normal form, never drift, and is
+ * written whenever the object is written (the descriptor's rule). What it sent is compared
+ * instead through the ownership marker, which keeps a salted, slow digest of each one
+ * (`keptSecrets`, plan/write-only-secrets.ts): a changed value is a change, and is sent.
  *
  * In every normal form, desired and live alike, the field holds the one `WRITE_ONLY` value.
  * Its JSON form is absent (`toJSON` returns undefined) and it is the same object on both
@@ -43,6 +45,22 @@ export function secretOf(holder: object, field: string, what: string): string {
   const value = secrets.get(holder)?.[field];
   if (value === undefined) throw new Error(`${what} is write-only: the server never returns it, so it must come from the manifest`);
   return value;
+}
+
+/**
+ * Every secret kept in `normal` (the normal form `fromManifest` made), with the dotted path of
+ * its field (`target.kinesis.auth.creds.aws_secret_access_key`): what the ownership marker keeps
+ * a digest of, so that a changed value is seen and sent (plan/write-only-secrets.ts).
+ */
+export function keptSecrets(normal: unknown): { path: string; value: string }[] {
+  const found: { path: string; value: string }[] = [];
+  const walk = (value: unknown, path: string[]): void => {
+    if (value === null || typeof value !== 'object' || value === WRITE_ONLY) return;
+    for (const [field, secret] of Object.entries(secrets.get(value) ?? {})) found.push({ path: [...path, field].join('.'), value: secret });
+    for (const [key, item] of Object.entries(value)) walk(item, [...path, key]);
+  };
+  walk(normal, []);
+  return found.sort((a, b) => a.path.localeCompare(b.path));
 }
 
 /**

@@ -131,7 +131,7 @@ export function parseFile(file: string, text: string): { documents: LoadedDocume
       else if (read) {
         const doc: LoadedDocument = { file, index, value: read.value, locate: locator(file, lineCounter, places, index) };
         documents.push(doc);
-        problems.push(...unicodeProblems(doc));
+        problems.push(...unicodeProblems(doc.value, doc.locate));
       }
       index += 1;
     }

@@ -6,7 +6,11 @@
  * well formed: one that is not is a problem at its line.
  */
 import { problem, type Problem } from '../problems.js';
-import type { LoadedDocument, Path } from './documents.js';
+import type { SourceLocation } from '../source.js';
+import type { Path } from './positions.js';
+
+/** Where a path of the document was written (a `LoadedDocument`'s `locate`). */
+type Locate = (path: Path, options?: { key?: boolean }) => SourceLocation;
 
 /** A high surrogate not followed by a low one, or a low one not after a high one. */
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
@@ -17,8 +21,8 @@ function loneSurrogate(text: string): string | undefined {
   return found ? `\\u${found[0].charCodeAt(0).toString(16)}` : undefined;
 }
 
-/** The problems of the strings of one document that are not well-formed Unicode. */
-export function unicodeProblems(doc: LoadedDocument): Problem[] {
+/** The problems of the strings of one document's `value` that are not well-formed Unicode. */
+export function unicodeProblems(value: unknown, locate: Locate): Problem[] {
   const problems: Problem[] = [];
   const check = (text: string, path: Path, key: boolean) => {
     const lone = loneSurrogate(text);
@@ -27,7 +31,7 @@ export function unicodeProblems(doc: LoadedDocument): Problem[] {
       problem(
         'invalid_unicode',
         `${key ? 'a key' : 'a value'} holds a lone surrogate (${lone}): half of a character, which is not Unicode text and cannot be sent; write the whole character (\\U0001F600, or the character itself) or remove the escape`,
-        doc.locate([...path], key ? { key: true } : undefined),
+        locate([...path], key ? { key: true } : undefined),
       ),
     );
   };
@@ -50,6 +54,6 @@ export function unicodeProblems(doc: LoadedDocument): Problem[] {
       }
     }
   };
-  walk(doc.value);
+  walk(value);
   return problems;
 }

@@ -10,13 +10,16 @@ import { referenceTokens } from './reference-tokens.js';
 import { childrenOf } from '../kinds/index.js';
 import { composeMetadata, fitsMetadata, type Marker } from '../identity/marker.js';
 import type { Matching } from './matching.js';
+import { secretDigestsFor, secretVersionOf } from './write-only-secrets.js';
+import type { LiveObject } from '../live.js';
 
 export type MetadataFor = (d: DesiredObject) => string | undefined;
 
 /**
  * `metadataFor(d)`: undefined for kinds without metadata. The marker records the spec hash,
  * for parents the hash of their declared children, `prevent_destroy` when the manifest says
- * so (left out rather than exceeding the 4096-byte limit), and the manifest path the object is
+ * so (left out rather than exceeding the 4096-byte limit), the digests of write-only secrets
+ * and `secret_version` (plan/write-only-secrets.ts), and the manifest path the object is
  * applied from (prune-scope.ts). An object read from standard input has no path: its marker
  * keeps the path the live marker records, if any (where its manifest file last was).
  */
@@ -34,6 +37,9 @@ export function metadataWriter(matching: Matching, stack: string): MetadataFor {
   for (let i = 0; i < matching.creates.length; i++) declare(matching.creates[i]!);
   const livePaths = new Map<string, string>(); // desired address -> path its live marker records
   for (let i = 0; i < matching.pairs.length; i++) { const { desired, live } = matching.pairs[i]!; if (live.marker?.stack === stack && live.marker.path !== undefined) livePaths.set(desired.address, live.marker.path); }
+  // Objects with write-only secrets (event destinations: few): their live marker keeps the digests to reuse.
+  const liveOf = new Map<string, LiveObject>();
+  for (let i = 0; i < matching.pairs.length; i++) { const { desired, live } = matching.pairs[i]!; if (desired.descriptor.sensitive.length > 0) liveOf.set(desired.address, live); }
   return (d) => {
     if (!d.descriptor.metadata) return undefined;
     const marker: Marker = { stack, name: d.markerName, hash: desiredHash(d, tokens) };
@@ -41,6 +47,10 @@ export function metadataWriter(matching: Matching, stack: string): MetadataFor {
     if (path !== undefined) marker.path = path;
     if (childrenOf(d.descriptor.kind).length > 0) marker.children = childrenHash(childKeys.get(d.address) ?? []);
     if (d.preventDestroy) marker.preventDestroy = true;
+    const version = secretVersionOf(d);
+    if (version !== undefined) marker.secretVersion = version;
+    const digests = d.descriptor.sensitive.length > 0 ? secretDigestsFor(d, liveOf.get(d.address), stack) : undefined;
+    if (digests) marker.secrets = digests;
     const user = d.normal.metadata as string | undefined;
     const full = composeMetadata(user, marker);
     if (fitsMetadata(full)) return full;

@@ -26,7 +26,8 @@ import type { DesiredObject } from '../desired.js';
 import type { LiveObject } from '../live.js';
 import { fingerprint } from '../identity/hash.js';
 import { parseMarker, type Marker } from '../identity/marker.js';
-import { mask } from '../identity/mask.js';
+import { mask, SENSITIVE, SENSITIVE_CHANGED } from '../identity/mask.js';
+import { compareSecrets, type SecretComparison } from './write-only-secrets.js';
 import { canonical, comparableLive, liveNormal } from '../identity/normal-form.js';
 import type { Change, Plan, UnmanagedObject } from '../plan-model.js';
 import type { Target } from '../ports.js';
@@ -108,6 +109,8 @@ export function plan(input: PlanInput): Plan {
   const changes: Change[] = [];
   const fingerprints: Record<string, string> = {};
   let unchanged = 0;
+  /** Unchanged objects whose write-only secrets the marker keeps no digest of. */
+  const uncompared = new Map<string, { d: DesiredObject; fields: string[] }>();
   const dependents = new Map<string, Set<string>>(); // address -> changes that must wait for it (deletes)
 
   const base = (d: DesiredObject | null, o: LiveObject | null, action: Change['action']): Change => ({
@@ -130,8 +133,11 @@ export function plan(input: PlanInput): Plan {
     const before = comparableLive(d.descriptor, after, canonical(o.descriptor, liveNormal(o), tokens));
     const changed = changedFields(before, after);
     const adopting = o.descriptor.metadata && o.marker?.stack !== stack;
-    if (changed.length === 0 && !adopting) {
+    // Write-only secrets are compared through the marker's digests (write-only-secrets.ts).
+    const secrets = compareSecrets(d, o, stack);
+    if (changed.length === 0 && !adopting && secrets.changed.length === 0 && !secrets.resend) {
       unchanged += 1;
+      if (secrets.notCompared.length > 0) uncompared.set(d.address, { d, fields: secrets.notCompared });
       continue;
     }
     const immutable = changed.filter((f) => d.descriptor.immutable.includes(f));
@@ -141,8 +147,9 @@ export function plan(input: PlanInput): Plan {
     if (immutable.length > 0) change.reason = `${immutable.join(', ')} cannot be updated`;
     else if (adopting) {
       change.reason = takeOverReason(o, stack);
-      if (changed.length === 0) change.cause = 'adopt';
+      if (changed.length === 0 && secrets.changed.length === 0 && !secrets.resend) change.cause = 'adopt';
     }
+    showSecretChanges(change, secrets);
     fingerprints[o.id] = fingerprint(o.raw);
     // What the live object referenced and no longer will: those deletes wait for this change.
     // (Only what it stops referencing: a reference it keeps is not waited for, which would be a
@@ -162,6 +169,8 @@ export function plan(input: PlanInput): Plan {
     if (planned.has(d.address) || !d.descriptor.metadata || o.marker?.stack !== stack) continue;
     const want = metadataFor(d);
     if (want === undefined || want === o.raw.metadata) continue;
+    // A write sends the secrets: they need no comparison then.
+    uncompared.delete(d.address);
     const change = base(d, o, 'update');
     Object.assign(change, { cause: 'marker', reason: markerReason(o.marker, parseMarker(want).marker!) });
     fingerprints[o.id] = fingerprint(o.raw);
@@ -311,12 +320,43 @@ export function plan(input: PlanInput): Plan {
     ...(matching.unreadable ? { unreadable: matching.unreadable } : {}),
     ...(holds.held.length > 0 ? { held_duplicates: holds.held } : {}),
     ...(ignored.length > 0 ? { ignored } : {}),
+    ...notCompared(uncompared, metadataFor),
     fingerprints,
     manifest_checksum: input.checksum,
     ...(input.files ? { manifest_files: input.files } : {}),
     requests: input.requests,
     ...pruneScopeNote(matching),
   };
+}
+
+/**
+ * The write-only secrets of the unchanged objects that cannot be compared, and why: the
+ * metadata has no room for their digests (apply drops them rather than exceed 4096 bytes), or
+ * the marker has none yet. A rotation of them is not seen until `secret_version` changes.
+ */
+function notCompared(uncompared: ReadonlyMap<string, { d: DesiredObject; fields: string[] }>, metadataFor: (d: DesiredObject) => string | undefined): Pick<Plan, 'secrets_not_compared'> {
+  if (uncompared.size === 0) return {};
+  const list = [...uncompared.values()].map(({ d, fields }) => {
+    const kept = parseMarker(metadataFor(d)).marker?.secrets;
+    const why = kept === undefined
+      ? 'the metadata has no room for their digests (4096 bytes); change spec.secret_version to send them again'
+      : 'the ownership marker keeps no digest of them; change spec.secret_version to send them again';
+    return { address: d.address, fields, why };
+  });
+  return { secrets_not_compared: list.sort((a, b) => a.address.localeCompare(b.address)) };
+}
+
+/** The changed write-only secrets as fields of the change (never their values), and a new secret_version as its reason. */
+function showSecretChanges(change: Change, secrets: SecretComparison): void {
+  for (const path of secrets.changed) {
+    change.fields.push({ path, before: SENSITIVE, after: SENSITIVE_CHANGED, sensitive: true });
+    change.patch.push({ op: 'replace', path: `/${path.split('.').join('/')}`, value: SENSITIVE_CHANGED });
+  }
+  if (!secrets.resend) return;
+  const { from, to } = secrets.resend;
+  change.fields.push({ path: 'secret_version', before: from ?? null, after: to, sensitive: false });
+  const why = `secret_version ${from === undefined ? 'set' : `${from} -> ${to}`}: the write-only secrets are sent again`;
+  change.reason = change.reason ? `${change.reason}; ${why}` : why;
 }
 
 /** Why a marker is refreshed, from what differs between the live marker and the one to write. */
@@ -327,5 +367,7 @@ function markerReason(live: Marker | undefined, want: Marker): string {
   if (Boolean(live?.preventDestroy) !== Boolean(want.preventDestroy)) what.push(`records lifecycle.prevent_destroy: ${Boolean(want.preventDestroy)}`);
   if (live?.children !== want.children) what.push('records the children the manifest declares');
   if (live?.hash !== want.hash) what.push('records the hash of the spec as applied');
+  if (JSON.stringify(live?.secrets) !== JSON.stringify(want.secrets) && want.secrets !== undefined) what.push('records the digests of the write-only secrets (sending them)');
+  if (live?.secretVersion !== want.secretVersion) what.push(`records secret_version ${want.secretVersion ?? 'none'}`);
   return `ownership marker refresh: ${what.length > 0 ? what.join('; ') : 'rewritten in the current format'}`;
 }

@@ -8,6 +8,7 @@ import { heldDuplicateSentences } from './held-duplicates.js';
 import { IGNORED_HEADING, ignoredFieldsText, ignoredShown } from './ignored.js';
 import type { Change, Plan, UnreadableKind } from '../plan-model.js';
 import { unreadableHeading, unreadableLine } from './unreadable.js';
+import { SECRETS_NOT_COMPARED_HEADING, secretsNotCompared } from './secrets-not-compared.js';
 import type { PolicyResult } from '../policy/model.js';
 import { formatLocation } from '../source.js';
 import { dependencyGraph } from './html-graph.js';
@@ -49,6 +50,7 @@ export function renderHtml(plan: Plan): string {
     `<p class="muted">Each change starts once the changes it points from are done (apply runs the rest concurrently).</p>`,
     `<div class="graph" id="graph">${dependencyGraph(changes, anchor)}</div>`,
     ignoredSection(plan),
+    secretsSection(plan),
     unmanagedSection(plan),
   ];
   return page(`gatehouse plan: ${summaryLine(plan.summary)}`, body.join('\n'));
@@ -118,6 +120,13 @@ export function policySection(results: readonly PolicyResult[] | undefined): str
   );
   return `<h2>Policy checks: ${html(policyCounts(results))}</h2>
 <table id="policy" class="policy"><thead><tr><th class="c-sev">Severity</th><th class="c-rule">Rule</th><th class="c-object">Object</th><th class="c-where">Declared at</th><th>Message</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
+}
+
+/** The write-only secrets the plan cannot compare (render/secrets-not-compared.ts); '' when none. */
+function secretsSection(plan: Pick<Plan, 'secrets_not_compared'>): string {
+  const lines = secretsNotCompared(plan);
+  if (lines.length === 0) return '';
+  return `<h2>Secrets not compared</h2><p class="muted">${html(SECRETS_NOT_COMPARED_HEADING)}.</p><ul>${lines.map((line) => `<li>${html(line)}</li>`).join('')}</ul>`;
 }
 
 /** The objects whose ignored fields differ (render/ignored.ts); '' when none. */

@@ -58,6 +58,7 @@ export function toJsonPlan(plan: Plan): JsonPlan {
     unmanaged: plan.unmanaged,
     ...(plan.unreadable !== undefined ? { unreadable: plan.unreadable } : {}),
     ...(plan.ignored !== undefined ? { ignored: plan.ignored } : {}),
+    ...(plan.secrets_not_compared !== undefined ? { secrets_not_compared: plan.secrets_not_compared } : {}),
     fingerprints: plan.fingerprints,
     manifest_checksum: plan.manifest_checksum,
     ...(plan.manifest_files !== undefined ? { manifest_files: plan.manifest_files } : {}),

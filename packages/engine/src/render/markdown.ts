@@ -12,6 +12,7 @@ import { diffMarker, isLongValueChange, longValueDiff, type DiffLine } from './l
 import { policyMarkdown } from './policy.js';
 import { heldDuplicateSentences } from './held-duplicates.js';
 import { IGNORED_HEADING, ignoredShown } from './ignored.js';
+import { SECRETS_NOT_COMPARED_HEADING, secretsNotCompared } from './secrets-not-compared.js';
 import { pruneScopeSentence } from './prune-scope.js';
 import { lockNote as describeHeldLock } from '../lock/record.js';
 import { sanitize } from './sanitize.js';
@@ -53,8 +54,10 @@ export function renderMarkdown(plan: Plan, options: MarkdownOptions = {}): strin
     unreadableMarkdown(plan.unreadable, 'planned');
   // Policy results come first, where a reviewer looks, and are never cut with the changes.
   const noChanges = lockNote + policyMarkdown(plan.policy_results, Math.floor(maxLength / 4)) + (countChanges(plan.summary) === 0 ? '**No changes.** The live objects match the manifests.\n\n' : '');
+  const uncompared = secretsNotCompared(plan);
   const tail = [
     ignoredMarkdown(plan),
+    uncompared.length > 0 ? [`> **${escape(SECRETS_NOT_COMPARED_HEADING)}:**`, ...uncompared.map((line) => `> - ${escape(line)}`)].join('\n') : '',
     plan.unmanaged.length > 0 ? `${plan.unmanaged.length} unmanaged object(s) left untouched.` : '',
     pruneScopeSentence(plan) ? `> ${escape(pruneScopeSentence(plan))}` : '',
     `**Plan:** ${summaryLine(plan.summary)} Live state read with ${plan.requests} API requests.`,

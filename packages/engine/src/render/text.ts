@@ -17,6 +17,7 @@ import { sanitize } from './sanitize.js';
 import { targetLines } from './targets.js';
 import { heldDuplicateSentences } from './held-duplicates.js';
 import { IGNORED_HEADING, ignoredFieldsText, ignoredShown } from './ignored.js';
+import { SECRETS_NOT_COMPARED_HEADING, secretsNotCompared } from './secrets-not-compared.js';
 import { plainStyle, type Style } from './style.js';
 import { SYMBOLS, countChanges, describeTarget, flatten, formatValue, summaryLine } from './values.js';
 
@@ -36,6 +37,8 @@ export function renderText(plan: Plan, options: TextOptions = {}): string {
   }
   lines.push(...heldDuplicateText(plan, style));
   lines.push(...ignoredText(plan, style));
+  const uncompared = secretsNotCompared(plan);
+  if (uncompared.length > 0) lines.push(style.update(`${SECRETS_NOT_COMPARED_HEADING}:`), ...uncompared.map((line) => style.update(sanitize(`    ${line}`))), '');
   if (plan.unmanaged.length > 0) {
     if (lines.at(-1) !== '') lines.push('');
     lines.push(style.dim(`Unmanaged objects (not declared, not owned by stack "${sanitize(plan.stack)}"; never touched):`));
