@@ -51,7 +51,7 @@ describe('gatehouse plan against a fresh server', () => {
     expect(json.summary).toMatchObject({ create: json.changes.length, update: 0, delete: 0, replace: 0, unchanged: 0 });
     // Secrets are masked in every change.
     for (const secret of Object.values(EXAMPLE_SECRETS)) expect(result.stdout).not.toContain(secret);
-    expect(result.stdout).toContain('(sensitive)');
+    expect(result.stdout).toContain('(sensitive: env OIDC_CLIENT_SECRET)');
     // An empty account costs one list request per collection: no request per object.
     expect(json.requests).toBeGreaterThan(0);
     expect(json.requests).toBeLessThanOrEqual(20);
@@ -65,7 +65,7 @@ describe('gatehouse plan against a fresh server', () => {
     expect(lines[0]).toContain('stack "default"');
     expect(result.stdout).toMatch(/^ {2}\+ +IPPolicy office$/m);
     expect(result.stdout).toMatch(/^ {2}\+ +HTTPSEdge api$/m);
-    expect(result.stdout).toMatch(/client_secret: \(sensitive\)/);
+    expect(result.stdout).toMatch(/client_secret: \(sensitive: env [A-Z_]+\)/);
     expect(result.stdout).toMatch(/^Plan: \d+ to create, 0 to update, 0 to replace, 0 to delete, 0 unchanged\.$/m);
     expect(result.stdout).not.toMatch(/\u001b\[/);
   });

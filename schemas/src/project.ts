@@ -58,6 +58,22 @@ export const ProjectFile = Type.Object(
         { description: 'project-wide ignore rules: fields that other systems own, by kind (glob) and field path' },
       ),
     ),
+    variables: Type.Optional(
+      Type.Record(
+        Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }),
+        Type.Object(
+          {
+            env: Type.Optional(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$', description: 'the environment variable read for ${env:NAME} (default: NAME)' })),
+            secret: Type.Optional(Type.Boolean({ description: 'false shows its value in plans, reports and comments; default true: (sensitive: env NAME)' })),
+          },
+          { additionalProperties: false },
+        ),
+        {
+          additionalProperties: false,
+          description: 'the ${env:NAME} variables of the manifests: values from the environment are secret unless declared secret: false here (the API key can never be used)',
+        },
+      ),
+    ),
     exclude: Type.Optional(
       Type.Array(Type.String({ minLength: 1 }), {
         description: 'globs of files under the manifest paths that belong to other tools (k8s/**, **/kustomization.yaml), relative to this file: not read; every other YAML document there must be a gatehouse manifest',

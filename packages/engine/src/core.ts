@@ -25,6 +25,7 @@ export type { LiveObject } from './live.js';
 export type { Matching } from './plan/matching.js';
 export type { ProjectIgnoreRule } from './plan/ignore.js';
 export type { ExcludeRules } from './load/exclude.js';
+export { API_KEY_VARIABLE, type Credentials, type EnvVariable } from './load/env-policy.js';
 export { MARKER_PREFIX, composeMetadata, parseMarker, formatMarker, type Marker } from './identity/marker.js';
 export { desiredHash } from './identity/hash.js';
 export { liveNormal } from './identity/normal-form.js';

@@ -23,6 +23,9 @@ import { limitPrune } from './plan/prune-scope.js';
 import { applyIgnoreRules, attachIgnoreRules, type ProjectIgnoreRule } from './plan/ignore.js';
 import { ignorePathProblems } from './load/ignore-paths.js';
 import type { ExcludeRules } from './load/exclude.js';
+import type { Credentials, EnvVariable } from './load/env-policy.js';
+import { redactProblems, secretRedactor, type Redact } from './load/redact.js';
+import { secretIdentityProblems } from './load/secret-identity.js';
 import { targetPlan, targetPatterns } from './plan/targets.js';
 import { resolve } from './plan/resolve.js';
 import { loadValidators, validate } from './load/validate.js';
@@ -77,6 +80,10 @@ export interface EngineOptions {
    * manifests: the project file, policy directories (`policies` are added to them).
    */
   notManifests?: readonly string[] | undefined;
+  /** gatehouse.yaml's `variables:`: where each `${env:NAME}` is read from and whether it is secret (load/env-policy.ts). */
+  envVariables?: Readonly<Record<string, EnvVariable>> | undefined;
+  /** The credentials the command connects with: no `${env:}` may read them (`GATEHOUSE_API_KEY` always). */
+  credentials?: Credentials | undefined;
 }
 
 /** What an unset `${env:}` stands for in offline validation: non-empty, like a real secret. */
@@ -90,6 +97,8 @@ export interface Desired {
   files: Record<string, string>;
   /** Where the manifests sit: the root their recorded paths are relative to, and the PATHs (prune scope). */
   where?: ManifestPaths;
+  /** Replaces the values of secret `${env:}` variables in a text (an error that may quote one). */
+  redact?: Redact;
 }
 
 /** Steps 1-3: load, validate, resolve (and the service's rules). No network. */
@@ -109,6 +118,8 @@ export async function readManifests(options: EngineOptions & { exclude?: readonl
   const vars = options.environment?.vars;
   const interpolated = interpolate(loaded.documents, options.env ?? process.env, {
     vars,
+    envVariables: options.envVariables,
+    credentials: options.credentials,
     ...(options.unsetEnv === 'warn' ? { unsetEnvStandIn: UNSET_ENV_STAND_IN } : {}),
   });
   for (const warning of interpolated.unsetEnv) options.onWarning?.(warning);
@@ -125,14 +136,16 @@ export async function readManifests(options: EngineOptions & { exclude?: readonl
     const path = pathOf.get(d.doc.file);
     if (path !== undefined) d.manifestPath = path;
   }
-  const later = attributeVariables([...validated.problems, ...ignoreProblems, ...resolved.problems, ...check(resolved.desired, stack)], interpolated.variableUses, vars);
+  const later = attributeVariables([...validated.problems, ...ignoreProblems, ...resolved.problems, ...secretIdentityProblems(resolved.desired), ...check(resolved.desired, stack)], interpolated.variableUses, vars);
   const problems = [...loaded.problems, ...interpolated.problems, ...later];
   // Documents that failed their schema were checked in their valid parts only: never planned.
   const desired = resolved.desired.filter((d) => !(d.doc as { partial?: unknown }).partial);
   // An unset variable's stand-in may itself fail a check there (a pattern): not reported.
   const unsetAt = new Set(interpolated.unsetEnv);
   const reported = withoutUnsetEcho([...interpolated.unsetEnv, ...problems]).filter((p) => !unsetAt.has(p));
-  return { desired, problems: sortProblems(reported), checksum: loaded.checksum, files: loaded.files, where };
+  // No problem quotes the value of a secret variable (a hostport used twice, a broken reference).
+  const redact = secretRedactor(interpolated.documents.flatMap((doc) => doc.secrets ?? []));
+  return { desired, problems: sortProblems(redactProblems(reported, redact)), checksum: loaded.checksum, files: loaded.files, where, redact };
 }
 
 /** Every problem of the manifests, all together; `[]` when they are valid. */
@@ -195,7 +208,7 @@ export function matchObservation(
   const matching = applyIgnoreRules(limitPrune(matched, read.where ?? manifestPaths(options.paths), read.desired, options.pruneAll === true));
   const nothingToMove = fromStackWarning(observation.live, { stack, fromStack });
   if (nothingToMove) options.onWarning?.(nothingToMove);
-  if (matching.problems.length > 0) throw new ManifestProblems(sortProblems(matching.problems));
+  if (matching.problems.length > 0) throw new ManifestProblems(sortProblems(read.redact ? redactProblems(matching.problems, read.redact) : matching.problems));
   const lock = lockOf(stack, observation.lockObjects.bots, observation.lockObjects.policies);
   return { matching, requests: observation.requests, ...(lock ? { lock } : {}) };
 }

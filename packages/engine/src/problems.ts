@@ -24,6 +24,8 @@ export const PROBLEM_CODES = {
   wrong_type: 'a value of the wrong type',
   invalid_value: 'a value outside what the schema allows (enum, range, length, pattern)',
   env_missing: 'a ${env:NAME} variable is not set',
+  env_credential: 'a ${env:NAME} that reads the API key gatehouse connects with (GATEHOUSE_API_KEY, an environment\'s api_key variable, or the same value): never allowed in a manifest',
+  env_secret_identity: 'a name, natural key or adopt id that comes from a secret ${env:NAME}: names are printed in every plan and recorded in the ownership marker',
   var_unknown: 'a ${var:NAME} that the environment does not declare (or no environment is chosen)',
   var_unused: 'a variable of an environment that no manifest uses',
   var_wrong_type: 'a ${var:NAME} whose value has the wrong type for the field it fills',

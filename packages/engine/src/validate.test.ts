@@ -137,10 +137,13 @@ describe('validate: variables, names and references', () => {
     expect(await problems(yaml.replace('client_id: x', 'client_id: ""'), { HOST: 'a.example.com:443', BOT: 'b', HOOK: 'h' })).toEqual([
       'invalid_value@8:59',
       'env_missing@8:78',
+      // A name never comes from a secret variable (identity/env-secrets.test.ts).
+      'env_secret_identity@14:7',
     ]);
     // An empty secret written as such is still reported, at the secret.
     expect(await problems(yaml.replace('"${env:HOOK}"', '""'), { HOST: 'a.example.com:443', BOT: 'b', SECRET: 's' })).toEqual([
       'module_invalid@11:56',
+      'env_secret_identity@14:7',
     ]);
   });
   test('duplicate names per kind (same name in another kind is fine)', async () => {

@@ -23,6 +23,8 @@ import {
   type Project,
   type ProjectEnvironment,
   type EngineOptions,
+  API_KEY_VARIABLE,
+  type Credentials,
 } from '@gatehouse/engine/core';
 import { resolve } from 'node:path';
 import type { ConnectionFlagValues } from '../connection/flags.js';
@@ -47,7 +49,7 @@ export interface EnvironmentRun {
  * not manifests (the project file itself, the policy directories), which a search of the
  * manifest paths passes over.
  */
-export type ProjectOptions = Pick<EngineOptions, 'ignore' | 'excludeFiles' | 'notManifests'>;
+export type ProjectOptions = Pick<EngineOptions, 'ignore' | 'excludeFiles' | 'notManifests' | 'envVariables' | 'credentials'>;
 
 export interface Selection {
   project?: Project;
@@ -93,7 +95,8 @@ export async function selectEnvironments(options: SelectOptions): Promise<Select
     if (wanted !== undefined) {
       throw new CliError('project_file', `--env ${wanted} needs a project file: no ${PROJECT_FILE_NAME} in ${cwd} or any directory above it; create one, or name it with --config FILE`);
     }
-    return { runs: [{ paths: argvPaths.length > 0 ? argvPaths : ['.'], options: { notManifests: policyPaths({}, undefined, cwd).map((path) => resolve(cwd, path)) }, connection: () => options.flags }], all: false };
+    const notManifests = policyPaths({}, undefined, cwd).map((path) => resolve(cwd, path));
+    return { runs: [{ paths: argvPaths.length > 0 ? argvPaths : ['.'], options: { notManifests, credentials: credentialsOf(undefined, options.flags, env) }, connection: () => options.flags }], all: false };
   }
   const { project, problems } = await readProject(file, cwd);
   if (!project) throw new ManifestProblems(problems);
@@ -102,7 +105,13 @@ export async function selectEnvironments(options: SelectOptions): Promise<Select
   const run = (environment?: ProjectEnvironment): EnvironmentRun => ({
     ...(environment ? { environment } : {}),
     paths,
-    options: { ignore: project.ignore, excludeFiles: project.exclude, notManifests: [file, ...policyPaths({}, project, cwd)].map((path) => resolve(cwd, path)) },
+    options: {
+      ignore: project.ignore,
+      excludeFiles: project.exclude,
+      notManifests: [file, ...policyPaths({}, project, cwd)].map((path) => resolve(cwd, path)),
+      envVariables: project.envVariables,
+      credentials: credentialsOf(project, options.flags, env),
+    },
     connection: () => (environment ? connectionOf(environment, options, env) : options.flags),
   });
 
@@ -127,6 +136,18 @@ export async function selectEnvironments(options: SelectOptions): Promise<Select
     throw new CliError('environment_unknown', `no environment "${wanted}" in ${project.file}; ${names.length > 0 ? `choose one of ${names.join(', ')}` : 'it defines no environments'}`);
   }
   return { project, runs: [run(environment)], all: false };
+}
+
+/**
+ * The credentials no manifest may interpolate (the engine's `credentials`): `GATEHOUSE_API_KEY`,
+ * every variable an environment's `api_key: ${env:NAME}` names, and the keys themselves (their
+ * values, and --api-key's), so that a variable holding the same key under another name is
+ * refused too.
+ */
+function credentialsOf(project: Project | undefined, flags: SelectOptions['flags'], env: Record<string, string | undefined>): Credentials {
+  const names = [API_KEY_VARIABLE, ...(project?.environments ?? []).flatMap((e) => [...(e.api_key ?? '').matchAll(/\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g)].map((m) => m[1]!))];
+  const values = [...names.map((name) => env[name]), flags['api-key']].filter((value): value is string => value !== undefined && value.trim() !== '');
+  return { names: [...new Set(names)], values: [...new Set(values)] };
 }
 
 /** The environment's settings under the user's: a flag or GATEHOUSE_* variable wins. */

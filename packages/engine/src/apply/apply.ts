@@ -74,7 +74,7 @@ export async function executeApply(prepared: PreparedApply, api: LiveApi, option
     const address = partByKey.get(outcome.key)!.subject.change.address;
     const mine = partsOf.get(address)!;
     if (!mine.every((p) => outcomes.has(p.key))) return;
-    const result = stepResult(mine, outcomes, partByKey);
+    const result = stepResult(mine, outcomes, partByKey, prepared.redact ?? ((text) => text));
     results.push(result);
     options.onStep?.(result);
   };
@@ -112,7 +112,7 @@ export async function executeApply(prepared: PreparedApply, api: LiveApi, option
 }
 
 /** One change's result from its parts' outcomes. */
-function stepResult(parts: Part[], outcomes: Map<string, StepOutcome<PartValue>>, partByKey: Map<string, Part>): StepResult {
+function stepResult(parts: Part[], outcomes: Map<string, StepOutcome<PartValue>>, partByKey: Map<string, Part>, redact: (text: string) => string): StepResult {
   const { change } = parts[0]!.subject;
   const repoint = parts.every((p) => p.kind === 'repoint');
   const own = parts.map((p) => outcomes.get(p.key)!);
@@ -136,7 +136,8 @@ function stepResult(parts: Part[], outcomes: Map<string, StepOutcome<PartValue>>
     const error = failed.error;
     if (error instanceof StaleChange) return { ...base, status: 'failed', reason: { code: 'stale_object', message: error.message } };
     const message = error instanceof LiveApiError ? `${error.message}${error.retryable ? ' (retried; run apply again)' : ''}` : (error as Error).message;
-    return { ...base, status: 'failed', reason: { code: 'api_failure', message } };
+    // The API may quote what it was sent: a secret variable's value is never shown.
+    return { ...base, status: 'failed', reason: { code: 'api_failure', message: redact(message) } };
   }
   const partly = done.length > 0 ? ' (partly done: some of its requests were made)' : '';
   if (cancelled) return { ...base, status: 'cancelled', reason: { code: 'interrupted', message: `in flight when apply was interrupted; it may or may not have taken effect${partly}` } };

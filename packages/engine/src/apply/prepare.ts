@@ -16,8 +16,9 @@
  * plan is the targeted one (`plan/targets.ts`).
  */
 import type { DesiredObject } from '../desired.js';
-import { matchObservation, readManifests, type Desired } from '../engine.js';
+import { matchObservation, readManifests, type Desired, type EngineOptions } from '../engine.js';
 import type { ExcludeRules } from '../load/exclude.js';
+import type { Redact } from '../load/redact.js';
 import type { EnvironmentInput } from '../environments/documents.js';
 import type { Change, Plan } from '../plan-model.js';
 import type { LiveApi } from '../ports.js';
@@ -57,6 +58,9 @@ export interface PrepareOptions {
   excludeFiles?: ExcludeRules | undefined;
   /** What a directory search never reads as manifests (policy rules, the project file), as in `EngineOptions`. */
   notManifests?: readonly string[] | undefined;
+  /** gatehouse.yaml's `variables:` and the credentials no `${env:}` may read, as in `EngineOptions`. */
+  envVariables?: EngineOptions['envVariables'];
+  credentials?: EngineOptions['credentials'];
   /** As in `EngineOptions`. */
   maxFileSize?: number;
   onWarning?: (warning: Problem) => void;
@@ -83,6 +87,8 @@ export interface PreparedApply {
   /** The metadata apply writes on a desired object: user metadata plus this stack's marker. */
   metadataFor(d: DesiredObject): string | undefined;
   matching: Matching;
+  /** Replaces the values of secret `${env:}` variables in an error the API answered (load/redact.ts). */
+  redact?: Redact | undefined;
 }
 
 /** The manifest paths apply reads: the given ones, else a saved plan's, else the current directory. */
@@ -118,6 +124,8 @@ export async function readForApply(options: Omit<PrepareOptions, 'api'>): Promis
     ignore: options.ignore,
     excludeFiles: options.excludeFiles,
     notManifests: options.notManifests,
+    envVariables: options.envVariables,
+    credentials: options.credentials,
     ...(options.maxFileSize !== undefined ? { maxFileSize: options.maxFileSize } : {}),
     ...(options.onWarning ? { onWarning: options.onWarning } : {}),
   });
@@ -222,7 +230,7 @@ export function planApply(options: PrepareOptions, { read, paths }: ApplyRead, o
   const ids = new Map<string, string>();
   for (const [address, live] of pairByAddress) ids.set(address, live.id);
   const shown: Plan = saved ?? fresh;
-  return { plan: shown, stack, subjects, refusals, notPruned, notInPlan, alreadyDone, ids, addresses: new Set(desiredByAddress.keys()), metadataFor, matching };
+  return { plan: shown, stack, subjects, refusals, notPruned, notInPlan, alreadyDone, ids, addresses: new Set(desiredByAddress.keys()), metadataFor, matching, redact: read.redact };
 }
 
 /**

@@ -143,7 +143,7 @@ describe('detectDrift', () => {
     (route.webhook_verification as { secret: string }).secret = 'rotated-by-hand';
     const report = await drift(live);
     expect(report.objects).toEqual([
-      expect.objectContaining({ drift: 'changed', fields: [{ path: 'webhook_verification.secret', drift: 'changed', live: '(sensitive)', desired: '(sensitive value changed)', sensitive: true }] }),
+      expect.objectContaining({ drift: 'changed', fields: [{ path: 'webhook_verification.secret', drift: 'changed', live: '(sensitive: env GITHUB_SECRET)', desired: '(sensitive: env GITHUB_SECRET, changed)', sensitive: true }] }),
     ]);
     for (const text of [renderDriftText(report), renderDriftJson(report), renderDriftMarkdown(report)]) {
       expect(text).not.toContain('rotated-by-hand');

@@ -1,14 +1,16 @@
 /**
  * The marker apply writes on an object (`markerFor`): the stack, the name, the hash of the
- * desired normal form as applied, the manifest path (prune scope) and, for parents, the hash of
- * the set of children the manifest declared. Drift reads the same evidence back
- * (identity/hash.ts): secrets are masked before hashing, so a marker never holds anything
+ * desired normal form as applied, the manifest path (prune scope), the fields written from
+ * secret variables and, for parents, the hash of the set of children the manifest declared.
+ * Drift reads the same evidence back (identity/hash.ts): secrets are masked before hashing, so a marker never holds anything
  * derived from a secret, and a secret that differs is a difference these hashes cannot attribute.
  */
 import type { DesiredObject } from '../desired.js';
 import { childrenHash, desiredHash } from '../identity/hash.js';
 import type { Marker } from '../identity/marker.js';
 import { childrenOf } from '../kinds/index.js';
+import { envRecord } from '../identity/env-fields.js';
+import { canonical } from '../identity/normal-form.js';
 
 /** The natural keys of the children that `desired` declares under the parent at `address`. */
 export const declaredChildKeys = (address: string, desired: readonly DesiredObject[]): string[] =>
@@ -22,6 +24,8 @@ export function markerFor(d: DesiredObject, desired: readonly DesiredObject[], t
   const marker: Marker = { stack, name: d.markerName, hash: desiredHash(d, tokens) };
   if (d.manifestPath !== undefined) marker.path = d.manifestPath;
   if (childrenOf(d.descriptor.kind).length > 0) marker.children = childrenHash(declaredChildKeys(d.address, desired));
+  const env = envRecord(d, canonical(d.descriptor, d.normal, tokens));
+  if (env) marker.env = env;
   return marker;
 }
 

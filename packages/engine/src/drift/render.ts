@@ -14,6 +14,7 @@ import { sanitize } from '../render/sanitize.js';
 import { targetText, textLineDiff, unreadableText } from '../render/text.js';
 import { targetLines } from '../render/targets.js';
 import { describeTarget, formatValue, renderJsonDocument } from '../render/values.js';
+import { isEnvMask } from '../identity/env-fields.js';
 import type { DriftKind, DriftReport, DriftedObject, DriftField } from './model.js';
 import { DRIFT_KINDS } from './model.js';
 
@@ -43,7 +44,7 @@ export function driftSummaryLine(report: DriftReport): string {
 const asChange = (f: DriftField) => ({ before: f.live, after: f.desired, sensitive: f.sensitive });
 
 const fieldLine = (f: DriftField): string => {
-  if (f.sensitive) return `${sanitize(f.path)}: (sensitive value differs)`;
+  if (f.sensitive) return `${sanitize(f.path)}: ${isEnvMask(f.desired) ? `${String(f.desired).replace(/, changed\)$/, ')')} differs` : '(sensitive value differs)'}`;
   if (isLongValueChange(asChange(f))) return `${sanitize(f.path)}: differs from live to manifests (${diffStat(longValueDiff(asChange(f)))}; diff below)`;
   return `${sanitize(f.path)}: live ${formatValue(f.live)}, manifests ${formatValue(f.desired)}`;
 };

@@ -21,6 +21,7 @@ import type { EnvironmentInput } from './documents.js';
 import type { ProjectIgnoreRule } from '../plan/ignore.js';
 import { projectIgnoreProblems } from './project-ignore.js';
 import { excludeGlobProblem, type ExcludeRules } from '../load/exclude.js';
+import type { EnvVariable } from '../load/env-policy.js';
 
 export const PROJECT_FILE_NAME = 'gatehouse.yaml';
 
@@ -46,6 +47,8 @@ export interface Project {
   ignore: ProjectIgnoreRule[];
   /** `exclude:`: files of other tools that a search of the manifest paths leaves out (load/exclude.ts). */
   exclude: ExcludeRules;
+  /** `variables:`: where each `${env:NAME}` is read from, and whether it is secret (load/env-policy.ts). */
+  envVariables: Record<string, EnvVariable>;
 }
 
 /**
@@ -104,6 +107,7 @@ export async function readProject(path: string, cwd: string = process.cwd()): Pr
     policies?: string[];
     ignore?: ProjectIgnoreRule[];
     exclude?: string[];
+    variables?: Record<string, EnvVariable>;
     environments?: Record<string, { stack?: string; api_url?: string; api_key?: string; vars?: Record<string, unknown>; overlays?: string[] }>;
   };
   const dir = dirname(resolve(cwd, path));
@@ -137,7 +141,7 @@ export async function readProject(path: string, cwd: string = process.cwd()): Pr
   });
   if (problems.length > 0) return { problems };
   const exclude: ExcludeRules = { globs: value.exclude ?? [], base: dir, file };
-  return { project: { file, manifests, environments, policies: (value.policies ?? []).map(local), ignore: value.ignore ?? [], exclude }, problems };
+  return { project: { file, manifests, environments, policies: (value.policies ?? []).map(local), ignore: value.ignore ?? [], exclude, envVariables: value.variables ?? {} }, problems };
 }
 
 /** The schema's messages where a pattern or a name map says too little. */

@@ -171,7 +171,8 @@ describe('exportLive', () => {
       expect(s.variable).toMatch(/^[A-Z_][A-Z0-9_]*$/);
       expect(text).toContain(`\${env:${s.variable}}`);
     }
-    expect(result.secrets).toContainEqual({ variable: 'API_HOOKS_GITHUB_WEBHOOK_VERIFICATION_SECRET', address: 'HTTPSEdgeRoute/api//hooks/github', path: 'webhook_verification.secret' });
+    // The variables the manifests used, as the ownership markers record them (identity/env-fields.ts).
+    expect(result.secrets).toContainEqual({ variable: 'GITHUB_SECRET', address: 'HTTPSEdgeRoute/api//hooks/github', path: 'webhook_verification.secret' });
   });
 
   test('a bot user no registry records, whose name cannot be a manifest name, is named by its slug (with all), its name kept in spec.name', async () => {

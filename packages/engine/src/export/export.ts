@@ -29,6 +29,7 @@ import { exportFileOf } from './paths.js';
 import { VALID_NAME, nameObjects } from './names.js';
 import { toManifestSpec } from './spec.js';
 import { append } from '../append.js';
+import { namesIn } from '../identity/env-fields.js';
 
 export interface SecretPlaceholder {
   /** The variable the manifests read: `${env:<variable>}`. */
@@ -105,6 +106,19 @@ export async function exportLive(options: ExportOptions): Promise<ExportResult> 
     return variable;
   };
 
+  /**
+   * The fields the marker records as written from secret `${env:}` variables: their manifest
+   * text is exported, never the live value, and its variables are listed with the others.
+   */
+  const envTemplates = (o: LiveObject, address: string): Record<string, string> | undefined => {
+    const record = o.marker?.env;
+    if (!record) return undefined;
+    for (const [pointer, template] of Object.entries(record)) {
+      for (const variable of namesIn(template)) secrets.push({ variable, address, path: pointer.slice(1).replace(/\//g, '.') });
+    }
+    return record;
+  };
+
   const childrenByParent = new Map<string, LiveObject[]>();
   for (const c of live) if (c.parentId !== undefined) append(childrenByParent, c.parentId, c);
 
@@ -118,7 +132,7 @@ export async function exportLive(options: ExportOptions): Promise<ExportResult> 
       continue;
     }
     const address = `${o.descriptor.kind}/${name}`;
-    const spec = toManifestSpec(o.descriptor, normal, { names: refNames, secret: secretFor(address, name) }, name);
+    const spec = toManifestSpec(o.descriptor, normal, { names: refNames, secret: secretFor(address, name), templates: envTemplates(o, address) }, name);
     for (const child of childrenOf(o.descriptor.kind)) {
       const items = (childrenByParent.get(o.id) ?? [])
         .filter((c) => c.descriptor === child)
@@ -126,8 +140,8 @@ export async function exportLive(options: ExportOptions): Promise<ExportResult> 
         .map((x) => ({ ...x, key: child.naturalKey!(x.normal) }))
         .sort((a, b) => a.key.localeCompare(b.key));
       if (items.length === 0) continue;
-      spec[child.child!.field] = items.map(({ normal: n, key }) =>
-        toManifestSpec(child, n, { names: refNames, secret: secretFor(`${child.kind}/${name}/${key}`, `${name}_${key}`) }, name),
+      spec[child.child!.field] = items.map(({ c, normal: n, key }) =>
+        toManifestSpec(child, n, { names: refNames, secret: secretFor(`${child.kind}/${name}/${key}`, `${name}_${key}`), templates: envTemplates(c, `${child.kind}/${name}/${key}`) }, name),
       );
       exported += items.length;
     }

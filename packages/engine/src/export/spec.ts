@@ -13,17 +13,23 @@
  * - in other strings, a `$` before `{` or a name is escaped as `$$` so load reads them literally;
  *   in text the service interpolates itself (`serviceText`: traffic policies, header values),
  *   where load keeps `${...}` and `$NAME` as written, only what load would read as gatehouse's
- *   (`${env:`, `${var:`, a `$$` escape) is.
+ *   (`${env:`, `${var:`, a `$$` escape) is;
+ * - a field the ownership marker records as written from secret `${env:}` variables gets the
+ *   manifest's text back (`key=${env:API_KEY}`), never the value the live object holds
+ *   (identity/env-fields.ts).
  */
 import type { KindDescriptor, Pattern, Spec } from '../kinds/types.js';
 import { canonicalJson } from '../identity/canonical-json.js';
 import { isMap, rewrite } from '../identity/patterns.js';
+import { pathOf, pointerOf, valueAt } from '../identity/env-fields.js';
 
 export interface SpecContext {
   /** `Kind/<live id>` -> exported manifest name. */
   names: Map<string, string>;
   /** Called for each secret found; returns the variable name to write. */
   secret(path: (string | number)[]): string;
+  /** The marker's env record: JSON Pointer in the normal form -> the manifest's text. */
+  templates?: Readonly<Record<string, string>> | undefined;
 }
 
 export function toManifestSpec(descriptor: KindDescriptor, normal: Spec, ctx: SpecContext, name: string): Spec {
@@ -45,9 +51,16 @@ export function toManifestSpec(descriptor: KindDescriptor, normal: Spec, ctx: Sp
     const rank = (v: unknown) => (typeof v === 'string' ? `0${v}` : `1${canonicalJson(v)}`);
     spec = rewrite(spec, ref.pattern.slice(0, -1), (list) => (Array.isArray(list) ? [...list].sort((a, b) => rank(a).localeCompare(rank(b))) : list));
   }
+  const templates = ctx.templates ?? {};
   for (const pattern of descriptor.sensitive) {
     // A write-only secret reads back as an opaque value (WriteOnly): a placeholder all the same.
-    spec = rewrite(spec, pattern, (value, path) => (value !== null && value !== undefined && value !== '' ? `\${env:${ctx.secret(path)}}` : value), { values: true });
+    // One the marker records the manifest's text of gets that text (below) instead.
+    const placeholder = (value: unknown, path: (string | number)[]) => (value !== null && value !== undefined && value !== '' && templates[pointerOf(path)] === undefined ? `\${env:${ctx.secret(path)}}` : value);
+    spec = rewrite(spec, pattern, placeholder, { values: true });
+  }
+  for (const [pointer, template] of Object.entries(templates)) {
+    const path = pathOf(pointer);
+    if (valueAt(spec, path) !== undefined) spec = setAt(spec, path, template);
   }
   return minimize(spec as Spec, (s) => descriptor.fromManifest(s, name));
 }
@@ -112,6 +125,15 @@ export function minimize(spec: Spec, normalOf: (spec: Spec) => Spec): Spec {
 
 /** A secret's placeholder stays even where the normal form cannot see it (write-only fields). */
 const isPlaceholder = (value: unknown) => typeof value === 'string' && value.startsWith('${env:');
+
+/** A copy of `root` with `value` at `path` (copied along the path). */
+function setAt(root: unknown, path: readonly (string | number)[], value: unknown): unknown {
+  if (path.length === 0) return value;
+  const [head, ...rest] = path as [string | number, ...(string | number)[]];
+  const copy = (Array.isArray(root) ? [...root] : { ...(root as Spec) }) as Record<string | number, unknown>;
+  copy[head] = setAt(copy[head], rest, value);
+  return copy;
+}
 
 function at(root: unknown, path: (string | number)[]): unknown {
   let node = root;

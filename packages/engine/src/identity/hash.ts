@@ -24,6 +24,7 @@ import { canonicalJson } from './canonical-json.js';
 import { mask } from './mask.js';
 import { canonical, comparableLive, liveNormal } from './normal-form.js';
 import { withoutIgnored } from './ignored-fields.js';
+import { envFields, maskEnv } from './env-fields.js';
 
 /** Hash of a masked normal form (or any JSON value). */
 export const specHash = (maskedNormal: unknown): string => createHash('sha256').update(canonicalJson(maskedNormal)).digest('hex').slice(0, 16);
@@ -34,14 +35,18 @@ export const specHash = (maskedNormal: unknown): string => createHash('sha256').
  * the same `tokens` (or none).
  */
 export function desiredHash(d: DesiredObject, tokens: ReadonlyMap<string, string> = new Map()): string {
-  return specHash(mask(d.descriptor.sensitive, null, withoutIgnored(withoutCreateOnly(d.descriptor, canonical(d.descriptor, d.normal, tokens)), d.ignore))[1]);
+  const normal = canonical(d.descriptor, d.normal, tokens);
+  // The values of secret variables are masked too: the marker is readable by anyone with a key.
+  const masked = maskEnv(envFields(d, normal), null, normal)[1]!;
+  return specHash(mask(d.descriptor.sensitive, null, withoutIgnored(withoutCreateOnly(d.descriptor, masked), d.ignore))[1]);
 }
 
 /** The hash of a live object's normal form, comparable with the marker's (fields the server chose and `d` leaves out ignored). */
 export function liveHash(o: LiveObject, d: DesiredObject, tokens: ReadonlyMap<string, string>): string {
   const after = canonical(d.descriptor, d.normal, tokens);
   const before = comparableLive(d.descriptor, after, canonical(o.descriptor, liveNormal(o), tokens));
-  return specHash(mask(o.descriptor.sensitive, withoutIgnored(withoutCreateOnly(d.descriptor, before), d.ignore), null)[0]);
+  const masked = maskEnv(envFields(d, after), before, null)[0]!;
+  return specHash(mask(o.descriptor.sensitive, withoutIgnored(withoutCreateOnly(d.descriptor, masked), d.ignore), null)[0]);
 }
 
 /** `normal` without the kind's create-only fields (the same object when it has none). */

@@ -32,6 +32,10 @@
  *   plan then says which secrets it cannot compare.
  * - `secret_version` (optional) records the manifest's `spec.secret_version` as last applied: a
  *   new one sends the write-only secrets again, whether or not their digests could be kept.
+ * - `env` (optional) records where values of secret `${env:}` variables were written, as JSON
+ *   Pointer -> the manifest's text (`"/description": "key=${env:API_KEY}"`, never the value):
+ *   plans mask those fields on the live side, and export writes the text back
+ *   (identity/env-fields.ts). Where the texts do not fit, `${env:NAME}` alone stands for each.
  *
  * Anyone with an API key can write metadata, so a marker is read as untrusted text: one that
  * does not parse as a marker gatehouse could have written counts as no marker at all (the whole
@@ -71,6 +75,12 @@ function isDigestMap(value: unknown): value is Record<string, string> {
   return Object.entries(value).every(([path, digest]) => /^[A-Za-z0-9_.]{1,200}$/.test(path) && typeof digest === 'string' && SECRET_DIGEST.test(digest));
 }
 
+/** `env` as gatehouse writes it: JSON Pointers to manifest texts that hold a `${env:NAME}`. */
+function isEnvRecord(value: unknown): value is Record<string, string> {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  return Object.entries(value).every(([pointer, text]) => pointer.startsWith('/') && isText(pointer, 1000) && typeof text === 'string' && text.length <= 8192 && /\$\{env:[A-Za-z_][A-Za-z0-9_]*\}/.test(text));
+}
+
 /** Whether `name` is a marker name gatehouse writes for an object of this kind: `name`, or `parent/key` for a child. */
 export function markerFitsKind(name: string, child: boolean): boolean {
   if (!child) return isManifestName(name);
@@ -91,6 +101,8 @@ export interface Marker {
   secretVersion?: number;
   /** Dotted path of each write-only secret sent -> the digest of its value (secret-digest.ts). */
   secrets?: Record<string, string>;
+  /** JSON Pointer of each field that holds a secret variable's value -> the manifest's text. */
+  env?: Record<string, string>;
 }
 
 /**
@@ -104,6 +116,7 @@ export function formatMarker(marker: Marker): string {
   if (marker.children !== undefined) json += `,"children":${JSON.stringify(marker.children)}`;
   if (marker.preventDestroy === true) json += ',"prevent_destroy":true';
   if (marker.secretVersion !== undefined) json += `,"secret_version":${marker.secretVersion}`;
+  if (marker.env !== undefined) json += `,"env":${JSON.stringify(marker.env)}`;
   if (marker.secrets !== undefined) json += `,"secrets":${JSON.stringify(marker.secrets)}`;
   return `${MARKER_PREFIX}${json}}`;
 }
@@ -112,14 +125,24 @@ export function formatMarker(marker: Marker): string {
 export function composeMetadata(user: string | undefined, marker: Marker): string {
   const line = formatMarker(marker);
   const metadata = user === undefined ? line : `${user}\n${line}`;
-  if ((marker.children === undefined && marker.secrets === undefined) || fitsMetadata(metadata)) return metadata;
+  if (fitsMetadata(metadata)) return metadata;
   if (marker.secrets !== undefined) {
     const { secrets: _digests, ...rest } = marker;
     return composeMetadata(user, rest);
   }
-  const { children: _evidence, ...required } = marker;
-  return composeMetadata(user, required);
+  if (marker.children !== undefined) {
+    const { children: _evidence, ...required } = marker;
+    return composeMetadata(user, required);
+  }
+  // The env record is not evidence: it stays, each text shortened to its placeholders.
+  const env = marker.env;
+  const shorter = env && Object.fromEntries(Object.entries(env).map(([pointer, text]) => [pointer, placeholdersOf(text)]));
+  if (env && shorter && Object.entries(shorter).some(([pointer, text]) => text !== env[pointer])) return composeMetadata(user, { ...marker, env: shorter });
+  return metadata;
 }
+
+/** `${env:A}${env:B}`: the placeholders of a manifest's text, without its other text. */
+const placeholdersOf = (text: string) => [...text.matchAll(/\$\{env:[A-Za-z_][A-Za-z0-9_]*\}/g)].map((m) => m[0]).join('');
 
 /**
  * Whether `text` is at most METADATA_MAX_BYTES in UTF-8. A UTF-16 code unit is at most 3 bytes
@@ -148,7 +171,7 @@ export function parseMarker(metadata: unknown): { user: string | undefined; mark
 function markerOf(parsed: unknown): Marker | undefined {
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return undefined;
   const fields = parsed as Record<string, unknown>;
-  const { stack, name, hash = '', path, children, prevent_destroy: preventDestroy, secret_version: secretVersion, secrets } = fields;
+  const { stack, name, hash = '', path, children, prevent_destroy: preventDestroy, secret_version: secretVersion, secrets, env } = fields;
   // Every name starts with a manifest name (the object's or its parent's): never `/...` or `../...`.
   if (!isText(stack, 1000) || !isText(name, 2000) || !isManifestName(name.split('/', 1)[0]!)) return undefined;
   if (typeof hash !== 'string' || !HASH.test(hash)) return undefined;
@@ -157,12 +180,14 @@ function markerOf(parsed: unknown): Marker | undefined {
   if (path !== undefined && path !== '' && !isRecordedPath(path)) return undefined;
   if (secretVersion !== undefined && !(Number.isSafeInteger(secretVersion) && (secretVersion as number) >= 0)) return undefined;
   if (secrets !== undefined && !isDigestMap(secrets)) return undefined;
+  if (env !== undefined && !isEnvRecord(env)) return undefined;
   const marker: Marker = { stack, name, hash };
   if (children !== undefined) marker.children = children;
   if (preventDestroy === true) marker.preventDestroy = true;
   if (typeof path === 'string' && path !== '') marker.path = path;
   if (secretVersion !== undefined) marker.secretVersion = secretVersion as number;
   if (secrets !== undefined) marker.secrets = secrets;
+  if (env !== undefined) marker.env = env;
   return marker;
 }
 
@@ -172,7 +197,8 @@ function markerOf(parsed: unknown): Marker | undefined {
  * manifest `path` it records (prune scope) and its `secret_version`. Negative when the marker
  * alone does not fit.
  */
-export function metadataRoom(stack: string, name: string, path?: string, secretVersion?: number): number {
-  const line = formatMarker({ stack, name, hash: '0'.repeat(16), ...(path !== undefined ? { path } : {}), ...(secretVersion !== undefined ? { secretVersion } : {}) });
+export function metadataRoom(stack: string, name: string, path?: string, secretVersion?: number, env?: Record<string, string>): number {
+  const shortest = env && Object.fromEntries(Object.entries(env).map(([pointer, text]) => [pointer, placeholdersOf(text)]));
+  const line = formatMarker({ stack, name, hash: '0'.repeat(16), ...(path !== undefined ? { path } : {}), ...(secretVersion !== undefined ? { secretVersion } : {}), ...(shortest ? { env: shortest } : {}) });
   return METADATA_MAX_BYTES - Buffer.byteLength(line, 'utf8') - 1;
 }

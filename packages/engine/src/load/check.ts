@@ -9,6 +9,7 @@ import type { DesiredObject } from '../desired.js';
 import { LOCK_BOT_PREFIX } from '../lock/record.js';
 import { metadataRoom } from '../identity/marker.js';
 import { secretVersionOf } from '../plan/write-only-secrets.js';
+import { envRecord } from '../identity/env-fields.js';
 import { problem, type Problem } from '../problems.js';
 import type { SourceLocation } from '../source.js';
 import { collect } from '../identity/patterns.js';
@@ -34,7 +35,7 @@ export function check(desired: DesiredObject[], stack: string): Problem[] {
     // path thousands of bytes long (each character is at most 6 bytes of JSON), so most skip it.
     if (object.descriptor.metadata && (typeof metadata === 'string' || (metadata === undefined && markerMayNotFit(object, stack)))) {
       // The marker records the manifest's path too (prune scope): a long path takes room.
-      const room = metadataRoom(stack, object.markerName, object.manifestPath, secretVersionOf(object));
+      const room = metadataRoom(stack, object.markerName, object.manifestPath, secretVersionOf(object), envRecord(object, object.normal));
       const bytes = typeof metadata === 'string' ? Buffer.byteLength(metadata, 'utf8') : 0;
       if (room < 0) {
         problems.push(problem('metadata_too_long', `gatehouse's ownership marker for stack "${stack}" with this manifest's path (${object.manifestPath?.length ?? 0} characters) would not fit in the 4096 bytes of metadata; move the manifest to a shorter path`, object.source));

@@ -13,6 +13,7 @@ import { problem, type Problem } from '../problems.js';
 import type { SourceLocation } from '../source.js';
 import { findManifestFiles, readManifestFile, STDIN_NAME, STDIN_PATH } from './files.js';
 import type { ExcludeRules } from './exclude.js';
+import type { SecretUse } from './env-policy.js';
 import { unicodeProblems } from './unicode.js';
 import { offsetAt, placeOf, type Path, type Place } from './positions.js';
 import {
@@ -39,6 +40,8 @@ export interface LoadedDocument {
    * exist. With `key: true`, points at the key of the last segment (for unknown fields).
    */
   locate(path: Path, options?: { key?: boolean }): SourceLocation;
+  /** The strings that took a secret `${env:}` value (interpolate.ts): every output masks them. */
+  secrets?: readonly SecretUse[];
 }
 
 export interface LoadResult {

@@ -19,6 +19,10 @@
  *
  * With `keepEnv` (render), `${env:}` placeholders and `$$` escapes stay as written, and
  * variables' text is escaped, so that the output reads back as the same manifests.
+ *
+ * Values from the environment are secret unless gatehouse.yaml declares them plain, and the
+ * CLI's credentials are never read (env-policy.ts): each string that took a secret value is
+ * recorded on its document (`secrets`), so that every output can mask it.
  */
 import { problem, type Problem } from '../problems.js';
 import type { SourceLocation } from '../source.js';
@@ -26,6 +30,7 @@ import { formatLocation } from '../source.js';
 import type { LoadedDocument, Path } from './documents.js';
 import { append } from '../append.js';
 import { isServiceText } from '../kinds/index.js';
+import { API_KEY_VARIABLE, type Credentials, type EnvVariable, type SecretUse } from './env-policy.js';
 
 /** `$$` before `{` or a name; `${...}`; shell-style `$NAME`. */
 const PATTERN = /\$\$(?=[{A-Za-z_])|\$\{([^}]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)/g;
@@ -53,6 +58,10 @@ export interface InterpolateOptions {
    * required secret counts as given) and reported in `unsetEnv` instead of `problems`.
    */
   unsetEnvStandIn?: string;
+  /** gatehouse.yaml's `variables:`: where each `${env:NAME}` is read from, and whether it is secret. */
+  envVariables?: Readonly<Record<string, EnvVariable>> | undefined;
+  /** The CLI's credentials, which no `${env:}` may read (`GATEHOUSE_API_KEY` always). */
+  credentials?: Credentials | undefined;
 }
 
 /** Where a `${var:NAME}` was substituted: later problems at that place name the variable. */
@@ -83,6 +92,12 @@ export function interpolate(
   const used = new Set<string>();
   const vars = options.vars;
   const keepEnv = options.keepEnv === true;
+  const declared = options.envVariables ?? {};
+  const credentialNames = new Set([API_KEY_VARIABLE, ...(options.credentials?.names ?? [])]);
+  const credentialValues = new Set((options.credentials?.values ?? []).filter((v) => v.trim() !== ''));
+  /** The names and values of the secret variables substituted into the string being read. */
+  let secretNames: string[] = [];
+  let secretValues: string[] = [];
 
   const declaredAt = (name: string) => {
     const at = vars?.locate(name);
@@ -138,19 +153,28 @@ export function interpolate(
           return '';
         }
         if (keepEnv) return match;
-        const value = env[name];
+        const source = declared[name]?.env ?? name;
+        const value = env[source];
+        if (credentialNames.has(name) || credentialNames.has(source) || (value !== undefined && credentialValues.has(value))) {
+          const why = credentialNames.has(name) || credentialNames.has(source) ? `${source} is the API key gatehouse connects with` : `${source} holds the API key gatehouse connects with`;
+          problems.push(problem('env_credential', `\${env:${name}}: ${why}, which no manifest may use (every plan would show it, and apply would send it); remove it`, at()));
+          return '';
+        }
+        const secret = declared[name]?.secret !== false;
+        if (secret && !secretNames.includes(name)) secretNames.push(name);
         // Set but empty (or blank) is missing too: what a pipeline gets for a secret it was
         // not given (a fork's pull request), never a value to plan and apply.
         if (value === undefined || value.trim() === '') {
           const missing = value === undefined ? 'is not set' : 'is set but empty';
-          const unset = problem('env_missing', `environment variable ${name} ${missing}; set it or remove \${env:${name}}`, at());
+          const unset = problem('env_missing', `environment variable ${source} ${missing}; set it or remove \${env:${name}}`, at());
           if (options.unsetEnvStandIn === undefined) {
             problems.push(unset);
             return '';
           }
-          unsetEnv.push({ ...unset, message: `environment variable ${name} ${missing} (plan and apply need it; --strict-env makes this an error)` });
+          unsetEnv.push({ ...unset, message: `environment variable ${source} ${missing} (plan and apply need it; --strict-env makes this an error)` });
           return options.unsetEnvStandIn;
         }
+        if (secret) secretValues.push(value);
         return value;
       }
       if (body.startsWith('var:')) {
@@ -178,8 +202,17 @@ export function interpolate(
    * changed (most documents hold no placeholder at all), and the path is one stack, copied
    * only when a position is needed.
    */
+  /** Secret uses of the document being read. */
+  let uses: SecretUse[] = [];
   const walk = (value: unknown, doc: LoadedDocument, path: (string | number)[]): unknown => {
-    if (typeof value === 'string') return hasDollar(value) ? substitute(value, doc, [...path]) : value;
+    if (typeof value === 'string') {
+      if (!hasDollar(value)) return value;
+      secretNames = [];
+      secretValues = [];
+      const out = substitute(value, doc, [...path]);
+      if (secretNames.length > 0 && typeof out === 'string') uses.push({ path: [...path], names: secretNames, value: out, template: value, raw: secretValues });
+      return out;
+    }
     if (Array.isArray(value)) {
       let out: unknown[] | undefined;
       for (let i = 0; i < value.length; i += 1) {
@@ -206,8 +239,10 @@ export function interpolate(
   };
   // A document without placeholders (nearly all) is passed on as it is, not copied.
   const result = documents.map((doc) => {
+    uses = [];
     const value = walk(doc.value, doc, []);
-    return value === doc.value ? doc : { ...doc, value };
+    if (value === doc.value) return doc;
+    return uses.length > 0 ? { ...doc, value, secrets: uses } : { ...doc, value };
   });
   if (vars) {
     for (const name of Object.keys(vars.values)) {

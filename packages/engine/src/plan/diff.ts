@@ -6,6 +6,7 @@
 import jsonPatch from 'fast-json-patch';
 import { canonicalJson } from '../identity/canonical-json.js';
 import { SENSITIVE, SENSITIVE_CHANGED } from '../identity/mask.js';
+import { isEnvMask } from '../identity/env-fields.js';
 import type { Pattern, Spec } from '../kinds/types.js';
 import type { FieldChange, PatchOperation } from '../plan-model.js';
 
@@ -39,7 +40,7 @@ export function fieldChanges(before: Spec, after: Spec, sensitive: readonly Patt
   const fields = patch.map((op) => {
     const b = valueAt(before, op.path);
     const a = op.op === 'remove' ? undefined : op.value;
-    const secret = [b, a].some((v) => v === SENSITIVE || v === SENSITIVE_CHANGED) || isSensitivePath(op.path, sensitive);
+    const secret = [b, a].some((v) => v === SENSITIVE || v === SENSITIVE_CHANGED || isEnvMask(v)) || isSensitivePath(op.path, sensitive);
     return { path: pointerToDotted(op.path), before: b ?? null, after: a ?? null, sensitive: secret };
   });
   return { patch, fields };

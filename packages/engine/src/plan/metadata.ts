@@ -11,6 +11,8 @@ import { childrenOf } from '../kinds/index.js';
 import { composeMetadata, fitsMetadata, type Marker } from '../identity/marker.js';
 import type { Matching } from './matching.js';
 import { secretDigestsFor, secretVersionOf } from './write-only-secrets.js';
+import { envRecord } from '../identity/env-fields.js';
+import { canonical } from '../identity/normal-form.js';
 import type { LiveObject } from '../live.js';
 
 export type MetadataFor = (d: DesiredObject) => string | undefined;
@@ -51,6 +53,8 @@ export function metadataWriter(matching: Matching, stack: string): MetadataFor {
     if (version !== undefined) marker.secretVersion = version;
     const digests = d.descriptor.sensitive.length > 0 ? secretDigestsFor(d, liveOf.get(d.address), stack) : undefined;
     if (digests) marker.secrets = digests;
+    const env = envRecord(d, canonical(d.descriptor, d.normal, tokens));
+    if (env) marker.env = env;
     const user = d.normal.metadata as string | undefined;
     const full = composeMetadata(user, marker);
     if (fitsMetadata(full)) return full;

@@ -29,6 +29,7 @@ import { parseMarker, type Marker } from '../identity/marker.js';
 import { mask, SENSITIVE, SENSITIVE_CHANGED } from '../identity/mask.js';
 import { compareSecrets, type SecretComparison } from './write-only-secrets.js';
 import { canonical, comparableLive, liveNormal } from '../identity/normal-form.js';
+import { envFields, maskEnv, recordedFields } from '../identity/env-fields.js';
 import type { Change, Plan, UnmanagedObject } from '../plan-model.js';
 import type { Target } from '../ports.js';
 import { movedRegistryChange, registryChange } from '../bot-registry/changes.js';
@@ -142,7 +143,7 @@ export function plan(input: PlanInput): Plan {
     }
     const immutable = changed.filter((f) => d.descriptor.immutable.includes(f));
     const change = base(d, o, immutable.length > 0 ? 'replace' : 'update');
-    const [b, a] = mask(d.descriptor.sensitive, before, after);
+    const [b, a] = maskEnv(envFields(d, after), ...mask(d.descriptor.sensitive, before, after), recordedFields(o.marker?.stack === stack ? o.marker.env : undefined));
     Object.assign(change, { before: b, after: a, ...fieldChanges(b!, a!, d.descriptor.sensitive) });
     if (immutable.length > 0) change.reason = `${immutable.join(', ')} cannot be updated`;
     else if (adopting) {
@@ -204,7 +205,8 @@ export function plan(input: PlanInput): Plan {
   for (let i = 0; i < matching.creates.length; i++) {
     const d = matching.creates[i]!;
     const change = base(d, null, 'create');
-    change.after = mask(d.descriptor.sensitive, null, canonical(d.descriptor, d.normal, tokens))[1];
+    const after = canonical(d.descriptor, d.normal, tokens);
+    change.after = maskEnv(envFields(d, after), null, mask(d.descriptor.sensitive, null, after)[1])[1];
     changes.push(change);
   }
 
@@ -215,7 +217,8 @@ export function plan(input: PlanInput): Plan {
     // Duplicates go without --prune (duplicates.ts); other deletes need it.
     else if (!input.prune) change.needsPrune = true;
     const normal = canonical(o.descriptor, liveNormal(o), tokens);
-    change.before = mask(o.descriptor.sensitive, normal, null)[0];
+    // What this stack wrote from secret variables stays masked when its manifest is gone.
+    change.before = maskEnv([], mask(o.descriptor.sensitive, normal, null)[0], null, recordedFields(o.marker?.stack === stack ? o.marker.env : undefined))[0];
     fingerprints[o.id] = fingerprint(o.raw);
     const parent = o.parentId !== undefined ? liveById.get(o.parentId) : undefined;
     if (parent) dependents.set(liveAddress(parent), (dependents.get(liveAddress(parent)) ?? new Set()).add(change.address));
@@ -369,5 +372,6 @@ function markerReason(live: Marker | undefined, want: Marker): string {
   if (live?.hash !== want.hash) what.push('records the hash of the spec as applied');
   if (JSON.stringify(live?.secrets) !== JSON.stringify(want.secrets) && want.secrets !== undefined) what.push('records the digests of the write-only secrets (sending them)');
   if (live?.secretVersion !== want.secretVersion) what.push(`records secret_version ${want.secretVersion ?? 'none'}`);
+  if (JSON.stringify(live?.env) !== JSON.stringify(want.env)) what.push(want.env === undefined ? 'records no field from a secret variable' : 'records the fields written from secret variables (never their values)');
   return `ownership marker refresh: ${what.length > 0 ? what.join('; ') : 'rewritten in the current format'}`;
 }

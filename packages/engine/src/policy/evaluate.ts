@@ -18,6 +18,7 @@ import { descriptor } from '../kinds/index.js';
 import type { Change } from '../plan-model.js';
 import { formatLocation, type SourceLocation } from '../source.js';
 import { mask } from '../identity/mask.js';
+import { envFields, maskEnv } from '../identity/env-fields.js';
 import { toCel } from './cel-types.js';
 import { changeShape, kindEnvironment, kindShape } from './environment.js';
 import type { CompiledExpression, PolicyResult, PolicyRule } from './model.js';
@@ -36,7 +37,8 @@ export interface PolicySubject {
   change?: { action: Change['action'] | 'unchanged'; fields: string[] };
 }
 
-const masked = (d: DesiredObject): Spec => mask(d.descriptor.sensitive, null, d.normal)[1]!;
+/** The normal form rules see: secrets masked, and the values of secret `${env:}` variables (identity/env-fields.ts). */
+const masked = (d: DesiredObject): Spec => maskEnv(envFields(d, d.normal), null, mask(d.descriptor.sensitive, null, d.normal)[1])[1]!;
 
 /** The desired objects as subjects, each child with its parent; `changes` by address in plans. */
 export function desiredSubjects(desired: readonly DesiredObject[], changes?: ReadonlyMap<string, Change>): PolicySubject[] {

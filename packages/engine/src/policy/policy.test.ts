@@ -192,7 +192,7 @@ describe('evaluating policies', () => {
     const leak = policy.filter((r) => r.rule === 'leak');
     expect(leak.length).toBeGreaterThan(0);
     expect(JSON.stringify(policy)).not.toContain('oidc-secret-value');
-    expect(leak.map((r) => r.message)).toContain('secret is (sensitive)');
+    expect(leak.map((r) => r.message)).toContain('secret is (sensitive: env OIDC_CLIENT_SECRET)');
     const unguarded = policy.filter((r) => r.rule === 'unguarded');
     expect(unguarded.length).toBeGreaterThan(0);
     expect(unguarded[0]!.message).toMatch(/could not be evaluated: No such key: saml; guard optional fields with has\(\)/);

@@ -17,7 +17,7 @@ import { diffMarker, diffStat, isLongValueChange, longValueDiff, type LongValueC
 import { policyCounts } from './policy.js';
 import { pruneScopeSentence } from './prune-scope.js';
 import { targetLines } from './targets.js';
-import { SYMBOLS, countChanges, describeTarget, flatten, formatValue, summaryLine } from './values.js';
+import { SYMBOLS, countChanges, describeTarget, flatten, formatValue, sensitiveChange, summaryLine } from './values.js';
 
 const ACTIONS = ['create', 'update', 'replace', 'delete'] as const;
 
@@ -96,7 +96,7 @@ function fieldsTable(change: Change): string {
 export function fieldChangesTable(fields: readonly (LongValueChange & { path: string })[], beforeTitle: string, afterTitle: string): string {
   if (fields.length === 0) return '<p class="muted">No field changes.</p>';
   const rows = fields.map((f) => {
-    if (f.sensitive) return `<tr><td class="path mono">${html(f.path)}</td><td colspan="2"><em>(sensitive value changed)</em></td></tr>`;
+    if (f.sensitive) return `<tr><td class="path mono">${html(f.path)}</td><td colspan="2"><em>${html(sensitiveChange(f))}</em></td></tr>`;
     if (isLongValueChange(f)) return `<tr><td class="path mono">${html(f.path)}</td><td colspan="2">${diffBlock(f)}</td></tr>`;
     return `<tr><td class="path mono">${html(f.path)}</td><td><code>${html(formatValue(f.before))}</code></td><td><code>${html(formatValue(f.after))}</code></td></tr>`;
   });

@@ -10,6 +10,7 @@
  */
 import { structuredPatch } from 'diff';
 import { SENSITIVE, SENSITIVE_CHANGED } from '../identity/mask.js';
+import { isEnvMask } from '../identity/env-fields.js';
 import { sanitize } from './sanitize.js';
 
 
@@ -51,7 +52,7 @@ export function diffableText(value: unknown): string | undefined {
   return value;
 }
 
-const isMask = (value: unknown) => value === SENSITIVE || value === SENSITIVE_CHANGED;
+const isMask = (value: unknown) => value === SENSITIVE || value === SENSITIVE_CHANGED || isEnvMask(value);
 const isLong = (value: unknown) => typeof value === 'string' && (value.includes('\n') || value.length >= LONG_VALUE_LENGTH);
 
 /**

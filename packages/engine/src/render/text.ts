@@ -8,7 +8,6 @@
 import type { Change, FieldChange, Plan, UnreadableKind } from '../plan-model.js';
 import { unmanagedLines } from './unmanaged.js';
 import { unreadableHeading, unreadableLine } from './unreadable.js';
-import { SENSITIVE_CHANGED } from '../identity/mask.js';
 import { diffMarker, diffStat, isLongValueChange, longValueDiff, type DiffLine } from './line-diff.js';
 import { policyTextLines } from './policy.js';
 import { pruneScopeSentence } from './prune-scope.js';
@@ -19,7 +18,7 @@ import { heldDuplicateSentences } from './held-duplicates.js';
 import { IGNORED_HEADING, ignoredFieldsText, ignoredShown } from './ignored.js';
 import { SECRETS_NOT_COMPARED_HEADING, secretsNotCompared } from './secrets-not-compared.js';
 import { plainStyle, type Style } from './style.js';
-import { SYMBOLS, countChanges, describeTarget, flatten, formatValue, summaryLine } from './values.js';
+import { SYMBOLS, countChanges, describeTarget, flatten, formatValue, sensitiveChange, summaryLine } from './values.js';
 
 export interface TextOptions {
   style?: Style;
@@ -118,6 +117,6 @@ export function textLineDiff(path: string, diff: readonly DiffLine[], style: Sty
 
 export function formatField(field: FieldChange): string {
   const path = sanitize(field.path);
-  if (field.sensitive) return `${path}: ${SENSITIVE_CHANGED}`;
+  if (field.sensitive) return `${path}: ${sensitiveChange(field)}`;
   return `${path}: ${formatValue(field.before)} -> ${formatValue(field.after)}`;
 }

@@ -1,11 +1,18 @@
 /**
  * Shared helpers of the renderers: one-line value formatting, object flattening to dotted
  * paths, the target line and the action symbols. Secrets reach the renderers already masked
- * (`SENSITIVE`, `SENSITIVE_CHANGED`); they are printed bare, never quoted.
+ * (`SENSITIVE`, `SENSITIVE_CHANGED`, `(sensitive: env NAME)`); they are printed bare, never quoted.
  */
 import { SENSITIVE, SENSITIVE_CHANGED } from '../identity/mask.js';
+import { isEnvMask } from '../identity/env-fields.js';
 import { type Action, type Plan, type PlanSummary } from '../plan-model.js';
 import { sanitize, terminalSafeJson } from './sanitize.js';
+
+/**
+ * What a changed sensitive field shows: the mask of a secret variable's value, which names the
+ * variable (`(sensitive: env API_KEY, changed)`), else `(sensitive value changed)`.
+ */
+export const sensitiveChange = (field: { after: unknown }): string => (isEnvMask(field.after) ? String(field.after) : SENSITIVE_CHANGED);
 
 export const SYMBOLS: Record<Action, string> = { create: '+', update: '~', delete: '-', replace: '-/+' };
 
@@ -15,7 +22,7 @@ export const SYMBOLS: Record<Action, string> = { create: '+', update: '~', delet
  * terminal as an escape sequence.
  */
 export function formatValue(value: unknown, maxLength = Infinity): string {
-  if (value === SENSITIVE || value === SENSITIVE_CHANGED) return value;
+  if (value === SENSITIVE || value === SENSITIVE_CHANGED || isEnvMask(value)) return value as string;
   if (value === undefined) return '(absent)';
   const text = sanitize(JSON.stringify(value) ?? String(value));
   if (text.length <= maxLength) return text;
