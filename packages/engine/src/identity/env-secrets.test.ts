@@ -133,6 +133,10 @@ describe('a value from the environment', () => {
     expect(problems.map((p) => [p.code, p.at!.line])).toEqual([['env_secret_identity', 2], ['env_secret_identity', 5]]);
     expect(problems[0]!.message).toMatch(/^name comes from \$\{env:NAME\}, a secret variable: .*declare NAME plain in gatehouse\.yaml \(variables: \{NAME: \{secret: false\}\}\)$/);
     expect(JSON.stringify(problems)).not.toContain('office-secret');
+    expect(problems[1]!.message).toMatch(/^cidr, which identifies the IP policy rule, comes from \$\{env:CIDR\}/);
+    // A bot user's name too: once no longer declared, it is listed by it.
+    const bot = dir({ 'm.yaml': 'kind: BotUser\nname: deploy\nspec:\n  name: "ci-${env:BOT}"\n' });
+    expect((await readManifests({ paths: [bot], env: { BOT: 'secret-bot' } })).problems.map((p) => [p.code, p.at!.line])).toEqual([['env_secret_identity', 4]]);
     // Declared plain, it is a name like any other.
     expect((await readManifests({ paths: [root], env: { NAME: 'office', CIDR: '10.0.0.0/8' }, envVariables: { NAME: { secret: false }, CIDR: { secret: false } } })).problems).toEqual([]);
   });
