@@ -87,6 +87,25 @@ export function commentBody({ env, failedStep, exitCode, markdown, errorOutput, 
   return `${commentMarker(env)}\n${body}${footer}`;
 }
 
+/**
+ * Variables of the runner that hold credentials: the API key gatehouse connects with, and the
+ * tokens GitHub gives a job. gatehouse never prints a value it read from the environment (a
+ * manifest's `${env:NAME}` is `(sensitive: env NAME)` in every output, the API key cannot be
+ * read at all); what this action writes for people (the comment, the job summary) has their
+ * values replaced by `***` all the same, as a last line of defence.
+ */
+export const CREDENTIAL_VARIABLES = ['GATEHOUSE_API_KEY', 'GITHUB_TOKEN', 'INPUT_GITHUB_TOKEN', 'ACTIONS_RUNTIME_TOKEN', 'ACTIONS_ID_TOKEN_REQUEST_TOKEN'];
+
+/** `text` with the value of each credential variable of `env` (8 characters or more) replaced by `***`. */
+export function redactCredentials(text, env = process.env) {
+  let out = text;
+  for (const name of CREDENTIAL_VARIABLES) {
+    const value = env[name];
+    if (value && value.length >= 8) out = out.split(value).join('***');
+  }
+  return out;
+}
+
 /** The merged pull request that `sha` came from, among the pulls GitHub associates with it. */
 export function pickMergedPull(pulls, sha, defaultBranch) {
   const merged = pulls.filter((p) => p.merged_at && (!defaultBranch || p.base?.ref === defaultBranch));
@@ -161,7 +180,7 @@ export async function findPlan(api, repo, sha, env, defaultBranch) {
 
 const input = (name, fallback = '') => process.env[`INPUT_${name.toUpperCase().replace(/-/g, '_')}`] || fallback;
 const setOutput = (name, value) => process.env.GITHUB_OUTPUT && appendFileSync(process.env.GITHUB_OUTPUT, `${name}=${value}\n`);
-const summary = (text) => process.env.GITHUB_STEP_SUMMARY && appendFileSync(process.env.GITHUB_STEP_SUMMARY, `${text}\n`);
+const summary = (text) => process.env.GITHUB_STEP_SUMMARY && appendFileSync(process.env.GITHUB_STEP_SUMMARY, `${redactCredentials(text)}\n`);
 const event = () => (process.env.GITHUB_EVENT_PATH ? JSON.parse(readFileSync(process.env.GITHUB_EVENT_PATH, 'utf8')) : {});
 
 /** Runs `gatehouse args`, echoing its output to the log, and resolves with its exit code and output. */
@@ -217,7 +236,7 @@ async function stepRun() {
 
 function writeComment(body) {
   const file = join(process.env.RUNNER_TEMP || '.', `gatehouse-comment-${process.pid}.md`);
-  writeFileSync(file, body);
+  writeFileSync(file, redactCredentials(body));
   setOutput('comment-file', file);
   summary(body);
 }

@@ -263,6 +263,12 @@ describe('the GitHub Action', () => {
     expect(calls.at(-1)).toBe('POST /repos/o/r/issues/5/comments');
   });
 
+  it('replaces the runner\'s credentials in what it writes for people, as a last line of defence', () => {
+    const env = { GATEHOUSE_API_KEY: 'gh_key_0123456789', INPUT_GITHUB_TOKEN: 'ghs_token_0123456789', SHORT: 'x' };
+    expect(action.redactCredentials('key gh_key_0123456789, token ghs_token_0123456789, x', env)).toBe('key ***, token ***, x');
+    expect(action.redactCredentials('nothing to hide', {})).toBe('nothing to hide');
+  });
+
   it('on the default branch finds the merged pull request and the run that saved its plan, or says what is missing', async () => {
     const responses: Record<string, unknown> = {
       '/repos/o/r/commits/m1/pulls': [
