@@ -99,8 +99,9 @@ const BATCH = 64;
 /**
  * Every failed rule on every subject, within the budget: the objects are evaluated in batches,
  * each batch within the time one object may take; a batch that runs out is evaluated again one
- * object at a time, and the object whose rules run out is reported at the rule that was running.
- * Once the run's budget is spent, evaluation stops there.
+ * object at a time, and the object whose rules run out is reported at the rule that was running,
+ * which is then evaluated on no other object. Once the run's budget is spent, evaluation stops
+ * there.
  */
 export function evaluatePolicies(rules: readonly PolicyRule[], subjects: readonly PolicySubject[], options: EvaluateOptions): PolicyEvaluation {
   const now = options.now ?? new Date();
@@ -109,10 +110,12 @@ export function evaluatePolicies(rules: readonly PolicyRule[], subjects: readonl
   const kinds = new Set(active.map((rule) => rule.kind));
   const checked = subjects.filter((subject) => kinds.has(subject.descriptor.kind));
   let running: { rule: PolicyRule; subject: PolicySubject } | undefined;
+  /** Rules that ran out on an object: not evaluated again (one would spend the budget on each). */
+  const stopped = new Set<PolicyRule>();
   const evaluate = (subject: PolicySubject): PolicyResult[] => {
     const out: PolicyResult[] = [];
     for (const rule of active) {
-      if (subject.descriptor.kind !== rule.kind) continue;
+      if (subject.descriptor.kind !== rule.kind || stopped.has(rule)) continue;
       if (subject.change?.action === 'delete' && !rule.usesChange) continue;
       running = { rule, subject };
       const result = resultOf(rule, subject, now);
@@ -152,6 +155,7 @@ export function evaluatePolicies(rules: readonly PolicyRule[], subjects: readonl
           break evaluation;
         }
         problems.push(overObject(budget, running!));
+        stopped.add(running!.rule);
       }
     }
   }
@@ -182,7 +186,7 @@ const where = (subject: PolicySubject) => `${subject.address}${subject.source ? 
 function overObject(budget: PolicyBudget, running: { rule: PolicyRule; subject: PolicySubject }): Problem {
   return problem(
     'policy_budget',
-    `policy rule "${running.rule.name}" ran longer than ${budget.perObjectMs} ms on ${where(running.subject)} and was stopped; nothing was checked in full: make the rule cheaper (fewer nested comprehensions, no backtracking regular expression)`,
+    `policy rule "${running.rule.name}" ran longer than ${budget.perObjectMs} ms on ${where(running.subject)} and was stopped, and not evaluated on other objects; nothing was checked in full: make the rule cheaper (fewer nested comprehensions, no backtracking regular expression)`,
     running.rule.source,
   );
 }
