@@ -10,7 +10,7 @@ import { listSome } from './list-some.js';
 export const SECRETS_NOT_COMPARED_HEADING = 'Write-only secrets that cannot be compared with what was last sent (a changed value would not show)';
 
 /** `EventDestination/audit: target.kinesis.auth.creds.aws_secret_access_key: <why>`, unescaped. */
-export const secretsNotComparedSentence = (entry: SecretsNotCompared): string => `${entry.address}: ${listSome(entry.fields)}: ${entry.why}`;
+const secretsNotComparedSentence = (entry: SecretsNotCompared): string => `${entry.address}: ${listSome(entry.fields)}: ${entry.why}`;
 
 /** The sentences, one per object; none when there is nothing to say. */
 export const secretsNotCompared = (plan: Pick<Plan, 'secrets_not_compared'>): string[] => (plan.secrets_not_compared ?? []).map(secretsNotComparedSentence);
