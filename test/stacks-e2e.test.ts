@@ -187,21 +187,23 @@ describe('stacks do not collide', { timeout: 180_000 }, () => {
     expect(JSON.parse(nobody.stdout).summary.create).toBe(3);
   });
 
-  it('a stack name with control characters: refused as --stack, escaped when another stack\'s marker holds one', async () => {
+  it('a stack name with control characters: refused as --stack; a marker that holds one is not one gatehouse wrote, so the object is not owned', async () => {
     const evil = 'evil\u001b]0;pwned\u0007\u001b[2J';
     const repo = manifests('evil', { 'p.yaml': OFFICE.replace('name: office', 'name: shared') });
     const refused = await cli(evil, 'apply', repo, '--yes');
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('--stack (or GATEHOUSE_STACK) holds control characters');
     expect(refused.stderr).not.toMatch(/[\u0007\u001b]/);
-    // A marker written by anyone with an API key: it comes back from the API as it is.
-    await client.ipPolicies.create({ description: 'planted', metadata: `gatehouse:v1 ${JSON.stringify({ stack: evil, name: 'shared', hash: '' })}` });
+    // A marker written by anyone with an API key: no stack gatehouse runs as holds control
+    // characters, so it counts as no marker (issue 42): the object is neither another stack's
+    // nor this one's, and its text never reaches the output.
+    const planted = await client.ipPolicies.create({ description: 'planted', metadata: `gatehouse:v1 ${JSON.stringify({ stack: evil, name: 'shared', hash: '' })}` });
     for (const format of ['text', 'json']) {
       const result = await cli('default', 'plan', repo, '--format', format);
-      expect(result.code).toBe(1);
+      expect(result.code, result.stderr).toBe(0);
       const output = result.stdout + result.stderr;
-      expect(output).toContain('owned_by_other_stack');
-      expect(output).toMatch(/evil\\u001b\]0;pwned\\u0007\\u001b\[2J/);
+      expect(output).not.toContain('owned_by_other_stack');
+      expect(output).toContain(planted.id);
       expect(output).not.toMatch(/[\u0007\u001b]/);
     }
   });
