@@ -1,8 +1,8 @@
 /**
  * "Did you mean ...?" for a mistyped command, flag or manifest kind (the CLI's messages, the
- * engine's `unknown_kind`): the closest known name by edit distance, offered only when it is close enough to be a typo (at most a third of the
- * name's length, and at least 2 edits, as a swap of two letters is, so `plna` finds `plan`
- * and `xyz` finds nothing).
+ * engine's `unknown_kind`): the closest known name by edit distance, offered only when it is
+ * close enough to be a typo (at most a third of the name's length, and at least 2 edits, as a
+ * swap of two letters is, so `plna` finds `plan` and `xyz` finds nothing).
  */
 import { distance } from 'fastest-levenshtein';
 
