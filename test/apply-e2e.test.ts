@@ -267,7 +267,7 @@ describe('gatehouse apply', { timeout: 180_000 }, () => {
     expect(refused.stderr).toContain('--force');
     expect(await collect(client.httpsEdges.list())).toHaveLength(edges);
     const forced = await applyJson('--prune', '--force');
-    expect(forced.result.code).toBe(0);
+    expect(forced.result.code, forced.result.stdout + forced.result.stderr).toBe(0);
     expect(forced.json.summary.done).toBeGreaterThan(10);
     expect(await collect(client.httpsEdges.list())).toEqual([]);
     expect(await policies()).toEqual([]);
