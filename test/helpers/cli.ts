@@ -4,8 +4,9 @@
  * a real process and learn its URL and key from its start-up lines.
  *
  * The environment passed to children starts from the test's own with every `GATEHOUSE_*`
- * variable removed, so a developer's shell cannot change what a test sees; tests add what
- * they mean to test through `env`.
+ * variable and `CI` removed, so neither a developer's shell nor the CI runner changes what a
+ * test sees (in CI, a command with no target refuses to fall back to the embedded server);
+ * tests add what they mean to test, `CI` included, through `env`.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -38,7 +39,7 @@ export interface SpawnOptions {
 function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(process.env)) {
-    if (!name.startsWith('GATEHOUSE_')) env[name] = value;
+    if (!name.startsWith('GATEHOUSE_') && name !== 'CI') env[name] = value;
   }
   return { ...env, NO_COLOR: '1', ...extra };
 }
