@@ -237,7 +237,7 @@ export function spawnCli(args: readonly string[], options: SpawnOptions = {}): R
  * The line plan, apply and drift end with on stderr (`43 requests (36% of one minute's budget of
  * 120)`, prefixed with the environment's name under `--env all`; request-usage.ts).
  */
-export const USAGE_LINE = /^(?:[\w.-]+: )?\d+ requests? \([^\n]*\)$/m;
+const USAGE_LINE = /^(?:[\w.-]+: )?\d+ requests? \([^\n]*\)$/m;
 
 /** `stderr` without the request line(s): what a test that expects a quiet stderr compares. */
 export const besideUsage = (stderr: string): string => stderr.replace(new RegExp(`${USAGE_LINE.source}\\n?`, 'gm'), '');

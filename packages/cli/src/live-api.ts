@@ -65,7 +65,7 @@ export class ClientLiveApi implements LiveApi {
 }
 
 /** The engine's error for a client failure; anything else (a bug) is rethrown unchanged. */
-export function toLiveApiError(error: unknown): unknown {
+function toLiveApiError(error: unknown): unknown {
   if (!(error instanceof GatehouseApiError)) return error;
   const tries = error.attempts > 1 ? ` (after ${error.attempts} attempts)` : '';
   return new LiveApiError(`${error.message}${tries}`, error.status, error.errorCode, error.retryable, error.outcomeUnknown);

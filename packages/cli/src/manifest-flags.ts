@@ -10,7 +10,7 @@ import { isVerbose, noteWriter } from './request-log.js';
 const UNITS: Record<string, number> = { '': 1, b: 1, k: 1024, kb: 1024, kib: 1024, m: 1024 ** 2, mb: 1024 ** 2, mib: 1024 ** 2, g: 1024 ** 3, gb: 1024 ** 3, gib: 1024 ** 3 };
 
 /** `10MB`, `512 KiB`, `1048576` -> bytes (units are powers of 1024); undefined when malformed. */
-export function parseSize(text: string): number | undefined {
+function parseSize(text: string): number | undefined {
   const match = /^\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*$/i.exec(text);
   const unit = match ? UNITS[match[2]!.toLowerCase()] : undefined;
   if (!match || unit === undefined) return undefined;

@@ -9,7 +9,7 @@ import { resolve } from 'node:path';
 import { Flags } from './oclif.js';
 
 /** The directory searched for policy files without any flag. */
-export const DEFAULT_POLICY_DIR = 'policies';
+const DEFAULT_POLICY_DIR = 'policies';
 
 export const policyFlags = {
   policy: Flags.string({

@@ -25,7 +25,7 @@ export function isVerbose(flags: { verbose?: boolean | undefined }, env: NodeJS.
   return flags.verbose === true || level === 'debug' || level === 'trace';
 }
 
-export function formatRequestEvent(event: RequestEvent): string {
+function formatRequestEvent(event: RequestEvent): string {
   const status = event.status ?? event.error?.errorCode ?? 'no-answer';
   const parts = [
     `request ${event.method} ${sanitize(event.path)}`,
@@ -43,7 +43,7 @@ export function formatRequestEvent(event: RequestEvent): string {
 export type LogWriter = (line: string) => void;
 
 /** A line on stderr, above the progress line when one is drawn there. */
-export const stderrWriter: LogWriter = (line) => printAbove(process.stderr, `${line}\n`);
+const stderrWriter: LogWriter = (line) => printAbove(process.stderr, `${line}\n`);
 
 /** The `onRequest` hook of a verbose run, or undefined when not verbose. */
 export function requestLogger(verbose: boolean, write: LogWriter = stderrWriter): ((event: RequestEvent) => void) | undefined {

@@ -42,7 +42,7 @@ export function fromStackOption(value: string | undefined, stack: string): { fro
  * that no apply of that stack writes the objects being moved at the same time. Taken in that
  * order (each fails at once, or after --lock-timeout, naming its holder); released together.
  */
-export async function acquireStackLocks(api: LiveApi, stack: string, fromStack: string | undefined, options: AcquireOptions): Promise<HeldLock> {
+async function acquireStackLocks(api: LiveApi, stack: string, fromStack: string | undefined, options: AcquireOptions): Promise<HeldLock> {
   const own = await acquireLock(api, stack, options);
   if (fromStack === undefined) return own;
   let other: HeldLock;

@@ -87,7 +87,7 @@ export interface EngineOptions {
 }
 
 /** What an unset `${env:}` stands for in offline validation: non-empty, like a real secret. */
-export const UNSET_ENV_STAND_IN = 'gatehouse-validate-unset-variable-0123456789';
+const UNSET_ENV_STAND_IN = 'gatehouse-validate-unset-variable-0123456789';
 
 export interface Desired {
   desired: DesiredObject[];

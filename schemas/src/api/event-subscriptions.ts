@@ -47,7 +47,10 @@ export const EventSubscriptionSource = Type.Object(
   { additionalProperties: false },
 );
 
-/** `POST /event_subscriptions/{id}/sources`: one more event type for the subscription. */
+/**
+ * `POST /event_subscriptions/{id}/sources`: one more event type for the subscription.
+ * @alias the body is a source as a subscription's create lists it
+ */
 export const EventSubscriptionSourceCreate = EventSubscriptionSourceInput;
 /** `PATCH /event_subscriptions/{id}/sources/{type}`: the source's fields and filter. */
 export const EventSubscriptionSourceUpdate = UpdateBody(sourceDetails);

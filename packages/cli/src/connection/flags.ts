@@ -8,7 +8,7 @@ import { Flags } from '../oclif.js';
 import { verboseFlag } from '../request-log.js';
 import { transportFlags, type TransportFlagValues } from './transport.js';
 
-export const DEFAULT_STACK = 'default';
+const DEFAULT_STACK = 'default';
 
 export const connectionFlags = {
   'api-url': Flags.string({

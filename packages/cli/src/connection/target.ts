@@ -17,7 +17,7 @@
 import { CliError } from '../errors.js';
 
 /** The value of `GATEHOUSE_API_URL` / `--api-url` that names the embedded server. */
-export const EMBEDDED_URL = 'embedded';
+const EMBEDDED_URL = 'embedded';
 
 export type TargetChoice =
   | { mode: 'api'; url: string; key: string | undefined }

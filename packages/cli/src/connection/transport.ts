@@ -16,7 +16,7 @@ import { Flags } from '../oclif.js';
 import { CliError } from '../errors.js';
 import { sourceOf } from './check.js';
 
-export const DEFAULT_TIMEOUT = `${DEFAULT_TIMEOUT_MS / 1000}s`;
+const DEFAULT_TIMEOUT = `${DEFAULT_TIMEOUT_MS / 1000}s`;
 
 export const transportFlags = {
   timeout: Flags.string({

@@ -20,7 +20,7 @@ export type ServerModule = typeof ServerPackage;
 export type ServerUse = 'serve' | 'embedded';
 
 /** The package the CLI loads, and the native module that is the usual reason it is missing. */
-export const SERVER_PACKAGE = '@gatehouse/server';
+const SERVER_PACKAGE = '@gatehouse/server';
 const NATIVE_PACKAGE = 'better-sqlite3';
 
 /**
@@ -54,7 +54,7 @@ export function isMissingServer(error: unknown): boolean {
 }
 
 /** The message of a missing server: what needed it, why it may be missing, what to do. */
-export function serverNotInstalled(use: ServerUse, cause: Error): CliError {
+function serverNotInstalled(use: ServerUse, cause: Error): CliError {
   const version = cliVersion();
   const install = `npm install ${SERVER_PACKAGE}@${version}\`, or \`npm install ./gatehouse-server-${version}.tgz\` beside a release tarball`;
   const what =

@@ -26,7 +26,7 @@ import type { Subject } from './model.js';
 import type { Matching } from '../plan/matching.js';
 import { append } from '../append.js';
 
-export type PartKind = 'create' | 'update' | 'delete' | 'repoint' | 'stale';
+type PartKind = 'create' | 'update' | 'delete' | 'repoint' | 'stale';
 
 export interface Part {
   key: string;
@@ -40,7 +40,7 @@ export interface Part {
 }
 
 /** Top-level fields of `normal` whose references include `token`. */
-export function fieldsReferencing(descriptor: KindDescriptor, normal: Spec, token: string): string[] {
+function fieldsReferencing(descriptor: KindDescriptor, normal: Spec, token: string): string[] {
   const fields = new Set<string>();
   for (const ref of descriptor.refs) {
     for (const found of collect(normal, ref.pattern)) if (String(found.value) === token) fields.add(String(found.path[0]));

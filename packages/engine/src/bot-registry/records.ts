@@ -182,20 +182,11 @@ export function registeredPairs(desired: readonly DesiredObject[], registry: Bot
   return pairs;
 }
 
-/** The manifest name the registry of `stack` records for a live bot user, if any. */
-export function registeredName(registry: BotRegistry | undefined, botId: string): string | undefined {
-  for (const [name, entry] of registry?.entries ?? []) if (entry.id === botId) return name;
-  return undefined;
-}
-
 /** Drift's hook: the hash the registry recorded when the bot user `o` was applied as `d`. */
 export function recordedHash(registry: BotRegistry | undefined, d: DesiredObject, o: LiveObject): string | undefined {
   const entry = registry?.entries.get(d.name);
   return entry && entry.id === o.id && entry.hash !== '' ? entry.hash : undefined;
 }
-
-/** The bot user ids the registry of a stack records (export's choice without `--all`). */
-export const registeredIds = (registry: BotRegistry): Set<string> => new Set([...registry.entries.values()].map((e) => e.id));
 
 const bytes = (text: string) => Buffer.byteLength(text, 'utf8');
 

@@ -29,7 +29,7 @@ import { recordedHash } from '../bot-registry/records.js';
 import { targetDrift, targetPatterns } from '../plan/targets.js';
 import { childrenHash, liveHash } from '../identity/hash.js';
 import { referenceTokens } from '../plan/reference-tokens.js';
-import { DRIFT_FORMAT_VERSION, DRIFT_KINDS, type DriftField, type DriftKind, type DriftReport, type DriftedObject } from './model.js';
+import { DRIFT_FORMAT_VERSION, DRIFT_KINDS, type DriftField, type DriftReport, type DriftedObject } from './model.js';
 import { append } from '../append.js';
 import { withArticle } from '../article.js';
 
@@ -222,4 +222,3 @@ export async function detectDrift(options: DriftOptions): Promise<DriftReport> {
   return driftFromRead(await readForDrift(options), options);
 }
 
-export type { DriftKind };

@@ -36,14 +36,6 @@ export function childOrigin(origin: Origin, segment: string | number): Origin {
   return origin.children?.get(String(segment)) ?? { source: origin.source, path: [...origin.path, segment] };
 }
 
-/** A copy of `origin` with children listed for every item of `value` (so they can be moved). */
-export function expanded(origin: Origin, value: unknown): Origin {
-  const children = new Map<string, Origin>();
-  const keys = Array.isArray(value) ? value.map((_v, i) => i) : value !== null && typeof value === 'object' ? Object.keys(value) : [];
-  for (const key of keys) children.set(String(key), childOrigin(origin, key));
-  return { source: origin.source, path: origin.path, children };
-}
-
 /** Where the node at `path` was written (its nearest recorded ancestor's source, further down). */
 export function locateIn(root: Origin, path: Path, options?: { key?: boolean }): SourceLocation {
   let node = root;

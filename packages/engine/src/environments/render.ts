@@ -14,7 +14,7 @@ import { environmentDocuments, type EnvironmentInput } from './documents.js';
 import { append } from '../append.js';
 
 /** The first line of every rendered file begins so: how `render --out` knows its own files. */
-export const RENDER_HEADER = '# gatehouse render --env ';
+const RENDER_HEADER = '# gatehouse render --env ';
 
 /** Whether `text` (a file's beginning is enough) was written by `gatehouse render`. */
 export const isRenderedText = (text: string): boolean => text.startsWith(RENDER_HEADER);

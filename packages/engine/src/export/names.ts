@@ -11,7 +11,7 @@ import type { LiveObject } from '../live.js';
 /** The schema's rule for a manifest name: 1..200 characters, no whitespace, no slash. */
 export const VALID_NAME = /^[^\s/]{1,200}$/;
 
-export const slug = (text: string): string =>
+const slug = (text: string): string =>
   text.toLowerCase().replace(/[^a-z0-9._-]+/g, '-').replace(/^[-.]+|-+$/g, '').slice(0, 60).replace(/-+$/, '');
 
 /** The name an object would like, before uniqueness. */

@@ -94,7 +94,7 @@ const escapeServiceText = (text: string) =>
  * Removes, top-down, every map key whose absence gives the same normal form; descends into
  * the maps (and maps inside lists) it has to keep.
  */
-export function minimize(spec: Spec, normalOf: (spec: Spec) => Spec): Spec {
+function minimize(spec: Spec, normalOf: (spec: Spec) => Spec): Spec {
   const normal = (s: Spec): string | undefined => {
     try {
       return canonicalJson(normalOf(s));

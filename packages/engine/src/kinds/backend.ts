@@ -11,7 +11,7 @@ import { problem } from '../problems.js';
 import { commonBody, commonFields, requireId, sortedKeys } from './shared.js';
 import type { Collection, KindDescriptor, Spec } from './types.js';
 
-export const BACKEND_COLLECTIONS: Collection[] = ['tunnel_group', 'http_response', 'failover', 'weighted', 'static'].map((type) => ({
+const BACKEND_COLLECTIONS: Collection[] = ['tunnel_group', 'http_response', 'failover', 'weighted', 'static'].map((type) => ({
   path: `/backends/${type}`,
   listKey: 'backends',
 }));

@@ -15,7 +15,7 @@ import type { CallContext, CheckContext, RefField, Spec } from './types.js';
 export const DNS_LABEL = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/i;
 
 /** The hostport as the service stores it (hostname lowercased); a reference token (`Kind/name`, an id) as it is. */
-export function canonicalHostport(raw: string): string {
+function canonicalHostport(raw: string): string {
   const colon = raw.lastIndexOf(':');
   return colon < 0 || raw.includes('/') ? raw : `${raw.slice(0, colon).toLowerCase()}${raw.slice(colon)}`;
 }

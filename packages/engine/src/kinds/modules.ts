@@ -10,7 +10,7 @@ import { problem, type Problem } from '../problems.js';
 import { lowerKeys, refToken, sorted, sortedKeys } from './shared.js';
 import type { CheckContext, Pattern, Spec } from './types.js';
 
-export interface ModuleDef {
+interface ModuleDef {
   fromManifest(m: Spec): Spec;
   fromLive(m: Spec): Spec;
   toInput(normal: Spec, resolve: (token: string) => string): ApiObject;
@@ -118,7 +118,7 @@ const userAgentNormal = (m: Spec): Spec => ({ enabled: enabled(m), allow: (m.all
 const SAML_DERIVED = ['entity_id', 'assertion_consumer_service_url', 'single_logout_url', 'request_signing_certificate_pem', 'metadata_url'];
 
 /** The modules, by field name. */
-export const MODULES = {
+const MODULES = {
   backend: {
     fromManifest: (m) => ({ enabled: enabled(m), backend: refToken(m.backend) }),
     fromLive: (m) => ({ enabled: enabled(m), backend: refToken(m.backend) }),

@@ -23,11 +23,6 @@ export const lowerKeys = (map: unknown): Record<string, string> =>
 export const sortedKeys = <T>(map: Record<string, T>): Record<string, T> =>
   Object.fromEntries(Object.keys(map).sort().map((k) => [k, map[k] as T]));
 
-/** Drops `undefined` values so normal forms compare by content. */
-export function compact(spec: Spec): Spec {
-  return Object.fromEntries(Object.entries(spec).filter(([, v]) => v !== undefined));
-}
-
 /** Description and metadata as a PATCH sends them: "" clears a field the manifest dropped. */
 export function commonBody(normal: Spec, ctx: CallContext, fields?: readonly string[]): ApiObject {
   const body: ApiObject = {};

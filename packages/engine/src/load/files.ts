@@ -25,7 +25,7 @@ import { excluder, type ExcludeRules } from './exclude.js';
 /** Default of `--max-file-size`: 10 MiB. */
 export const DEFAULT_MAX_FILE_SIZE = 10 * 1024 * 1024;
 
-export const isManifestFile = (name: string) => name.endsWith('.yaml') || name.endsWith('.yml');
+const isManifestFile = (name: string) => name.endsWith('.yaml') || name.endsWith('.yml');
 
 /** The path that means standard input, and the name its problems are reported under. */
 export const STDIN_PATH = '-';
@@ -219,7 +219,7 @@ async function readCapped(stream: AsyncIterable<Buffer>, limit: number): Promise
 }
 
 /** Where the first byte that is not part of a well-formed UTF-8 sequence is (RFC 3629). */
-export function invalidUtf8Position(bytes: Uint8Array, file: string): { offset: number; location: { file: string; line: number; col: number } } {
+function invalidUtf8Position(bytes: Uint8Array, file: string): { offset: number; location: { file: string; line: number; col: number } } {
   const offset = firstInvalidUtf8(bytes);
   let lineStart = 0;
   let line = 1;

@@ -35,7 +35,7 @@ export interface ManifestPaths {
 const toSlashes = (path: string) => (sep === '/' ? path : path.split(sep).join('/'));
 
 /** Whether `path` is `base` or lies under it (lexically). */
-export function isInside(base: string, path: string): boolean {
+function isInside(base: string, path: string): boolean {
   const rel = relative(base, path);
   return rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
 }

@@ -16,7 +16,7 @@ import type { ApiObject, LiveApi } from '../ports.js';
 import type { UnreadableKind } from '../plan-model.js';
 import { isUnreadable, unreadableKind } from './unreadable.js';
 
-export const PAGE_SIZE = 100;
+const PAGE_SIZE = 100;
 
 export interface Observation {
   live: LiveObject[];

@@ -57,7 +57,7 @@ export interface StackRules {
 }
 
 /** How to move an object another stack owns into this one: shared by every message that says so. */
-export function moveHint(owner: string, id: string): string {
+function moveHint(owner: string, id: string): string {
   return `to move it into this stack, add "adopt: ${id}" to this manifest and run with --from-stack ${owner}`;
 }
 

@@ -128,7 +128,7 @@ function nearKind(kind: string, kinds: string[]): string | undefined {
 }
 
 /** What the targets cover in one plan: the objects they match, with children, and their report. */
-export interface TargetScope {
+interface TargetScope {
   /** Whether the object at `address` (declared, or live as the plan addresses it) or one of its ancestors matches a target. */
   covers(address: string): boolean;
   targets: PlanTargets;
@@ -138,7 +138,7 @@ export interface TargetScope {
  * Scope of `patterns` over the objects of a matching (declared objects, and live objects at
  * the addresses `changes` gives them). Pure.
  */
-export function targetScope(patterns: readonly TargetPattern[], matching: Matching, changes: readonly Change[]): TargetScope {
+function targetScope(patterns: readonly TargetPattern[], matching: Matching, changes: readonly Change[]): TargetScope {
   const parentOf = new Map<string, string>(); // address -> parent address
   const declared = [...matching.pairs.map((p) => p.desired), ...matching.creates];
   for (const d of declared) if (d.parent !== undefined) parentOf.set(d.address, d.parent);

@@ -22,7 +22,7 @@ const STRING: Shape = { kind: 'scalar', cel: 'string' };
 
 /** `HTTPSEdgeRoute` -> `https_edge_route`, for kinds without a `policyName`. */
 const snake = (kind: string) => kind.replace(/([a-z0-9])([A-Z])/g, '$1_$2').replace(/([A-Z]+)([A-Z][a-z])/g, '$1_$2').toLowerCase();
-export const variableName = (d: KindDescriptor) => d.policyName ?? snake(d.kind);
+const variableName = (d: KindDescriptor) => d.policyName ?? snake(d.kind);
 
 type JsonSchema = Parameters<typeof shapeOf>[0] & { properties?: Record<string, JsonSchema & { items?: JsonSchema }> };
 
@@ -55,7 +55,6 @@ export function kindShape(d: KindDescriptor): Shape {
   return found;
 }
 
-export const CHANGE_ACTIONS = ['create', 'update', 'replace', 'delete', 'unchanged'] as const;
 const changeShape = shapeOf({ type: 'object', properties: { action: { type: 'string' }, fields: { type: 'array', items: { type: 'string' } } } }, 'Change');
 
 /** The earliest notAfter of the certificates in a PEM bundle; throws for text without one. */

@@ -104,14 +104,14 @@ export function fieldChangesTable(fields: readonly (LongValueChange & { path: st
 }
 
 /** A long value's line diff as a <pre>, one span per line. */
-export function diffBlock(change: LongValueChange): string {
+function diffBlock(change: LongValueChange): string {
   const diff = longValueDiff(change);
   const lines = diff.map((l) => `<span class="${l.kind}">${html(`${diffMarker(l.kind)}${l.text}`) || ' '}</span>`);
   return `<div class="muted">line diff, ${html(diffStat(diff))}</div><pre class="diff">${lines.join('')}</pre>`;
 }
 
 /** The policy results as a table, errors first; '' when no rule was evaluated. */
-export function policySection(results: readonly PolicyResult[] | undefined): string {
+function policySection(results: readonly PolicyResult[] | undefined): string {
   if (results === undefined) return '';
   if (results.length === 0) return '<h2>Policy checks</h2><p id="policy">Every policy rule is met.</p>';
   const rows = results.map(

@@ -15,7 +15,7 @@ import { sanitize } from './sanitize.js';
 
 
 /** A string at least this long (or with a line break) is diffed by lines. */
-export const LONG_VALUE_LENGTH = 80;
+const LONG_VALUE_LENGTH = 80;
 /** Lines of unchanged context around each change. */
 const CONTEXT = 3;
 

@@ -15,7 +15,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { DeliveryLog, DeliveryQuery } from '../domain/delivery-log.js';
 
-export const ADMIN_DELIVERIES_PATH = '/_admin/deliveries';
+const ADMIN_DELIVERIES_PATH = '/_admin/deliveries';
 
 const idFilter = { type: 'string', minLength: 1 } as const;
 

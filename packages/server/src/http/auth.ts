@@ -11,7 +11,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.js';
 import type { Principal } from '../domain/audit.js';
 
-export const SERVICE_VERSION = '2';
+const SERVICE_VERSION = '2';
 
 /** Hex SHA-256 digest of a token. */
 export const hashToken = (token: string): string => createHash('sha256').update(token).digest('hex');

@@ -13,7 +13,7 @@ import { ApiError } from '../errors.js';
 import { newId } from '../ids.js';
 
 /** The envelope's error for a parser error code. */
-export function clientErrorOf(error: Error & { code?: string }): ApiError {
+function clientErrorOf(error: Error & { code?: string }): ApiError {
   switch (error.code) {
     case 'ERR_HTTP_REQUEST_TIMEOUT':
       return new ApiError('request_timeout', 'The request did not arrive in full in time; send the headers and the body without pausing.');

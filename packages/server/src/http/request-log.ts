@@ -10,7 +10,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 
-export const OPERATION_ID_HEADER = 'operation-id';
+const OPERATION_ID_HEADER = 'operation-id';
 /** The field that carries the operation id in log records (Fastify's `requestIdLogLabel`). */
 export const REQUEST_ID_LABEL = 'operation_id';
 

@@ -57,10 +57,10 @@ export const validatorCompiler: FastifySchemaCompiler<object> = ({ schema, httpP
  * values, user agent patterns, module fields): 64 KiB, as the bodies and traffic policy values
  * that do name one. The 1 MiB body limit alone would let one value hold nearly all of it.
  */
-export const DEFAULT_STRING_MAX = 64 * 1024;
+const DEFAULT_STRING_MAX = 64 * 1024;
 
 /** A copy of `schema` in which every string without a `maxLength` (nor enum, const) has `DEFAULT_STRING_MAX`. */
-export function withStringLimit<T>(schema: T): T {
+function withStringLimit<T>(schema: T): T {
   if (Array.isArray(schema)) return schema.map(withStringLimit) as T;
   if (schema === null || typeof schema !== 'object') return schema;
   const copy = Object.fromEntries(Object.entries(schema).map(([key, value]) => [key, withStringLimit(value)])) as Record<string, unknown>;

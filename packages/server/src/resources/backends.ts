@@ -43,11 +43,11 @@ import type { Store, StoredObject } from '../db/store.js';
 import { withCommonFields, type CommonFields } from './common.js';
 import { merge, registerResource, type ResourceDefinition, type WriteContext } from './define.js';
 
-export const TUNNEL_GROUP_BACKEND = 'backend_tunnel_group';
-export const HTTP_RESPONSE_BACKEND = 'backend_http_response';
-export const FAILOVER_BACKEND = 'backend_failover';
-export const WEIGHTED_BACKEND = 'backend_weighted';
-export const STATIC_BACKEND = 'backend_static';
+const TUNNEL_GROUP_BACKEND = 'backend_tunnel_group';
+const HTTP_RESPONSE_BACKEND = 'backend_http_response';
+const FAILOVER_BACKEND = 'backend_failover';
+const WEIGHTED_BACKEND = 'backend_weighted';
+const STATIC_BACKEND = 'backend_static';
 /** Storage kinds of every backend, for modules that accept a backend of any kind. */
 export const BACKEND_KINDS = [TUNNEL_GROUP_BACKEND, HTTP_RESPONSE_BACKEND, FAILOVER_BACKEND, WEIGHTED_BACKEND, STATIC_BACKEND] as const;
 
@@ -130,7 +130,7 @@ interface StoredTunnelGroup extends CommonFields {
   labels: Record<string, string>;
 }
 
-export const tunnelGroupBackends = backendKind<StoredTunnelGroup>({
+const tunnelGroupBackends = backendKind<StoredTunnelGroup>({
   segment: 'tunnel_group',
   label: 'Tunnel group backend',
   idPrefix: 'bkdtg',
@@ -158,7 +158,7 @@ interface StoredHttpResponse extends CommonFields {
 /** An HTTP header name: a token of RFC 9110 section 5.6.2. */
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
-export const httpResponseBackends = backendKind<StoredHttpResponse>({
+const httpResponseBackends = backendKind<StoredHttpResponse>({
   segment: 'http_response',
   label: 'HTTP response backend',
   idPrefix: 'bkdhr',
@@ -181,7 +181,7 @@ interface StoredFailover extends CommonFields {
   backends: string[];
 }
 
-export const failoverBackends = backendKind<StoredFailover>({
+const failoverBackends = backendKind<StoredFailover>({
   segment: 'failover',
   label: 'Failover backend',
   idPrefix: 'bkdfo',
@@ -195,7 +195,7 @@ interface StoredWeighted extends CommonFields {
   backends: Record<string, number>;
 }
 
-export const weightedBackends = backendKind<StoredWeighted>({
+const weightedBackends = backendKind<StoredWeighted>({
   segment: 'weighted',
   label: 'Weighted backend',
   idPrefix: 'bkdwd',
@@ -211,7 +211,7 @@ interface StoredStatic extends CommonFields {
   tls: { enabled?: boolean };
 }
 
-export const staticBackends = backendKind<StoredStatic>({
+const staticBackends = backendKind<StoredStatic>({
   segment: 'static',
   label: 'Static backend',
   idPrefix: 'bkdsc',

@@ -6,7 +6,7 @@ import { BotUser, BotUserCreate, BotUserList, BotUserUpdate } from '@gatehouse/s
 import { ApiError, invalidValue } from '../errors.js';
 import { merge, type ResourceDefinition } from './define.js';
 
-export const BOT_USER = 'bot_user';
+const BOT_USER = 'bot_user';
 
 interface StoredBotUser {
   name: string;

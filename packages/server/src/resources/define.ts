@@ -24,7 +24,7 @@ export interface UniqueKey {
   conflict: () => ApiError;
 }
 
-export interface ParentSpec {
+interface ParentSpec {
   /** Storage kind of the parent (e.g. 'https_edge'). */
   kind: string;
   /** Path parameter that holds the parent's id (e.g. 'edge_id'). */

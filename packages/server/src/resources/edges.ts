@@ -27,9 +27,8 @@ import { registerModules, renderModules, writeModules, type AnyModule } from './
 import { checkReserved } from './reservations.js';
 import { HTTPS_EDGE, HTTPS_EDGE_ROUTE, registerHttpsEdgeRoutes, routesOf } from './routes.js';
 
-export { HTTPS_EDGE } from './routes.js';
-export const TCP_EDGE = 'tcp_edge';
-export const TLS_EDGE = 'tls_edge';
+const TCP_EDGE = 'tcp_edge';
+const TLS_EDGE = 'tls_edge';
 
 interface StoredEdge extends CommonFields, Record<string, unknown> {
   hostports: string[];
@@ -121,7 +120,7 @@ function edgeResource(edge: EdgeKind): ResourceDefinition<StoredEdge> {
   };
 }
 
-export const HTTPS_EDGES: EdgeKind = {
+const HTTPS_EDGES: EdgeKind = {
   kind: HTTPS_EDGE,
   label: 'HTTPS edge',
   idPrefix: 'edghts',
@@ -137,7 +136,7 @@ export const HTTPS_EDGES: EdgeKind = {
   },
 };
 
-export const TCP_EDGES: EdgeKind = {
+const TCP_EDGES: EdgeKind = {
   kind: TCP_EDGE,
   label: 'TCP edge',
   idPrefix: 'edgtcp',
@@ -148,7 +147,7 @@ export const TCP_EDGES: EdgeKind = {
   reservedBy: 'addr',
 };
 
-export const TLS_EDGES: EdgeKind = {
+const TLS_EDGES: EdgeKind = {
   kind: TLS_EDGE,
   label: 'TLS edge',
   idPrefix: 'edgtls',

@@ -31,7 +31,7 @@ export interface StoredDestination extends CommonFields {
  * The target as shown: as given, with its write-only secret (`WRITE_ONLY_TARGET_FIELDS`: the
  * AWS secret access key, datadog's api_key, azure's client_secret) replaced by `null`.
  */
-export function showTarget(target: EventDestinationTargetInput): EventDestinationTarget {
+function showTarget(target: EventDestinationTargetInput): EventDestinationTarget {
   const shown = structuredClone(target) as Record<string, Record<string, unknown>>;
   for (const type of EVENT_TARGET_TYPES) {
     const value = shown[type];

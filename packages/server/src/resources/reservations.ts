@@ -34,8 +34,8 @@ import { withCommonFields, type CommonFields } from './common.js';
 import type { Services } from './context.js';
 import { merge, type ResourceDefinition } from './define.js';
 
-export const RESERVED_DOMAIN = 'reserved_domain';
-export const RESERVED_ADDR = 'reserved_addr';
+const RESERVED_DOMAIN = 'reserved_domain';
+const RESERVED_ADDR = 'reserved_addr';
 
 /**
  * The service's own base domains: a reserved subdomain of one (`api.example.ngrok.app`) is

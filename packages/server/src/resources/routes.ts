@@ -37,7 +37,7 @@ export const HTTPS_EDGE = 'https_edge';
 export const HTTPS_EDGE_ROUTE = 'https_edge_route';
 
 /** The route modules in the order of api-spec 2.7, which is the order they are rendered in. */
-export const ROUTE_MODULES: readonly AnyModule[] = [
+const ROUTE_MODULES: readonly AnyModule[] = [
   backendModule,
   ipRestrictionModule,
   circuitBreakerModule,
@@ -54,7 +54,7 @@ export const ROUTE_MODULES: readonly AnyModule[] = [
 ];
 const MODULE_NAMES = new Set(ROUTE_MODULES.map((m) => m.name));
 
-export interface StoredRoute extends CommonFields, Record<string, unknown> {
+interface StoredRoute extends CommonFields, Record<string, unknown> {
   match_type: 'exact_path' | 'path_prefix';
   match: string;
 }
@@ -65,7 +65,7 @@ const DNS_LABEL = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/i;
  * A path begins with `/`; anything else must be a host (a dotted DNS name, so that a path
  * that forgot its slash is not taken for one) optionally followed by a path.
  */
-export function checkMatch(match: string): void {
+function checkMatch(match: string): void {
   if (match.startsWith('/')) return;
   const slash = match.indexOf('/');
   const host = slash < 0 ? match : match.slice(0, slash);
@@ -79,7 +79,7 @@ export function checkMatch(match: string): void {
  * At most one of saml, oidc and oauth enabled on a route. The error names the first enabled
  * one among `written` (the modules this request wrote), else the second enabled one.
  */
-export function checkIdentityModules(data: Record<string, unknown>, ...written: string[]): void {
+function checkIdentityModules(data: Record<string, unknown>, ...written: string[]): void {
   const enabled = IDENTITY_MODULES.filter((name) => (data[name] as { enabled?: boolean } | undefined)?.enabled === true);
   if (enabled.length > 1) {
     const field = enabled.find((name) => written.includes(name)) ?? enabled[1]!;
@@ -92,7 +92,7 @@ export function checkIdentityModules(data: Record<string, unknown>, ...written: 
  * (`checkIdentityModules`), and OAuth only on the route `/` (the service's error 7127), checked
  * whether the module arrives with the route, on its own, or the match changes under it.
  */
-export function checkRouteModules(data: Record<string, unknown>, ...written: string[]): void {
+function checkRouteModules(data: Record<string, unknown>, ...written: string[]): void {
   checkIdentityModules(data, ...written);
   if (data.oauth !== undefined && data.oauth !== null && typeof data.match === 'string') {
     const problem = oauthRouteProblem(data.match);
@@ -100,7 +100,7 @@ export function checkRouteModules(data: Record<string, unknown>, ...written: str
   }
 }
 
-export const httpsEdgeRoutes: ResourceDefinition<StoredRoute, HttpsEdgeRoute> = {
+const httpsEdgeRoutes: ResourceDefinition<StoredRoute, HttpsEdgeRoute> = {
   kind: HTTPS_EDGE_ROUTE,
   label: 'HTTPS edge route',
   idPrefix: 'edghtsrt',
@@ -126,7 +126,7 @@ export const httpsEdgeRoutes: ResourceDefinition<StoredRoute, HttpsEdgeRoute> = 
   render: (route, services) => renderRoute(route, services),
 };
 
-export function renderRoute(route: StoredObject<StoredRoute>, services: Services): HttpsEdgeRoute {
+function renderRoute(route: StoredObject<StoredRoute>, services: Services): HttpsEdgeRoute {
   const { description, metadata } = route.data;
   return {
     edge_id: route.parentId!,

@@ -30,7 +30,7 @@ interface StoredSaml extends Session {
 }
 
 /** The service-provider URLs of the SAML module of route `owner.id` on edge `owner.parentId`. */
-export function samlServiceProviderUrls(owner: ModuleOwnerRef, { urls }: Services) {
+function samlServiceProviderUrls(owner: ModuleOwnerRef, { urls }: Services) {
   const base = urls.of(`/edges/https/${owner.parentId}/routes/${owner.id}/saml`);
   return {
     entity_id: `${base}/metadata`,
