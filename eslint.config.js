@@ -7,7 +7,16 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   {
-    ignores: ['**/dist/', '**/dist-bundle/', '**/node_modules/', 'packages/engine/src/load/validators/', 'schemas/json/', 'coverage/', '.gatehouse/', '**/*.d.ts'],
+    ignores: [
+      '**/dist/',
+      '**/dist-bundle/',
+      '**/node_modules/',
+      'packages/engine/src/load/validators/',
+      'schemas/json/',
+      'coverage/',
+      '.gatehouse/',
+      '**/*.d.ts',
+    ],
   },
   js.configs.recommended,
   ...tseslint.configs.recommended,
@@ -15,10 +24,13 @@ export default tseslint.config(
     languageOptions: { globals: { ...globals.node } },
     rules: {
       // `_name` marks what is deliberately unused (a destructured field left out).
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_', caughtErrors: 'none' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_', caughtErrors: 'none' },
+      ],
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
       'no-duplicate-imports': 'off',
-      'eqeqeq': ['error', 'always'],
+      eqeqeq: ['error', 'always'],
       // The output sanitizers, and the tests that check them, match control characters on purpose.
       'no-control-regex': 'off',
     },

@@ -114,9 +114,7 @@ export function pickMergedPull(pulls, sha, defaultBranch) {
 
 /** The newest unexpired artifact of that name, or undefined. */
 export function pickArtifact(artifacts, name) {
-  return artifacts
-    .filter((a) => a.name === name && !a.expired)
-    .sort((a, b) => String(b.created_at).localeCompare(String(a.created_at)))[0];
+  return artifacts.filter((a) => a.name === name && !a.expired).sort((a, b) => String(b.created_at).localeCompare(String(a.created_at)))[0];
 }
 
 /** A small client of the GitHub REST API (the parts this action needs). */
@@ -163,15 +161,19 @@ export async function findPlan(api, repo, sha, env, defaultBranch) {
   const pulls = await api.call('GET', `/repos/${repo}/commits/${sha}/pulls`);
   const pull = pickMergedPull(pulls, sha, defaultBranch);
   if (!pull) {
-    throw new Error(`commit ${sha} is not the merge of a pull request, so there is no reviewed plan to apply; ` +
-      'changes reach the default branch through pull requests (whose plan this action saves), or run plan and apply by hand');
+    throw new Error(
+      `commit ${sha} is not the merge of a pull request, so there is no reviewed plan to apply; ` +
+        'changes reach the default branch through pull requests (whose plan this action saves), or run plan and apply by hand',
+    );
   }
   const name = artifactName(pull.head.sha, env);
   const { artifacts } = await api.call('GET', `/repos/${repo}/actions/artifacts?name=${encodeURIComponent(name)}&per_page=100`);
   const artifact = pickArtifact(artifacts, name);
   if (!artifact) {
-    throw new Error(`no plan artifact '${name}' for pull request #${pull.number} (head ${pull.head.sha}): ` +
-      'the plan job did not run on its last commit, failed, or the artifact expired; re-run the plan on the pull request (or revert and re-open it)');
+    throw new Error(
+      `no plan artifact '${name}' for pull request #${pull.number} (head ${pull.head.sha}): ` +
+        'the plan job did not run on its last commit, failed, or the artifact expired; re-run the plan on the pull request (or revert and re-open it)',
+    );
   }
   return { pull: pull.number, headSha: pull.head.sha, artifact: name, runId: artifact.workflow_run.id };
 }
@@ -204,7 +206,13 @@ async function stepRun() {
   const runUrl = process.env.GITHUB_RUN_ID
     ? `${process.env.GITHUB_SERVER_URL}/${process.env.GITHUB_REPOSITORY}/actions/runs/${process.env.GITHUB_RUN_ID}`
     : undefined;
-  const steps = gatehouseArgs(command, { paths: splitPaths(input('path', '.')), env, planFile, prune: input('prune') === 'true', targets: splitPaths(input('targets')) });
+  const steps = gatehouseArgs(command, {
+    paths: splitPaths(input('path', '.')),
+    env,
+    planFile,
+    prune: input('prune') === 'true',
+    targets: splitPaths(input('targets')),
+  });
   let last;
   for (const args of steps) {
     last = await runGatehouse(args);
@@ -284,13 +292,17 @@ export function installSource({ version = '', tarball = '', ownVersion, cwd = pr
   }
   const digest = (data) => createHash('sha256').update(data).digest('hex').slice(0, 16);
   if (/^https:\/\//i.test(tarball)) return { spec: tarball, key: `url-${digest(tarball)}` };
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(tarball)) throw new Error(`tarball '${tarball}': only a path or an https:// URL (the CLI runs with the API key; fetch it over TLS)`);
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(tarball))
+    throw new Error(`tarball '${tarball}': only a path or an https:// URL (the CLI runs with the API key; fetch it over TLS)`);
   const path = resolve(cwd, tarball);
   let content;
   try {
     content = readFile(path);
   } catch (error) {
-    throw new Error(`tarball '${tarball}' cannot be read (${error.code ?? error.message}): give the path of gatehouse-cli-<version>.tgz in the workspace, or an https URL`, { cause: error });
+    throw new Error(
+      `tarball '${tarball}' cannot be read (${error.code ?? error.message}): give the path of gatehouse-cli-<version>.tgz in the workspace, or an https URL`,
+      { cause: error },
+    );
   }
   return { spec: path, key: `file-${digest(content)}` };
 }

@@ -76,7 +76,9 @@ export function stagedManifest(manifest, manifests) {
         if (current !== range) from[dependency] = name;
         dependencies[dependency] = range;
       } else if (!semver.subset(current, range)) {
-        throw new Error(`${from[dependency]} needs ${dependency}@${current} and ${name} needs ${dependency}@${range}: align the two ranges to release them in one tarball`);
+        throw new Error(
+          `${from[dependency]} needs ${dependency}@${current} and ${name} needs ${dependency}@${range}: align the two ranges to release them in one tarball`,
+        );
       }
     }
   }
@@ -129,7 +131,12 @@ function main(argv) {
       const [tarball] = pack([stage], out);
       written.push({ ...tarball, bundled: staged.bundleDependencies });
     }
-    const sums = written.map((t) => `${createHash('sha256').update(readFileSync(join(out, t.filename))).digest('hex')}  ${t.filename}\n`);
+    const sums = written.map(
+      (t) =>
+        `${createHash('sha256')
+          .update(readFileSync(join(out, t.filename)))
+          .digest('hex')}  ${t.filename}\n`,
+    );
     writeFileSync(join(out, 'SHA256SUMS'), sums.join(''));
     for (const t of written) {
       console.log(`${join(out, t.filename)}  ${(t.size / 1024).toFixed(0)} KB, ${t.entryCount} files, bundling ${t.bundled.join(', ')}`);

@@ -60,9 +60,7 @@ export function setVersion(manifests, version) {
     const next = { ...manifest, version };
     for (const field of DEPENDENCY_FIELDS) {
       if (!manifest[field]) continue;
-      next[field] = Object.fromEntries(
-        Object.entries(manifest[field]).map(([name, range]) => [name, names.has(name) ? version : range]),
-      );
+      next[field] = Object.fromEntries(Object.entries(manifest[field]).map(([name, range]) => [name, names.has(name) ? version : range]));
     }
     return next;
   });

@@ -120,7 +120,11 @@ describe('gatehouse apply', { timeout: 180_000 }, () => {
 
   it('replaces a referenced backend create-first: referrers are re-pointed before the old one goes', async () => {
     const old = (await collect(client.backends.tunnelGroup.list())).find((b) => b.labels.app === 'web')!;
-    edit('backends.yaml', 'type: tunnel_group\n  description: Web frontends in both regions\n  labels:\n    app: web', 'type: http_response\n  description: Web frontends in both regions\n  status_code: 200\n  body: hello');
+    edit(
+      'backends.yaml',
+      'type: tunnel_group\n  description: Web frontends in both regions\n  labels:\n    app: web',
+      'type: http_response\n  description: Web frontends in both regions\n  status_code: 200\n  body: hello',
+    );
     const { result, json } = await applyJson();
     expect(result.code, result.stderr).toBe(0);
     const replaced = json.steps.find((s: { address: string }) => s.address === 'Backend/web');
@@ -168,10 +172,16 @@ describe('gatehouse apply', { timeout: 180_000 }, () => {
     const result = await runCli(['apply', '--plan', planFile, '--yes', '--format', 'json'], { env: env() });
     expect(result.code).toBe(1);
     const json = JSON.parse(result.stdout);
-    expect(json.steps).toEqual(expect.arrayContaining([
-      expect.objectContaining({ address: 'IPRestriction/dashboard', status: 'failed', reason: { code: 'stale_object', message: expect.stringContaining('IPRestriction/dashboard is stale') } }),
-      expect.objectContaining({ address: 'IPPolicy/vpn', status: 'done' }),
-    ]));
+    expect(json.steps).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          address: 'IPRestriction/dashboard',
+          status: 'failed',
+          reason: { code: 'stale_object', message: expect.stringContaining('IPRestriction/dashboard is stale') },
+        }),
+        expect.objectContaining({ address: 'IPPolicy/vpn', status: 'done' }),
+      ]),
+    );
     const after = await client.ipRestrictions.get(dashboard.id);
     expect(after).toMatchObject({ enforced: false, description: 'Dashboard only from the office and the VPN' });
     // The summary says what the failed line says: plan again (this plan stops there every time).
@@ -188,7 +198,9 @@ describe('gatehouse apply', { timeout: 180_000 }, () => {
     const result = await runCli(['apply', '--plan', planFile, '--yes'], { env: env() });
     expect(result.code).toBe(1);
     // The file that changed is named.
-    expect(result.stderr).toContain(`refused: ${join(repo, 'ip-restrictions.yaml')} changed since the saved plan was made; run gatehouse plan again and review the new plan [stale_manifests]`);
+    expect(result.stderr).toContain(
+      `refused: ${join(repo, 'ip-restrictions.yaml')} changed since the saved plan was made; run gatehouse plan again and review the new plan [stale_manifests]`,
+    );
     expect(result.stderr).toContain('nothing was written');
     const dashboard = (await collect(client.ipRestrictions.list())).find((r) => r.type === 'dashboard')!;
     expect(dashboard.description).toBe('Dashboard only from the office and the VPN');
@@ -253,7 +265,7 @@ describe('gatehouse apply', { timeout: 180_000 }, () => {
     expect((await apply('--yes', '--prune')).code).toBe(0);
   });
 
-  it('needs --force to delete more than 30% of the stack\'s objects', async () => {
+  it("needs --force to delete more than 30% of the stack's objects", async () => {
     // Keep only the bot users (which are never deleted): everything else the stack owns goes.
     const bots = readFileSync(join(repo, 'bot-users.yaml'), 'utf8');
     rmSync(repo, { recursive: true });

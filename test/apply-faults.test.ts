@@ -25,7 +25,10 @@ afterAll(() => dir?.cleanup());
 
 const SERVERS = [
   { name: 'a third of requests failing in any way, and a tight rate limit', flags: ['--inject-faults', '0.3', '--fault-seed', '11', '--rate-limit', '20/1s'] },
-  { name: 'half of requests carried out with the answer lost', flags: ['--inject-faults', '0.5', '--fault-seed', '3', '--fault-modes', 'after-503,after-drop'] },
+  {
+    name: 'half of requests carried out with the answer lost',
+    flags: ['--inject-faults', '0.5', '--fault-seed', '3', '--fault-modes', 'after-503,after-drop'],
+  },
 ];
 
 it.each(SERVERS)('converges after re-runs with no duplicates: $name', { timeout: 300_000 }, async ({ flags }) => {

@@ -38,7 +38,9 @@ describe('Ctrl-C during apply', { timeout: 120_000 }, () => {
     const result = await apply.exited;
     expect(result.code, result.stderr).toBe(130);
     expect(result.stderr).toMatch(/Interrupted: starting nothing new; waiting up to 30 s/);
-    const summary = /Apply interrupted: (\d+) done, 0 failed, 0 cancelled \(.*\), (\d+) not started\. Run gatehouse plan .* the same apply command again/.exec(result.stdout);
+    const summary = /Apply interrupted: (\d+) done, 0 failed, 0 cancelled \(.*\), (\d+) not started\. Run gatehouse plan .* the same apply command again/.exec(
+      result.stdout,
+    );
     expect(summary, result.stdout).not.toBeNull();
     const [done, notStarted] = [Number(summary![1]), Number(summary![2])];
     expect(done).toBeGreaterThan(0);
@@ -47,7 +49,6 @@ describe('Ctrl-C during apply', { timeout: 120_000 }, () => {
     // What was reported done is what is live: one IP policy per done IP policy create.
     const policiesDone = (result.stdout.match(/^done +create +IPPolicy\//gm) ?? []).length;
     expect((await collect(client.ipPolicies.list())).length).toBe(policiesDone);
-
   });
 
   it('a second SIGINT exits at once; apply again then finishes the job', async () => {

@@ -23,7 +23,10 @@ let close: (() => Promise<void>) | undefined;
 beforeAll(async () => {
   if (!hasScript) return;
   ({ dir, server, client, close } = await serveWithClient(KEY, ['--latency', '150ms']));
-  writeFileSync(join(dir.path, 'main.yaml'), ['tty', 'tty-2', 'tty-3', 'tty-4', 'tty-5'].map((name) => `---\nkind: IPPolicy\nname: ${name}\nspec: {description: on a terminal}\n`).join(''));
+  writeFileSync(
+    join(dir.path, 'main.yaml'),
+    ['tty', 'tty-2', 'tty-3', 'tty-4', 'tty-5'].map((name) => `---\nkind: IPPolicy\nname: ${name}\nspec: {description: on a terminal}\n`).join(''),
+  );
 });
 afterAll(async () => {
   await close?.();
@@ -70,7 +73,10 @@ describe.skipIf(!hasScript)('gatehouse apply on a terminal', { timeout: 120_000 
     // No glyph of the progress (a spinner, an ellipsis, a bar) is left on any row.
     expect(screen.filter((line) => /[^\x20-\x7e]/.test(line))).toEqual([]);
     expect(screen.filter((line) => line.startsWith('done '))).toHaveLength(5);
-    expect(screen.slice(-2)).toEqual(['Apply complete: 5 done in ' + /(\d+\.\d) s\./.exec(result.output)![1] + ' s.', expect.stringMatching(/^\d+ requests \(\d+% of one minute's budget of 120\)$/)]);
+    expect(screen.slice(-2)).toEqual([
+      'Apply complete: 5 done in ' + /(\d+\.\d) s\./.exec(result.output)![1] + ' s.',
+      expect.stringMatching(/^\d+ requests \(\d+% of one minute's budget of 120\)$/),
+    ]);
     expect(await collect(client.ipPolicies.list())).toHaveLength(5);
   });
 });
@@ -80,14 +86,18 @@ describe.skipIf(!hasScript)('gatehouse apply on a terminal', { timeout: 120_000 
  * rewritten from its start after `\r`, and `\x1b[2K` clears it), empty rows left out.
  */
 function screenLines(output: string): string[] {
-  return output
-    .split('\n')
-    .map((row) => row.replace(/\r$/, ''))
-    .map((row) => row.split('\r').reduce((shown, part) => {
-      const cleared = part.startsWith('\x1b[2K') ? part.slice(4) : part;
-      return part.startsWith('\x1b[2K') || cleared.length >= shown.length ? cleared : cleared + shown.slice(cleared.length);
-    }, ''))
-    // The prompt's own cursor movements (readline) are not progress.
-    .map((row) => row.replace(/\x1b\[\d*[GJ]/g, ''))
-    .filter((row) => row.trim() !== '');
+  return (
+    output
+      .split('\n')
+      .map((row) => row.replace(/\r$/, ''))
+      .map((row) =>
+        row.split('\r').reduce((shown, part) => {
+          const cleared = part.startsWith('\x1b[2K') ? part.slice(4) : part;
+          return part.startsWith('\x1b[2K') || cleared.length >= shown.length ? cleared : cleared + shown.slice(cleared.length);
+        }, ''),
+      )
+      // The prompt's own cursor movements (readline) are not progress.
+      .map((row) => row.replace(/\x1b\[\d*[GJ]/g, ''))
+      .filter((row) => row.trim() !== '')
+  );
 }

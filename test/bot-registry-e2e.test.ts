@@ -26,7 +26,8 @@ function manifests(name: string, text: string): string {
   writeFileSync(join(path, 'bots.yaml'), text);
   return path;
 }
-const ciBot = (apiName: string) => `kind: BotUser\nname: ci\nspec: {name: "${apiName}", active: true}\n---\nkind: IPPolicy\nname: office\nspec: {description: office}\n`;
+const ciBot = (apiName: string) =>
+  `kind: BotUser\nname: ci\nspec: {name: "${apiName}", active: true}\n---\nkind: IPPolicy\nname: office\nspec: {description: office}\n`;
 
 beforeAll(async () => {
   ({ dir, server, client, close } = await serveWithClient(KEY));
@@ -37,7 +38,7 @@ afterAll(async () => {
 
 // Each step runs the built CLI (node start-up each), slow on a busy machine.
 describe('bot user registry', { timeout: 180_000 }, () => {
-  it('renames a bot user twice through spec.name: the same id, the replan empty; plain export writes only the stack\'s bot users', async () => {
+  it("renames a bot user twice through spec.name: the same id, the replan empty; plain export writes only the stack's bot users", async () => {
     const team = manifests('team', ciBot('CI bot'));
     const applied = await cli(['apply', team, '--yes']);
     expect(applied.code, applied.stderr).toBe(0);

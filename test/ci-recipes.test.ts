@@ -90,7 +90,12 @@ const valueOf = (args: string[], flag: string) => {
 
 /** Every apply applies a saved plan that one of the recipe's plans wrote. */
 function planProblems(all: Invocation[]): string[] {
-  const produced = new Set(all.filter((i) => i.command === 'plan').map((i) => valueOf(i.args, '--out')).filter(Boolean));
+  const produced = new Set(
+    all
+      .filter((i) => i.command === 'plan')
+      .map((i) => valueOf(i.args, '--out'))
+      .filter(Boolean),
+  );
   return all
     .filter((i) => i.command === 'apply')
     .flatMap((i) => {
@@ -136,7 +141,10 @@ function workflowInvocations(path: string, inputs: Set<string>): { all: Invocati
 /** GitLab jobs with their scripts (before_script through `extends`). */
 function gitlabJobs(path: string) {
   const doc = yamlOf(path);
-  const jobs = Object.entries(doc).filter(([name, value]) => !name.startsWith('.') && typeof value === 'object' && value !== null && 'script' in value) as [string, Record<string, unknown>][];
+  const jobs = Object.entries(doc).filter(([name, value]) => !name.startsWith('.') && typeof value === 'object' && value !== null && 'script' in value) as [
+    string,
+    Record<string, unknown>,
+  ][];
   const base = (job: Record<string, unknown>) => (job.extends ? (doc[String(job.extends)] as Record<string, unknown>) : {});
   return {
     variables: (doc.variables ?? {}) as Record<string, string>,
@@ -185,7 +193,13 @@ describe('the GitHub Action', () => {
 
   it('runs only commands and flags the CLI has, for every command', () => {
     for (const command of action.COMMANDS as string[]) {
-      const lines = action.gatehouseArgs(command, { paths: ['manifests'], env: 'prod', planFile: 'p.json', prune: true, targets: ['HTTPSEdge/api', 'Backend/*'] }) as string[][];
+      const lines = action.gatehouseArgs(command, {
+        paths: ['manifests'],
+        env: 'prod',
+        planFile: 'p.json',
+        prune: true,
+        targets: ['HTTPSEdge/api', 'Backend/*'],
+      }) as string[][];
       for (const [name, ...args] of lines) expect(flagProblems({ command: name!, args, where: `action ${command}` }, flags)).toEqual([]);
     }
     expect(() => action.gatehouseArgs('destroy')).toThrow(/validate, plan, apply, drift/);
@@ -257,13 +271,24 @@ describe('the GitHub Action', () => {
           return new Response(init.method === 'GET' ? JSON.stringify(comments) : '{}', { status: 200 });
         },
       });
-    expect(await action.upsertComment(fake([{ id: 7, body: 'lgtm' }, { id: 9, body: `${action.commentMarker('')}\nold` }]), 'o/r', 5, ok, '')).toBe('updated');
+    expect(
+      await action.upsertComment(
+        fake([
+          { id: 7, body: 'lgtm' },
+          { id: 9, body: `${action.commentMarker('')}\nold` },
+        ]),
+        'o/r',
+        5,
+        ok,
+        '',
+      ),
+    ).toBe('updated');
     expect(calls.at(-1)).toBe('PATCH /repos/o/r/issues/comments/9');
     expect(await action.upsertComment(fake([{ id: 9, body: `${action.commentMarker('prod')}\nold` }]), 'o/r', 5, ok, '')).toBe('created');
     expect(calls.at(-1)).toBe('POST /repos/o/r/issues/5/comments');
   });
 
-  it('replaces the runner\'s credentials in what it writes for people, as a last line of defence', () => {
+  it("replaces the runner's credentials in what it writes for people, as a last line of defence", () => {
     const env = { GATEHOUSE_API_KEY: 'gh_key_0123456789', INPUT_GITHUB_TOKEN: 'ghs_token_0123456789', SHORT: 'x' };
     expect(action.redactCredentials('key gh_key_0123456789, token ghs_token_0123456789, x', env)).toBe('key ***, token ***, x');
     expect(action.redactCredentials('nothing to hide', {})).toBe('nothing to hide');
@@ -339,7 +364,10 @@ describe('the CI recipes', () => {
   it('GitLab helper: one note per merge request, and the merged request’s saved plan or a reason', async () => {
     const calls: string[] = [];
     const routes: Record<string, unknown> = {
-      'GET /merge_requests/5/notes?per_page=100&page=1&sort=asc': [{ id: 1, body: 'lgtm' }, { id: 2, body: `${gitlab.MARKER}\nold plan` }],
+      'GET /merge_requests/5/notes?per_page=100&page=1&sort=asc': [
+        { id: 1, body: 'lgtm' },
+        { id: 2, body: `${gitlab.MARKER}\nold plan` },
+      ],
       'GET /merge_requests/6/notes?per_page=100&page=1&sort=asc': [],
       'GET /repository/commits/m1/merge_requests': [{ iid: 4, state: 'merged', merge_commit_sha: 'm1', sha: 'h4' }],
       'GET /merge_requests/4/pipelines?per_page=100': [
@@ -397,6 +425,8 @@ describe('the CI recipes', () => {
     const bad = invocations('gatehouse plan m --outt p.json\n  gatehouse aply\ngatehouse apply m --yes --prune # not --plan', 'bad');
     expect(bad.flatMap((i) => flagProblems(i, flags))).toEqual(["bad: 'gatehouse plan' has no flag --outt", "bad: no command 'gatehouse aply'"]);
     expect(planProblems(bad)).toEqual(['bad: apply without --plan recomputes instead of applying the reviewed plan']);
-    expect(invocations('npm install @gatehouse/cli && gatehouse validate "my dir" > out.log', 'x')).toEqual([{ command: 'validate', args: ['my dir'], where: 'x' }]);
+    expect(invocations('npm install @gatehouse/cli && gatehouse validate "my dir" > out.log', 'x')).toEqual([
+      { command: 'validate', args: ['my dir'], where: 'x' },
+    ]);
   });
 });

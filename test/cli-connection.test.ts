@@ -49,7 +49,23 @@ function makeCertificates(): { ca: string; key: string; cert: string } {
   openssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', at('ca.key'), '-out', at('ca.pem'), '-days', '2', '-subj', '/CN=gatehouse test CA');
   openssl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', at('server.key'), '-out', at('server.csr'), '-subj', '/CN=127.0.0.1');
   writeFileSync(at('san.ext'), 'subjectAltName=IP:127.0.0.1\n');
-  openssl('x509', '-req', '-in', at('server.csr'), '-CA', at('ca.pem'), '-CAkey', at('ca.key'), '-CAcreateserial', '-out', at('server.pem'), '-days', '2', '-extfile', at('san.ext'));
+  openssl(
+    'x509',
+    '-req',
+    '-in',
+    at('server.csr'),
+    '-CA',
+    at('ca.pem'),
+    '-CAkey',
+    at('ca.key'),
+    '-CAcreateserial',
+    '-out',
+    at('server.pem'),
+    '-days',
+    '2',
+    '-extfile',
+    at('san.ext'),
+  );
   const read = (name: string) => execFileSync('cat', [at(name)], { encoding: 'utf8' });
   return { ca: at('ca.pem'), key: read('server.key'), cert: read('server.pem') };
 }
@@ -158,7 +174,9 @@ describe('failures that would fail again are reported at once', () => {
     const result = await plan({ GATEHOUSE_API_URL: api.url, GATEHOUSE_API_KEY: 'wrong' });
     expect(result.code).toBe(1);
     // The server's sentence says the key is not valid; the hint only says what to check.
-    expect(result.stderr).toMatch(/^Error: the API failed: GET http:\/\/127\.0\.0\.1:\d+\/\S+: 401 \S+: The API key is not valid\.?; check GATEHOUSE_API_KEY \(or --api-key\); nothing was planned\n$/);
+    expect(result.stderr).toMatch(
+      /^Error: the API failed: GET http:\/\/127\.0\.0\.1:\d+\/\S+: 401 \S+: The API key is not valid\.?; check GATEHOUSE_API_KEY \(or --api-key\); nothing was planned\n$/,
+    );
     expect(result.stderr).not.toContain('was refused');
     expect(result.stderr).not.toMatch(/attempts|try again later/);
   });
@@ -177,12 +195,14 @@ describe('--timeout and --deadline', () => {
     const result = await plan({ GATEHOUSE_API_URL: silentUrl, GATEHOUSE_API_KEY: KEY }, '--timeout', '300ms');
     const elapsed = performance.now() - began;
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/timeout: .*the API has answered nothing for 1.5 s \(5 attempts' time\), so the client gave up on it.*; no answer within --timeout/);
+    expect(result.stderr).toMatch(
+      /timeout: .*the API has answered nothing for 1.5 s \(5 attempts' time\), so the client gave up on it.*; no answer within --timeout/,
+    );
     // Five attempts of 300 ms, the backoffs between them, and the start of the CLI.
     expect(elapsed).toBeLessThan(1500 + 3750 + 3000);
   });
 
-  it('an apply against a server that never answers ends as soon, its lock\'s requests and look-ups included', async () => {
+  it("an apply against a server that never answers ends as soon, its lock's requests and look-ups included", async () => {
     const began = performance.now();
     const result = await runCli(['apply', MANIFEST, '--yes', '--timeout', '300ms'], { env: { GATEHOUSE_API_URL: silentUrl, GATEHOUSE_API_KEY: KEY } });
     expect(result.code).toBe(1);
@@ -207,7 +227,9 @@ describe('a private CA', () => {
     const env = { GATEHOUSE_API_URL: httpsUrl, GATEHOUSE_API_KEY: KEY };
     const [untrusted, byFlag, byVariable] = await Promise.all([plan(env), plan(env, '--ca-file', caFile), plan({ ...env, GATEHOUSE_CA_FILE: caFile })]);
     expect(untrusted.code).toBe(1);
-    expect(untrusted.stderr).toMatch(/tls_error: TLS handshake failed \((SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT_LOCALLY): .*--ca-file/);
+    expect(untrusted.stderr).toMatch(
+      /tls_error: TLS handshake failed \((SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT_LOCALLY): .*--ca-file/,
+    );
     for (const trusted of [byFlag, byVariable]) {
       expect(besideUsage(trusted.stderr)).toBe('');
       expect(trusted.code).toBe(0);
@@ -262,8 +284,10 @@ describe('proxies', () => {
     const proxyWithPassword = squidUrl.replace('http://', 'http://ops:hunter2@');
     const result = await plan({ GATEHOUSE_API_URL: httpsUrl, GATEHOUSE_API_KEY: KEY, HTTPS_PROXY: proxyWithPassword }, '--timeout', '5s');
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain(`proxy_error: the proxy ${squidUrl} refused a tunnel to 127.0.0.1:${port(tlsServer)} (it answered 403 to CONNECT); the proxy must allow CONNECT to the API's port (Squid allows only 443 by default)`);
-    expect(result.stderr).toContain('name the API\'s host in NO_PROXY');
+    expect(result.stderr).toContain(
+      `proxy_error: the proxy ${squidUrl} refused a tunnel to 127.0.0.1:${port(tlsServer)} (it answered 403 to CONNECT); the proxy must allow CONNECT to the API's port (Squid allows only 443 by default)`,
+    );
+    expect(result.stderr).toContain("name the API's host in NO_PROXY");
     expect(result.stderr).not.toContain('hunter2');
     expect(result.stderr).not.toMatch(/attempts/);
     expect(performance.now() - began).toBeLessThan(5000);
@@ -280,7 +304,9 @@ describe('proxies', () => {
   it('refuses a proxy variable that is not a URL, without printing it', async () => {
     const result = await plan({ GATEHOUSE_API_URL: httpsUrl, GATEHOUSE_API_KEY: KEY, HTTPS_PROXY: 'ftp://ops:hunter2@proxy' });
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/^Error: the proxy set for https:\/\/127\.0\.0\.1:\d+ \(HTTPS_PROXY, HTTP_PROXY or ALL_PROXY\) is not an http:\/\/ or https:\/\/ URL/);
+    expect(result.stderr).toMatch(
+      /^Error: the proxy set for https:\/\/127\.0\.0\.1:\d+ \(HTTPS_PROXY, HTTP_PROXY or ALL_PROXY\) is not an http:\/\/ or https:\/\/ URL/,
+    );
     expect(result.stderr).not.toContain('hunter2');
   });
 });

@@ -69,7 +69,9 @@ describe('mistakes', () => {
   it('an unknown command names the closest one and exits 1, as every error does (the root help says so)', () => {
     expect(results.typoCommand.code).toBe(1);
     expect(results.help.stdout).toContain('1 an error of any kind, a usage mistake or an unknown command included');
-    expect(results.typoCommand.stderr).toBe('Error: "plna" is not a gatehouse command. Did you mean "gatehouse plan"? Run "gatehouse help" for the list of commands.\n');
+    expect(results.typoCommand.stderr).toBe(
+      'Error: "plna" is not a gatehouse command. Did you mean "gatehouse plan"? Run "gatehouse help" for the list of commands.\n',
+    );
   });
 
   it('an unknown flag names the closest one, exit 1', () => {

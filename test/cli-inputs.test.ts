@@ -35,10 +35,12 @@ beforeAll(() => {
 afterAll(() => repo.cleanup());
 
 describe('directory search', () => {
-  it('reads the manifests; another tool\'s document is a problem until exclude: names it; --verbose says what it skipped', async () => {
+  it("reads the manifests; another tool's document is a problem until exclude: names it; --verbose says what it skipped", async () => {
     const refused = await runCli(['validate'], { cwd: repo.path });
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toMatch(/^deploy\/configmap\.yaml:2:7: .*a Kubernetes document \(apiVersion "v1", kind "ConfigMap"\), not a gatehouse manifest; .*exclude: in gatehouse\.yaml \[unknown_kind\]$/m);
+    expect(refused.stderr).toMatch(
+      /^deploy\/configmap\.yaml:2:7: .*a Kubernetes document \(apiVersion "v1", kind "ConfigMap"\), not a gatehouse manifest; .*exclude: in gatehouse\.yaml \[unknown_kind\]$/m,
+    );
     write('gatehouse.yaml', 'manifests: [.]\nexclude: [deploy/**]\n');
     try {
       const quiet = await runCli(['validate'], { cwd: repo.path });
@@ -91,7 +93,9 @@ describe('standard input and output', () => {
     const exported = await runCli(['export', '--embedded', '--out', '-'], { cwd: repo.path });
     expect(exported.code).toBe(0);
     expect(existsSync(join(repo.path, '-'))).toBe(false);
-    expect(exported.stdout.split('\n')[0]).toBe('# yaml-language-server: $schema=https://cdn.jsdelivr.net/npm/@gatehouse/schemas@0.1/json/manifests/AnyManifest.schema.json');
+    expect(exported.stdout.split('\n')[0]).toBe(
+      '# yaml-language-server: $schema=https://cdn.jsdelivr.net/npm/@gatehouse/schemas@0.1/json/manifests/AnyManifest.schema.json',
+    );
     const documents = parseAllDocuments(exported.stdout).map((d) => d.toJS() as { kind: string; name: string });
     expect(documents).toContainEqual(expect.objectContaining({ kind: 'IPPolicy', name: 'office' }));
     expect(exported.stderr).toContain('to standard output:');
@@ -99,7 +103,7 @@ describe('standard input and output', () => {
     expect(again.code).toBe(0);
   }, 120_000);
 
-  it('exported files start with their kind\'s $schema line and take the umask\'s mode', async () => {
+  it("exported files start with their kind's $schema line and take the umask's mode", async () => {
     const result = await runCli(['export', '--embedded', '--out', 'exported'], { cwd: repo.path });
     expect(result.code).toBe(0);
     // The file the policy was applied from (manifests/policy.yaml, planned as `manifests`).
@@ -117,16 +121,23 @@ describe('standard input and output', () => {
 
 describe('${env:} in validate and plan', () => {
   it('an unset secret is a warning in validate, an error with --strict-env and in plan', async () => {
-    write('secrets/edge.yaml', 'kind: EventDestination\nname: audit\nspec:\n  format: json\n  target:\n    kinesis:\n      auth:\n        creds:\n          aws_access_key_id: AKIAEXAMPLE\n          aws_secret_access_key: ${env:AUDIT_SECRET}\n      stream_arn: arn:aws:kinesis:us-east-1:123456789012:stream/audit\n');
+    write(
+      'secrets/edge.yaml',
+      'kind: EventDestination\nname: audit\nspec:\n  format: json\n  target:\n    kinesis:\n      auth:\n        creds:\n          aws_access_key_id: AKIAEXAMPLE\n          aws_secret_access_key: ${env:AUDIT_SECRET}\n      stream_arn: arn:aws:kinesis:us-east-1:123456789012:stream/audit\n',
+    );
     const [lenient, strict, planned] = await Promise.all([
       runCli(['validate', 'secrets'], { cwd: repo.path }),
       runCli(['validate', 'secrets', '--strict-env'], { cwd: repo.path }),
       runCli(['plan', 'secrets', '--embedded'], { cwd: repo.path }),
     ]);
     expect(lenient.code, lenient.stderr).toBe(0);
-    expect(lenient.stderr).toBe('warning: secrets/edge.yaml:10:34: environment variable AUDIT_SECRET is not set (plan and apply need it; --strict-env makes this an error) [env_missing]\n');
+    expect(lenient.stderr).toBe(
+      'warning: secrets/edge.yaml:10:34: environment variable AUDIT_SECRET is not set (plan and apply need it; --strict-env makes this an error) [env_missing]\n',
+    );
     expect(strict.code).toBe(1);
-    expect(strict.stderr).toContain('secrets/edge.yaml:10:34: environment variable AUDIT_SECRET is not set; set it or remove ${env:AUDIT_SECRET} [env_missing]');
+    expect(strict.stderr).toContain(
+      'secrets/edge.yaml:10:34: environment variable AUDIT_SECRET is not set; set it or remove ${env:AUDIT_SECRET} [env_missing]',
+    );
     expect(planned.code).toBe(1);
     expect(planned.stderr).toContain('[env_missing]');
   }, 60_000);

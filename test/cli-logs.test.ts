@@ -27,7 +27,8 @@ afterAll(async () => {
   dir.cleanup();
 });
 
-const LINE = /^request (GET|POST|PATCH|PUT|DELETE) (\/\S*) status=(\d{3}|[a-z_]+) duration=\d+ms attempt=(\d+)(?: waited=\d+ms)?(?: operation_id=(op_\w+))?( retrying)?$/;
+const LINE =
+  /^request (GET|POST|PATCH|PUT|DELETE) (\/\S*) status=(\d{3}|[a-z_]+) duration=\d+ms attempt=(\d+)(?: waited=\d+ms)?(?: operation_id=(op_\w+))?( retrying)?$/;
 
 describe('--verbose', () => {
   it('prints one line per request on stderr whose operation_id the server logged for the same request', async () => {
@@ -36,7 +37,9 @@ describe('--verbose', () => {
     expect(result.stdout).toContain('+   IPPolicy office');
     const lines = besideUsage(result.stderr).trimEnd().split('\n');
     expect(lines.length).toBeGreaterThan(3);
-    expect(result.stderr.trimEnd().split('\n').at(-1)).toBe(`${lines.length} requests (${Math.round((lines.length / 120) * 100)}% of one minute's budget of 120)`);
+    expect(result.stderr.trimEnd().split('\n').at(-1)).toBe(
+      `${lines.length} requests (${Math.round((lines.length / 120) * 100)}% of one minute's budget of 120)`,
+    );
     const serverLines = serve
       .stdout()
       .split('\n')
@@ -83,13 +86,21 @@ describe('gatehouse serve logs', () => {
     const out = new PassThrough();
     let text = '';
     out.on('data', (chunk: Buffer) => (text += chunk.toString()));
-    const server = await startServer({ host: '127.0.0.1', port: 0, db: ':memory:', apiKeys: [KEY], logger: (await serverLogger('info', 'pretty', false, out)).logger });
+    const server = await startServer({
+      host: '127.0.0.1',
+      port: 0,
+      db: ':memory:',
+      apiKeys: [KEY],
+      logger: (await serverLogger('info', 'pretty', false, out)).logger,
+    });
     try {
       await fetch(`${server.url}/ip_policies`, { headers: { authorization: `Bearer ${KEY}`, 'service-version': '2' } });
     } finally {
       await server.close();
     }
-    expect(text).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: request \{"operation_id":"op_\w+","method":"GET","path":"\/ip_policies","status":200,"duration_ms":[\d.]+\}$/m);
+    expect(text).toMatch(
+      /^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: request \{"operation_id":"op_\w+","method":"GET","path":"\/ip_policies","status":200,"duration_ms":[\d.]+\}$/m,
+    );
     expect(text).not.toContain(KEY);
   });
 });

@@ -16,14 +16,17 @@ afterEach(async () => {
   await server?.close();
 });
 
-async function start(limits: { rateLimit?: { max: number; windowMs: number }; maxConcurrent?: number }, options: { rateLimit?: { requests: number; intervalMs: number } | false; concurrency?: number }) {
+async function start(
+  limits: { rateLimit?: { max: number; windowMs: number }; maxConcurrent?: number },
+  options: { rateLimit?: { requests: number; intervalMs: number } | false; concurrency?: number },
+) {
   server = await startServer({ host: '127.0.0.1', port: 0, db: ':memory:', reservationCheck: false, apiKeys: [KEY], latencyMs: 20, ...limits });
   const events: RequestEvent[] = [];
   client = new GatehouseClient({ baseUrl: server.url, apiKey: KEY, ...options, onRequest: (e) => events.push(e) });
   return { client, events };
 }
 
-it('paced to the server\'s budget, 45 requests take three windows and none is answered 429', async () => {
+it("paced to the server's budget, 45 requests take three windows and none is answered 429", async () => {
   const { client, events } = await start({ rateLimit: { max: 15, windowMs: 1000 } }, { rateLimit: { requests: 15, intervalMs: 1000 } });
   const began = performance.now();
   await Promise.all(Array.from({ length: 45 }, () => client.botUsers.get('bot_none').catch(() => undefined)));
@@ -34,7 +37,14 @@ it('paced to the server\'s budget, 45 requests take three windows and none is an
 
 it('lowers its cap on requests in flight to the number a refusal names, and gets every answer', async () => {
   const { client, events } = await start({ maxConcurrent: 3 }, { rateLimit: false, concurrency: 10 });
-  const answers = await Promise.all(Array.from({ length: 40 }, () => client.botUsers.get('bot_none').then(() => 'found', (e: { status?: number }) => e.status)));
+  const answers = await Promise.all(
+    Array.from({ length: 40 }, () =>
+      client.botUsers.get('bot_none').then(
+        () => 'found',
+        (e: { status?: number }) => e.status,
+      ),
+    ),
+  );
   expect(new Set(answers)).toEqual(new Set([404]));
   expect(client.transport.pace.concurrency).toBe(3);
   // The first burst overran the cap (seven beyond it, before the cap was known), not the rest.

@@ -76,7 +76,16 @@ describe.skipIf(!engine)('the image (built with the local Docker engine)', () =>
     expect((await docker('docker', ['run', '--rm', tag, '--version'])).stdout).toContain(version);
     expect((await docker('docker', ['run', '--rm', '--entrypoint', 'id', tag, '-u'])).stdout.trim()).not.toBe('0');
     const secrets = Object.entries(EXAMPLE_SECRETS).flatMap(([name, value]) => ['-e', `${name}=${value}`]);
-    const validate = await docker('docker', ['run', '--rm', ...secrets, '-v', `${join(REPO_ROOT, 'examples/basic')}:/work/manifests:ro`, tag, 'validate', 'manifests']);
+    const validate = await docker('docker', [
+      'run',
+      '--rm',
+      ...secrets,
+      '-v',
+      `${join(REPO_ROOT, 'examples/basic')}:/work/manifests:ro`,
+      tag,
+      'validate',
+      'manifests',
+    ]);
     expect(validate.stderr).not.toMatch(/error/i);
   }, 120_000);
 });

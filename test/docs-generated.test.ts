@@ -29,8 +29,29 @@ describe('generated documentation', () => {
     const page = readFileSync(join(REPO_ROOT, 'docs/configuration.md'), 'utf8');
     // Reads of the environment (`env.X`, `env['X']`) and flags' variables (`env: 'X'`) in shipped
     // sources; variables of tests only (golden files, property seeds) are not configuration.
-    const reads = execFileSync('git', ['grep', '-hoE', "(env(\\.|\\[')|env: ')GATEHOUSE_[A-Z_]+", '--', 'packages/*/src/*.ts', 'packages/*/src/**/*.ts', 'schemas/src/**/*.ts', ':!*.test.ts', ':!**/testing/**'], { cwd: REPO_ROOT, encoding: 'utf8' });
-    const read = [...new Set(reads.split('\n').filter(Boolean).map((r) => r.replace(/^.*?(GATEHOUSE_)/, '$1')))].sort();
+    const reads = execFileSync(
+      'git',
+      [
+        'grep',
+        '-hoE',
+        "(env(\\.|\\[')|env: ')GATEHOUSE_[A-Z_]+",
+        '--',
+        'packages/*/src/*.ts',
+        'packages/*/src/**/*.ts',
+        'schemas/src/**/*.ts',
+        ':!*.test.ts',
+        ':!**/testing/**',
+      ],
+      { cwd: REPO_ROOT, encoding: 'utf8' },
+    );
+    const read = [
+      ...new Set(
+        reads
+          .split('\n')
+          .filter(Boolean)
+          .map((r) => r.replace(/^.*?(GATEHOUSE_)/, '$1')),
+      ),
+    ].sort();
     expect(read.length).toBeGreaterThan(10);
     expect(read.filter((name) => !page.includes(`\`${name}\``))).toEqual([]);
   });

@@ -56,7 +56,9 @@ describe('gatehouse drift', () => {
     expect(result.code).toBe(2);
     expect(json.objects).toEqual([
       expect.objectContaining({
-        address: 'IPRestriction/dashboard', id, drift: 'changed_outside',
+        address: 'IPRestriction/dashboard',
+        id,
+        drift: 'changed_outside',
         fields: [{ path: 'enforced', drift: 'changed_outside', live: false, desired: true, sensitive: false }],
       }),
     ]);
@@ -89,7 +91,11 @@ describe('gatehouse drift', () => {
       const { result, json } = await driftJson([edited.path]);
       expect(result.code).toBe(2);
       expect(json.objects).toEqual([
-        expect.objectContaining({ address: 'IPRestriction/dashboard', drift: 'changed_in_manifests', fields: [expect.objectContaining({ path: 'enforced', live: true, desired: false })] }),
+        expect.objectContaining({
+          address: 'IPRestriction/dashboard',
+          drift: 'changed_in_manifests',
+          fields: [expect.objectContaining({ path: 'enforced', live: true, desired: false })],
+        }),
       ]);
       const md = await runCli(['drift', edited.path, '--format', 'markdown'], { env: env() });
       expect(md.code).toBe(2);

@@ -43,7 +43,9 @@ function manifests(name: string, files: Record<string, string>): string {
 
 /** The stack marker's JSON on an object's metadata, or undefined when it has none. */
 function markerOf(object: { metadata?: string | null }): { stack: string; name: string } | undefined {
-  const line = String(object.metadata ?? '').split('\n').at(-1)!;
+  const line = String(object.metadata ?? '')
+    .split('\n')
+    .at(-1)!;
   return line.startsWith('gatehouse:v1 ') ? JSON.parse(line.slice('gatehouse:v1 '.length)) : undefined;
 }
 
@@ -79,7 +81,13 @@ describe('duplicates and interrupted replaces', { timeout: 120_000 }, () => {
 
     // The copies: same fields, same marker; then the references moved onto them.
     const policyCopy = await client.ipPolicies.create({ description: original.description, metadata: original.metadata });
-    const ruleCopy = await client.ipPolicyRules.create({ ip_policy_id: policyCopy.id, cidr: rule.cidr, action: rule.action, description: rule.description, metadata: rule.metadata } as never);
+    const ruleCopy = await client.ipPolicyRules.create({
+      ip_policy_id: policyCopy.id,
+      cidr: rule.cidr,
+      action: rule.action,
+      description: rule.description,
+      metadata: rule.metadata,
+    } as never);
     const maintCopy = await client.backends.httpResponse.create({
       description: maint.description,
       metadata: maint.metadata,
@@ -117,7 +125,13 @@ describe('duplicates and interrupted replaces', { timeout: 120_000 }, () => {
     const first = await cli(stack, 'apply', repo, '--yes');
     expect(first.code, first.stderr).toBe(0);
     const maint = (await collect(client.backends.httpResponse.list())).find((b) => markerOf(b)?.stack === stack)!;
-    const copy = await client.backends.httpResponse.create({ description: maint.description, metadata: maint.metadata, status_code: maint.status_code, body: maint.body, headers: maint.headers } as never);
+    const copy = await client.backends.httpResponse.create({
+      description: maint.description,
+      metadata: maint.metadata,
+      status_code: maint.status_code,
+      body: maint.body,
+      headers: maint.headers,
+    } as never);
     // Made by hand, no marker: gatehouse never changes it.
     const theirs = await client.backends.failover.create({ description: 'made by hand', backends: [copy.id] } as never);
 
@@ -134,7 +148,9 @@ describe('duplicates and interrupted replaces', { timeout: 120_000 }, () => {
 
     const apply = await cli(stack, 'apply', repo, '--yes');
     expect(apply.code, apply.stdout + apply.stderr).toBe(0);
-    expect(apply.stdout).toContain(`Duplicate not deleted: Backend ${copy.id} duplicates ${maint.id} (same stack and address), but is not deleted: Backend ${theirs.id} (not managed by gatehouse) references it`);
+    expect(apply.stdout).toContain(
+      `Duplicate not deleted: Backend ${copy.id} duplicates ${maint.id} (same stack and address), but is not deleted: Backend ${theirs.id} (not managed by gatehouse) references it`,
+    );
     expect((await client.backends.failover.get(theirs.id)).backends).toEqual([copy.id]);
     expect((await collect(client.backends.httpResponse.list())).map((b) => b.id)).toContain(copy.id);
 
@@ -148,7 +164,8 @@ describe('duplicates and interrupted replaces', { timeout: 120_000 }, () => {
 
   it('an apply SIGKILLed between the create and the delete of a replace is finished by a plain rerun', async () => {
     const stack = 'replace';
-    const edge = 'kind: HTTPSEdge\nname: site\nspec:\n  hostports: ["replace-e2e.example.com:443"]\n  routes:\n    - match_type: path_prefix\n      match: /\n      backend: {backend: web}';
+    const edge =
+      'kind: HTTPSEdge\nname: site\nspec:\n  hostports: ["replace-e2e.example.com:443"]\n  routes:\n    - match_type: path_prefix\n      match: /\n      backend: {backend: web}';
     const repo = manifests('replace', {
       'backends.yaml': 'kind: Backend\nname: web\nspec:\n  type: tunnel_group\n  labels: {app: web}',
       'edges.yaml': edge,
@@ -165,7 +182,10 @@ describe('duplicates and interrupted replaces', { timeout: 120_000 }, () => {
     const proxy = await holdingProxy(server.url);
     try {
       const apply = spawnCli(['apply', repo, '--yes'], { env: env(stack, proxy.url) });
-      const held = await Promise.race([proxy.firstDelete, apply.exited.then((r) => Promise.reject(new Error(`apply ended before its DELETE: ${r.code} ${r.stdout}${r.stderr}`)))]);
+      const held = await Promise.race([
+        proxy.firstDelete,
+        apply.exited.then((r) => Promise.reject(new Error(`apply ended before its DELETE: ${r.code} ${r.stdout}${r.stderr}`))),
+      ]);
       expect(held).toContain(old.id);
       apply.child.kill('SIGKILL');
       const killed = await apply.exited;

@@ -39,8 +39,18 @@ describe('examples/environments against a staging and a production server', { ti
     const json = JSON.parse(result.stdout);
     expect(Object.keys(json.environments)).toEqual(['staging', 'production']);
     expect(json.changes).toBe(true);
-    expect(json.environments.staging).toMatchObject({ stack: 'web-staging', environment: 'staging', target: { url: staging.server.url }, summary: { create: 14 } }); // 13 objects and the stack's bot user registry
-    expect(json.environments.production).toMatchObject({ stack: 'web', environment: 'production', target: { url: production.server.url }, summary: { create: 13 } });
+    expect(json.environments.staging).toMatchObject({
+      stack: 'web-staging',
+      environment: 'staging',
+      target: { url: staging.server.url },
+      summary: { create: 14 },
+    }); // 13 objects and the stack's bot user registry
+    expect(json.environments.production).toMatchObject({
+      stack: 'web',
+      environment: 'production',
+      target: { url: production.server.url },
+      summary: { create: 13 },
+    });
     const addresses = (name: string) => json.environments[name].changes.map((c: { address: string }) => c.address);
     // The staging overlay adds a route and keeps the load tester; production deletes it.
     expect(addresses('staging')).toContain('HTTPSEdgeRoute/site//debug');

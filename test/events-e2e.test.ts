@@ -163,7 +163,9 @@ describe('certificate authorities, mutual TLS, destinations and subscriptions en
 
   it('drift: in sync, then names a destination changed outside gatehouse; apply restores it', { timeout: 120_000 }, async () => {
     expect((await cli(['drift', repo])).code).toBe(0);
-    const { event_destinations: [destination] } = await api<{ event_destinations: Listed[] }>('/event_destinations');
+    const {
+      event_destinations: [destination],
+    } = await api<{ event_destinations: Listed[] }>('/event_destinations');
     const patched = await fetch(new URL(`/event_destinations/${destination!.id}`, server.url), {
       method: 'PATCH',
       headers: apiHeaders(KEY, true),
@@ -175,7 +177,11 @@ describe('certificate authorities, mutual TLS, destinations and subscriptions en
     expect(drift.code, drift.stderr).toBe(2);
     const report = JSON.parse(drift.stdout) as { objects: { address: string; drift: string; fields: { path: string }[] }[] };
     expect(report.objects, drift.stdout).toEqual([
-      expect.objectContaining({ address: 'EventDestination/audit-stream', drift: 'changed_outside', fields: [expect.objectContaining({ path: 'description' })] }),
+      expect.objectContaining({
+        address: 'EventDestination/audit-stream',
+        drift: 'changed_outside',
+        fields: [expect.objectContaining({ path: 'description' })],
+      }),
     ]);
 
     // Applying writes the whole target again, the write-only key with it.
@@ -206,7 +212,11 @@ describe('certificate authorities, mutual TLS, destinations and subscriptions en
     const planned = await cli(['plan', out, '--format', 'json'], env);
     expect(planned.code, planned.stdout + planned.stderr).toBe(0);
     for (const change of (JSON.parse(planned.stdout) as { changes: { cause?: string; reason?: string; fields: unknown[] }[] }).changes) {
-      expect(change).toMatchObject({ cause: 'marker', fields: [], reason: expect.stringMatching(/^ownership marker refresh: records the manifest path \S+\.yaml$/) });
+      expect(change).toMatchObject({
+        cause: 'marker',
+        fields: [],
+        reason: expect.stringMatching(/^ownership marker refresh: records the manifest path \S+\.yaml$/),
+      });
     }
   });
 
@@ -215,8 +225,12 @@ describe('certificate authorities, mutual TLS, destinations and subscriptions en
     const result = await cli(['apply', repo, '--yes']);
     expect(result.code, result.stdout + result.stderr).toBe(0);
 
-    const { event_subscriptions: [subscription] } = await api<{ event_subscriptions: Listed[] }>('/event_subscriptions');
-    const { event_destinations: [destination] } = await api<{ event_destinations: Listed[] }>('/event_destinations');
+    const {
+      event_subscriptions: [subscription],
+    } = await api<{ event_subscriptions: Listed[] }>('/event_subscriptions');
+    const {
+      event_destinations: [destination],
+    } = await api<{ event_destinations: Listed[] }>('/event_destinations');
     // Delivery runs after the commit; wait for the outbox to drain, then read the record.
     let page: { deliveries: { event_type: string; subscription_id: string; destination_id: string; outcome: string }[]; pending: number };
     for (let attempt = 0; ; attempt++) {
@@ -226,9 +240,7 @@ describe('certificate authorities, mutual TLS, destinations and subscriptions en
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     const updated = page.deliveries.filter((d) => d.event_type === 'ip_policy_updated.v0');
-    expect(updated).toEqual([
-      expect.objectContaining({ subscription_id: subscription!.id, destination_id: destination!.id, outcome: 'delivered' }),
-    ]);
+    expect(updated).toEqual([expect.objectContaining({ subscription_id: subscription!.id, destination_id: destination!.id, outcome: 'delivered' })]);
     // Only types the subscription names are delivered to it (whether the first apply's creations
     // are depends on whether the subscription existed yet when they happened).
     const named = ['ip_policy_created.v0', 'ip_policy_rule_created.v0', 'ip_policy_updated.v0'];

@@ -32,7 +32,10 @@ let close: (() => Promise<void>) | undefined;
 const env = (extra: Record<string, string> = {}) => ({ GATEHOUSE_API_URL: server.url, GATEHOUSE_API_KEY: KEY, ...extra });
 /** Every file under `out`, relative to it, sorted. */
 const filesUnder = (out: string) => (readdirSync(out, { recursive: true, encoding: 'utf8' }) as string[]).filter((f) => /\.ya?ml$/.test(f)).sort();
-const readAll = (out: string) => filesUnder(out).map((f) => readFileSync(join(out, f), 'utf8')).join('\n');
+const readAll = (out: string) =>
+  filesUnder(out)
+    .map((f) => readFileSync(join(out, f), 'utf8'))
+    .join('\n');
 /** Where examples/basic's files are, as the markers record them (relative to this repository's root). */
 const BASIC = 'examples/basic';
 
@@ -58,7 +61,9 @@ describe('gatehouse export', () => {
     expect(result.code, result.stderr).toBe(0);
     // The example's own files, at the paths their markers record (bot users by the stack's
     // registry: they carry no marker, and a plain export keeps them).
-    const applied = readdirSync(EXAMPLES).filter((f) => f.endsWith('.yaml')).sort();
+    const applied = readdirSync(EXAMPLES)
+      .filter((f) => f.endsWith('.yaml'))
+      .sort();
     expect(filesUnder(out)).toEqual(applied.map((f) => join(BASIC, f)));
     for (const file of applied) expect(result.stdout).toContain(`  ${join(out, BASIC, file)}  (`);
     expect(result.stdout).toMatch(/Exported \d+ objects of stack "default"/);
@@ -87,7 +92,10 @@ describe('gatehouse export', () => {
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain('kind: IPPolicy');
     const lines = result.stderr.split('\n').filter((l) => l.includes('standard output'));
-    expect(lines).toEqual([expect.stringMatching(/^Exported \d+ objects of stack "default" .*to standard output:$/), expect.stringMatching(/^ {2}standard output {2}\(\d+ IPPolicy, \d+ IPRestriction, .* manifests\)$/)]);
+    expect(lines).toEqual([
+      expect.stringMatching(/^Exported \d+ objects of stack "default" .*to standard output:$/),
+      expect.stringMatching(/^ {2}standard output {2}\(\d+ IPPolicy, \d+ IPRestriction, .* manifests\)$/),
+    ]);
   });
 
   it('writes references by name and leaves server defaults out', async () => {
@@ -146,7 +154,10 @@ describe('gatehouse export', () => {
     const repo = join(dir.path, 'repo');
     mkdirSync(join(repo, '.git'), { recursive: true });
     mkdirSync(join(repo, 'manifests', 'access'), { recursive: true });
-    writeFileSync(join(repo, 'manifests', 'access', 'policies.yaml'), 'kind: IPPolicy\nname: partners\nspec:\n  rules: [{cidr: 198.51.100.0/24, action: allow}]\n');
+    writeFileSync(
+      join(repo, 'manifests', 'access', 'policies.yaml'),
+      'kind: IPPolicy\nname: partners\nspec:\n  rules: [{cidr: 198.51.100.0/24, action: allow}]\n',
+    );
     const stack = ['--stack', 'subdirectory'];
     const applied = await runCli(['apply', join(repo, 'manifests'), '--yes', ...stack], { env: env() });
     expect(applied.code, applied.stdout + applied.stderr).toBe(0);

@@ -23,7 +23,8 @@ const env = () => ({ GATEHOUSE_API_URL: api.server.url, GATEHOUSE_API_KEY: KEY }
 
 /** What the default branch declares, applied before the pull request. */
 const BASE = {
-  'manifests/ip-policies.yaml': 'kind: IPPolicy\nname: office\nspec:\n  description: office egress\n  rules:\n    - {cidr: 10.0.0.0/8, action: allow}\n---\nkind: IPPolicy\nname: lab\nspec:\n  description: lab\n',
+  'manifests/ip-policies.yaml':
+    'kind: IPPolicy\nname: office\nspec:\n  description: office egress\n  rules:\n    - {cidr: 10.0.0.0/8, action: allow}\n---\nkind: IPPolicy\nname: lab\nspec:\n  description: lab\n',
   'manifests/backends.yaml': 'kind: Backend\nname: web\nspec:\n  type: tunnel_group\n  labels: {app: web}\n',
 };
 
@@ -88,7 +89,13 @@ async function planStep(workspace: string, extraEnv: Record<string, string> = {}
       child.on('error', reject);
       child.on('close', (exit) => resolve({ code: exit, log }));
     });
-    const outputs = Object.fromEntries(readFileSync(files.output, 'utf8').trim().split('\n').filter(Boolean).map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]));
+    const outputs = Object.fromEntries(
+      readFileSync(files.output, 'utf8')
+        .trim()
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
+    );
     const comment = outputs['comment-file'] ? readFileSync(outputs['comment-file'], 'utf8') : '';
     return { code, outputs, comment, summary: readFileSync(files.summary, 'utf8'), log };
   } finally {
@@ -108,7 +115,7 @@ afterAll(async () => {
   await api?.close();
 });
 
-describe('a hostile pull request, through the Action\'s plan step', () => {
+describe("a hostile pull request, through the Action's plan step", () => {
   it('that tries to print the API key through every kind of field, hang CI with a policy and delete through a kind typo is refused whole: each attempt at its line, no key, nothing written', async () => {
     const before = await liveState();
     const pr = tempDir('gatehouse-pr-');
@@ -159,17 +166,19 @@ describe('a hostile pull request, through the Action\'s plan step', () => {
     expect(run.outputs.exitcode).toBe('1');
     expect(run.comment).toContain('**`gatehouse validate` failed** (exit 1); nothing can be applied until it passes.');
     const problems = [...run.comment.matchAll(/^(\S+):(\d+):\d+: .*\[(\w+)\]$/gm)].map((m) => `${m[3]}@${m[1]}:${m[2]}`);
-    expect(problems).toEqual(expect.arrayContaining([
-      'env_credential@manifests/ip-policies.yaml:4',
-      'env_credential@manifests/ip-policies.yaml:5',
-      'env_credential@manifests/ip-policies.yaml:7',
-      'unknown_kind@manifests/ip-policies.yaml:9',
-      'env_credential@manifests/backends.yaml:5',
-      'env_credential@manifests/edges.yaml:9',
-      'env_credential@manifests/edges.yaml:11',
-      'unknown_kind@manifests/deployment.yaml:2',
-      'policy_expression@policies/hang.yaml:3',
-    ]));
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        'env_credential@manifests/ip-policies.yaml:4',
+        'env_credential@manifests/ip-policies.yaml:5',
+        'env_credential@manifests/ip-policies.yaml:7',
+        'unknown_kind@manifests/ip-policies.yaml:9',
+        'env_credential@manifests/backends.yaml:5',
+        'env_credential@manifests/edges.yaml:9',
+        'env_credential@manifests/edges.yaml:11',
+        'unknown_kind@manifests/deployment.yaml:2',
+        'policy_expression@policies/hang.yaml:3',
+      ]),
+    );
     for (const text of [run.comment, run.summary, run.log]) {
       expect(text).not.toContain(KEY);
       expect(text).not.toContain(RUNNER_SECRET);
@@ -203,7 +212,8 @@ describe('a hostile pull request, through the Action\'s plan step', () => {
         '',
       ].join('\n'),
       // A policy whose condition probes the value and whose message would print it.
-      'policies/probe.yaml': '- name: probe\n  kind: IPPolicy\n  severity: warning\n  when: "policy.name == \'office\'"\n  require: "policy.description.contains(\'AKIA\')"\n  message: "description is {policy.description}"\n',
+      'policies/probe.yaml':
+        '- name: probe\n  kind: IPPolicy\n  severity: warning\n  when: "policy.name == \'office\'"\n  require: "policy.description.contains(\'AKIA\')"\n  message: "description is {policy.description}"\n',
     });
     const run = await planStep(pr.path);
     // The step succeeds; plan's exit code 2 says there are changes.

@@ -18,7 +18,15 @@ import { REPO_ROOT, runCli, tempDir } from './helpers/cli.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const OUTPUT = join(REPO_ROOT, 'test/output/html-report');
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
 
 /** Why the browser tests cannot run here (no Chromium), or undefined. */
 function chromiumMissing(): string | undefined {
@@ -32,34 +40,114 @@ const pem = (name: string) => readFileSync(join(REPO_ROOT, 'packages/engine/test
 function reviewPlan(): Plan {
   const base = { patch: [], dependsOn: [] as string[] };
   return {
-    format_version: 1, target: { url: 'https://api.example.com', embedded: false }, stack: 'default', created_at: '2026-11-23T02:00:00.000Z',
+    format_version: 1,
+    target: { url: 'https://api.example.com', embedded: false },
+    stack: 'default',
+    created_at: '2026-11-23T02:00:00.000Z',
     summary: { create: 1, update: 1, delete: 1, replace: 1, unchanged: 6 },
     changes: [
-      { ...base, address: 'CertificateAuthority/partner-ca', action: 'replace', kind: 'CertificateAuthority', name: 'partner-ca', id: 'ca_1', reason: 'ca_pem cannot be updated',
-        before: { ca_pem: pem('ca.pem') }, after: { ca_pem: pem('ca-renewed.pem') }, fields: [{ path: 'ca_pem', before: pem('ca.pem'), after: pem('ca-renewed.pem'), sensitive: false }],
-        source: { file: 'manifests/certificate-authorities.yaml', line: 5, col: 1 } },
-      { ...base, address: 'HTTPSEdge/partners', action: 'update', kind: 'HTTPSEdge', name: 'partners', id: 'edghts_1', dependsOn: ['CertificateAuthority/partner-ca'],
-        before: { description: 'Partner API' }, after: { description: 'Partner API <mutual TLS>' }, fields: [{ path: 'description', before: 'Partner API', after: 'Partner API <mutual TLS>', sensitive: false }, { path: 'oidc.client_secret', before: '(sensitive)', after: '(sensitive value changed)', sensitive: true }] },
-      { ...base, address: 'IPPolicy/office', action: 'create', kind: 'IPPolicy', name: 'office', id: null, before: null, after: { description: 'Office </summary><script>alert(1)</script>' }, fields: [] },
-      { ...base, address: 'BotUser/old-bot', action: 'delete', kind: 'BotUser', name: 'old-bot', id: 'bot_1', before: { name: 'old-bot', active: true }, after: null, fields: [] },
+      {
+        ...base,
+        address: 'CertificateAuthority/partner-ca',
+        action: 'replace',
+        kind: 'CertificateAuthority',
+        name: 'partner-ca',
+        id: 'ca_1',
+        reason: 'ca_pem cannot be updated',
+        before: { ca_pem: pem('ca.pem') },
+        after: { ca_pem: pem('ca-renewed.pem') },
+        fields: [{ path: 'ca_pem', before: pem('ca.pem'), after: pem('ca-renewed.pem'), sensitive: false }],
+        source: { file: 'manifests/certificate-authorities.yaml', line: 5, col: 1 },
+      },
+      {
+        ...base,
+        address: 'HTTPSEdge/partners',
+        action: 'update',
+        kind: 'HTTPSEdge',
+        name: 'partners',
+        id: 'edghts_1',
+        dependsOn: ['CertificateAuthority/partner-ca'],
+        before: { description: 'Partner API' },
+        after: { description: 'Partner API <mutual TLS>' },
+        fields: [
+          { path: 'description', before: 'Partner API', after: 'Partner API <mutual TLS>', sensitive: false },
+          { path: 'oidc.client_secret', before: '(sensitive)', after: '(sensitive value changed)', sensitive: true },
+        ],
+      },
+      {
+        ...base,
+        address: 'IPPolicy/office',
+        action: 'create',
+        kind: 'IPPolicy',
+        name: 'office',
+        id: null,
+        before: null,
+        after: { description: 'Office </summary><script>alert(1)</script>' },
+        fields: [],
+      },
+      {
+        ...base,
+        address: 'BotUser/old-bot',
+        action: 'delete',
+        kind: 'BotUser',
+        name: 'old-bot',
+        id: 'bot_1',
+        before: { name: 'old-bot', active: true },
+        after: null,
+        fields: [],
+      },
     ],
-    unmanaged: [{ kind: 'BotUser', id: 'bot_9', label: 'legacy' }], fingerprints: {}, manifest_checksum: 'sha256:0', requests: 9,
+    unmanaged: [{ kind: 'BotUser', id: 'bot_9', label: 'legacy' }],
+    fingerprints: {},
+    manifest_checksum: 'sha256:0',
+    requests: 9,
     policy_results: [],
   };
 }
 
 function driftReport(): DriftReport {
   return {
-    format_version: 1, target: { url: 'https://api.example.com', embedded: false }, stack: 'default', checked_at: '2026-11-23T03:00:00.000Z', drifted: true,
+    format_version: 1,
+    target: { url: 'https://api.example.com', embedded: false },
+    stack: 'default',
+    checked_at: '2026-11-23T03:00:00.000Z',
+    drifted: true,
     summary: { changed_outside: 1, deleted_outside: 1, duplicate: 0, missing: 0, changed_in_manifests: 1, changed: 0, unmanaged: 0, in_sync: 12 },
     objects: [
-      { address: 'IPRestriction/dashboard', kind: 'IPRestriction', name: 'dashboard', id: 'ipx_1', drift: 'changed_outside', action: 'update', message: 'changed outside gatehouse since the last apply',
-        fields: [{ path: 'enforced', drift: 'changed_outside', live: false, desired: true, sensitive: false }], source: { file: 'manifests/ip-restrictions.yaml', line: 3, col: 1 } },
-      { address: 'CertificateAuthority/partner-ca', kind: 'CertificateAuthority', name: 'partner-ca', id: 'ca_1', drift: 'changed_in_manifests', action: 'replace', message: 'changed in the manifests since the last apply',
-        fields: [{ path: 'ca_pem', drift: 'changed_in_manifests', live: pem('ca.pem'), desired: pem('ca-renewed.pem'), sensitive: false }] },
-      { address: 'HTTPSEdgeRoute/api//ws', kind: 'HTTPSEdgeRoute', name: 'api path_prefix:/ws', id: null, drift: 'deleted_outside', action: 'create', message: 'deleted outside gatehouse', fields: [] },
+      {
+        address: 'IPRestriction/dashboard',
+        kind: 'IPRestriction',
+        name: 'dashboard',
+        id: 'ipx_1',
+        drift: 'changed_outside',
+        action: 'update',
+        message: 'changed outside gatehouse since the last apply',
+        fields: [{ path: 'enforced', drift: 'changed_outside', live: false, desired: true, sensitive: false }],
+        source: { file: 'manifests/ip-restrictions.yaml', line: 3, col: 1 },
+      },
+      {
+        address: 'CertificateAuthority/partner-ca',
+        kind: 'CertificateAuthority',
+        name: 'partner-ca',
+        id: 'ca_1',
+        drift: 'changed_in_manifests',
+        action: 'replace',
+        message: 'changed in the manifests since the last apply',
+        fields: [{ path: 'ca_pem', drift: 'changed_in_manifests', live: pem('ca.pem'), desired: pem('ca-renewed.pem'), sensitive: false }],
+      },
+      {
+        address: 'HTTPSEdgeRoute/api//ws',
+        kind: 'HTTPSEdgeRoute',
+        name: 'api path_prefix:/ws',
+        id: null,
+        drift: 'deleted_outside',
+        action: 'create',
+        message: 'deleted outside gatehouse',
+        fields: [],
+      },
     ],
-    unmanaged: [], requests: 11,
+    unmanaged: [],
+    requests: 11,
   };
 }
 
@@ -79,7 +167,10 @@ beforeAll(async () => {
     join(dir.path, 'policies/new-rules.yaml'),
     '- name: no-documentation-ranges\n  kind: IPPolicyRule\n  when: "change.action == \'create\'"\n  require: "!rule.cidr.startsWith(\'192.0.2.\')"\n  severity: error\n  message: "rule {rule.cidr} of IP policy {policy.name} is a documentation range"\n',
   );
-  const [plan, reason] = await Promise.all([runCli(['plan', 'manifests', '--embedded', '--format', 'html'], { cwd: dir.path, env: EXAMPLE_SECRETS }), Promise.resolve(chromiumMissing())]);
+  const [plan, reason] = await Promise.all([
+    runCli(['plan', 'manifests', '--embedded', '--format', 'html'], { cwd: dir.path, env: EXAMPLE_SECRETS }),
+    Promise.resolve(chromiumMissing()),
+  ]);
   expect(plan.code).toBe(1); // the policy error; the report is written all the same
   cliPlanHtml = plan.stdout;
   skipReason = reason;

@@ -30,7 +30,12 @@ const env = () => ({ GATEHOUSE_API_URL: server.url, GATEHOUSE_API_KEY: KEY });
 /** Ids of every live object the manifests could create, per collection. */
 async function liveIds(): Promise<string[]> {
   const ids: string[] = [];
-  const collections = [['/ip_policies', 'ip_policies'], ['/backends/failover', 'backends'], ['/reserved_domains', 'reserved_domains'], ['/edges/https', 'https_edges']] as const;
+  const collections = [
+    ['/ip_policies', 'ip_policies'],
+    ['/backends/failover', 'backends'],
+    ['/reserved_domains', 'reserved_domains'],
+    ['/edges/https', 'https_edges'],
+  ] as const;
   for (const [path, key] of collections) {
     for await (const o of client.list<{ id: string; routes?: { id: string }[] }>(path, key)) ids.push(o.id, ...(o.routes ?? []).map((r) => r.id));
   }
@@ -72,8 +77,14 @@ describe('{id: ...} references are checked against live objects before any write
     const before = await liveIds();
     const plan = await runCli(['plan', repo], { env: env() });
     expect(plan.code).toBe(1);
-    expect(plan.stderr).toContain(`${file}:12:26: no live Backend has the id bkdtg_doesnotexist; fix the id, or name a Backend manifest instead of {id: ...} [reference_id_missing]`);
-    expect(plan.stderr).toMatch(new RegExp(`${file.replace(/[.]/g, '\\.')}:16:35: ${policy.id} is an? IP policy, but a Backend is expected here; fix the id \\[reference_id_wrong_kind\\]`));
+    expect(plan.stderr).toContain(
+      `${file}:12:26: no live Backend has the id bkdtg_doesnotexist; fix the id, or name a Backend manifest instead of {id: ...} [reference_id_missing]`,
+    );
+    expect(plan.stderr).toMatch(
+      new RegExp(
+        `${file.replace(/[.]/g, '\\.')}:16:35: ${policy.id} is an? IP policy, but a Backend is expected here; fix the id \\[reference_id_wrong_kind\\]`,
+      ),
+    );
 
     const apply = await runCli(['apply', repo, '--yes'], { env: env() });
     expect(apply.code).toBe(1);

@@ -32,7 +32,14 @@ function repoOf(stack: string): string {
   repo = join(base, stack);
   mkdirSync(repo);
   const docs = Array.from({ length: 40 }, (_, i) =>
-    [`kind: IPPolicy`, `name: ${stack}-p${i}`, `spec:`, `  description: policy ${i}`, `  rules:`, ...[0, 1, 2].map((j) => `    - {cidr: 10.${i}.${j}.0/24, action: allow}`)].join('\n'),
+    [
+      `kind: IPPolicy`,
+      `name: ${stack}-p${i}`,
+      `spec:`,
+      `  description: policy ${i}`,
+      `  rules:`,
+      ...[0, 1, 2].map((j) => `    - {cidr: 10.${i}.${j}.0/24, action: allow}`),
+    ].join('\n'),
   );
   writeFileSync(join(repo, 'policies.yaml'), `${docs.join('\n---\n')}\n`);
   repos.set(stack, repo);
@@ -58,7 +65,9 @@ const cli = (stack: string, ...args: string[]) => runCli(args, { env: env(stack)
 async function markerCounts(stack: string): Promise<Map<string, number>> {
   const counts = new Map<string, number>();
   for (const o of [...(await collect(client.ipPolicies.list())), ...(await collect(client.ipPolicyRules.list()))]) {
-    const line = String((o as { metadata?: string }).metadata ?? '').split('\n').at(-1)!;
+    const line = String((o as { metadata?: string }).metadata ?? '')
+      .split('\n')
+      .at(-1)!;
     if (!line.startsWith('gatehouse:v1 ')) continue;
     const marker = JSON.parse(line.slice('gatehouse:v1 '.length)) as { stack: string; name: string };
     if (marker.stack === stack) counts.set(`${o.id.slice(0, 4)}:${marker.name}`, (counts.get(`${o.id.slice(0, 4)}:${marker.name}`) ?? 0) + 1);
@@ -86,7 +95,10 @@ describe('the per-stack lock', { timeout: 300_000 }, () => {
       const [a, b] = await Promise.all([cli(stack, 'apply', repoOf(stack), '--yes'), cli(stack, 'apply', repoOf(stack), '--yes')]);
       const counts = await markerCounts(stack);
       expect(counts.size, `round ${round}`).toBe(40 * 4);
-      expect([...counts.values()].filter((n) => n > 1), `round ${round}: duplicates`).toEqual([]);
+      expect(
+        [...counts.values()].filter((n) => n > 1),
+        `round ${round}: duplicates`,
+      ).toEqual([]);
       const codes = [a.code, b.code].sort();
       // Either the second found the lock held (exit 1, naming the holder), or it started after
       // the first ended and found nothing to do; never both writing.
@@ -102,7 +114,12 @@ describe('the per-stack lock', { timeout: 300_000 }, () => {
 
   it('fails at once while another holds the lock, waits with --lock-timeout, and plan, drift and unlock see it', async () => {
     const stack = 'held';
-    const release = await holdLock(stack, { holder: 'ci@runner-7 (pid 42)', run_id: 'github:acme/net#991.1', started_at: new Date().toISOString(), lease_seconds: 3600 });
+    const release = await holdLock(stack, {
+      holder: 'ci@runner-7 (pid 42)',
+      run_id: 'github:acme/net#991.1',
+      started_at: new Date().toISOString(),
+      lease_seconds: 3600,
+    });
     const [failed, json, plan, drift] = await Promise.all([
       cli(stack, 'apply', repoOf(stack), '--yes'),
       cli(stack, 'apply', repoOf(stack), '--yes', '--format', 'json'),
@@ -153,7 +170,9 @@ describe('the per-stack lock', { timeout: 300_000 }, () => {
     const proxy = await renewalProxy(server.url);
     try {
       // A short lease (tests only): renewals every 300 ms. One write at a time, the first rule held.
-      const apply = spawnCli(['apply', repoOf(stack), '--yes', '--parallelism', '1'], { env: { ...env(stack), GATEHOUSE_API_URL: proxy.url, GATEHOUSE_TEST_LOCK_LEASE_SECONDS: '0.9' } });
+      const apply = spawnCli(['apply', repoOf(stack), '--yes', '--parallelism', '1'], {
+        env: { ...env(stack), GATEHOUSE_API_URL: proxy.url, GATEHOUSE_TEST_LOCK_LEASE_SECONDS: '0.9' },
+      });
       await Promise.race([proxy.held, apply.exited.then((r) => Promise.reject(new Error(`apply ended first: ${r.code} ${r.stdout}${r.stderr}`)))]);
       const unlocked = await cli(stack, 'unlock', '--yes');
       expect(unlocked.code, unlocked.stderr).toBe(0);
@@ -161,7 +180,9 @@ describe('the per-stack lock', { timeout: 300_000 }, () => {
       proxy.release();
       const result = await apply.exited;
       expect(result.code, result.stdout + result.stderr).toBe(1);
-      expect(result.stderr).toMatch(/lost the lock of stack "lost" while applying: its bot user gatehouse-lock\.lost \(\S+\) was removed; nothing more was written/);
+      expect(result.stderr).toMatch(
+        /lost the lock of stack "lost" while applying: its bot user gatehouse-lock\.lost \(\S+\) was removed; nothing more was written/,
+      );
       expect(result.stderr).toMatch(/\d+ changes? done, \d+ not started/);
     } finally {
       await proxy.close();
@@ -187,11 +208,14 @@ async function renewalProxy(target: string) {
   const released = new Promise<void>((resolve) => (release = resolve));
   let holding = false;
   const forward = (req: IncomingMessage, res: ServerResponse, body: Buffer) => {
-    const out = request({ hostname: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: { ...req.headers, host: upstream.host } }, (answer) => {
-      if (req.method === 'GET' && req.url?.startsWith('/bot_users/') && answer.statusCode === 404) onLoss();
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
+    const out = request(
+      { hostname: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: { ...req.headers, host: upstream.host } },
+      (answer) => {
+        if (req.method === 'GET' && req.url?.startsWith('/bot_users/') && answer.statusCode === 404) onLoss();
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
     out.on('error', () => res.destroy());
     out.end(body);
   };

@@ -97,19 +97,26 @@ describe('published packages', () => {
       return pinVersion(text, version) !== text;
     });
     expect(stale, `run \`npm run version:set -- ${version}\``).toEqual([]);
-    const moved = pinVersion('uses: gatehouse/gatehouse@v0.1.0\nGATEHOUSE_VERSION: "0.1.0"\n${GATEHOUSE_VERSION:-0.1.0}\n@gatehouse/schemas@0.1/json/x', '1.2.0') as string;
+    const moved = pinVersion(
+      'uses: gatehouse/gatehouse@v0.1.0\nGATEHOUSE_VERSION: "0.1.0"\n${GATEHOUSE_VERSION:-0.1.0}\n@gatehouse/schemas@0.1/json/x',
+      '1.2.0',
+    ) as string;
     expect(moved).toBe('uses: gatehouse/gatehouse@v1.2.0\nGATEHOUSE_VERSION: "1.2.0"\n${GATEHOUSE_VERSION:-1.2.0}\n@gatehouse/schemas@1/json/x');
-    expect(pinVersion('npm install ./gatehouse-cli-0.1.0.tgz ./gatehouse-server-0.1.0.tgz', '1.2.0')).toBe('npm install ./gatehouse-cli-1.2.0.tgz ./gatehouse-server-1.2.0.tgz');
+    expect(pinVersion('npm install ./gatehouse-cli-0.1.0.tgz ./gatehouse-server-0.1.0.tgz', '1.2.0')).toBe(
+      'npm install ./gatehouse-cli-1.2.0.tgz ./gatehouse-server-1.2.0.tgz',
+    );
   });
 
   it('nothing in the CLI’s dependency tree (the optional server included) demands more than Node 20.19', () => {
     // npm warns EBADENGINE for such a package, and silently drops an OPTIONAL dependency whose
     // tree has one: cookie@2 (node >=22, through light-my-request 6.8) made `npm install
     // @gatehouse/cli` on Node 20 install no server at all.
-    const lock = JSON.parse(readFileSync(join(REPO_ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, PackageJson & { link?: boolean; resolved?: string }> };
+    const lock = JSON.parse(readFileSync(join(REPO_ROOT, 'package-lock.json'), 'utf8')) as {
+      packages: Record<string, PackageJson & { link?: boolean; resolved?: string }>;
+    };
     const entries = lock.packages;
     const resolve = (from: string, name: string): string | undefined => {
-      for (let base = from; ; ) {
+      for (let base = from; ;) {
         const candidate = `${base ? `${base}/` : ''}node_modules/${name}`;
         const entry = entries[candidate];
         if (entry) return entry.link && entry.resolved ? entry.resolved : candidate;

@@ -46,7 +46,9 @@ describe('gatehouse plan against a fresh server', () => {
     const routes = manifests.filter((m) => m.kind === 'HTTPSEdge').flatMap((m) => m.spec.routes ?? []).length;
     // ...and the stack's bot user registry (bot-registry/registry.ts), made with the bot users.
     expect(json.changes).toHaveLength(declared().length + rules + routes + 1);
-    expect(json.changes.filter((c: { cause?: string }) => c.cause === 'registry').map((c: { address: string }) => c.address)).toEqual(['BotUserRegistry/default']);
+    expect(json.changes.filter((c: { cause?: string }) => c.cause === 'registry').map((c: { address: string }) => c.address)).toEqual([
+      'BotUserRegistry/default',
+    ]);
     expect(new Set(json.changes.map((c: { action: string }) => c.action))).toEqual(new Set(['create']));
     expect(json.summary).toMatchObject({ create: json.changes.length, update: 0, delete: 0, replace: 0, unchanged: 0 });
     // Secrets are masked in every change.

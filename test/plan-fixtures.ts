@@ -109,7 +109,9 @@ export async function writeLive(
   for (const [kind, path] of Object.entries(reservations)) {
     for (const doc of docs.filter((d) => d.kind === kind)) {
       const { description, metadata, ...fields } = doc.spec;
-      const created = await client.request<{ id: string; addr?: string }>('POST', path, { body: { ...fields, ...common({ description, metadata }, doc.name) } });
+      const created = await client.request<{ id: string; addr?: string }>('POST', path, {
+        body: { ...fields, ...common({ description, metadata }, doc.name) },
+      });
       ids.set(`${kind}/${doc.name}`, created.id);
       if (created.addr !== undefined) addrs.set(doc.name, created.addr);
     }
@@ -173,7 +175,12 @@ export async function writeLive(
     const body: Record<string, any> = { ...spec, ...common({ description, metadata }, doc.name) };
     if (mutual_tls) {
       const { certificate_authorities, ...rest } = mutual_tls;
-      body.mutual_tls = { ...rest, certificate_authority_ids: order(certificate_authorities as (string | { id: string })[]).map((c: string | { id: string }) => ref('CertificateAuthority', c)) };
+      body.mutual_tls = {
+        ...rest,
+        certificate_authority_ids: order(certificate_authorities as (string | { id: string })[]).map((c: string | { id: string }) =>
+          ref('CertificateAuthority', c),
+        ),
+      };
     }
     const edge = await client.httpsEdges.create(body);
     ids.set(`HTTPSEdge/${doc.name}`, edge.id);
@@ -198,7 +205,10 @@ export async function writeLive(
     const body: Record<string, any> = { ...endpointModules(spec), ...common({ description, metadata }, doc.name) };
     if (mutual_tls) {
       const { certificate_authorities, ...rest } = mutual_tls;
-      body.mutual_tls = { ...rest, certificate_authority_ids: order(certificate_authorities as (string | { id: string })[]).map((c) => ref('CertificateAuthority', c)) };
+      body.mutual_tls = {
+        ...rest,
+        certificate_authority_ids: order(certificate_authorities as (string | { id: string })[]).map((c) => ref('CertificateAuthority', c)),
+      };
     }
     const edge = await client.request<{ id: string }>('POST', '/edges/tls', { body });
     ids.set(`TLSEdge/${doc.name}`, edge.id);

@@ -63,14 +63,25 @@ async function planJson(extraEnv: Record<string, string> = {}) {
 describe('live objects that match the manifests plan as no changes', () => {
   it('the examples cover every kind, backend type and route module', () => {
     expect(new Set(manifests.map((m) => m.kind))).toEqual(
-      new Set(['IPPolicy', 'IPRestriction', 'BotUser', 'Backend', 'HTTPSEdge', 'TCPEdge', 'TLSEdge', 'ReservedDomain', 'ReservedTCPAddress', 'CertificateAuthority', 'EventDestination', 'EventSubscription']),
+      new Set([
+        'IPPolicy',
+        'IPRestriction',
+        'BotUser',
+        'Backend',
+        'HTTPSEdge',
+        'TCPEdge',
+        'TLSEdge',
+        'ReservedDomain',
+        'ReservedTCPAddress',
+        'CertificateAuthority',
+        'EventDestination',
+        'EventSubscription',
+      ]),
     );
     expect(new Set(manifests.filter((m) => m.kind === 'Backend').map((m) => m.spec.type))).toEqual(
       new Set(['tunnel_group', 'http_response', 'failover', 'weighted', 'static']),
     );
-    const routeModules = new Set(
-      manifests.filter((m) => m.kind === 'HTTPSEdge').flatMap((m) => (m.spec.routes ?? []).flatMap((r: object) => Object.keys(r))),
-    );
+    const routeModules = new Set(manifests.filter((m) => m.kind === 'HTTPSEdge').flatMap((m) => (m.spec.routes ?? []).flatMap((r: object) => Object.keys(r))));
     for (const name of ROUTE_MODULE_NAMES) expect(routeModules, name).toContain(name);
     const tcpModules = new Set(manifests.filter((m) => m.kind === 'TCPEdge').flatMap((m) => Object.keys(m.spec)));
     for (const name of ['backend', 'ip_restriction', 'traffic_policy']) expect(tcpModules).toContain(name);
@@ -81,8 +92,8 @@ describe('live objects that match the manifests plan as no changes', () => {
     expect(besideUsage(result.stderr)).toBe('');
     expect(json.changes, JSON.stringify(json.changes, null, 2)).toEqual([]);
     expect(result.code).toBe(0);
-    const rules = manifests.flatMap((m) => (m.kind === 'IPPolicy' ? m.spec.rules ?? [] : [])).length;
-    const routes = manifests.flatMap((m) => (m.kind === 'HTTPSEdge' ? m.spec.routes ?? [] : [])).length;
+    const rules = manifests.flatMap((m) => (m.kind === 'IPPolicy' ? (m.spec.rules ?? []) : [])).length;
+    const routes = manifests.flatMap((m) => (m.kind === 'HTTPSEdge' ? (m.spec.routes ?? []) : [])).length;
     expect(json.summary).toEqual({ create: 0, update: 0, delete: 0, replace: 0, unchanged: manifests.length + rules + routes });
     expect(json.unmanaged).toEqual([]);
   });
@@ -129,9 +140,7 @@ describe('live objects that match the manifests plan as no changes', () => {
     expect(result.stdout).not.toContain('rotated-by-hand-5521');
     expect(result.stdout).not.toContain(EXAMPLE_SECRETS.GITHUB_WEBHOOK_SECRET);
     expect(json.changes).toHaveLength(1);
-    expect(json.changes[0].fields).toEqual([
-      expect.objectContaining({ path: expect.stringContaining('webhook_verification.secret'), sensitive: true }),
-    ]);
+    expect(json.changes[0].fields).toEqual([expect.objectContaining({ path: expect.stringContaining('webhook_verification.secret'), sensitive: true })]);
   });
 
   it('also for mutual TLS and references by {id} to objects gatehouse does not manage', async () => {

@@ -29,7 +29,9 @@ describe('policies in the CLI', () => {
   it('validate reads policies/ by itself and fails on the rule, at the object', async () => {
     const result = await inDir(['validate', 'manifests']);
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain(`${WHERE}: error: IPPolicyRule vpn 0.0.0.0/0: rule 0.0.0.0/0 of IP policy vpn allows every address [policy no-allow-everyone]`);
+    expect(result.stderr).toContain(
+      `${WHERE}: error: IPPolicyRule vpn 0.0.0.0/0: rule 0.0.0.0/0 of IP policy vpn allows every address [policy no-allow-everyone]`,
+    );
     expect(result.stderr).toContain('manifests/ip-restrictions.yaml:11:1: warning: IPRestriction api');
     expect(result.stderr).toMatch(/break 1 policy rule .*1 error, 1 warning/);
   });
@@ -43,7 +45,11 @@ describe('policies in the CLI', () => {
     const error = JSON.parse(json.stdout).error;
     expect(error.code).toBe('policy_failed');
     expect(error.policy_results[0]).toEqual({
-      rule: 'no-allow-everyone', severity: 'error', address: 'IPPolicyRule/vpn/0.0.0.0/0', kind: 'IPPolicyRule', name: 'vpn 0.0.0.0/0',
+      rule: 'no-allow-everyone',
+      severity: 'error',
+      address: 'IPPolicyRule/vpn/0.0.0.0/0',
+      kind: 'IPPolicyRule',
+      name: 'vpn 0.0.0.0/0',
       message: 'rule 0.0.0.0/0 of IP policy vpn allows every address',
       source: { file: 'manifests/ip-policies.yaml', line: 25, col: 7 },
       rule_source: { file: 'policies/ip-policies.yaml', line: 3, col: 3 },
@@ -58,6 +64,8 @@ describe('policies in the CLI', () => {
     const result = await runCli(['validate', 'examples/basic', '--policy', 'examples/policies'], { env: EXAMPLE_SECRETS });
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('Manifests are valid (examples/basic; policy checks: 0 errors, 1 warning).');
-    expect(result.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^examples\/basic\/ip-restrictions\.yaml:11:1: warning: IPRestriction api: IP restriction api is not enforced/)]);
+    expect(result.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(/^examples\/basic\/ip-restrictions\.yaml:11:1: warning: IPRestriction api: IP restriction api is not enforced/),
+    ]);
   });
 });

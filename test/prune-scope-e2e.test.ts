@@ -28,9 +28,16 @@ const run = (...args: string[]) => runCli(args, { env: env(), cwd: repo });
 const planJson = async (...args: string[]) => {
   const result = await run('plan', ...args, '--format', 'json');
   expect(result.code, result.stderr).toBe(0);
-  return JSON.parse(result.stdout) as { changes: { address: string; action: string; needs_prune?: boolean; cause?: string; reason?: string }[]; prune_scope?: Record<string, unknown> };
+  return JSON.parse(result.stdout) as {
+    changes: { address: string; action: string; needs_prune?: boolean; cause?: string; reason?: string }[];
+    prune_scope?: Record<string, unknown>;
+  };
 };
-const deletes = (plan: Awaited<ReturnType<typeof planJson>>) => plan.changes.filter((c) => c.action === 'delete').map((c) => c.address).sort();
+const deletes = (plan: Awaited<ReturnType<typeof planJson>>) =>
+  plan.changes
+    .filter((c) => c.action === 'delete')
+    .map((c) => c.address)
+    .sort();
 
 /** Every live object's kind path and id, with the path its marker records. */
 async function inventory(): Promise<Map<string, string | undefined>> {
@@ -74,14 +81,26 @@ describe('prune scope', () => {
     const before = await inventory();
     const applied = await run('apply', 'manifests/ip-policies.yaml', '--prune', '--yes');
     expect(applied.code, applied.stderr).toBe(0);
-    expect(applied.stdout).toMatch(/Prune scope: \d+ owned objects not declared in the manifests read were applied from outside the PATHs given \(manifests\/ip-policies\.yaml\): .*HTTPSEdge/);
+    expect(applied.stdout).toMatch(
+      /Prune scope: \d+ owned objects not declared in the manifests read were applied from outside the PATHs given \(manifests\/ip-policies\.yaml\): .*HTTPSEdge/,
+    );
     expect(applied.stdout).toContain('--prune-all considers them');
     expect(applied.stdout).not.toMatch(/to delete/);
     expect([...(await inventory()).keys()].sort()).toEqual([...before.keys()].sort());
 
     const plan = await planJson('./manifests/ip-policies.yaml', '--prune');
     expect(deletes(plan)).toEqual([]);
-    expect(plan.prune_scope).toMatchObject({ mode: 'paths', paths: ['manifests/ip-policies.yaml'], outside_without_path: 0, outside_kinds: expect.objectContaining({ HTTPSEdge: expect.any(Number), TCPEdge: expect.any(Number), Backend: expect.any(Number), IPRestriction: expect.any(Number) }) });
+    expect(plan.prune_scope).toMatchObject({
+      mode: 'paths',
+      paths: ['manifests/ip-policies.yaml'],
+      outside_without_path: 0,
+      outside_kinds: expect.objectContaining({
+        HTTPSEdge: expect.any(Number),
+        TCPEdge: expect.any(Number),
+        Backend: expect.any(Number),
+        IPRestriction: expect.any(Number),
+      }),
+    });
   });
 
   it('a document removed from a file: apply manifests --prune deletes it (the whole directory prunes as before)', async () => {
@@ -118,7 +137,10 @@ describe('prune scope', () => {
     // A saved --prune-all plan carries its scope: apply --plan --prune runs its delete.
     const saved = await run('plan', 'manifests', '--prune-all', '--out', 'plan.json', '--format', 'json');
     expect(saved.code, saved.stderr).toBe(0);
-    expect(JSON.parse(saved.stdout)).toMatchObject({ prune_scope: { mode: 'all' }, changes: [expect.objectContaining({ address: 'IPPolicy/team-extra', action: 'delete' })] });
+    expect(JSON.parse(saved.stdout)).toMatchObject({
+      prune_scope: { mode: 'all' },
+      changes: [expect.objectContaining({ address: 'IPPolicy/team-extra', action: 'delete' })],
+    });
     const applied = await run('apply', '--plan', 'plan.json', '--prune', '--yes');
     expect(applied.code, applied.stdout + applied.stderr).toBe(0);
     expect([...(await inventory()).keys()].length).toBe(before.size - 1);

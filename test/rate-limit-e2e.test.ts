@@ -25,7 +25,7 @@ afterAll(async () => {
   dir?.cleanup();
 });
 
-it('applies at the server\'s pace with no answer 429, in as many windows as its requests need', { timeout: 120_000 }, async () => {
+it("applies at the server's pace with no answer 429, in as many windows as its requests need", { timeout: 120_000 }, async () => {
   const env = { ...EXAMPLE_SECRETS, GATEHOUSE_API_URL: serve.url, GATEHOUSE_API_KEY: KEY };
   const began = performance.now();
   const result = await runCli(['apply', join(dir.path, 'manifests'), '--yes', '--verbose', '--rate-limit', `${LIMIT.requests}/${LIMIT.windowMs}ms`], { env });
@@ -42,7 +42,9 @@ it('applies at the server\'s pace with no answer 429, in as many windows as its 
 
   // The server's limit is real: a burst that ignores it is refused past the budget.
   const burst = await Promise.all(
-    Array.from({ length: LIMIT.requests + 5 }, () => fetch(`${serve.url}/bot_users`, { headers: { authorization: `Bearer ${KEY}`, 'service-version': '2' } }).then((r) => r.status)),
+    Array.from({ length: LIMIT.requests + 5 }, () =>
+      fetch(`${serve.url}/bot_users`, { headers: { authorization: `Bearer ${KEY}`, 'service-version': '2' } }).then((r) => r.status),
+    ),
   );
   expect(burst.filter((status) => status === 429).length).toBeGreaterThan(0);
 });

@@ -95,7 +95,13 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-const PAGES = ['README.md', ...readdirSync(join(REPO_ROOT, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`)];
+const PAGES = [
+  'README.md',
+  ...readdirSync(join(REPO_ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .sort()
+    .map((f) => `docs/${f}`),
+];
 const blocksOf = new Map(PAGES.map((page) => [page, fencedBlocks(page, readFileSync(join(REPO_ROOT, page), 'utf8'))]));
 const shellBlocks = [...blocksOf.values()].flat().filter((b) => SHELLS.has(b.language));
 const skip = (b: Block) => /^\S+\s+skip:\s*(.*)$/.exec(b.info)?.[1];
@@ -103,7 +109,8 @@ const skipped = shellBlocks.filter((b) => skip(b) !== undefined);
 
 /** The test's environment without CI, GATEHOUSE_* or secrets: what a reader's shell starts from. */
 const readerEnv: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
-for (const name of Object.keys(readerEnv)) if (name.startsWith('GATEHOUSE_') || name === 'CI' || /_(SECRET|SECRET_KEY|API_URL|API_KEY)$/.test(name)) delete readerEnv[name];
+for (const name of Object.keys(readerEnv))
+  if (name.startsWith('GATEHOUSE_') || name === 'CI' || /_(SECRET|SECRET_KEY|API_URL|API_KEY)$/.test(name)) delete readerEnv[name];
 
 const work = tempDir('gatehouse-doc-blocks-');
 const shim = join(work.path, 'bin');
@@ -157,7 +164,9 @@ describe('the shell blocks of README.md and docs/', () => {
       const codes = new Map([...result.stderr.matchAll(/^@@ (\d+) (\d+)$/gm)].map((m) => [Number(m[1]), Number(m[2])]));
       const stdout = (i: number) => (existsSync(join(dir, 'out', String(i))) ? readFileSync(join(dir, 'out', String(i)), 'utf8') : '');
       for (const [i, text] of texts.entries()) {
-        expect(codes.get(i), `${page}: ${text}\n--- its output:\n${stdout(i)}\n--- the session's stderr:\n${result.stderr.slice(-4000)}`).toBe(expectedExit(text));
+        expect(codes.get(i), `${page}: ${text}\n--- its output:\n${stdout(i)}\n--- the session's stderr:\n${result.stderr.slice(-4000)}`).toBe(
+          expectedExit(text),
+        );
       }
       for (const block of captured) {
         const command = block.info.slice('text output of:'.length).trim();

@@ -43,9 +43,16 @@ const NPM_ENV = {
 /** npm's log lines of requests for a gatehouse package (`@gatehouse%2fcli`). */
 const gatehouseRequests = (log: string) => log.split('\n').filter((line) => /npm http fetch .*@gatehouse(%2f|\/)/i.test(line));
 /** stderr as one line: oclif may wrap an error message and prefix its lines with `›`. */
-const flat = (text: string) => text.replace(/\s*›\s*/g, ' ').replace(/\s+/g, ' ').trim();
+const flat = (text: string) =>
+  text
+    .replace(/\s*›\s*/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
 const cleanEnv = () => Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('GATEHOUSE_')));
-const tarList = (file: string) => execFileSync('tar', ['-tzf', file], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }).trim().split('\n');
+const tarList = (file: string) =>
+  execFileSync('tar', ['-tzf', file], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 })
+    .trim()
+    .split('\n');
 const tarRead = (file: string, path: string) => execFileSync('tar', ['-xzOf', file, path], { encoding: 'utf8' });
 
 const work = tempDir('gatehouse-release-');
@@ -75,7 +82,11 @@ async function gatehouse(args: string[], env: Record<string, string> = {}): Prom
 /** `npm install <specs>` in `dir` (created), with NPM_ENV; returns npm's log. */
 async function npmInstall(dir: string, specs: string[], extra: string[] = []): Promise<string> {
   mkdirSync(dir, { recursive: true });
-  const { stdout, stderr } = await execFileAsync('npm', ['install', ...extra, ...specs], { cwd: dir, env: { ...process.env, ...NPM_ENV }, maxBuffer: 64 * 1024 * 1024 });
+  const { stdout, stderr } = await execFileAsync('npm', ['install', ...extra, ...specs], {
+    cwd: dir,
+    env: { ...process.env, ...NPM_ENV },
+    maxBuffer: 64 * 1024 * 1024,
+  });
   return `${stdout}${stderr}`;
 }
 
@@ -103,7 +114,10 @@ describe('npm run release', () => {
     );
     expect(workspaceDependencies('@gatehouse/cli', manifests)).toEqual(['@gatehouse/client', '@gatehouse/engine', '@gatehouse/schemas']);
     expect(workspaceDependencies('@gatehouse/server', manifests)).toEqual(['@gatehouse/schemas']);
-    const cli = stagedManifest(manifests.find((m) => m.name === '@gatehouse/cli'), manifests) as Record<string, Record<string, string> | undefined>;
+    const cli = stagedManifest(
+      manifests.find((m) => m.name === '@gatehouse/cli'),
+      manifests,
+    ) as Record<string, Record<string, string> | undefined>;
     expect(cli.bundleDependencies).toEqual(['@gatehouse/client', '@gatehouse/engine', '@gatehouse/schemas']);
     // npm would ask the registry for the server even as an optional peer: it is left to its own tarball.
     expect(cli.optionalDependencies?.['@gatehouse/server']).toBeUndefined();
@@ -113,16 +127,24 @@ describe('npm run release', () => {
     for (const [name, range] of Object.entries(engine.dependencies)) if (!name.startsWith('@gatehouse/')) expect(cli.dependencies?.[name], name).toBe(range);
 
     const pkg = (name: string, dependencies: Record<string, string>) => ({ name, version: '1.0.0', dependencies });
-    const narrower = stagedManifest(pkg('@x/cli', { '@x/lib': '1.0.0', p: '^1.0.0' }), [pkg('@x/cli', { '@x/lib': '1.0.0', p: '^1.0.0' }), pkg('@x/lib', { p: '^1.2.0' })]);
+    const narrower = stagedManifest(pkg('@x/cli', { '@x/lib': '1.0.0', p: '^1.0.0' }), [
+      pkg('@x/cli', { '@x/lib': '1.0.0', p: '^1.0.0' }),
+      pkg('@x/lib', { p: '^1.2.0' }),
+    ]);
     expect(narrower.dependencies).toEqual({ '@x/lib': '1.0.0', p: '^1.2.0' });
-    expect(() => stagedManifest(pkg('@x/cli', { '@x/lib': '1.0.0', p: '^1.0.0' }), [pkg('@x/cli', { '@x/lib': '1.0.0', p: '^1.0.0' }), pkg('@x/lib', { p: '^2.0.0' })])).toThrow(
-      '@x/cli needs p@^1.0.0 and @x/lib needs p@^2.0.0: align the two ranges',
-    );
+    expect(() =>
+      stagedManifest(pkg('@x/cli', { '@x/lib': '1.0.0', p: '^1.0.0' }), [pkg('@x/cli', { '@x/lib': '1.0.0', p: '^1.0.0' }), pkg('@x/lib', { p: '^2.0.0' })]),
+    ).toThrow('@x/cli needs p@^1.0.0 and @x/lib needs p@^2.0.0: align the two ranges');
   });
 
   it('writes the CLI tarball and the server tarball, with their checksums', () => {
     expect(readdirSync(out).sort()).toEqual(['SHA256SUMS', CLI_TARBALL, SERVER_TARBALL]);
-    const sums = [CLI_TARBALL, SERVER_TARBALL].map((file) => `${createHash('sha256').update(readFileSync(join(out, file))).digest('hex')}  ${file}`);
+    const sums = [CLI_TARBALL, SERVER_TARBALL].map(
+      (file) =>
+        `${createHash('sha256')
+          .update(readFileSync(join(out, file)))
+          .digest('hex')}  ${file}`,
+    );
     expect(readFileSync(join(out, 'SHA256SUMS'), 'utf8').trim().split('\n')).toEqual(sums);
   });
 
@@ -132,8 +154,13 @@ describe('npm run release', () => {
     const bundled = ['engine', 'client', 'schemas'].map((name) => `package/node_modules/@gatehouse/${name}`);
     expect(files).toEqual(
       expect.arrayContaining([
-        'package/package.json', 'package/LICENSE', 'package/README.md', 'package/bin/run.js', 'package/dist/commands/plan.js',
-        'package/oclif.manifest.json', 'package/build-info.json',
+        'package/package.json',
+        'package/LICENSE',
+        'package/README.md',
+        'package/bin/run.js',
+        'package/dist/commands/plan.js',
+        'package/oclif.manifest.json',
+        'package/build-info.json',
         ...bundled.flatMap((dir) => [`${dir}/package.json`, `${dir}/LICENSE`, `${dir}/README.md`, `${dir}/dist/index.js`, `${dir}/dist/index.d.ts`]),
         'package/node_modules/@gatehouse/schemas/json/manifests/AnyManifest.schema.json',
       ]),
@@ -159,7 +186,8 @@ describe('npm install ./gatehouse-cli-<version>.tgz, alone, into an empty direct
     expect(gatehouseRequests(installLog)).toEqual([]);
     expect(installLog).not.toMatch(/EBADENGINE|gyp|prebuild/);
     expect(readdirSync(join(install, 'node_modules/@gatehouse'))).toEqual(['cli']);
-    for (const name of ['engine', 'client', 'schemas']) expect(existsSync(join(install, 'node_modules/@gatehouse/cli/node_modules/@gatehouse', name, 'dist/index.js'))).toBe(true);
+    for (const name of ['engine', 'client', 'schemas'])
+      expect(existsSync(join(install, 'node_modules/@gatehouse/cli/node_modules/@gatehouse', name, 'dist/index.js'))).toBe(true);
     expect(existsSync(join(install, 'node_modules/better-sqlite3'))).toBe(false);
     expect(existsSync(join(install, 'node_modules/fastify'))).toBe(false);
   });
@@ -211,7 +239,16 @@ describe('npm install ./gatehouse-cli-<version>.tgz, alone, into an empty direct
 
 describe('the CI recipes and the Action install gatehouse from the release tarball', () => {
   const api = () => ({ GATEHOUSE_API_URL: server.url, GATEHOUSE_API_KEY: KEY });
-  const recipeEnv = (extra: Record<string, string>) => ({ ...cleanEnv(), ...NPM_ENV, NODE_ENV: '', NO_COLOR: '1', CI: 'true', ...EXAMPLE_SECRETS, ...api(), ...extra });
+  const recipeEnv = (extra: Record<string, string>) => ({
+    ...cleanEnv(),
+    ...NPM_ENV,
+    NODE_ENV: '',
+    NO_COLOR: '1',
+    CI: 'true',
+    ...EXAMPLE_SECRETS,
+    ...api(),
+    ...extra,
+  });
   /** A change for the next plan: the office policy's description names who planned it. */
   const describePolicy = (by: string) => {
     const policies = join(app, 'manifests/ip-policies.yaml');
@@ -223,7 +260,11 @@ describe('the CI recipes and the Action install gatehouse from the release tarba
     // Where the GitLab recipe installs, relative to its job's directory: the next test reuses it.
     const prefix = join(work.path, 'ci-job/.gatehouse-cli');
     describePolicy('shell recipe');
-    const stage = (name: string) => execFileAsync('sh', [recipe, name], { cwd: app, env: recipeEnv({ GATEHOUSE_TARBALL: join(out, CLI_TARBALL), GATEHOUSE_PREFIX: prefix, MANIFESTS: 'manifests' }) });
+    const stage = (name: string) =>
+      execFileAsync('sh', [recipe, name], {
+        cwd: app,
+        env: recipeEnv({ GATEHOUSE_TARBALL: join(out, CLI_TARBALL), GATEHOUSE_PREFIX: prefix, MANIFESTS: 'manifests' }),
+      });
     const plan = await stage('plan');
     expect(plan.stdout).toMatch(/added \d+ packages/);
     expect(gatehouseRequests(`${plan.stdout}${plan.stderr}`)).toEqual([]);
@@ -235,7 +276,9 @@ describe('the CI recipes and the Action install gatehouse from the release tarba
     await stage('drift'); // exit 2 (drift) would reject
     expect(JSON.parse(readFileSync(join(app, 'drift.json'), 'utf8'))).toBeTypeOf('object');
     // http:// is refused: the CLI runs with the API key.
-    await expect(execFileAsync('sh', [recipe, 'plan'], { cwd: app, env: recipeEnv({ GATEHOUSE_TARBALL: 'http://example.com/x.tgz', GATEHOUSE_PREFIX: prefix }) })).rejects.toMatchObject({
+    await expect(
+      execFileAsync('sh', [recipe, 'plan'], { cwd: app, env: recipeEnv({ GATEHOUSE_TARBALL: 'http://example.com/x.tgz', GATEHOUSE_PREFIX: prefix }) }),
+    ).rejects.toMatchObject({
       stderr: expect.stringContaining('GATEHOUSE_TARBALL must be a path or an https:// URL'),
     });
   }, 180_000);
@@ -245,7 +288,10 @@ describe('the CI recipes and the Action install gatehouse from the release tarba
     // .gatehouse-cli, as GitLab restores it from the cache.
     const ci = parse(readFileSync(join(REPO_ROOT, 'examples/ci/gitlab/.gitlab-ci.yml'), 'utf8')) as { '.gatehouse': { before_script: string[] } };
     const script = [...ci['.gatehouse'].before_script, 'gatehouse --version'].join('\n');
-    const run = await execFileAsync('sh', ['-euc', script], { cwd: join(work.path, 'ci-job'), env: recipeEnv({ GATEHOUSE_VERSION: VERSION, GATEHOUSE_TARBALL: join(out, CLI_TARBALL) }) });
+    const run = await execFileAsync('sh', ['-euc', script], {
+      cwd: join(work.path, 'ci-job'),
+      env: recipeEnv({ GATEHOUSE_VERSION: VERSION, GATEHOUSE_TARBALL: join(out, CLI_TARBALL) }),
+    });
     expect(run.stdout).not.toMatch(/added \d+ packages/);
     expect(run.stdout).toContain(`@gatehouse/cli/${VERSION}`);
   }, 60_000);
@@ -262,12 +308,26 @@ describe('the CI recipes and the Action install gatehouse from the release tarba
       const code = await execFileAsync(process.execPath, [join(REPO_ROOT, 'action/main.mjs'), subcommand], {
         cwd: app,
         env: {
-          ...recipeEnv({}), PATH: `${join(runner, 'gatehouse-cli/node_modules/.bin')}:${process.env.PATH}`,
-          GITHUB_OUTPUT: output, GITHUB_EVENT_PATH: join(app, 'event.json'), GITHUB_WORKSPACE: app, RUNNER_TEMP: runner, ...env,
+          ...recipeEnv({}),
+          PATH: `${join(runner, 'gatehouse-cli/node_modules/.bin')}:${process.env.PATH}`,
+          GITHUB_OUTPUT: output,
+          GITHUB_EVENT_PATH: join(app, 'event.json'),
+          GITHUB_WORKSPACE: app,
+          RUNNER_TEMP: runner,
+          ...env,
           ...Object.fromEntries(Object.entries(inputs).map(([name, value]) => [`INPUT_${name.toUpperCase().replace(/-/g, '_')}`, value])),
         },
-      }).then(() => 0, (error: { code: number }) => error.code);
-      const values = Object.fromEntries(readFileSync(output, 'utf8').trim().split('\n').filter(Boolean).map((line) => line.split(/=(.*)/s).slice(0, 2)));
+      }).then(
+        () => 0,
+        (error: { code: number }) => error.code,
+      );
+      const values = Object.fromEntries(
+        readFileSync(output, 'utf8')
+          .trim()
+          .split('\n')
+          .filter(Boolean)
+          .map((line) => line.split(/=(.*)/s).slice(0, 2)),
+      );
       return { code, outputs: values };
     };
 
@@ -276,7 +336,10 @@ describe('the CI recipes and the Action install gatehouse from the release tarba
     const which = await step('version', { tarball: CLI_TARBALL });
     expect(which.outputs).toMatchObject({ spec: join(app, CLI_TARBALL), key: expect.stringMatching(/^file-[0-9a-f]{16}$/) });
     const installStep = action.runs.steps.find((s) => s.name === 'Install gatehouse')!;
-    const installed = await execFileAsync('bash', ['-eo', 'pipefail', '-c', installStep.run!], { cwd: app, env: { ...recipeEnv({}), RUNNER_TEMP: runner, SPEC: which.outputs.spec! } });
+    const installed = await execFileAsync('bash', ['-eo', 'pipefail', '-c', installStep.run!], {
+      cwd: app,
+      env: { ...recipeEnv({}), RUNNER_TEMP: runner, SPEC: which.outputs.spec! },
+    });
     expect(gatehouseRequests(`${installed.stdout}${installed.stderr}`)).toEqual([]);
 
     describePolicy('action');
@@ -339,7 +402,12 @@ describe('a read-only install owned by root, run by an unprivileged user', () =>
 
   it('is read-only to that user (else this test would prove nothing)', async (ctx) => {
     if (skip) return process.env.CI ? expect.fail(`CI must run the read-only install test, but it is ${skip}`) : ctx.skip(skip);
-    const probe = await runAs(user, process.execPath, ['-e', `require('node:fs').writeFileSync(${JSON.stringify(join(install, 'node_modules/@gatehouse/cli/probe'))}, 'x')`], { cwd: home, env: { PATH: process.env.PATH } });
+    const probe = await runAs(
+      user,
+      process.execPath,
+      ['-e', `require('node:fs').writeFileSync(${JSON.stringify(join(install, 'node_modules/@gatehouse/cli/probe'))}, 'x')`],
+      { cwd: home, env: { PATH: process.env.PATH } },
+    );
     expect(probe.code).not.toBe(0);
     expect(probe.stderr).toMatch(/EACCES/);
     expect(readdirSync(join(install, 'node_modules/@gatehouse')).sort()).toEqual(['cli', 'server']);

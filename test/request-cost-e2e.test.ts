@@ -79,7 +79,13 @@ const USAGE = /^(\d+) requests? \((\d+)% of one minute's budget of 120\)$/m;
 describe('what a failure before the API costs: nothing', { timeout: 120_000 }, () => {
   it('a YAML error: validate, plan, apply and drift send no request and take no lock', async () => {
     const cwd = project('broken', { 'main.yaml': `${policy('office')}---\nkind: IPPolicy\nname: home\nspec: {description: [unclosed\n` });
-    for (const args of [['validate', '.'], ['plan', '.'], ['apply', '.', '--yes'], ['drift', '.'], ['plan', '.', '--format', 'json']]) {
+    for (const args of [
+      ['validate', '.'],
+      ['plan', '.'],
+      ['apply', '.', '--yes'],
+      ['drift', '.'],
+      ['plan', '.', '--format', 'json'],
+    ]) {
       const { result, requests } = await counted(args, cwd);
       expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(1);
       expect(result.stderr).toContain('[yaml_syntax]');
@@ -93,7 +99,11 @@ describe('what a failure before the API costs: nothing', { timeout: 120_000 }, (
       'other/main.yaml': `---\nkind: IPPolicy\nname: everyone\nspec: {rules: [{cidr: 0.0.0.0/0, action: allow}]}\n`,
       'policies/rules.yaml': `- name: no-everyone\n  kind: IPPolicyRule\n  require: "!rule.cidr.endsWith('/0')"\n  severity: error\n  message: "rule {rule.cidr} allows everyone"\n`,
     });
-    for (const args of [['plan', 'main.yaml'], ['apply', 'main.yaml', '--yes'], ['drift', 'main.yaml']]) {
+    for (const args of [
+      ['plan', 'main.yaml'],
+      ['apply', 'main.yaml', '--yes'],
+      ['drift', 'main.yaml'],
+    ]) {
       const { result, requests } = await counted(args, cwd);
       expect(result.code, args.join(' ')).toBe(1);
       expect(requests, args.join(' ')).toEqual([]);
@@ -106,13 +116,17 @@ describe('what a failure before the API costs: nothing', { timeout: 120_000 }, (
 
   it('with --env all, a problem in one environment costs no request in any', async () => {
     const cwd = project('environments', {
-      'gatehouse.yaml': 'manifests: [manifests]\nenvironments:\n  staging:\n    api_url: ${env:A_URL}\n    api_key: ${env:A_KEY}\n    overlays: [envs/staging]\n  production:\n    api_url: ${env:B_URL}\n    api_key: ${env:B_KEY}\n    overlays: [envs/production]\n',
+      'gatehouse.yaml':
+        'manifests: [manifests]\nenvironments:\n  staging:\n    api_url: ${env:A_URL}\n    api_key: ${env:A_KEY}\n    overlays: [envs/staging]\n  production:\n    api_url: ${env:B_URL}\n    api_key: ${env:B_KEY}\n    overlays: [envs/production]\n',
       'manifests/main.yaml': policy('office'),
       'envs/staging/main.yaml': policy('lab'),
       'envs/production/main.yaml': '---\nkind: IPPolicy\nname: broken\nspec: {description: [unclosed\n',
     });
     const env = { A_URL: serve.url, A_KEY: KEY, B_URL: other.url, B_KEY: KEY };
-    for (const args of [['plan', '--env', 'all'], ['drift', '--env', 'all']]) {
+    for (const args of [
+      ['plan', '--env', 'all'],
+      ['drift', '--env', 'all'],
+    ]) {
       const { result, requests, otherRequests } = await counted(args, cwd, env);
       expect(result.code, result.stderr).toBe(1);
       expect(result.stderr).toMatch(/the problem is in environment production/);
@@ -147,7 +161,9 @@ describe('what an apply costs', { timeout: 120_000 }, () => {
     expect(Number(USAGE.exec(last)![2])).toBe(Math.round((requests.length / 120) * 100));
     // The JSON says the same.
     const again = await counted(['apply', '.', '--yes', '--format', 'json'], cwd, { GATEHOUSE_API_KEY: OTHER_KEY });
-    const json = JSON.parse(again.result.stdout) as { api_requests: { total: number; by_method: Record<string, number>; rate_limited: number; budget: unknown; budget_share: number } };
+    const json = JSON.parse(again.result.stdout) as {
+      api_requests: { total: number; by_method: Record<string, number>; rate_limited: number; budget: unknown; budget_share: number };
+    };
     expect(json.api_requests).toEqual({
       total: again.requests.length,
       by_method: { GET: listing, POST: 2, PATCH: 0, PUT: 0, DELETE: 2 },
@@ -162,7 +178,7 @@ describe('what an apply costs', { timeout: 120_000 }, () => {
 describe('environments at once', { timeout: 120_000 }, () => {
   const overlapping = (a: Logged[], b: Logged[]) => a.some((x) => b.some((y) => x.start < y.end && y.start < x.end));
 
-  it('on different targets their requests overlap; on one target they do not; the output keeps gatehouse.yaml\'s order', async () => {
+  it("on different targets their requests overlap; on one target they do not; the output keeps gatehouse.yaml's order", async () => {
     const files = (second: string) => ({
       'gatehouse.yaml': `manifests: [manifests]\nenvironments:\n  first:\n    api_url: \${env:A_URL}\n    api_key: \${env:A_KEY}\n    stack: first\n  second:\n    api_url: \${env:${second}_URL}\n    api_key: \${env:${second}_KEY}\n    stack: second\n`,
       'manifests/main.yaml': policy('office'),

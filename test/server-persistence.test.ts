@@ -46,14 +46,10 @@ describe('acknowledged writes survive SIGKILL', () => {
     const first = await serve(db);
 
     // Concurrent creates, then rules under them, then updates and deletes.
-    const policies = await Promise.all(
-      Array.from({ length: 25 }, (_, i) => api(first, 'POST', '/ip_policies', { description: `policy ${i}` })),
-    );
+    const policies = await Promise.all(Array.from({ length: 25 }, (_, i) => api(first, 'POST', '/ip_policies', { description: `policy ${i}` })));
     for (const p of policies) expect(p.status).toBe(201);
     const rules = await Promise.all(
-      policies.slice(0, 10).map((p, i) =>
-        api(first, 'POST', '/ip_policy_rules', { ip_policy_id: p.body.id, cidr: `10.${i}.0.0/16`, action: 'allow' }),
-      ),
+      policies.slice(0, 10).map((p, i) => api(first, 'POST', '/ip_policy_rules', { ip_policy_id: p.body.id, cidr: `10.${i}.0.0/16`, action: 'allow' })),
     );
     for (const r of rules) expect(r.status).toBe(201);
 
@@ -87,9 +83,7 @@ describe('acknowledged writes survive SIGKILL', () => {
     }
     for (const id of deleted) expect((await api(second, 'GET', `/ip_policies/${id}`)).status).toBe(404);
     const listAfter = await api(second, 'GET', '/ip_policies');
-    expect(listAfter.body.ip_policies.map((p: { id: string }) => p.id)).toEqual(
-      listBefore.body.ip_policies.map((p: { id: string }) => p.id),
-    );
+    expect(listAfter.body.ip_policies.map((p: { id: string }) => p.id)).toEqual(listBefore.body.ip_policies.map((p: { id: string }) => p.id));
   });
 });
 
@@ -123,7 +117,7 @@ describe('acknowledged writes survive SIGKILL in the middle of concurrent writes
 
     const second = await serve(db);
     const stored = new Set<string>();
-    for (let page = await api(second, 'GET', '/ip_policies?limit=100'); ; ) {
+    for (let page = await api(second, 'GET', '/ip_policies?limit=100'); ;) {
       for (const p of page.body.ip_policies as { id: string }[]) stored.add(p.id);
       if (!page.body.next_page_uri) break;
       page = await api(second, 'GET', new URL(page.body.next_page_uri).pathname + new URL(page.body.next_page_uri).search);

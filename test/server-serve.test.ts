@@ -9,7 +9,6 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { apiHeaders, freePort, runCli, startServe, tempDir, type ServeProcess, type SpawnOptions } from './helpers/cli.js';
 
-
 // Each test starts real processes (a few seconds each on a busy machine): a generous ceiling.
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 60_000 });
 const cleanups: (() => unknown)[] = [];
@@ -43,7 +42,10 @@ describe('start-up output and the generated key', () => {
     const json = await serve(['--port', '0', '--db', ':memory:', '--api-key', 'json-key-0123456789']);
     expect((await status(json, 'json-key-0123456789')).status).toBe(200);
     await json.waitForOutput(/"msg":"request"/);
-    const lines = json.stdout().split('\n').filter((l) => l !== '');
+    const lines = json
+      .stdout()
+      .split('\n')
+      .filter((l) => l !== '');
     expect(lines.length).toBeGreaterThan(0);
     for (const line of lines) expect(() => JSON.parse(line), line).not.toThrow();
     expect(json.stderr()).toMatch(/^gatehouse reference API listening on http:\/\/127\.0\.0\.1:\d+\n {2}database: :memory:\n/);
@@ -160,7 +162,7 @@ describe('--rate-limit', () => {
   });
 });
 
-describe('the service\'s limits', () => {
+describe("the service's limits", () => {
   it('--rate-limit is a rolling window: refused with the envelope and Retry-After, accepted again after it', async () => {
     const server = await serve(['--port', '0', '--db', ':memory:', '--api-key', 'k', '--rate-limit', '2/2s']);
     expect(server.stderr()).toContain('rate limit: 2/2s per key, rolling');
@@ -241,10 +243,7 @@ describe('--inject-faults (tests only, hidden)', () => {
   });
 
   it('fails requests as configured and says so at start-up', async () => {
-    const server = await serve([
-      '--port', '0', '--db', ':memory:', '--api-key', 'k',
-      '--inject-faults', '1', '--fault-seed', '5', '--fault-modes', 'before',
-    ]);
+    const server = await serve(['--port', '0', '--db', ':memory:', '--api-key', 'k', '--inject-faults', '1', '--fault-seed', '5', '--fault-modes', 'before']);
     expect(server.stderr()).toMatch(/FAULT INJECTION ON \(tests only\)/);
     const res = await status(server, 'k');
     expect(res.status).toBe(503);
@@ -261,12 +260,9 @@ describe('--inject-faults (tests only, hidden)', () => {
     expect(list.ip_policies).toHaveLength(1);
   });
 
-  it.each([[['--inject-faults', '2']], [['--inject-faults', '0.5', '--fault-modes', 'never']]])(
-    'rejects %j with exit 1',
-    async (flags) => {
-      const result = await runCli(['serve', '--port', '0', '--db', ':memory:', ...flags]);
-      expect(result.code).toBe(1);
-      expect(result.stderr).toContain('--inject-faults');
-    },
-  );
+  it.each([[['--inject-faults', '2']], [['--inject-faults', '0.5', '--fault-modes', 'never']]])('rejects %j with exit 1', async (flags) => {
+    const result = await runCli(['serve', '--port', '0', '--db', ':memory:', ...flags]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('--inject-faults');
+  });
 });

@@ -14,7 +14,7 @@ afterAll(() => {
   for (const dir of made) dir.cleanup();
 });
 
-describe.each(['gslb', 'tls-edge'])('examples/%s, from the service\'s documentation', { timeout: 120_000 }, (example) => {
+describe.each(['gslb', 'tls-edge'])("examples/%s, from the service's documentation", { timeout: 120_000 }, (example) => {
   it('validates, plans, applies, re-plans empty, drifts nowhere, and its export plans empty', async () => {
     const dir = tempDir(`gatehouse-${example}-`);
     made.push(dir);
@@ -43,7 +43,7 @@ describe.each(['gslb', 'tls-edge'])('examples/%s, from the service\'s documentat
 });
 
 describe('what the examples carry over from the service', () => {
-  it('keeps the service\'s own ${...} as written, through apply and export, in the file it was applied from', async () => {
+  it("keeps the service's own ${...} as written, through apply and export, in the file it was applied from", async () => {
     const dir = made.find((d) => d.path.includes('gatehouse-gslb-'));
     expect(dir).toBeDefined();
     const exported = readFileSync(join(dir!.path, 'exported', 'edge.yaml'), 'utf8');
@@ -51,7 +51,7 @@ describe('what the examples carry over from the service', () => {
     expect(exported).toContain('"path": "${req.url.path}"');
   });
 
-  it('refers to the TCP address the service assigned by the reservation\'s name', async () => {
+  it("refers to the TCP address the service assigned by the reservation's name", async () => {
     const dir = made.find((d) => d.path.includes('gatehouse-tls-edge-'));
     const exported = readFileSync(join(dir!.path, 'exported', 'edges.yaml'), 'utf8');
     expect(exported).toContain('hostports:\n    - reserved_tcp_address: postgres');

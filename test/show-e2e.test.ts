@@ -51,7 +51,9 @@ describe('gatehouse show', () => {
     expect([missing.code, missing.stderr]).toEqual([1, expect.stringContaining('cannot read the saved plan missing.json: ENOENT')]);
     const other = await run(['show', 'notes.json', '--format', 'json']);
     expect(other.code).toBe(1);
-    expect(JSON.parse(other.stdout)).toMatchObject({ error: { code: 'plan_file', message: expect.stringContaining('format_version undefined is not supported') } });
+    expect(JSON.parse(other.stdout)).toMatchObject({
+      error: { code: 'plan_file', message: expect.stringContaining('format_version undefined is not supported') },
+    });
     const manifest = await run(['show', 'manifests/ip-policies.yaml']);
     expect([manifest.code, manifest.stderr]).toEqual([1, expect.stringContaining('not JSON')]);
   });
@@ -65,7 +67,9 @@ describe('plan --out names the saved plan, JSON whatever --format prints', () =>
     const result = await run(['plan', 'manifests', '--format', format, '--out', out]);
     expect(result.code).toBe(1);
     const saved = out.replace(/\.[a-z]+$/, '.json');
-    expect(result.stderr).toContain(`--out ${out} names ${what}, but --out saves the plan as JSON (for apply --plan and show). Save it as ${saved} and render it with: gatehouse show ${saved} --format ${format} > ${out}. Nothing was sent.`);
+    expect(result.stderr).toContain(
+      `--out ${out} names ${what}, but --out saves the plan as JSON (for apply --plan and show). Save it as ${saved} and render it with: gatehouse show ${saved} --format ${format} > ${out}. Nothing was sent.`,
+    );
     expect(result.stdout).toBe('');
     expect(existsSync(join(dir.path, out))).toBe(false);
   });

@@ -81,7 +81,9 @@ const COLLECTIONS = [
 async function owners(): Promise<Map<string, string>> {
   const found = new Map<string, string>();
   const stackOf = (metadata: unknown) => {
-    const line = String(metadata ?? '').split('\n').at(-1)!;
+    const line = String(metadata ?? '')
+      .split('\n')
+      .at(-1)!;
     return line.startsWith('gatehouse:v1 ') ? (JSON.parse(line.slice('gatehouse:v1 '.length)) as { stack: string }).stack : '';
   };
   for (const [path, key] of COLLECTIONS) {
@@ -114,8 +116,14 @@ describe('stacks do not collide', { timeout: 180_000 }, () => {
     expect(plan.code).toBe(1);
     const problems = plan.stderr.split('\n').filter((l) => /^\s*\S+\.yaml:\d+:\d+: /.test(l));
     expect(problems, plan.stderr).toHaveLength(5); // office, vpn, web, the domain, the edge: no rule, no route
-    expect(plan.stderr).toMatch(new RegExp(`office\\.yaml:2:7: IPPolicy/office would duplicate the live IP policy ipp_\\w+ of stack "default" \\(same kind and name\\); to move it into this stack, add "adopt: ipp_\\w+" to this manifest and run with --from-stack default .*\\[owned_by_other_stack\\]`));
-    expect(plan.stderr).toMatch(/edge\.yaml:\d+:\d+: hostport:api\.example\.com:443 is held by the live HTTPS edge edghts_\w+, owned by stack "default"; .*--from-stack default.*\[adoption_required\]/);
+    expect(plan.stderr).toMatch(
+      new RegExp(
+        `office\\.yaml:2:7: IPPolicy/office would duplicate the live IP policy ipp_\\w+ of stack "default" \\(same kind and name\\); to move it into this stack, add "adopt: ipp_\\w+" to this manifest and run with --from-stack default .*\\[owned_by_other_stack\\]`,
+      ),
+    );
+    expect(plan.stderr).toMatch(
+      /edge\.yaml:\d+:\d+: hostport:api\.example\.com:443 is held by the live HTTPS edge edghts_\w+, owned by stack "default"; .*--from-stack default.*\[adoption_required\]/,
+    );
     const apply = await cli('platform', 'apply', repo, '--yes');
     expect(apply.code).toBe(1);
     expect(apply.stderr).toContain('[owned_by_other_stack]');
@@ -126,7 +134,9 @@ describe('stacks do not collide', { timeout: 180_000 }, () => {
     const teamNet = manifests('team-net', { 'vpn.yaml': VPN.replace('name: vpn\n', `name: vpn\nadopt: ${vpnId}\n`) });
     const refused = await cli('team-net', 'plan', teamNet);
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toMatch(new RegExp(`vpn\\.yaml:3:8: adopt: ${vpnId} names a live IP policy that is owned by stack "default"; taking it over needs --from-stack default`));
+    expect(refused.stderr).toMatch(
+      new RegExp(`vpn\\.yaml:3:8: adopt: ${vpnId} names a live IP policy that is owned by stack "default"; taking it over needs --from-stack default`),
+    );
     const movePlan = await cli('team-net', 'plan', teamNet, '--from-stack', 'default', '--format', 'json');
     expect(movePlan.code, movePlan.stderr).toBe(0);
     const moveDoc = JSON.parse(movePlan.stdout) as { from_stack: string; changes: { address: string; action: string; reason: string }[] };
@@ -197,7 +207,10 @@ describe('stacks do not collide', { timeout: 180_000 }, () => {
     // A marker written by anyone with an API key: no stack gatehouse runs as holds control
     // characters, so it counts as no marker (issue 42): the object is neither another stack's
     // nor this one's, and its text never reaches the output.
-    const planted = await client.ipPolicies.create({ description: 'planted', metadata: `gatehouse:v1 ${JSON.stringify({ stack: evil, name: 'shared', hash: '' })}` });
+    const planted = await client.ipPolicies.create({
+      description: 'planted',
+      metadata: `gatehouse:v1 ${JSON.stringify({ stack: evil, name: 'shared', hash: '' })}`,
+    });
     for (const format of ['text', 'json']) {
       const result = await cli('default', 'plan', repo, '--format', format);
       expect(result.code, result.stderr).toBe(0);
@@ -210,6 +223,7 @@ describe('stacks do not collide', { timeout: 180_000 }, () => {
 });
 
 async function vpnPolicyId(): Promise<string> {
-  for await (const p of client.list<{ id: string; metadata?: string }>('/ip_policies', 'ip_policies')) if (String(p.metadata).includes('"name":"vpn"')) return p.id;
+  for await (const p of client.list<{ id: string; metadata?: string }>('/ip_policies', 'ip_policies'))
+    if (String(p.metadata).includes('"name":"vpn"')) return p.id;
   throw new Error('no vpn policy');
 }

@@ -81,7 +81,15 @@ const env = () => ({ GATEHOUSE_API_URL: served.server.url, GATEHOUSE_API_KEY: KE
 const gatehouse = (args: string[]) => runCli(args, { env: env() });
 const planJson = async (args: string[]) => {
   const result = await gatehouse(['plan', manifests, '--format', 'json', '--detailed-exitcode', ...args]);
-  return { result, json: JSON.parse(result.stdout) as { changes: { address: string; action: string }[]; summary: Record<string, number>; targets?: Record<string, string[]>; error?: { code: string; message: string } } };
+  return {
+    result,
+    json: JSON.parse(result.stdout) as {
+      changes: { address: string; action: string }[];
+      summary: Record<string, number>;
+      targets?: Record<string, string[]>;
+      error?: { code: string; message: string };
+    },
+  };
 };
 const changed = (json: { changes: { address: string; action: string }[] }) => json.changes.map((c) => `${c.action} ${c.address}`).sort();
 
@@ -115,7 +123,9 @@ describe('plan --target', () => {
     expect(changed(parent.json)).toEqual(['create IPPolicyRule/office/192.168.0.0/16', 'update IPPolicy/office']);
     expect(changed(child.json)).toEqual(['create Backend/maintenance', 'create HTTPSEdgeRoute/api//v1', 'update HTTPSEdge/api']);
     expect(text.code).toBe(0);
-    expect(text.stdout).toContain('Warning: Targeted plan (--target IPPolicy/office): only these objects, their children and the changes they depend on; nothing is deleted.');
+    expect(text.stdout).toContain(
+      'Warning: Targeted plan (--target IPPolicy/office): only these objects, their children and the changes they depend on; nothing is deleted.',
+    );
     expect(text.stdout).toContain('Plan: 1 to create, 1 to update');
     expect(text.stdout).not.toContain('would be deleted');
   });
@@ -159,10 +169,20 @@ describe('apply --target and drift --target', () => {
     const document = JSON.parse(applied.stdout) as { steps: { action: string; address: string; status: string }[]; targets: { requested: string[] } };
     expect(document.targets.requested).toEqual(['HTTPSEdgeRoute/api//v1']);
     const steps = document.steps;
-    expect(steps.map((s) => `${s.action} ${s.address} ${s.status}`).sort()).toEqual(['create Backend/maintenance done', 'create HTTPSEdgeRoute/api//v1 done', 'update HTTPSEdge/api done']);
+    expect(steps.map((s) => `${s.action} ${s.address} ${s.status}`).sort()).toEqual([
+      'create Backend/maintenance done',
+      'create HTTPSEdgeRoute/api//v1 done',
+      'update HTTPSEdge/api done',
+    ]);
     expect((await planJson(['--target', 'HTTPSEdgeRoute/api//v1'])).result.code).toBe(0);
     const rest = await planJson(['--prune']);
-    expect(changed(rest.json)).toEqual(['create IPPolicy/vpn', 'create IPPolicyRule/office/192.168.0.0/16', 'delete IPPolicy/old', 'update Backend/web', 'update IPPolicy/office']);
+    expect(changed(rest.json)).toEqual([
+      'create IPPolicy/vpn',
+      'create IPPolicyRule/office/192.168.0.0/16',
+      'delete IPPolicy/old',
+      'update Backend/web',
+      'update IPPolicy/office',
+    ]);
   });
 
   it('drift of a target reports it alone: exit 2 for it, 0 for an object in sync', async () => {

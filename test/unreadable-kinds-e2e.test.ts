@@ -45,7 +45,7 @@ describe('a service that does not serve one kind', () => {
     expect(text.code, text.stderr).toBe(0);
     expect(text.stdout).toContain('+   IPPolicy office');
     expect(text.stdout).toContain(
-      "Warning: 2 kinds the account cannot list: not read, so none of their objects was planned, and none can be pruned:\n" +
+      'Warning: 2 kinds the account cannot list: not read, so none of their objects was planned, and none can be pruned:\n' +
         '    Backend at /backends/static: 404 route_not_found: the API does not serve it\n' +
         "    EventSubscription at /event_subscriptions: 403 forbidden: the account's plan does not include it\n",
     );
@@ -65,7 +65,9 @@ describe('a service that does not serve one kind', () => {
     const out = join(served.dir.path, 'exported');
     const exported = await runCli(['export', '--out', out], { env: env() });
     expect(exported.code, exported.stderr).toBe(0);
-    expect(exported.stdout).toContain('Not exported: Backend at /backends/static: 404 route_not_found: the API does not serve it; none of its objects could be read.');
+    expect(exported.stdout).toContain(
+      'Not exported: Backend at /backends/static: 404 route_not_found: the API does not serve it; none of its objects could be read.',
+    );
     expect(readdirSync(out, { recursive: true, encoding: 'utf8' }).some((f) => String(f).endsWith('.yaml'))).toBe(true);
   });
 
@@ -74,7 +76,9 @@ describe('a service that does not serve one kind', () => {
     const before = (await served.client.ipPolicies.list().next()).value;
     const result = await runCli(['apply', dir, '--yes'], { env: env() });
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain(`${join(dir, 'main.yaml')}:6:1: Backend/db cannot be planned: the account cannot list /backends/static (404 route_not_found: the API does not serve it)`);
+    expect(result.stderr).toContain(
+      `${join(dir, 'main.yaml')}:6:1: Backend/db cannot be planned: the account cannot list /backends/static (404 route_not_found: the API does not serve it)`,
+    );
     expect(result.stderr).toContain('[kind_unreadable]');
     expect((await served.client.ipPolicies.list().next()).value).toEqual(before);
   });
@@ -91,10 +95,13 @@ async function refusingProxy(target: string, refused: Record<string, { status: n
       res.end(JSON.stringify({ error_code: refusal.code, status_code: refusal.status, msg: refusal.msg, details: { operation_id: 'op_test' } }));
       return;
     }
-    const forward = request({ hostname: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: { ...req.headers, host: upstream.host } }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
+    const forward = request(
+      { hostname: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: { ...req.headers, host: upstream.host } },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
     forward.on('error', () => res.destroy());
     req.pipe(forward);
   });

@@ -11,11 +11,12 @@ import { readManifests } from './plan-fixtures.js';
 import { REPO_ROOT, runCli } from './helpers/cli.js';
 import { EXAMPLE_SECRETS } from './plan-fixtures.js';
 
-
 /** `{file, line, code}` for every `# expect: <code>` marker under `dir`. */
 function expectedMistakes(dir: string): { file: string; line: number; code: string }[] {
   const out: { file: string; line: number; code: string }[] = [];
-  for (const name of readdirSync(join(REPO_ROOT, dir)).filter((f) => f.endsWith('.yaml')).sort()) {
+  for (const name of readdirSync(join(REPO_ROOT, dir))
+    .filter((f) => f.endsWith('.yaml'))
+    .sort()) {
     readFileSync(join(REPO_ROOT, dir, name), 'utf8')
       .split('\n')
       .forEach((text, i) => {
@@ -41,16 +42,17 @@ describe('gatehouse validate', () => {
     const lines = result.stderr.split('\n');
     const expected = expectedMistakes('examples/broken');
     expect(expected.length).toBe(12);
-    const missing = expected.filter(
-      ({ file, line, code }) => !lines.some((l) => l.startsWith(`${file}:${line}:`) && l.endsWith(`[${code}]`)),
-    );
+    const missing = expected.filter(({ file, line, code }) => !lines.some((l) => l.startsWith(`${file}:${line}:`) && l.endsWith(`[${code}]`)));
     expect(missing, result.stderr).toEqual([]);
     // Every printed problem has a place, and nothing is reported at a line with no mistake.
     const printed = lines.filter((l) => /\[[a-z_]+\]$/.test(l));
     for (const line of printed) {
       const place = /^(examples\/broken\/[\w.-]+):(\d+):(\d+): /.exec(line);
       expect(place, line).not.toBeNull();
-      expect(expected.some((e) => e.file === place![1] && e.line === Number(place![2])), line).toBe(true);
+      expect(
+        expected.some((e) => e.file === place![1] && e.line === Number(place![2])),
+        line,
+      ).toBe(true);
     }
     expect(result.stderr).toMatch(new RegExp(`${printed.length} problems found`));
   });
@@ -61,9 +63,17 @@ describe('gatehouse validate', () => {
       runCli(['validate', 'examples/basic'], { env: others }),
       runCli(['validate', 'examples/basic', '--strict-env'], { env: others }),
     ]);
-    const line = readFileSync(join(REPO_ROOT, 'examples/basic/https-edges.yaml'), 'utf8').split('\n').findIndex((l) => l.includes('env:OIDC_CLIENT_SECRET')) + 1;
+    const line =
+      readFileSync(join(REPO_ROOT, 'examples/basic/https-edges.yaml'), 'utf8')
+        .split('\n')
+        .findIndex((l) => l.includes('env:OIDC_CLIENT_SECRET')) + 1;
     expect(lenient.code).toBe(0);
-    expect(lenient.stderr).toMatch(new RegExp(`^warning: examples/basic/https-edges\\.yaml:${line}:\\d+: environment variable OIDC_CLIENT_SECRET is not set \\(plan and apply need it; --strict-env makes this an error\\) \\[env_missing\\]$`, 'm'));
+    expect(lenient.stderr).toMatch(
+      new RegExp(
+        `^warning: examples/basic/https-edges\\.yaml:${line}:\\d+: environment variable OIDC_CLIENT_SECRET is not set \\(plan and apply need it; --strict-env makes this an error\\) \\[env_missing\\]$`,
+        'm',
+      ),
+    );
     expect(lenient.stderr.trimEnd().split('\n')).toHaveLength(1);
     expect(strict.code).toBe(1);
     expect(strict.stderr).toMatch(new RegExp(`^examples/basic/https-edges\\.yaml:${line}:\\d+: .*OIDC_CLIENT_SECRET.*\\[env_missing\\]$`, 'm'));

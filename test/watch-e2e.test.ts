@@ -33,7 +33,10 @@ afterAll(async () => {
 /** A manifest directory of one IP policy (with a rule), applied under `stack`. */
 async function appliedPolicy(stack: string, extra = ''): Promise<{ dir: string; id: string }> {
   const dir = mkdtempSync(join(served.dir.path, `${stack}-`));
-  writeFileSync(join(dir, 'policy.yaml'), `kind: IPPolicy\nname: ${stack}-office\n${extra}spec:\n  description: Office of ${stack}\n  rules:\n    - {cidr: 203.0.113.0/24, action: allow}\n`);
+  writeFileSync(
+    join(dir, 'policy.yaml'),
+    `kind: IPPolicy\nname: ${stack}-office\n${extra}spec:\n  description: Office of ${stack}\n  rules:\n    - {cidr: 203.0.113.0/24, action: allow}\n`,
+  );
   const applied = await runCli(['apply', dir, '--yes', '--stack', stack], { env: env() });
   if (applied.code !== 0) throw new Error(`apply failed:\n${applied.stdout}\n${applied.stderr}`);
   for await (const policy of client.ipPolicies.list()) if (policy.description === `Office of ${stack}`) return { dir, id: policy.id };
@@ -58,10 +61,20 @@ afterAll(async () => {
 
 async function startWatcher(dir: string, stack: string, flags: string[] = []): Promise<Watcher> {
   // The server has no rate limit: the client's pacing to the service's budget is off (docs/rate-limits.md).
-  const process = spawnCli(['watch', dir, '--stack', stack, '--interval', '1s', '--metrics-addr', '127.0.0.1:0', '--rate-limit', 'off', ...flags], { env: env() });
-  await Promise.race([process.waitFor(/"msg":"watching"/), process.exited.then((r) => Promise.reject(new Error(`watch exited ${r.code}:\n${r.stdout}\n${r.stderr}`)))]);
+  const process = spawnCli(['watch', dir, '--stack', stack, '--interval', '1s', '--metrics-addr', '127.0.0.1:0', '--rate-limit', 'off', ...flags], {
+    env: env(),
+  });
+  await Promise.race([
+    process.waitFor(/"msg":"watching"/),
+    process.exited.then((r) => Promise.reject(new Error(`watch exited ${r.code}:\n${r.stdout}\n${r.stderr}`))),
+  ]);
   const metricsUrl = /"metrics":"([^"]+)"/.exec(process.stderr())![1]!;
-  const cycles = () => process.stdout().split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as Record<string, unknown>);
+  const cycles = () =>
+    process
+      .stdout()
+      .split('\n')
+      .filter((l) => l.trim() !== '')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
   const watcher: Watcher = {
     process,
     metricsUrl,
@@ -232,7 +245,12 @@ describe('gatehouse watch', () => {
     writeFileSync(join(outside, 'policy.yaml'), (await import('node:fs')).readFileSync(join(dir, 'policy.yaml')));
     const watcher = await startWatcher(outside, 'watch-git', ['--git-pull']);
     const line = await watcher.cycle(() => true);
-    expect(line).toMatchObject({ outcome: 'skipped', level: 'warn', requests: 0, error: expect.stringMatching(/^git pull failed, cycle skipped: .*not a git repository/) });
+    expect(line).toMatchObject({
+      outcome: 'skipped',
+      level: 'warn',
+      requests: 0,
+      error: expect.stringMatching(/^git pull failed, cycle skipped: .*not a git repository/),
+    });
     expect(await watcher.metric('gatehouse_cycles_total{environment="default",outcome="skipped"}')).toBeGreaterThanOrEqual(1);
     expect((await watcher.stop()).code).toBe(0);
   });

@@ -19,9 +19,7 @@ const distDir = join(root, 'dist');
 const jsonDir = join(root, 'json');
 
 const walk = (dir) =>
-  readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory() ? walk(join(dir, entry.name)) : [join(dir, entry.name)],
-  );
+  readdirSync(dir, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? walk(join(dir, entry.name)) : [join(dir, entry.name)]));
 const posixRelative = (from, path) => relative(from, path).split(sep).join('/');
 
 const indexExports = await import(pathToFileURL(join(distDir, 'index.js')).href);

@@ -85,6 +85,5 @@ export function portable(schema) {
 
 /** Source module paths under `src/` that define schemas: `.ts` files, no tests, no index files. */
 export function isSchemaModule(relativePath) {
-  return relativePath.endsWith('.ts') && !relativePath.endsWith('.test.ts') && !relativePath.endsWith('.d.ts') &&
-    posix.basename(relativePath) !== 'index.ts';
+  return relativePath.endsWith('.ts') && !relativePath.endsWith('.test.ts') && !relativePath.endsWith('.d.ts') && posix.basename(relativePath) !== 'index.ts';
 }

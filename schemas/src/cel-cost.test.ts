@@ -27,7 +27,10 @@ describe('celCostProblem', () => {
   });
 
   test('a list built inside the building of another is refused; a condition inside one is not', () => {
-    expect(celCostProblem(parse('l.map(a, l.map(b, [a, b]))'))).toEqual({ message: 'map() inside the map() of a list builds a list of lists; compute a condition inside (exists, all, size) instead', offset: 9 });
+    expect(celCostProblem(parse('l.map(a, l.map(b, [a, b]))'))).toEqual({
+      message: 'map() inside the map() of a list builds a list of lists; compute a condition inside (exists, all, size) instead',
+      offset: 9,
+    });
     expect(celCostProblem(parse('l.filter(a, l.map(b, b).size() > 0)'))?.message).toMatch(/^map\(\) inside the filter\(\)/);
     expect(celCostProblem(parse('l.map(a, l.exists(b, b == a))'))).toBeUndefined();
     expect(celCostProblem(parse('l.all(a, l.map(b, b + a).size() > 0)'))).toBeUndefined();

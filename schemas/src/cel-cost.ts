@@ -84,7 +84,10 @@ export function celCostProblem(ast: ASTNode): CelCostProblem | undefined {
       };
     }
     if (building && BUILDERS.has(loop.name)) {
-      return { message: `${loop.name}() inside the ${building}() of a list builds a list of lists; compute a condition inside (exists, all, size) instead`, offset: node.pos };
+      return {
+        message: `${loop.name}() inside the ${building}() of a list builds a list of lists; compute a condition inside (exists, all, size) instead`,
+        offset: node.pos,
+      };
     }
     const builds = BUILDERS.has(loop.name) ? loop.name : building;
     return visit(loop.receiver, depth, building) ?? loop.body.map((b) => visit(b, inner, builds)).find(Boolean);

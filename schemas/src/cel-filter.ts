@@ -98,7 +98,10 @@ function resolve(ref: NameReference, fields: ReadonlyMap<string, TrafficField>):
   const bound = ref.path[0] === EVENT_FILTER_BINDING;
   const path = bound ? ref.path.slice(1) : ref.path;
   if (bound && path.length === 0) {
-    return { message: `'${EVENT_FILTER_BINDING}' (column ${column}) is the whole event; compare one of its filterable fields: ${filterable.join(', ')}`, column };
+    return {
+      message: `'${EVENT_FILTER_BINDING}' (column ${column}) is the whole event; compare one of its filterable fields: ${filterable.join(', ')}`,
+      column,
+    };
   }
   for (let length = path.length; length > 0; length--) {
     const name = path.slice(0, length).join('.');

@@ -26,7 +26,19 @@ describe('checkCidr', () => {
 
 describe('checkCidr of near misses', () => {
   it('refuses text around, inside or beside a CIDR, and prefixes written with signs or leading zeros', () => {
-    for (const text of ['1.2.3.4/5/6', '1.2.3/24', '1.2.3.4.5/24', ' 1.2.3.0/24', '1.2.3.0/24 ', '1.2.3.0/24\n', '1.2.3.0/+24', '1.2.3.0/-1', '0x1.2.3.0/24', '256.0.0.0/8', '1.2.3.0/']) {
+    for (const text of [
+      '1.2.3.4/5/6',
+      '1.2.3/24',
+      '1.2.3.4.5/24',
+      ' 1.2.3.0/24',
+      '1.2.3.0/24 ',
+      '1.2.3.0/24\n',
+      '1.2.3.0/+24',
+      '1.2.3.0/-1',
+      '0x1.2.3.0/24',
+      '256.0.0.0/8',
+      '1.2.3.0/',
+    ]) {
       expect(checkCidr(text).ok, JSON.stringify(text)).toBe(false);
     }
   });

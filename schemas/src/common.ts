@@ -39,10 +39,7 @@ export const Timestamp = Type.String({ description: 'RFC 3339 timestamp' });
 export const Id = Type.String({ minLength: 1, description: 'opaque resource identifier' });
 export const Uint32 = Type.Integer({ minimum: 0, maximum: UINT32_MAX });
 
-export const Ref = Type.Object(
-  { id: Type.String(), uri: Type.String() },
-  { additionalProperties: false, description: 'reference to another resource' },
-);
+export const Ref = Type.Object({ id: Type.String(), uri: Type.String() }, { additionalProperties: false, description: 'reference to another resource' });
 export type Ref = Static<typeof Ref>;
 
 /** Fields every top-level resource response carries. */

@@ -41,16 +41,7 @@ export const ROUTE_MODULE_NAMES = [
   'traffic_policy',
 ] as const;
 
-export const OAUTH_PROVIDERS = [
-  'github',
-  'facebook',
-  'microsoft',
-  'google',
-  'linkedin',
-  'gitlab',
-  'twitch',
-  'amazon',
-] as const;
+export const OAUTH_PROVIDERS = ['github', 'facebook', 'microsoft', 'google', 'linkedin', 'gitlab', 'twitch', 'amazon'] as const;
 
 export const SAML_NAMEID_FORMATS = [
   'urn:oasis:names:tc:SAML:2.0:nameid-format:persistent',

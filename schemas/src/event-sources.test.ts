@@ -22,9 +22,7 @@ describe('event sources', () => {
   });
 
   test('fields must be fields of the traffic event type; every unknown one is reported', () => {
-    const problems = eventSourceProblems([
-      { type: 'tcp_connection_closed.v0', fields: ['conn.bytes_in', 'http.request.method', 'conn.nope'] },
-    ]);
+    const problems = eventSourceProblems([{ type: 'tcp_connection_closed.v0', fields: ['conn.bytes_in', 'http.request.method', 'conn.nope'] }]);
     expect(problems.map((p) => [p.field, p.message])).toEqual([
       ['sources[0].fields[1]', "'http.request.method' is not a field of tcp_connection_closed.v0"],
       ['sources[0].fields[2]', "'conn.nope' is not a field of tcp_connection_closed.v0"],
@@ -45,11 +43,11 @@ describe('event sources', () => {
     expect(problem!.message).toContain('filterable fields: ev.conn.client_ip, ev.conn.server_ip');
   });
 
-  test("filters as the service documents them: the event bound as `ev`", () => {
+  test('filters as the service documents them: the event bound as `ev`', () => {
     const ok = (filter: string) => eventSourceProblems([{ type: 'http_request_complete.v0', filter }]);
     expect(ok("ev.conn.server_name.matches('^api[.]')")).toEqual([]);
     expect(ok("ev.http.request.method == 'POST'")).toEqual([]);
-    expect(ok("ev.conn.server_port == 443 && has(ev.conn.client_ip)")).toEqual([]);
+    expect(ok('ev.conn.server_port == 443 && has(ev.conn.client_ip)')).toEqual([]);
     // names without the binding, as gatehouse wrote them before, still read as fields
     expect(ok('conn.server_port == 443')).toEqual([]);
     const [unbound] = ok('ev.tls.version == "1.3"');

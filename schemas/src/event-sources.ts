@@ -55,22 +55,15 @@ export function checkEventSources(sources: readonly EventSourceInput[]): SourceP
 /** A problem maker for one path: the API's dotted field name is derived from the path. */
 function located(path: (string | number)[]) {
   const field = path.map((s, i) => (typeof s === 'number' ? `[${s}]` : i === 0 ? s : `.${s}`)).join('');
-  return (message: string, column?: number): SourceProblem =>
-    column === undefined ? { field, path, message } : { field, path, message, column };
+  return (message: string, column?: number): SourceProblem => (column === undefined ? { field, path, message } : { field, path, message, column });
 }
 
 function unknownType(type: string): string {
-  const hint =
-    !type.endsWith(EVENT_VERSION_SUFFIX) && isEventType(`${type}${EVENT_VERSION_SUFFIX}`)
-      ? ` (did you mean '${type}${EVENT_VERSION_SUFFIX}'?)`
-      : '';
+  const hint = !type.endsWith(EVENT_VERSION_SUFFIX) && isEventType(`${type}${EVENT_VERSION_SUFFIX}`) ? ` (did you mean '${type}${EVENT_VERSION_SUFFIX}'?)` : '';
   return `'${type}' is not a known event type${hint}`;
 }
 
-function detailProblems(
-  source: EventSourceInput,
-  at: (...rest: (string | number)[]) => (message: string, column?: number) => SourceProblem,
-): SourceProblem[] {
+function detailProblems(source: EventSourceInput, at: (...rest: (string | number)[]) => (message: string, column?: number) => SourceProblem): SourceProblem[] {
   const fields = trafficFields(source.type);
   if (!fields) {
     const out: SourceProblem[] = [];

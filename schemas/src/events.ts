@@ -41,20 +41,11 @@ export const AGENT_SESSION_EVENTS = ['agent_session_start.v0', 'agent_session_st
 /** Every audit event type, e.g. `ip_policy_updated.v0`. */
 export const AUDIT_EVENT_TYPES: readonly string[] = [
   ...AGENT_SESSION_EVENTS,
-  ...AUDITED_RESOURCES.flatMap((resource) =>
-    AUDIT_ACTIONS.map((action) => `${resource}_${action}${EVENT_VERSION_SUFFIX}`),
-  ),
+  ...AUDITED_RESOURCES.flatMap((resource) => AUDIT_ACTIONS.map((action) => `${resource}_${action}${EVENT_VERSION_SUFFIX}`)),
 ];
 
 /** Type of a traffic event field, as the tables of api-spec 6.2 give it. */
-export type TrafficFieldType =
-  | 'bool'
-  | 'string'
-  | 'int32'
-  | 'int64'
-  | 'timestamp'
-  | 'Map<string, List<string>>'
-  | 'List<Map<string, any>>';
+export type TrafficFieldType = 'bool' | 'string' | 'int32' | 'int64' | 'timestamp' | 'Map<string, List<string>>' | 'List<Map<string, any>>';
 
 export interface TrafficField {
   /** Dotted name, e.g. `conn.client_ip`. */

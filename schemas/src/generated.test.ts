@@ -41,12 +41,14 @@ async function expectedFiles(): Promise<Map<string, string>> {
 describe('schemas/json', () => {
   it(`is up to date (regenerate with \`npm run build && ${REGENERATE_COMMAND}\`)`, async () => {
     const expected = await expectedFiles();
-    const onDisk = existsSync(jsonDir) ? walk(jsonDir).map((f) => rel(jsonDir, f)).filter((f) => f.endsWith(SUFFIX)) : [];
+    const onDisk = existsSync(jsonDir)
+      ? walk(jsonDir)
+          .map((f) => rel(jsonDir, f))
+          .filter((f) => f.endsWith(SUFFIX))
+      : [];
     const missing = [...expected.keys()].filter((f) => !onDisk.includes(f));
     const extra = onDisk.filter((f) => !expected.has(f));
-    const changed = [...expected].filter(
-      ([f, content]) => onDisk.includes(f) && readFileSync(join(jsonDir, f), 'utf8') !== content,
-    );
+    const changed = [...expected].filter(([f, content]) => onDisk.includes(f) && readFileSync(join(jsonDir, f), 'utf8') !== content);
     const problems = [
       ...missing.map((f) => `missing: schemas/json/${f}`),
       ...extra.map((f) => `no longer exported: schemas/json/${f}`),
@@ -92,12 +94,18 @@ describe('schemas/json', () => {
 
   it('keeps property names that look like keywords, and merges an existing $comment', () => {
     const schema = { properties: { discriminator: { type: 'string', $comment: 'kept', maxBytes: 9 } }, discriminator: { propertyName: 'kind' } };
-    expect(portable(schema)).toEqual({ properties: { discriminator: { type: 'string', $comment: 'kept; maxBytes 9: at most 9 bytes of UTF-8 (the service counts bytes); @gatehouse/schemas checks it' } } });
+    expect(portable(schema)).toEqual({
+      properties: {
+        discriminator: { type: 'string', $comment: 'kept; maxBytes 9: at most 9 bytes of UTF-8 (the service counts bytes); @gatehouse/schemas checks it' },
+      },
+    });
   });
 
   it('URLs pin the compatible range of the version (caret rule)', () => {
     expect(compatibleRange('0.1.7')).toBe('0.1');
     expect(compatibleRange('2.3.4')).toBe('2');
-    expect(schemaUrl('manifests/AnyManifest.schema.json', '1.0.0')).toBe('https://cdn.jsdelivr.net/npm/@gatehouse/schemas@1/json/manifests/AnyManifest.schema.json');
+    expect(schemaUrl('manifests/AnyManifest.schema.json', '1.0.0')).toBe(
+      'https://cdn.jsdelivr.net/npm/@gatehouse/schemas@1/json/manifests/AnyManifest.schema.json',
+    );
   });
 });

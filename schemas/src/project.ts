@@ -21,7 +21,9 @@ export const ProjectEnvironmentName = Type.String({
 export const ProjectEnvironment = Type.Object(
   {
     stack: Type.Optional(Type.String({ minLength: 1, description: 'ownership scope of this environment (default: the --stack default); may be ${env:NAME}' })),
-    api_url: Type.Optional(Type.String({ minLength: 1, description: 'base URL of this environment\'s management API, usually ${env:NAME}; without it, the embedded default' })),
+    api_url: Type.Optional(
+      Type.String({ minLength: 1, description: "base URL of this environment's management API, usually ${env:NAME}; without it, the embedded default" }),
+    ),
     api_key: Type.Optional(Type.String({ pattern: ENV_ONLY, description: 'the API key as ${env:NAME}: a key is never written in the repository' })),
     vars: Type.Optional(
       Type.Record(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }), Type.Unknown(), {
@@ -43,7 +45,10 @@ export const ProjectFile = Type.Object(
       description: 'files or directories of the base manifests, relative to this file (the default PATHs of every command)',
     }),
     environments: Type.Optional(
-      Type.Record(ProjectEnvironmentName, ProjectEnvironment, { additionalProperties: false, description: 'the environments, by name; choose one with --env NAME or GATEHOUSE_ENV' }),
+      Type.Record(ProjectEnvironmentName, ProjectEnvironment, {
+        additionalProperties: false,
+        description: 'the environments, by name; choose one with --env NAME or GATEHOUSE_ENV',
+      }),
     ),
 
     ignore: Type.Optional(
@@ -63,24 +68,30 @@ export const ProjectFile = Type.Object(
         Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }),
         Type.Object(
           {
-            env: Type.Optional(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$', description: 'the environment variable read for ${env:NAME} (default: NAME)' })),
+            env: Type.Optional(
+              Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$', description: 'the environment variable read for ${env:NAME} (default: NAME)' }),
+            ),
             secret: Type.Optional(Type.Boolean({ description: 'false shows its value in plans, reports and comments; default true: (sensitive: env NAME)' })),
           },
           { additionalProperties: false },
         ),
         {
           additionalProperties: false,
-          description: 'the ${env:NAME} variables of the manifests: values from the environment are secret unless declared secret: false here (the API key can never be used)',
+          description:
+            'the ${env:NAME} variables of the manifests: values from the environment are secret unless declared secret: false here (the API key can never be used)',
         },
       ),
     ),
     exclude: Type.Optional(
       Type.Array(Type.String({ minLength: 1 }), {
-        description: 'globs of files under the manifest paths that belong to other tools (k8s/**, **/kustomization.yaml), relative to this file: not read; every other YAML document there must be a gatehouse manifest',
+        description:
+          'globs of files under the manifest paths that belong to other tools (k8s/**, **/kustomization.yaml), relative to this file: not read; every other YAML document there must be a gatehouse manifest',
       }),
     ),
     policies: Type.Optional(
-      Type.Array(Type.String({ minLength: 1 }), { description: 'files or directories of policy rules (CEL), relative to this file, checked by validate and plan besides policies/ and --policy' }),
+      Type.Array(Type.String({ minLength: 1 }), {
+        description: 'files or directories of policy rules (CEL), relative to this file, checked by validate and plan besides policies/ and --policy',
+      }),
     ),
   },
   { additionalProperties: false, title: 'gatehouse project file', description: 'gatehouse.yaml: base manifests and environments' },

@@ -135,9 +135,7 @@ export function startServe(args: readonly string[], options: SpawnOptions = {}):
     });
 
   return new Promise((resolve, reject) => {
-    void exited.then(({ code, signal }) =>
-      reject(new Error(`gatehouse serve exited (${code ?? signal}) before it was ready:\n${stdout}\n${stderr}`)),
-    );
+    void exited.then(({ code, signal }) => reject(new Error(`gatehouse serve exited (${code ?? signal}) before it was ready:\n${stdout}\n${stderr}`)));
     void waitForOutput(READY_LINE).then(() => {
       const url = URL_LINE.exec(stderr)?.[1] ?? URL_LINE.exec(stdout)?.[1];
       if (!url) {
@@ -228,7 +226,7 @@ export function spawnCli(args: readonly string[], options: SpawnOptions = {}): R
     child,
     stdout: () => stdout,
     stderr: () => stderr,
-    waitFor: (pattern) => new Promise<void>((resolve) => ((waiters.push({ pattern, resolve }), check()))),
+    waitFor: (pattern) => new Promise<void>((resolve) => (waiters.push({ pattern, resolve }), check())),
     exited,
   };
 }

@@ -20,8 +20,7 @@ export function treeState(dir: string): Map<string, string> {
       const full = join(dir, path);
       const stat = lstatSync(full);
       const kind = stat.isSymbolicLink() ? 'link' : stat.isDirectory() ? 'dir' : stat.isFile() ? 'file' : 'other';
-      const content =
-        kind === 'file' ? createHash('sha256').update(readFileSync(full)).digest('hex') : kind === 'link' ? readlinkSync(full) : '';
+      const content = kind === 'file' ? createHash('sha256').update(readFileSync(full)).digest('hex') : kind === 'link' ? readlinkSync(full) : '';
       state.set(path, `${kind} ${(stat.mode & 0o7777).toString(8)} ${stat.uid}:${stat.gid} ${stat.size} ${stat.mtimeMs} ${content}`);
       if (kind === 'dir') visit(path);
     }

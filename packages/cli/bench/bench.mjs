@@ -28,7 +28,9 @@ import { pacedApplyRows } from './rows/paced-apply.mjs';
 
 const GROUPS = { paced: pacedApplyRows, bad: badManifestsRow, environments: environmentsRow, hung: hungApiRow, large: largePlanRows, rails: guardRailRows };
 
-const only = process.env.BENCH_ONLY?.split(',').map((g) => g.trim()).filter(Boolean);
+const only = process.env.BENCH_ONLY?.split(',')
+  .map((g) => g.trim())
+  .filter(Boolean);
 for (const group of only ?? []) if (!(group in GROUPS)) throw new Error(`BENCH_ONLY: no group ${group}; the groups are ${Object.keys(GROUPS).join(', ')}`);
 
 console.log(`gatehouse bench: ${cpus().length} CPUs (${cpus()[0]?.model ?? 'unknown'}), Node ${process.version}`);

@@ -23,7 +23,9 @@ export function performanceTable(rows, machine) {
   return [
     '| Figure | gatehouse | Baseline | Result | Aim | |',
     '|---|--:|--:|--:|---|---|',
-    ...rows.map((r) => `| ${cell(r.figure)} | ${cell(r.measured)} | ${cell(r.baseline)} | ${cell(r.ratio)} | ${cell(r.aim)} | ${r.ok ? 'met' : '**missed**'} |`),
+    ...rows.map(
+      (r) => `| ${cell(r.figure)} | ${cell(r.measured)} | ${cell(r.baseline)} | ${cell(r.ratio)} | ${cell(r.aim)} | ${r.ok ? 'met' : '**missed**'} |`,
+    ),
     '',
     `Measured by \`npm run bench\` at commit ${machine.commit} on ${machine.cpus} CPUs (${machine.cpuModel}), ${machine.os}, Node ${machine.node}${machine.rounds ? `; ${machine.rounds} rounds` : ''}.`,
   ].join('\n');

@@ -24,7 +24,9 @@ export const row = (figure, { measured, baseline = '-', result, aim, ok }) => ({
  * path, status, when it arrived and when it was answered) and `stop()`.
  */
 export function startServe(db, key, args = []) {
-  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--db', db, '--api-key', key, '--log-format', 'json', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--db', db, '--api-key', key, '--log-format', 'json', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const requests = [];
   return new Promise((resolve, reject) => {
     let url;
@@ -40,7 +42,8 @@ export function startServe(db, key, args = []) {
         for (const line of lines) {
           if (line.startsWith('{')) {
             const record = JSON.parse(line);
-            if (record.msg === 'request') requests.push({ method: record.method, path: record.path, status: record.status, start: record.time - record.duration_ms, end: record.time });
+            if (record.msg === 'request')
+              requests.push({ method: record.method, path: record.path, status: record.status, start: record.time - record.duration_ms, end: record.time });
             continue;
           }
           banner += `${line}\n`;
@@ -77,7 +80,8 @@ export function run(argv, { env = {}, cwd, expectCode = 0 } = {}) {
     child.on('error', reject);
     child.on('exit', (code) => {
       const ms = performance.now() - started;
-      if (expectCode !== undefined && code !== expectCode) reject(new Error(`node ${argv.join(' ')} exited ${code} (expected ${expectCode}): ${stderr.slice(-2000) || stdout.slice(-2000)}`));
+      if (expectCode !== undefined && code !== expectCode)
+        reject(new Error(`node ${argv.join(' ')} exited ${code} (expected ${expectCode}): ${stderr.slice(-2000) || stdout.slice(-2000)}`));
       else resolve({ code, stdout, stderr, ms });
     });
   });

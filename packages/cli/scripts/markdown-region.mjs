@@ -13,4 +13,7 @@ export function replaceRegion(text, start, end, body, page) {
 }
 
 /** Text for one cell of a Markdown table: on one line, `|` escaped. */
-export const tableCell = (text) => String(text).replace(/\s*\n\s*/g, ' ').replaceAll('|', '\\|');
+export const tableCell = (text) =>
+  String(text)
+    .replace(/\s*\n\s*/g, ' ')
+    .replaceAll('|', '\\|');

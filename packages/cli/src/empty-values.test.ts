@@ -29,7 +29,9 @@ describe('refuseEmptyVariables', () => {
   });
 
   it('refuses blanks too, which oclif passes on as the value', () => {
-    expect(refusal(() => refuseEmptyVariables(DEFINITIONS, parsed({ stack: '  ' }), { GATEHOUSE_STACK: '  ' }))).toMatch(/^empty_variable: GATEHOUSE_STACK is set but empty/);
+    expect(refusal(() => refuseEmptyVariables(DEFINITIONS, parsed({ stack: '  ' }), { GATEHOUSE_STACK: '  ' }))).toMatch(
+      /^empty_variable: GATEHOUSE_STACK is set but empty/,
+    );
   });
 
   it('lets the flag given on the command line win, and leaves set and unset variables alone', () => {
@@ -38,14 +40,16 @@ describe('refuseEmptyVariables', () => {
     expect(refusal(() => refuseEmptyVariables(DEFINITIONS, parsed({ stack: 'default' }, ['stack']), {}))).toBeUndefined();
   });
 
-  it('looks only at the variables of the command\'s own flags', () => {
+  it("looks only at the variables of the command's own flags", () => {
     expect(refusal(() => refuseEmptyVariables({ yes: {} }, parsed({}), { GATEHOUSE_STACK: '', GATEHOUSE_API_KEY: '' }))).toBeUndefined();
   });
 });
 
 describe('refuseEmptyFlags', () => {
   it('refuses a flag given an empty or blank value, one value of a repeatable flag included', () => {
-    expect(refusal(() => refuseEmptyFlags(DEFINITIONS, { stack: '' }))).toBe('empty_flag: --stack is empty; give a value or leave the flag out. Nothing was done.');
+    expect(refusal(() => refuseEmptyFlags(DEFINITIONS, { stack: '' }))).toBe(
+      'empty_flag: --stack is empty; give a value or leave the flag out. Nothing was done.',
+    );
     expect(refusal(() => refuseEmptyFlags({ policy: {} }, { policy: ['policies', ' '] }))).toMatch(/^empty_flag: --policy is empty/);
   });
 

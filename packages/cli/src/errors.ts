@@ -17,7 +17,8 @@ export const CLI_ERROR_CODES = {
   bad_stack: '--stack (GATEHOUSE_STACK) is set but empty, or has control characters',
   bad_rate_limit: '--rate-limit (GATEHOUSE_RATE_LIMIT) is neither of the form 120/60s nor off',
   manifest_problems: 'the manifests have problems (each printed as file:line:col: message)',
-  policy_failed: 'the manifests alone break a policy rule of severity error: plan stops before its first request (each failed rule printed as validate prints it)',
+  policy_failed:
+    'the manifests alone break a policy rule of severity error: plan stops before its first request (each failed rule printed as validate prints it)',
   api_failure: 'the API answered with an error or could not be reached',
   write_failed: 'an output file could not be written',
   export_would_overwrite: 'export would replace files it did not write (use --overwrite or another --out)',
@@ -28,8 +29,8 @@ export const CLI_ERROR_CODES = {
   plan_target: 'apply --plan: the saved plan was made against another API',
   apply_refused: 'apply refused before writing anything (stale manifests, prevent_destroy, delete threshold)',
   server_not_installed: 'serve or the embedded default needs @gatehouse/server, an optional dependency that is not installed',
-  locked: 'another apply holds the stack\'s lock (apply --lock-timeout waits for it; gatehouse unlock removes a stale one)',
-  lock_lost: 'apply lost the stack\'s lock while it ran (gatehouse unlock, or a takeover): it started no write after that',
+  locked: "another apply holds the stack's lock (apply --lock-timeout waits for it; gatehouse unlock removes a stale one)",
+  lock_lost: "apply lost the stack's lock while it ran (gatehouse unlock, or a takeover): it started no write after that",
   not_confirmed: 'apply was not confirmed (no terminal and no --yes, or an answer other than yes)',
   project_file: 'gatehouse.yaml (or --config FILE) is missing where --env needs it, or cannot be read',
   environment_required: 'gatehouse.yaml defines environments and the command was given none (--env NAME or GATEHOUSE_ENV)',
@@ -39,7 +40,8 @@ export const CLI_ERROR_CODES = {
   target_invalid: 'a --target is not Kind/NAME with a known kind (or is empty, or holds control characters)',
   target_unmatched: 'every --target matched nothing (no declared object and no live object the stack owns)',
   target_conflict: '--target was given with --prune, --prune-all or --plan',
-  watch_flags: 'watch: flags that do nothing together (--prune without --self-heal or --apply-git), or an --interval, --metrics-addr or --notify-webhook that cannot be used',
+  watch_flags:
+    'watch: flags that do nothing together (--prune without --self-heal or --apply-git), or an --interval, --metrics-addr or --notify-webhook that cannot be used',
   listen_failed: 'watch could not listen on --metrics-addr (in use, or not an address of this machine)',
 } as const;
 

@@ -14,12 +14,26 @@ const rawControl = (text: string) => hasUnsafeCharacters(text);
 
 describe('hostile values in CLI output', () => {
   it('apply progress lines and the summary escape them', () => {
-    const step: StepResult = { address: `IPPolicy/${HOSTILE}`, kind: 'IPPolicy', name: HOSTILE, action: 'update', id: `ipp_${HOSTILE}`, status: 'failed', duration_ms: 3, requests: 1, reason: { code: 'api_failure', message: `400: ${HOSTILE}` } };
+    const step: StepResult = {
+      address: `IPPolicy/${HOSTILE}`,
+      kind: 'IPPolicy',
+      name: HOSTILE,
+      action: 'update',
+      id: `ipp_${HOSTILE}`,
+      status: 'failed',
+      duration_ms: 3,
+      requests: 1,
+      reason: { code: 'api_failure', message: `400: ${HOSTILE}` },
+    };
     const line = formatStep(step);
     expect(rawControl(line)).toBe(false);
     expect(line).toContain('\\u001b]0;pwned\\u0007');
     const summary = formatSummary({
-      stack: 'default', target: { url: 'http://x', embedded: false }, ok: false, interrupted: false, steps: [step],
+      stack: 'default',
+      target: { url: 'http://x', embedded: false },
+      ok: false,
+      interrupted: false,
+      steps: [step],
       not_pruned: [{ address: `IPPolicy/${HOSTILE}` } as never],
       summary: { done: 0, failed: 1, skipped: 0, cancelled: 0, not_started: 0, not_pruned: 1, not_in_plan: 0, already_done: 0 },
       duration_ms: 10,

@@ -7,7 +7,18 @@
  */
 import { Errors } from './oclif.js';
 import type { Command, Errors as OclifErrors } from '@oclif/core';
-import { ApplyRefused, LiveApiError, LockHeld, ManifestProblems, PolicyFailed, sanitize, terminalSafeJson, type LockInfo, type PolicyResult, type Problem } from '@gatehouse/engine/core';
+import {
+  ApplyRefused,
+  LiveApiError,
+  LockHeld,
+  ManifestProblems,
+  PolicyFailed,
+  sanitize,
+  terminalSafeJson,
+  type LockInfo,
+  type PolicyResult,
+  type Problem,
+} from '@gatehouse/engine/core';
 import { CliError } from './errors.js';
 
 export interface ErrorDocument {
@@ -44,10 +55,13 @@ export function errorDocument(error: unknown): ErrorDocument {
   const message = sanitize(error instanceof Error ? error.message : String(error));
   if (cause instanceof ManifestProblems) return { error: { code: 'manifest_problems', message, problems: cause.problems } };
   if (cause instanceof PolicyFailed) return { error: { code: 'policy_failed', message, policy_results: [...cause.results] } };
-  if (cause instanceof ApplyRefused) return { error: { code: 'apply_refused', message, refusals: cause.refusals.map(({ code, message }) => ({ code, message })) } };
+  if (cause instanceof ApplyRefused)
+    return { error: { code: 'apply_refused', message, refusals: cause.refusals.map(({ code, message }) => ({ code, message })) } };
   if (cause instanceof LockHeld) return { error: { code: 'locked', message, ...(cause.lock ? { lock: cause.lock } : {}) } };
   if (cause instanceof LiveApiError) {
-    return { error: { code: 'api_failure', message, ...(cause.status !== undefined ? { status: cause.status } : {}), ...(cause.code ? { api_code: cause.code } : {}) } };
+    return {
+      error: { code: 'api_failure', message, ...(cause.status !== undefined ? { status: cause.status } : {}), ...(cause.code ? { api_code: cause.code } : {}) },
+    };
   }
   if (cause instanceof CliError) return { error: { code: cause.code, message } };
   if (cause instanceof Error && /^Parsing --/.test(cause.message)) {

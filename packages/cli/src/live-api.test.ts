@@ -48,7 +48,9 @@ describe('ClientLiveApi (the engine port over the client)', () => {
   });
 
   it('maps API failures to LiveApiError with status and code', async () => {
-    const error = (await api.create('/ip_policy_rules', { ip_policy_id: 'ipp_missing', cidr: '10.0.0.0/8', action: 'allow' }).catch((e: unknown) => e)) as LiveApiError;
+    const error = (await api
+      .create('/ip_policy_rules', { ip_policy_id: 'ipp_missing', cidr: '10.0.0.0/8', action: 'allow' })
+      .catch((e: unknown) => e)) as LiveApiError;
     expect(error).toBeInstanceOf(LiveApiError);
     expect(error.status).toBe(400);
     expect(error.code).toBe('invalid_reference');

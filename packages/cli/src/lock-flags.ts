@@ -11,7 +11,7 @@ export function parseDuration(text: string): number | undefined {
 }
 
 export const lockTimeoutFlag = Flags.custom<number>({
-  description: 'how long to wait while another apply holds the stack\'s lock (0: fail at once; 30s, 5m, 1h)',
+  description: "how long to wait while another apply holds the stack's lock (0: fail at once; 30s, 5m, 1h)",
   default: 0,
   defaultHelp: async () => '0',
   env: 'GATEHOUSE_LOCK_TIMEOUT',

@@ -7,7 +7,19 @@ import { DEFAULT_MAX_FILE_SIZE, type Problem } from '@gatehouse/engine/core';
 import { formatProblem } from './output.js';
 import { isVerbose, noteWriter } from './request-log.js';
 
-const UNITS: Record<string, number> = { '': 1, b: 1, k: 1024, kb: 1024, kib: 1024, m: 1024 ** 2, mb: 1024 ** 2, mib: 1024 ** 2, g: 1024 ** 3, gb: 1024 ** 3, gib: 1024 ** 3 };
+const UNITS: Record<string, number> = {
+  '': 1,
+  b: 1,
+  k: 1024,
+  kb: 1024,
+  kib: 1024,
+  m: 1024 ** 2,
+  mb: 1024 ** 2,
+  mib: 1024 ** 2,
+  g: 1024 ** 3,
+  gb: 1024 ** 3,
+  gib: 1024 ** 3,
+};
 
 /** `10MB`, `512 KiB`, `1048576` -> bytes (units are powers of 1024); undefined when malformed. */
 function parseSize(text: string): number | undefined {
@@ -39,5 +51,9 @@ export function readingOptions(
   flags: { 'max-file-size': number; verbose?: boolean | undefined },
   warn: (line: string) => void,
 ): { maxFileSize: number; onWarning: (warning: Problem) => void; onNote: (note: string) => void } {
-  return { maxFileSize: flags['max-file-size'], onWarning: (warning) => warn(`warning: ${formatProblem(warning)}`), onNote: noteWriter(isVerbose(flags), warn) };
+  return {
+    maxFileSize: flags['max-file-size'],
+    onWarning: (warning) => warn(`warning: ${formatProblem(warning)}`),
+    onNote: noteWriter(isVerbose(flags), warn),
+  };
 }

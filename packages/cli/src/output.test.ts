@@ -26,7 +26,11 @@ describe('output helpers', () => {
     await writeFileAtomic(join(dir.path, 'long.yaml'), `first\nsecond\n${'x'.repeat(100_000)}\n`);
     expect(await beginningOf(join(dir.path, 'long.yaml'))).toBe('first\nsecond');
     await expect(beginningOf(dir.path)).rejects.toMatchObject({ code: 'write_failed', message: expect.stringContaining('not a regular file') });
-    if (existsSync('/dev/null')) await expect(beginningOf('/dev/null')).rejects.toMatchObject({ code: 'write_failed', message: 'cannot write /dev/null: it is not a regular file; name a file' });
+    if (existsSync('/dev/null'))
+      await expect(beginningOf('/dev/null')).rejects.toMatchObject({
+        code: 'write_failed',
+        message: 'cannot write /dev/null: it is not a regular file; name a file',
+      });
   });
 
   it('formats problems with their place and code', () => {

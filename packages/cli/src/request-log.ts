@@ -14,7 +14,8 @@ import { printAbove } from './progress/live-line.js';
 export const verboseFlag = {
   verbose: Flags.boolean({
     aliases: ['debug'],
-    description: 'print on stderr one line per API request (method, path, status, duration, attempt, time waited for the rate limit, operation_id) and what was skipped; GATEHOUSE_LOG=debug does the same',
+    description:
+      'print on stderr one line per API request (method, path, status, duration, attempt, time waited for the rate limit, operation_id) and what was skipped; GATEHOUSE_LOG=debug does the same',
     default: false,
   }),
 };

@@ -29,7 +29,13 @@ describe('the request line', () => {
 
   it('reads the numbers from the client', () => {
     const paced = requestUsage(new GatehouseClient({ baseUrl: 'http://api.test', apiKey: 'k', rateLimit: { requests: 60, intervalMs: 3000 } }));
-    expect(paced).toEqual({ total: 0, by_method: { GET: 0, POST: 0, PATCH: 0, PUT: 0, DELETE: 0 }, rate_limited: 0, budget: { requests: 60, window_seconds: 3 }, budget_share: 0 });
+    expect(paced).toEqual({
+      total: 0,
+      by_method: { GET: 0, POST: 0, PATCH: 0, PUT: 0, DELETE: 0 },
+      rate_limited: 0,
+      budget: { requests: 60, window_seconds: 3 },
+      budget_share: 0,
+    });
     expect(requestUsage(new GatehouseClient({ baseUrl: 'http://api.test', apiKey: 'k', rateLimit: false })).budget).toBeNull();
   });
 });

@@ -33,7 +33,11 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const indent = (text: string, n: number) => text.split('\n').map((l) => ' '.repeat(n) + l).join('\n');
+const indent = (text: string, n: number) =>
+  text
+    .split('\n')
+    .map((l) => ' '.repeat(n) + l)
+    .join('\n');
 
 /** Each route module in its forms; one route per form (OAuth only on `/`, so one edge per OAuth form). */
 const ROUTE_MODULES: Record<string, string[]> = {
@@ -44,8 +48,14 @@ const ROUTE_MODULES: Record<string, string[]> = {
   request_headers: ['{}', '{add: {X-Req: "a b"}, remove: [X-Old]}'],
   response_headers: ['{remove: []}', '{add: {Content-Security-Policy: "default-src \'self\'"}}'],
   webhook_verification: ['{provider: SNS}', '{provider: sonatype_nexus, secret: s3cr3t}', '{provider: microsoft_teams, secret: t}'],
-  saml: ['{idp_metadata: "<EntityDescriptor/>"}', '{idp_metadata_url: "https://idp.example.com/m", allow_idp_initiated: true, nameid_format: "urn:oasis:names:tc:SAML:2.0:nameid-format:transient"}'],
-  oidc: ['{issuer: "https://id.example.com", client_id: c, client_secret: s}', '{issuer: "https://id.example.com", client_id: c, client_secret: s, scopes: [email, openid], options_passthrough: true}'],
+  saml: [
+    '{idp_metadata: "<EntityDescriptor/>"}',
+    '{idp_metadata_url: "https://idp.example.com/m", allow_idp_initiated: true, nameid_format: "urn:oasis:names:tc:SAML:2.0:nameid-format:transient"}',
+  ],
+  oidc: [
+    '{issuer: "https://id.example.com", client_id: c, client_secret: s}',
+    '{issuer: "https://id.example.com", client_id: c, client_secret: s, scopes: [email, openid], options_passthrough: true}',
+  ],
   websocket_tcp_converter: ['{}'],
   user_agent_filter: ['{}', '{allow: ["a"], deny: ["(?i)bot"]}'],
   traffic_policy: ['{value: "{}"}'],
@@ -59,10 +69,13 @@ const OAUTH_FORMS = [
 
 function manifests(policyId: string): string {
   const routes = Object.entries(ROUTE_MODULES).flatMap(([module, forms]) =>
-    forms.map((form, i) => `- match_type: ${i % 2 ? 'exact_path' : 'path_prefix'}\n  match: /${module}/${i}\n  ${module}: ${form.replace('%POLICY%', policyId)}`),
+    forms.map(
+      (form, i) => `- match_type: ${i % 2 ? 'exact_path' : 'path_prefix'}\n  match: /${module}/${i}\n  ${module}: ${form.replace('%POLICY%', policyId)}`,
+    ),
   );
   const oauthEdges = OAUTH_FORMS.map(
-    (form, i) => `kind: HTTPSEdge\nname: oauth-${i}\nspec:\n  hostports: ["oauth-${i}.example.com:443"]\n  routes:\n    - match_type: path_prefix\n      match: /\n      oauth: ${form}\n`,
+    (form, i) =>
+      `kind: HTTPSEdge\nname: oauth-${i}\nspec:\n  hostports: ["oauth-${i}.example.com:443"]\n  routes:\n    - match_type: path_prefix\n      match: /\n      oauth: ${form}\n`,
   );
   return [
     `kind: ReservedDomain\nname: wildcard\nspec: {domain: "*.example.com", certificate_management_policy: {private_key_type: ecdsa}}\n`,
@@ -93,7 +106,14 @@ describe('every manifest the engine normalizes applies, and replans empty', () =
     writeFileSync(join(dir, 'all.yaml'), manifests(unmanaged.id));
     const options = { api, stack: 'round-trip', paths: [dir], env: {} };
     const result = await applyPlan(options);
-    expect(result.steps.filter((s) => s.status !== 'done'), JSON.stringify(result.steps.filter((s) => s.status !== 'done'), null, 2)).toEqual([]);
+    expect(
+      result.steps.filter((s) => s.status !== 'done'),
+      JSON.stringify(
+        result.steps.filter((s) => s.status !== 'done'),
+        null,
+        2,
+      ),
+    ).toEqual([]);
     expect(result.ok).toBe(true);
     const again = await computePlan(options);
     expect(again.changes, JSON.stringify(again.changes, null, 2)).toEqual([]);

@@ -9,7 +9,8 @@ import { CliError } from './errors.js';
 
 export const fromStackFlag = {
   'from-stack': Flags.string({
-    description: 'move objects of this other stack into --stack: adopt: <id> of its objects, and its objects with the same kind and name as a manifest (renames a stack)',
+    description:
+      'move objects of this other stack into --stack: adopt: <id> of its objects, and its objects with the same kind and name as a manifest (renames a stack)',
     helpGroup: 'CONNECTION',
   }),
 };
@@ -32,8 +33,9 @@ export function checkStackName(stack: string): string {
 export function fromStackOption(value: string | undefined, stack: string): { fromStack?: string } {
   if (value === undefined) return {};
   if (value.trim() === '') throw new CliError('bad_from_stack', '--from-stack is empty; name the stack to move objects from, or leave the flag out');
-  if (UNPRINTABLE.test(value)) throw new CliError('bad_from_stack', '--from-stack holds control characters; name the stack as its objects\' plans print it');
-  if (value === stack) throw new CliError('bad_from_stack', `--from-stack names the stack being planned ("${stack}"); name the other stack that owns the objects to move`);
+  if (UNPRINTABLE.test(value)) throw new CliError('bad_from_stack', "--from-stack holds control characters; name the stack as its objects' plans print it");
+  if (value === stack)
+    throw new CliError('bad_from_stack', `--from-stack names the stack being planned ("${stack}"); name the other stack that owns the objects to move`);
   return { fromStack: value };
 }
 

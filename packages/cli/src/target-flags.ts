@@ -52,5 +52,7 @@ export function asCliError(error: unknown): unknown {
 /** `warning: ...` lines for targets that matched nothing, for stderr (the report itself says so too). */
 export function unmatchedWarnings(targets: Pick<PlanTargets, 'unmatched'> | undefined): string[] {
   if (!targets || targets.unmatched.length === 0) return [];
-  return [`warning: --target ${targets.unmatched.map((t) => sanitize(t)).join(', ')} matched nothing: no declared object and no live object this stack owns has such an address`];
+  return [
+    `warning: --target ${targets.unmatched.map((t) => sanitize(t)).join(', ')} matched nothing: no declared object and no live object this stack owns has such an address`,
+  ];
 }

@@ -38,7 +38,15 @@ export function userAgent(root: string): string {
 export function versionInfo(root: string): VersionInfo {
   const pjson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { name: string; version: string };
   const { commit, reason } = builtFrom(root);
-  return { name: pjson.name, version: pjson.version, commit, ...(reason ? { commitUnknown: reason } : {}), node: process.version, platform: platform(), arch: arch() };
+  return {
+    name: pjson.name,
+    version: pjson.version,
+    commit,
+    ...(reason ? { commitUnknown: reason } : {}),
+    node: process.version,
+    platform: platform(),
+    arch: arch(),
+  };
 }
 
 /** The commit of the CLI at `root`, or null with the reason. */
@@ -49,7 +57,11 @@ function builtFrom(root: string): { commit: string | null; reason?: string } {
     return { commit: null, reason: 'this installed copy has no build-info.json (it was packed without its prepack script, e.g. npm pack --ignore-scripts)' };
   }
   try {
-    const out = execFileSync('git', ['-C', root, 'rev-parse', '--verify', 'HEAD'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 5000 }).trim();
+    const out = execFileSync('git', ['-C', root, 'rev-parse', '--verify', 'HEAD'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+      timeout: 5000,
+    }).trim();
     if (COMMIT.test(out)) return { commit: out };
   } catch {
     // Not a checkout, or no git: said below.

@@ -68,17 +68,28 @@ export function classify(error: unknown, place: AttemptPlace): GatehouseApiError
       proxyError.status === 407
         ? ': it requires authentication; put the user and password in the proxy URL'
         : refused
-          ? '; the proxy must allow CONNECT to the API\'s port (Squid allows only 443 by default)'
+          ? "; the proxy must allow CONNECT to the API's port (Squid allows only 443 by default)"
           : '';
     // Not tried again: a proxy that refuses or drops a tunnel does so by its configuration (no
     // CONNECT support, ports it does not allow), and would do it again.
-    return new GatehouseApiError({ ...at, errorCode: 'proxy_error', msg: `${proxyError.message}${advice}`, details: proxyError.status !== undefined ? { proxy_status: proxyError.status } : {}, retryable: false });
+    return new GatehouseApiError({
+      ...at,
+      errorCode: 'proxy_error',
+      msg: `${proxyError.message}${advice}`,
+      details: proxyError.status !== undefined ? { proxy_status: proxyError.status } : {},
+      retryable: false,
+    });
   }
   const code = errorCodeOf(error);
   if (code !== undefined && DNS_FAILURES.has(code)) {
     const host = hostOf(error) ?? 'the host name';
     const temporary = code === 'EAI_AGAIN';
-    return new GatehouseApiError({ ...at, errorCode: 'dns_error', msg: `DNS lookup of ${host} failed (${code}${temporary ? ': the resolver did not answer' : ': no such name'})`, retryable: temporary });
+    return new GatehouseApiError({
+      ...at,
+      errorCode: 'dns_error',
+      msg: `DNS lookup of ${host} failed (${code}${temporary ? ': the resolver did not answer' : ': no such name'})`,
+      retryable: temporary,
+    });
   }
   if (code !== undefined && NOT_SENT.has(code)) {
     return new GatehouseApiError({ ...at, errorCode: 'connection_refused', msg: `cannot connect (${code})` });
@@ -88,7 +99,12 @@ export function classify(error: unknown, place: AttemptPlace): GatehouseApiError
   }
   if (place.proxy && /Proxy Authentication Required \(407\)/.test((error as Error)?.message ?? '')) {
     // undici's words for a 407 to an absolute-form request (an http:// API through the proxy).
-    return new GatehouseApiError({ ...at, errorCode: 'proxy_error', msg: `the proxy ${place.proxy} answered 407: it requires authentication; put the user and password in the proxy URL`, retryable: false });
+    return new GatehouseApiError({
+      ...at,
+      errorCode: 'proxy_error',
+      msg: `the proxy ${place.proxy} answered 407: it requires authentication; put the user and password in the proxy URL`,
+      retryable: false,
+    });
   }
   const timeout = code !== undefined && TIMEOUTS.has(code);
   return new GatehouseApiError({
@@ -151,7 +167,11 @@ function errorCodeOf(error: unknown): string | undefined {
  * simultaneous API requests"), as the pacer's cue to lower its cap.
  */
 export function concurrencyRefusal(error: GatehouseApiError): Pick<Limits, 'concurrencyRefused'> | undefined {
-  if (error.status !== 429 || !/ERR_NGROK_225|simultaneous|concurren/i.test(`${error.errorCode} ${String(error.details.service_error_code ?? '')} ${error.msg}`)) return undefined;
+  if (
+    error.status !== 429 ||
+    !/ERR_NGROK_225|simultaneous|concurren/i.test(`${error.errorCode} ${String(error.details.service_error_code ?? '')} ${error.msg}`)
+  )
+    return undefined;
   const limit = /(\d+)\s+simultaneous/i.exec(error.msg)?.[1];
   return { concurrencyRefused: limit ? { limit: Number(limit) } : {} };
 }

@@ -120,8 +120,16 @@ export class GatehouseClient {
       traffic_policy: moduleAccessor<EndpointTrafficPolicy, EndpointTrafficPolicyInput>(t, tcpEdge, 'traffic_policy'),
     };
     this.backends = {
-      tunnelGroup: listableCollection<TunnelGroupBackend, TunnelGroupBackendCreate, BackendUpdate<TunnelGroupBackendCreate>>(t, '/backends/tunnel_group', 'backends'),
-      httpResponse: listableCollection<HttpResponseBackend, HttpResponseBackendCreate, BackendUpdate<HttpResponseBackendCreate>>(t, '/backends/http_response', 'backends'),
+      tunnelGroup: listableCollection<TunnelGroupBackend, TunnelGroupBackendCreate, BackendUpdate<TunnelGroupBackendCreate>>(
+        t,
+        '/backends/tunnel_group',
+        'backends',
+      ),
+      httpResponse: listableCollection<HttpResponseBackend, HttpResponseBackendCreate, BackendUpdate<HttpResponseBackendCreate>>(
+        t,
+        '/backends/http_response',
+        'backends',
+      ),
       failover: listableCollection<FailoverBackend, FailoverBackendCreate, BackendUpdate<FailoverBackendCreate>>(t, '/backends/failover', 'backends'),
       weighted: listableCollection<WeightedBackend, WeightedBackendCreate, BackendUpdate<WeightedBackendCreate>>(t, '/backends/weighted', 'backends'),
       static: listableCollection<StaticBackend, StaticBackendCreate, BackendUpdate<StaticBackendCreate>>(t, '/backends/static', 'backends'),
@@ -131,7 +139,11 @@ export class GatehouseClient {
       '/certificate_authorities',
       'certificate_authorities',
     );
-    this.eventDestinations = listableCollection<EventDestination, EventDestinationCreate, EventDestinationUpdate>(t, '/event_destinations', 'event_destinations');
+    this.eventDestinations = listableCollection<EventDestination, EventDestinationCreate, EventDestinationUpdate>(
+      t,
+      '/event_destinations',
+      'event_destinations',
+    );
     this.eventSubscriptions = listableCollection<EventSubscription, EventSubscriptionCreate, EventSubscriptionUpdate>(
       t,
       '/event_subscriptions',
@@ -143,9 +155,7 @@ export class GatehouseClient {
   httpsEdgeRoutes(edgeId: string): HttpsEdgeRoutes {
     const base = `/edges/https/${encodeURIComponent(edgeId)}/routes`;
     const route = (id: string) => `${base}/${encodeURIComponent(id)}`;
-    const modules = Object.fromEntries(
-      ROUTE_MODULE_NAMES.map((name) => [name, moduleAccessor(this.transport, route, name)]),
-    ) as unknown as RouteModules;
+    const modules = Object.fromEntries(ROUTE_MODULE_NAMES.map((name) => [name, moduleAccessor(this.transport, route, name)])) as unknown as RouteModules;
     return { ...collection<HttpsEdgeRoute, HttpsEdgeRouteCreate, HttpsEdgeRouteUpdate>(this.transport, base), modules };
   }
 

@@ -7,7 +7,7 @@
 export const CLIENT_ERROR_CODES = {
   network_error: 'The request could not be completed: the connection failed or was reset.',
   connection_refused: 'Nothing accepted the connection; the request was never sent.',
-  dns_error: 'The API\'s host name (or the proxy\'s) did not resolve; the request was never sent.',
+  dns_error: "The API's host name (or the proxy's) did not resolve; the request was never sent.",
   proxy_error: 'The proxy refused or dropped the connection to the API; the request was never sent to the API.',
   timeout: 'No complete answer arrived in time; the request may or may not have been carried out.',
   deadline_exceeded: 'The deadline for all requests passed (the request was cancelled; it may or may not have been carried out).',

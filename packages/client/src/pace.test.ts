@@ -60,10 +60,14 @@ describe('a rolling window', () => {
     const sent: number[] = [];
     // Requests arrive steadily and each is answered at once.
     for (let t = 0; t < 5000; t += 50) {
-      setTimeout(() => void pacer.acquire().then((slot) => {
-        sent.push(now());
-        slot.release();
-      }), t);
+      setTimeout(
+        () =>
+          void pacer.acquire().then((slot) => {
+            sent.push(now());
+            slot.release();
+          }),
+        t,
+      );
     }
     await vi.advanceTimersByTimeAsync(30_000);
     for (const start of sent) expect(sent.filter((t) => t >= start && t < start + 1000).length).toBeLessThanOrEqual(4);

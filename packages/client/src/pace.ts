@@ -110,7 +110,8 @@ export class Pacer {
   #timer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(options: PacerOptions) {
-    if (options.budget && !(options.budget.requests >= 1 && options.budget.windowMs > 0)) throw new RangeError('a budget needs at least 1 request per window of more than 0 ms');
+    if (options.budget && !(options.budget.requests >= 1 && options.budget.windowMs > 0))
+      throw new RangeError('a budget needs at least 1 request per window of more than 0 ms');
     this.#budget = options.budget;
     this.#concurrency = Math.max(1, options.concurrency);
     this.#now = options.now ?? (() => performance.now());
@@ -176,7 +177,10 @@ export class Pacer {
     // Each request leaves the window `windowMs` after its answer: the k-th next one may be sent
     // once the one `requests` places before it has left. Ends ascend: those of the simulated
     // requests come after every real one.
-    const ends = this.#sent.filter((s) => s.end + windowMs > now).map((s) => (Number.isFinite(s.end) ? s.end : now + duration)).sort((a, b) => a - b);
+    const ends = this.#sent
+      .filter((s) => s.end + windowMs > now)
+      .map((s) => (Number.isFinite(s.end) ? s.end : now + duration))
+      .sort((a, b) => a - b);
     let sent = start;
     for (let k = 0; k < n; k++) {
       const blocking = ends.length - requests;

@@ -53,7 +53,11 @@ afterAll(async () => {
   }
 });
 
-const failure = (promise: Promise<unknown>) => promise.then(() => undefined, (error: unknown) => error as GatehouseApiError);
+const failure = (promise: Promise<unknown>) =>
+  promise.then(
+    () => undefined,
+    (error: unknown) => error as GatehouseApiError,
+  );
 const withCredentials = (url: string) => url.replace('http://', 'http://proxy-user:proxy-secret@');
 
 describe('through an HTTP proxy', () => {
@@ -70,7 +74,9 @@ describe('through an HTTP proxy', () => {
     const error = await failure(client.request('GET', '/ip_policies'));
     expect(performance.now() - began).toBeLessThan(2000);
     expect(error).toMatchObject({ errorCode: 'proxy_error', status: undefined, retryable: false, attempts: 1, details: { proxy_status: 403 } });
-    expect(error!.msg).toBe(`the proxy ${forwarding} refused a tunnel to 127.0.0.1:8443 (it answered 403 to CONNECT); the proxy must allow CONNECT to the API's port (Squid allows only 443 by default)`);
+    expect(error!.msg).toBe(
+      `the proxy ${forwarding} refused a tunnel to 127.0.0.1:8443 (it answered 403 to CONNECT); the proxy must allow CONNECT to the API's port (Squid allows only 443 by default)`,
+    );
     expect(error!.message).not.toContain('proxy-secret');
     expect(forwarded).toContain('CONNECT 127.0.0.1:8443');
     await client.close();
@@ -96,7 +102,7 @@ describe('a name that does not resolve', () => {
     await client.close();
   });
 
-  it('names the proxy\'s host when that is the one that does not resolve', async () => {
+  it("names the proxy's host when that is the one that does not resolve", async () => {
     const client = new Transport({ baseUrl: 'http://api.example', apiKey: 'k', proxy: 'http://gatehouse-proxy.invalid:3128' });
     const error = await failure(client.request('GET', '/ip_policies'));
     expect(error).toMatchObject({ errorCode: 'dns_error' });

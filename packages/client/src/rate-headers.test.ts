@@ -19,7 +19,7 @@ describe('limitsOf', () => {
     expect(limitsOf(headers({ ratelimit: '"default";r=10;t=30' }), NOW)).toEqual({ remaining: 10, resetMs: 30_000 });
   });
 
-  it('takes a reset above 10^9 as a Unix time (GitHub\'s form), and never waits more than a minute for one', () => {
+  it("takes a reset above 10^9 as a Unix time (GitHub's form), and never waits more than a minute for one", () => {
     expect(limitsOf(headers({ 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(NOW / 1000 + 12) }), NOW)).toEqual({ remaining: 0, resetMs: 12_000 });
     expect(limitsOf(headers({ 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '3600' }), NOW)).toEqual({ remaining: 0, resetMs: 60_000 });
   });

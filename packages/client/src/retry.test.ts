@@ -45,17 +45,24 @@ describe('client retries and errors (mocked transport)', () => {
   });
 
   it('retries a 429 and honours Retry-After', async () => {
-    pool().intercept({ path: '/ip_policies/ipp_1', method: 'GET' }).reply(429, ERROR('rate_limited', 429), { headers: { 'retry-after': '0' } });
+    pool()
+      .intercept({ path: '/ip_policies/ipp_1', method: 'GET' })
+      .reply(429, ERROR('rate_limited', 429), { headers: { 'retry-after': '0' } });
     pool().intercept({ path: '/ip_policies/ipp_1', method: 'GET' }).reply(200, POLICY);
     await expect(client.ipPolicies.get('ipp_1')).resolves.toEqual(POLICY);
-    expect(events.map((e) => [e.status, e.willRetry])).toEqual([[429, true], [200, false]]);
+    expect(events.map((e) => [e.status, e.willRetry])).toEqual([
+      [429, true],
+      [200, false],
+    ]);
     // Both attempts count, and the refusal is counted as such.
     expect(client.requests).toMatchObject({ total: 2, rateLimited: 1 });
     expect(events[0]!.error!.retryAfter).toBe(0);
   });
 
   it('retries a POST after a 429 (refused before handling) but never after a 5xx', async () => {
-    pool().intercept({ path: '/ip_policies', method: 'POST' }).reply(429, ERROR('rate_limited', 429), { headers: { 'retry-after': '0' } });
+    pool()
+      .intercept({ path: '/ip_policies', method: 'POST' })
+      .reply(429, ERROR('rate_limited', 429), { headers: { 'retry-after': '0' } });
     pool().intercept({ path: '/ip_policies', method: 'POST' }).reply(201, POLICY);
     await expect(client.ipPolicies.create({})).resolves.toEqual(POLICY);
 
@@ -74,7 +81,9 @@ describe('client retries and errors (mocked transport)', () => {
     await expect(client.ipPolicies.get('ipp_1')).resolves.toEqual(POLICY);
     await expect(client.ipPolicies.update('ipp_1', { description: 'x' })).resolves.toEqual(POLICY);
     pool().intercept({ path: '/edges/tcp/edgtcp_1/backend', method: 'PUT' }).reply(503, ERROR('service_unavailable', 503));
-    pool().intercept({ path: '/edges/tcp/edgtcp_1/backend', method: 'PUT' }).reply(200, { enabled: true, backend: { id: 'b', uri: 'u' } });
+    pool()
+      .intercept({ path: '/edges/tcp/edgtcp_1/backend', method: 'PUT' })
+      .reply(200, { enabled: true, backend: { id: 'b', uri: 'u' } });
     await expect(client.tcpEdgeModules.backend.replace('edgtcp_1', { backend_id: 'b' })).resolves.toMatchObject({ enabled: true });
     expect(events.filter((e) => e.willRetry)).toHaveLength(5);
   });
@@ -134,7 +143,12 @@ describe('client retries and errors (mocked transport)', () => {
     const limited = new GatehouseClient({ baseUrl: ORIGIN, apiKey: 'k', dispatcher: mock, rateLimit: { requests: 2, intervalMs: 60_000 } });
     for (let i = 0; i < 3; i++) pool().intercept({ path: '/ip_policies/ipp_1', method: 'GET' }).reply(200, POLICY);
     const abort = new AbortController();
-    const calls = [0, 1, 2].map(() => limited.ipPolicies.get('ipp_1', { signal: abort.signal }).then(() => 'done', () => 'aborted'));
+    const calls = [0, 1, 2].map(() =>
+      limited.ipPolicies.get('ipp_1', { signal: abort.signal }).then(
+        () => 'done',
+        () => 'aborted',
+      ),
+    );
     await Promise.all(calls.slice(0, 2));
     expect(limited.requests.total).toBe(2);
     abort.abort();

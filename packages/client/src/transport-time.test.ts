@@ -30,12 +30,22 @@ afterAll(async () => {
   await new Promise((resolve) => hung.close(resolve));
 });
 
-const failure = (promise: Promise<unknown>) => promise.then(() => undefined, (error: unknown) => error as GatehouseApiError);
+const failure = (promise: Promise<unknown>) =>
+  promise.then(
+    () => undefined,
+    (error: unknown) => error as GatehouseApiError,
+  );
 
 describe('an API that never answers', () => {
   it('fails a request after its attempts, then every later request at once, look-ups included', async () => {
     const events: RequestEvent[] = [];
-    const transport = new Transport({ baseUrl: hungUrl, apiKey: 'k', timeoutMs: 150, retry: { maxAttempts: 3, baseDelayMs: 1 }, onRequest: (e) => events.push(e) });
+    const transport = new Transport({
+      baseUrl: hungUrl,
+      apiKey: 'k',
+      timeoutMs: 150,
+      retry: { maxAttempts: 3, baseDelayMs: 1 },
+      onRequest: (e) => events.push(e),
+    });
     const began = performance.now();
     const first = await failure(transport.request('GET', '/ip_policies'));
     expect(first).toMatchObject({ errorCode: 'timeout', outcomeUnknown: true, attempts: 3 });
@@ -105,7 +115,14 @@ describe('a deadline', () => {
     const mock = new MockAgent();
     mock.disableNetConnect();
     mock.get('http://api.test').intercept({ path: '/a', method: 'GET' }).reply(503, { error_code: 'unavailable', msg: 'later' });
-    const transport = new Transport({ baseUrl: 'http://api.test', apiKey: 'k', dispatcher: mock, deadlineMs: 2000, retry: { baseDelayMs: 10_000, maxDelayMs: 10_000 }, random: () => 1 });
+    const transport = new Transport({
+      baseUrl: 'http://api.test',
+      apiKey: 'k',
+      dispatcher: mock,
+      deadlineMs: 2000,
+      retry: { baseDelayMs: 10_000, maxDelayMs: 10_000 },
+      random: () => 1,
+    });
     const began = performance.now();
     const error = await failure(transport.request('GET', '/a'));
     expect(performance.now() - began).toBeLessThan(2000);
@@ -137,14 +154,22 @@ describe('a create whose answer was lost', () => {
   it('not found, it is sent again; and looked up before each later attempt', async () => {
     const events: RequestEvent[] = [];
     const client = transport(events);
-    pool().intercept({ path: '/ip_policies', method: 'POST' }).replyWithError(Object.assign(new Error('reset'), { code: 'ECONNRESET' }));
+    pool()
+      .intercept({ path: '/ip_policies', method: 'POST' })
+      .replyWithError(Object.assign(new Error('reset'), { code: 'ECONNRESET' }));
     // Refused before handling: retried as any 429, and still looked up (the first may have run).
-    pool().intercept({ path: '/ip_policies', method: 'POST' }).reply(429, { error_code: 'rate_limited', msg: 'x' }, { headers: { 'retry-after': '0' } });
+    pool()
+      .intercept({ path: '/ip_policies', method: 'POST' })
+      .reply(429, { error_code: 'rate_limited', msg: 'x' }, { headers: { 'retry-after': '0' } });
     pool().intercept({ path: '/ip_policies', method: 'POST' }).reply(201, { id: 'ipp_new' });
     let lookups = 0;
     await expect(client.request('POST', '/ip_policies', { body: {}, recover: async () => ((lookups += 1), undefined) })).resolves.toEqual({ id: 'ipp_new' });
     expect(lookups).toBe(2);
-    expect(events.map((e) => [e.status ?? e.error?.errorCode, e.willRetry])).toEqual([['network_error', true], [429, true], [201, false]]);
+    expect(events.map((e) => [e.status ?? e.error?.errorCode, e.willRetry])).toEqual([
+      ['network_error', true],
+      [429, true],
+      [201, false],
+    ]);
   });
 
   it('without a look-up, is never sent again', async () => {

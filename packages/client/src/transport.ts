@@ -154,7 +154,12 @@ export class Transport {
     this.#apiKey = options.apiKey;
     this.#retry = { ...DEFAULT_RETRY, ...options.retry };
     const concurrency = options.concurrency ?? SERVICE_CONCURRENCY;
-    const budget = options.rateLimit === false ? undefined : options.rateLimit ? { requests: options.rateLimit.requests, windowMs: options.rateLimit.intervalMs } : SERVICE_BUDGET;
+    const budget =
+      options.rateLimit === false
+        ? undefined
+        : options.rateLimit
+          ? { requests: options.rateLimit.requests, windowMs: options.rateLimit.intervalMs }
+          : SERVICE_BUDGET;
     this.#pacer = new Pacer({ concurrency, ...(budget ? { budget } : {}) });
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.#silence = new Silence(this.#retry.maxAttempts * this.#timeoutMs);
@@ -163,11 +168,20 @@ export class Transport {
     this.#proxy = options.dispatcher === undefined && options.proxy ? withoutCredentials(options.proxy) : undefined;
     this.#dispatcher =
       options.dispatcher ??
-      createDispatcher({ connections: concurrency, timeoutMs: this.#timeoutMs, ...(options.proxy ? { proxy: options.proxy } : {}), ...(options.ca ? { ca: options.ca } : {}) });
+      createDispatcher({
+        connections: concurrency,
+        timeoutMs: this.#timeoutMs,
+        ...(options.proxy ? { proxy: options.proxy } : {}),
+        ...(options.ca ? { ca: options.ca } : {}),
+      });
     const { signal } = options;
-    signal?.addEventListener('abort', () => {
-      for (const controller of this.#controllers) controller.abort(signal.reason);
-    }, { once: true });
+    signal?.addEventListener(
+      'abort',
+      () => {
+        for (const controller of this.#controllers) controller.abort(signal.reason);
+      },
+      { once: true },
+    );
   }
 
   /** Attempts made so far (a retried request counts once per attempt). */
@@ -292,7 +306,12 @@ export class Transport {
       return;
     }
     if (this.#deadline !== undefined && performance.now() + delay >= this.#deadline) {
-      throw this.#notSent({ ...place, attempt: attempt + 1 }, 'deadline_exceeded', `the deadline passes before the next attempt; the last one failed: ${error.msg}`, mayHaveRun(error));
+      throw this.#notSent(
+        { ...place, attempt: attempt + 1 },
+        'deadline_exceeded',
+        `the deadline passes before the next attempt; the last one failed: ${error.msg}`,
+        mayHaveRun(error),
+      );
     }
     try {
       await sleep(delay, undefined, signal ? { signal } : {});
@@ -304,7 +323,13 @@ export class Transport {
   /** One attempt: its turn, the exchange, its answer (errors included) as an outcome; never throws. */
   async #attempt<T>(place: AttemptPlace, body: unknown, signal: AbortSignal | undefined): Promise<Outcome<T>> {
     const queued = performance.now();
-    const failed = (error: GatehouseApiError, sent: boolean, started = queued, waitedMs = 0): Outcome<T> => ({ ok: false, error, sent, durationMs: performance.now() - started, waitedMs });
+    const failed = (error: GatehouseApiError, sent: boolean, started = queued, waitedMs = 0): Outcome<T> => ({
+      ok: false,
+      error,
+      sent,
+      durationMs: performance.now() - started,
+      waitedMs,
+    });
     if (signal?.aborted) return failed(this.#cancelled(place, signal, false), false);
     if (this.#silence.remainingMs() <= 0) {
       return failed(this.#notSent(place, 'timeout', `not sent: ${this.#silent()}`, false), false);
@@ -353,7 +378,12 @@ export class Transport {
     try {
       return { ...done, body: JSON.parse(text) as T };
     } catch {
-      return failed(new GatehouseApiError({ ...where(place), status, errorCode: 'invalid_response', msg: `answer ${status} is not JSON`, attempts: place.attempt }), true, started, waitedMs);
+      return failed(
+        new GatehouseApiError({ ...where(place), status, errorCode: 'invalid_response', msg: `answer ${status} is not JSON`, attempts: place.attempt }),
+        true,
+        started,
+        waitedMs,
+      );
     }
   }
 
@@ -410,7 +440,14 @@ export class Transport {
       silence: `no answer: ${this.#silent()}`,
       deadline: 'the deadline passed before an answer arrived',
     }[cause];
-    return new GatehouseApiError({ ...where(place), status: undefined, errorCode: cause === 'deadline' ? 'deadline_exceeded' : 'timeout', msg, attempts: place.attempt, outcomeUnknown: true });
+    return new GatehouseApiError({
+      ...where(place),
+      status: undefined,
+      errorCode: cause === 'deadline' ? 'deadline_exceeded' : 'timeout',
+      msg,
+      attempts: place.attempt,
+      outcomeUnknown: true,
+    });
   }
 
   #silent(): string {
@@ -421,8 +458,21 @@ export class Transport {
   /** Cancelled by a signal: the client's (`deadline_exceeded` for an `AbortSignal.timeout`) or the request's. */
   #cancelled(place: AttemptPlace, signal: AbortSignal | undefined, sent: boolean): GatehouseApiError {
     const deadline = (signal?.reason as { name?: string } | undefined)?.name === 'TimeoutError';
-    const msg = sent ? (deadline ? 'the deadline passed before an answer arrived' : 'the request was aborted') : deadline ? 'the deadline passed before it was sent' : 'aborted before it was sent';
-    return new GatehouseApiError({ ...where(place), status: undefined, errorCode: deadline ? 'deadline_exceeded' : 'aborted', msg, attempts: sent ? place.attempt : place.attempt - 1, outcomeUnknown: sent });
+    const msg = sent
+      ? deadline
+        ? 'the deadline passed before an answer arrived'
+        : 'the request was aborted'
+      : deadline
+        ? 'the deadline passed before it was sent'
+        : 'aborted before it was sent';
+    return new GatehouseApiError({
+      ...where(place),
+      status: undefined,
+      errorCode: deadline ? 'deadline_exceeded' : 'aborted',
+      msg,
+      attempts: sent ? place.attempt : place.attempt - 1,
+      outcomeUnknown: sent,
+    });
   }
 
   /** A request given up before attempt `place.attempt` was sent. */

@@ -31,7 +31,14 @@ beforeAll(async () => {
       case '/bom-split': {
         // A byte order mark, then "é" and "€" cut across chunks.
         const bytes = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"v":"é€"}', 'utf8')]);
-        res.writeHead(200, [['content-type', 'application/json'], ['x-twice', 'a'], ['X-Twice', 'b']].flat());
+        res.writeHead(
+          200,
+          [
+            ['content-type', 'application/json'],
+            ['x-twice', 'a'],
+            ['X-Twice', 'b'],
+          ].flat(),
+        );
         res.write(bytes.subarray(0, 9));
         setTimeout(() => res.end(bytes.subarray(9)), 5);
         return;
@@ -114,16 +121,27 @@ describe('Transport request targets', () => {
   }
 
   it('are what a URL relative to the base URL resolves to, for plain and unusual paths', async () => {
-    const paths = ['/ip_policies?limit=100', '/ip_policies?before_id=ipp_1&limit=100', '/edges/https/edghts_1/routes/r_1', '/a/../b', '/a/./b', '/x y', '/ü', '/q?'];
+    const paths = [
+      '/ip_policies?limit=100',
+      '/ip_policies?before_id=ipp_1&limit=100',
+      '/edges/https/edghts_1/routes/r_1',
+      '/a/../b',
+      '/a/./b',
+      '/x y',
+      '/ü',
+      '/q?',
+    ];
     for (const baseUrl of ['http://127.0.0.1:9/', 'http://127.0.0.1:9/api/v2', 'http://127.0.0.1:9/api/v2/']) {
       const { dispatcher, paths: sent, origins } = recording();
       const transport = new Transport({ baseUrl, apiKey: 'k', dispatcher });
       for (const path of paths) await transport.request('GET', path);
       const base = new URL(baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`);
-      expect(sent).toEqual(paths.map((p) => {
-        const url = new URL(p.slice(1), base);
-        return `${url.pathname}${url.search}`;
-      }));
+      expect(sent).toEqual(
+        paths.map((p) => {
+          const url = new URL(p.slice(1), base);
+          return `${url.pathname}${url.search}`;
+        }),
+      );
       expect(new Set(origins)).toEqual(new Set(['http://127.0.0.1:9']));
       await transport.close();
     }

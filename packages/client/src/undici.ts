@@ -135,6 +135,9 @@ export function exchange(dispatcher: Dispatcher, origin: string, path: string, o
         reject(error);
       },
     } as Dispatcher.DispatchHandler;
-    dispatcher.dispatch({ origin, path, method: out.method as Dispatcher.HttpMethod, headers: out.headers, ...(out.body !== undefined ? { body: out.body } : {}) }, handler);
+    dispatcher.dispatch(
+      { origin, path, method: out.method as Dispatcher.HttpMethod, headers: out.headers, ...(out.body !== undefined ? { body: out.body } : {}) },
+      handler,
+    );
   });
 }

@@ -16,8 +16,16 @@ test('a plan of 1,000 policies with 3,000 rules costs ceil(N/100) list pages per
   const liveRules: Record<string, unknown>[] = [];
   for (let i = 0; i < policies; i += 1) {
     const cidrs = [0, 1, 2].map((j) => `10.${i % 250}.${j + 4 * Math.floor(i / 250)}.0/24`);
-    docs.push(`kind: IPPolicy\nname: p${i}\nspec:\n  description: policy ${i}\n  rules:\n${cidrs.map((c) => `    - {cidr: ${c}, action: allow}`).join('\n')}\n`);
-    livePolicies.push({ id: `ipp_${i}`, uri: '', created_at: '', description: `policy ${i}`, metadata: composeMetadata(undefined, { stack: 'default', name: `p${i}`, hash: 'x' }) });
+    docs.push(
+      `kind: IPPolicy\nname: p${i}\nspec:\n  description: policy ${i}\n  rules:\n${cidrs.map((c) => `    - {cidr: ${c}, action: allow}`).join('\n')}\n`,
+    );
+    livePolicies.push({
+      id: `ipp_${i}`,
+      uri: '',
+      created_at: '',
+      description: `policy ${i}`,
+      metadata: composeMetadata(undefined, { stack: 'default', name: `p${i}`, hash: 'x' }),
+    });
     cidrs.forEach((cidr, j) =>
       liveRules.push({
         id: `ipr_${i}_${j}`,
@@ -51,12 +59,25 @@ test('a plan of 1,000 policies with 3,000 rules costs ceil(N/100) list pages per
   expect(plan.requests).toBe(api.requestCount);
 });
 
-test('the count includes the pages that lock objects fill: 100 policies and an apply\'s lock record are two pages', async () => {
+test("the count includes the pages that lock objects fill: 100 policies and an apply's lock record are two pages", async () => {
   const dir = mkdtempSync(join(tmpdir(), 'gatehouse-budget-'));
   const docs = Array.from({ length: 100 }, (_, i) => `kind: IPPolicy\nname: p${i}\nspec:\n  description: policy ${i}\n`);
   writeFileSync(join(dir, 'policies.yaml'), docs.join('---\n'));
-  const livePolicies: Record<string, unknown>[] = docs.map((_, i) => ({ id: `ipp_${i}`, uri: '', created_at: '', description: `policy ${i}`, metadata: composeMetadata(undefined, { stack: 'default', name: `p${i}`, hash: 'x' }) }));
-  const record = { stack: 'default', holder: 'ci@runner (pid 1)', run_id: 'r', started_at: new Date().toISOString(), lease_seconds: 3600, bot_user_id: 'bot_lock' };
+  const livePolicies: Record<string, unknown>[] = docs.map((_, i) => ({
+    id: `ipp_${i}`,
+    uri: '',
+    created_at: '',
+    description: `policy ${i}`,
+    metadata: composeMetadata(undefined, { stack: 'default', name: `p${i}`, hash: 'x' }),
+  }));
+  const record = {
+    stack: 'default',
+    holder: 'ci@runner (pid 1)',
+    run_id: 'r',
+    started_at: new Date().toISOString(),
+    lease_seconds: 3600,
+    bot_user_id: 'bot_lock',
+  };
   livePolicies.push({ id: 'ipp_lock', uri: '', created_at: '', description: 'gatehouse lock', metadata: `gatehouse-lock:v1 ${JSON.stringify(record)}` });
   const api = new FakeLiveApi({ '/ip_policies': livePolicies, '/bot_users': [{ id: 'bot_lock', name: 'gatehouse-lock.default', active: false }] });
 

@@ -14,7 +14,23 @@ export * from './ports.js';
 export * from './plan-model.js';
 export * from './source.js';
 export { PROBLEM_CODES, ManifestProblems, type Problem, type ProblemCode } from './problems.js';
-export { computePlan, readForPlan, planFromRead, type PlanRead, type PlanOptions, validateManifests, checkManifests, type ManifestCheck, readManifests, readAndMatch, matchObservation, observeAndMatch, DEFAULT_STACK, type EngineOptions, type Desired } from './engine.js';
+export {
+  computePlan,
+  readForPlan,
+  planFromRead,
+  type PlanRead,
+  type PlanOptions,
+  validateManifests,
+  checkManifests,
+  type ManifestCheck,
+  readManifests,
+  readAndMatch,
+  matchObservation,
+  observeAndMatch,
+  DEFAULT_STACK,
+  type EngineOptions,
+  type Desired,
+} from './engine.js';
 export { DependencyCycleError, type Edge } from './plan/order.js';
 export { TARGET_CODES, TargetError, checkTargetsMatched, parseTargets, targetPatterns, type TargetCode, type TargetPattern } from './plan/targets.js';
 export { DEFAULT_MAX_FILE_SIZE, readUpTo } from './load/files.js';
@@ -44,4 +60,12 @@ export { plainStyle, type Style, type Paint } from './render/style.js';
 export { policyTextLines, policyMarkdown, formatPolicyResult, policyCounts } from './render/policy.js';
 // gatehouse.yaml, read by every command; the rest of environments/ is `/environments`.
 export { environmentDocuments, type EnvironmentInput } from './environments/documents.js';
-export { findProjectFile, readProject, expandSetting, ProjectSettingError, PROJECT_FILE_NAME, type Project, type ProjectEnvironment } from './environments/project.js';
+export {
+  findProjectFile,
+  readProject,
+  expandSetting,
+  ProjectSettingError,
+  PROJECT_FILE_NAME,
+  type Project,
+  type ProjectEnvironment,
+} from './environments/project.js';

@@ -29,7 +29,17 @@ import { secretIdentityProblems } from './load/secret-identity.js';
 import { targetPlan, targetPatterns } from './plan/targets.js';
 import { resolve } from './plan/resolve.js';
 import { loadValidators, validate } from './load/validate.js';
-import { deletedSubjects, desiredSubjects, evaluatePolicies, loadPolicies, PolicyFailed, policyErrors, type PolicyBudget, type PolicyResult, type PolicyRule } from './policy/index.js';
+import {
+  deletedSubjects,
+  desiredSubjects,
+  evaluatePolicies,
+  loadPolicies,
+  PolicyFailed,
+  policyErrors,
+  type PolicyBudget,
+  type PolicyResult,
+  type PolicyRule,
+} from './policy/index.js';
 
 export const DEFAULT_STACK = 'default';
 
@@ -136,7 +146,11 @@ export async function readManifests(options: EngineOptions & { exclude?: readonl
     const path = pathOf.get(d.doc.file);
     if (path !== undefined) d.manifestPath = path;
   }
-  const later = attributeVariables([...validated.problems, ...ignoreProblems, ...resolved.problems, ...secretIdentityProblems(resolved.desired), ...check(resolved.desired, stack)], interpolated.variableUses, vars);
+  const later = attributeVariables(
+    [...validated.problems, ...ignoreProblems, ...resolved.problems, ...secretIdentityProblems(resolved.desired), ...check(resolved.desired, stack)],
+    interpolated.variableUses,
+    vars,
+  );
   const problems = [...loaded.problems, ...interpolated.problems, ...later];
   // Documents that failed their schema were checked in their valid parts only: never planned.
   const desired = resolved.desired.filter((d) => !(d.doc as { partial?: unknown }).partial);
@@ -174,7 +188,11 @@ export async function checkManifests(options: EngineOptions): Promise<ManifestCh
 }
 
 /** Steps 4-5 for tests and callers that need the matching itself, without the prune scope. */
-export async function observeAndMatch(desired: DesiredObject[], api: LiveApi, stack: string): Promise<{ matching: Matching; requests: number; lock?: LockInfo }> {
+export async function observeAndMatch(
+  desired: DesiredObject[],
+  api: LiveApi,
+  stack: string,
+): Promise<{ matching: Matching; requests: number; lock?: LockInfo }> {
   const observation = await observe(api);
   const lock = lockOf(stack, observation.lockObjects.bots, observation.lockObjects.policies);
   const matched = withUnreadable(match(desired, observation.live, stack, { registry: readRegistry(stack, observation.registryObjects) }), observation);
@@ -203,7 +221,14 @@ export function matchObservation(
 ): Matched {
   const fromStack = options.fromStack;
   const fromRegistry = fromStack !== undefined && fromStack !== stack ? readRegistry(fromStack, observation.registryObjects) : undefined;
-  const matched = withUnreadable(match(read.desired, observation.live, stack, { fromStack, registry: readRegistry(stack, observation.registryObjects), ...(fromRegistry ? { fromRegistry } : {}) }), observation);
+  const matched = withUnreadable(
+    match(read.desired, observation.live, stack, {
+      fromStack,
+      registry: readRegistry(stack, observation.registryObjects),
+      ...(fromRegistry ? { fromRegistry } : {}),
+    }),
+    observation,
+  );
   // Ignore rules last: the views they make are what plan, drift and apply compare and write.
   const matching = applyIgnoreRules(limitPrune(matched, read.where ?? manifestPaths(options.paths), read.desired, options.pruneAll === true));
   const nothingToMove = fromStackWarning(observation.live, { stack, fromStack });
@@ -269,7 +294,16 @@ export async function planFromRead({ read, rules }: PlanRead, options: PlanOptio
   const prune = options.prune === true || options.pruneAll === true;
   const targets = targetPatterns(options.targets, { prune });
   const { matching, requests, lock } = matchObservation(read, await observe(options.api), options.stack, options);
-  const full = plan({ matching, stack: options.stack, fromStack: options.fromStack, target: options.api.target, checksum: read.checksum, files: read.files, requests, prune });
+  const full = plan({
+    matching,
+    stack: options.stack,
+    fromStack: options.fromStack,
+    target: options.api.target,
+    checksum: read.checksum,
+    files: read.files,
+    requests,
+    prune,
+  });
   const computed = targets ? targetPlan(full, matching, targets) : full;
   // Plan does not lock; it says when an apply holds the lock (its plan may be outdated soon).
   const planned = lock ? { ...computed, lock } : computed;
@@ -283,7 +317,10 @@ export async function planFromRead({ read, rules }: PlanRead, options: PlanOptio
 }
 
 /** The time options of policy evaluation. */
-const policyTime = (options: EngineOptions) => ({ ...(options.now ? { now: options.now } : {}), ...(options.policyBudget ? { budget: options.policyBudget } : {}) });
+const policyTime = (options: EngineOptions) => ({
+  ...(options.now ? { now: options.now } : {}),
+  ...(options.policyBudget ? { budget: options.policyBudget } : {}),
+});
 
 /** The plan of the manifests against the live API; throws `ManifestProblems` when invalid, `PolicyFailed` as `readForPlan` does. */
 export async function computePlan(options: PlanOptions): Promise<Plan> {

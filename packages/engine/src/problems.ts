@@ -24,8 +24,10 @@ export const PROBLEM_CODES = {
   wrong_type: 'a value of the wrong type',
   invalid_value: 'a value outside what the schema allows (enum, range, length, pattern)',
   env_missing: 'a ${env:NAME} variable is not set',
-  env_credential: 'a ${env:NAME} that reads the API key gatehouse connects with (GATEHOUSE_API_KEY, an environment\'s api_key variable, or the same value): never allowed in a manifest',
-  env_secret_identity: 'a name, natural key or adopt id that comes from a secret ${env:NAME}: names are printed in every plan and recorded in the ownership marker',
+  env_credential:
+    "a ${env:NAME} that reads the API key gatehouse connects with (GATEHOUSE_API_KEY, an environment's api_key variable, or the same value): never allowed in a manifest",
+  env_secret_identity:
+    'a name, natural key or adopt id that comes from a secret ${env:NAME}: names are printed in every plan and recorded in the ownership marker',
   var_unknown: 'a ${var:NAME} that the environment does not declare (or no environment is chosen)',
   var_unused: 'a variable of an environment that no manifest uses',
   var_wrong_type: 'a ${var:NAME} whose value has the wrong type for the field it fills',
@@ -54,13 +56,14 @@ export const PROBLEM_CODES = {
   owned_by_other_stack: 'a manifest would duplicate or take over an object another stack owns (move it with --from-stack, or rename)',
   from_stack_empty: '--from-stack names a stack that owns no live object (a warning: nothing moves)',
   bot_user_name_cycle: 'bot users renamed so that they exchange names, which no order of renames can do (bot user names are unique)',
-  kind_unreadable: 'the manifests declare an object of a kind the account cannot list (404: the API does not serve it; 403: the account\'s plan lacks it)',
+  kind_unreadable: "the manifests declare an object of a kind the account cannot list (404: the API does not serve it; 403: the account's plan lacks it)",
   adopt_wrong_kind: 'adopt names a live object of another kind or one adopted twice',
   ca_pem_invalid: 'a certificate authority PEM that is not one or more valid X.509 certificates',
   last_child_in_use: 'the plan would delete every rule of a policy that a dashboard IP restriction uses (the service refuses the last)',
   event_source_invalid: 'an event subscription source with an unknown type, a field the type lacks, or a filter the service refuses',
   policy_invalid: 'a policy file that does not follow its schema (a list of rules with name, kind, require...)',
-  policy_expression: 'a policy expression that is not valid CEL, names a field its kind does not have, is not a condition, or costs too much (too large, comprehensions nested too deep)',
+  policy_expression:
+    'a policy expression that is not valid CEL, names a field its kind does not have, is not a condition, or costs too much (too large, comprehensions nested too deep)',
   policy_budget: 'a policy rule that ran past its time budget (per object or per run) and was stopped',
 } as const;
 export type ProblemCode = keyof typeof PROBLEM_CODES;
@@ -72,8 +75,7 @@ export interface Problem {
   at?: SourceLocation;
 }
 
-export const problem = (code: ProblemCode, message: string, at?: SourceLocation): Problem =>
-  at ? { code, message, at } : { code, message };
+export const problem = (code: ProblemCode, message: string, at?: SourceLocation): Problem => (at ? { code, message, at } : { code, message });
 
 /** Thrown by `computePlan` when the manifests are not valid; carries every problem of the run. */
 export class ManifestProblems extends Error {

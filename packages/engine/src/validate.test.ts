@@ -56,7 +56,9 @@ describe('validate: structure (schemas)', () => {
       ['unknown_kind', 'deploy.yaml', 2, 7],
     ]);
     expect(found.map((p) => p.message)).toEqual([
-      expect.stringMatching(/^the document has no kind: every document under the manifest paths must be a gatehouse manifest \(kind: one of IPPolicy, .*\); if the file belongs to another tool, keep it out of the manifest paths or list it under exclude: in gatehouse.yaml$/),
+      expect.stringMatching(
+        /^the document has no kind: every document under the manifest paths must be a gatehouse manifest \(kind: one of IPPolicy, .*\); if the file belongs to another tool, keep it out of the manifest paths or list it under exclude: in gatehouse.yaml$/,
+      ),
       'the document has no kind; did you mean kind instead of "knd"? (kind: IPPolicy)',
       expect.stringMatching(/^kind must be one of .*, not "IPPolcy"; did you mean IPPolicy\?$/),
       'a Kubernetes document (apiVersion "apps/v1", kind "Deployment"), not a gatehouse manifest; if the file belongs to another tool, keep it out of the manifest paths or list it under exclude: in gatehouse.yaml',
@@ -68,13 +70,18 @@ describe('validate: structure (schemas)', () => {
     expect(rest.map((p) => p.at!.file.replace(`${dir}/`, ''))).toEqual(['a.yaml', 'a.yaml', 'a.yaml']);
   });
   test('a lone surrogate in a value or a key is invalid_unicode at its line; a whole character written as an escape is not', async () => {
-    const dir = write({ 'm.yaml': 'kind: IPPolicy\nname: office\nspec:\n  description: "a\\ud800b"\n  metadata: "\\U0001F600 \\ud83d\\ude00"\n---\nkind: Backend\nname: web\nspec:\n  type: tunnel_group\n  labels: {"k\\udc00": v}\n' });
+    const dir = write({
+      'm.yaml':
+        'kind: IPPolicy\nname: office\nspec:\n  description: "a\\ud800b"\n  metadata: "\\U0001F600 \\ud83d\\ude00"\n---\nkind: Backend\nname: web\nspec:\n  type: tunnel_group\n  labels: {"k\\udc00": v}\n',
+    });
     const found = await validateManifests({ paths: [dir] });
     expect(found.map((p) => [p.code, p.at!.line, p.at!.col])).toEqual([
       ['invalid_unicode', 4, 16],
       ['invalid_unicode', 11, 12],
     ]);
-    expect(found[0]!.message).toBe('a value holds a lone surrogate (\\ud800): half of a character, which is not Unicode text and cannot be sent; write the whole character (\\U0001F600, or the character itself) or remove the escape');
+    expect(found[0]!.message).toBe(
+      'a value holds a lone surrogate (\\ud800): half of a character, which is not Unicode text and cannot be sent; write the whole character (\\U0001F600, or the character itself) or remove the escape',
+    );
     expect(found[1]!.message).toMatch(/^a key holds a lone surrogate \(\\udc00\)/);
   });
   test('unknown field points at the key and lists the expected fields', async () => {
@@ -147,13 +154,18 @@ describe('validate: variables, names and references', () => {
     ]);
   });
   test('duplicate names per kind (same name in another kind is fine)', async () => {
-    expect(await problems(`${policy}---\nkind: IPPolicy\nname: office\nspec: {}\n---\nkind: BotUser\nname: office\nspec: {}\n`)).toEqual(['duplicate_name@8:7']);
+    expect(await problems(`${policy}---\nkind: IPPolicy\nname: office\nspec: {}\n---\nkind: BotUser\nname: office\nspec: {}\n`)).toEqual([
+      'duplicate_name@8:7',
+    ]);
   });
   test('a reference to a missing name, and to a name of another kind', async () => {
     const yaml = `kind: Backend\nname: web\nspec: {type: tunnel_group, labels: {app: web}}\n---\nkind: IPRestriction\nname: r\nspec:\n  type: api\n  ip_policies: [nowhere, web]\n`;
     expect(await problems(yaml)).toEqual(['reference_missing@9:17', 'reference_wrong_kind@9:26']);
     // The article follows the sound: "an IPPolicy", "a Backend".
-    const [wrong] = await validateManifests({ paths: [write({ 'm.yaml': `${policy}---\nkind: TCPEdge\nname: ssh\nspec: {backend: {backend: office}}\n` })], env: {} });
+    const [wrong] = await validateManifests({
+      paths: [write({ 'm.yaml': `${policy}---\nkind: TCPEdge\nname: ssh\nspec: {backend: {backend: office}}\n` })],
+      env: {},
+    });
     expect(wrong!.message).toBe('"office" is an IPPolicy, but a Backend is expected here; name a Backend manifest or write {id: "<id>"}');
   });
   test('reference cycles among failover backends', async () => {
@@ -242,7 +254,7 @@ describe('validate: what the service would refuse', () => {
       'module_invalid@17:40', // unknown webhook provider
     ]);
   });
-  test("OAuth: the managed application needs who may sign in; only on the route /", async () => {
+  test('OAuth: the managed application needs who may sign in; only on the route /', async () => {
     const edge = (match: string, provider: string) =>
       `kind: HTTPSEdge\nname: e\nspec:\n  routes:\n    - match_type: path_prefix\n      match: ${match}\n      oauth: {provider: ${provider}}\n`;
     expect(await problems(edge('/', '{google: {email_domains: [example.com]}}'))).toEqual([]);

@@ -64,6 +64,8 @@ export async function measureDurablePosts({ cli = DEFAULT_CLI, seconds = 5, conn
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const seconds = Number(process.env.BENCH_SECONDS ?? 5);
   const { postsPerSecond, failures } = await measureDurablePosts({ seconds });
-  console.log(`durable POST /ip_policies, 10 clients, ${seconds} s: ${postsPerSecond.toFixed(0)}/s (aim: over 200/s, 100x the service's 2/s); ${failures} failed`);
+  console.log(
+    `durable POST /ip_policies, 10 clients, ${seconds} s: ${postsPerSecond.toFixed(0)}/s (aim: over 200/s, 100x the service's 2/s); ${failures} failed`,
+  );
   if (failures > 0 || postsPerSecond <= 200) process.exitCode = 1;
 }

@@ -110,9 +110,7 @@ export async function buildApp(options: AppOptions = {}): Promise<GatehouseApp> 
   const apiKeys = new ApiKeys(db, options.apiKeys ?? []);
   const deliveryLog = new DeliveryLog(db);
   const deliverer =
-    options.delivery === false
-      ? undefined
-      : new Deliverer(deliveryLog, (id) => store.get(id, EVENT_DESTINATION) !== undefined, app.log, options.delivery);
+    options.delivery === false ? undefined : new Deliverer(deliveryLog, (id) => store.get(id, EVENT_DESTINATION) !== undefined, app.log, options.delivery);
 
   app.decorate('services', { store, urls, audit, reservationCheck: options.reservationCheck ?? true });
   app.decorate('db', db);

@@ -20,7 +20,10 @@ export const ERROR_CODES = {
   missing_content_type: { status: 400, doc: 'A body was sent without `Content-Type: application/json`.' },
   unsupported_content_type: { status: 400, doc: 'The body is not `application/json`.' },
   unsupported_charset: { status: 415, doc: 'The body is declared in a charset other than UTF-8 (`Content-Type: application/json; charset=utf-16`).' },
-  invalid_encoding: { status: 400, doc: 'A string in the body is not valid UTF-8, or holds a lone surrogate (`\\ud800` without its pair); `details.field` names it.' },
+  invalid_encoding: {
+    status: 400,
+    doc: 'A string in the body is not valid UTF-8, or holds a lone surrogate (`\\ud800` without its pair); `details.field` names it.',
+  },
   unexpected_body: { status: 400, doc: 'A body was sent to an endpoint that takes none (GET, DELETE).' },
   missing_body: { status: 400, doc: 'The endpoint needs a JSON object body.' },
   unknown_field: { status: 400, doc: 'The body has a field the endpoint does not accept.' },
@@ -32,7 +35,10 @@ export const ERROR_CODES = {
   invalid_cidr: { status: 400, doc: 'A CIDR is not a valid, canonical IPv4 or IPv6 range with a prefix length.' },
   duplicate_cidr: { status: 400, doc: 'The IP policy already has a rule with this CIDR.' },
   invalid_reference: { status: 400, doc: 'A field names an id of a resource that does not exist or is of the wrong kind.' },
-  resource_in_use: { status: 400, doc: 'The object is still referenced by another (e.g. a backend by a failover or weighted backend); remove the reference first.' },
+  resource_in_use: {
+    status: 400,
+    doc: 'The object is still referenced by another (e.g. a backend by a failover or weighted backend); remove the reference first.',
+  },
   duplicate_name: { status: 400, doc: 'A bot user with this name already exists.' },
   duplicate_type: { status: 400, doc: 'An IP restriction of this type already exists.' },
   hostport_in_use: { status: 400, doc: 'A hostport already belongs to another edge.' },
@@ -42,8 +48,14 @@ export const ERROR_CODES = {
   invalid_certificate: { status: 400, doc: 'A PEM field is not one or more valid X.509 certificates (the message says why).' },
   invalid_event_source: { status: 400, doc: 'A subscription source names an unknown event type or field, or a filter that is not CEL over filterable fields.' },
   payload_too_large: { status: 413, doc: 'The request body is larger than the server accepts.' },
-  rate_limited: { status: 429, doc: 'More requests in the rolling window than `serve --rate-limit` allows (the service: `ERR_NGROK_226`, in `details.service_error_code`); retry after the `Retry-After` seconds.' },
-  too_many_concurrent_requests: { status: 429, doc: 'More requests in flight at once than `serve --max-concurrent` allows (the service: `ERR_NGROK_225`, in `details.service_error_code`); retry when one has finished.' },
+  rate_limited: {
+    status: 429,
+    doc: 'More requests in the rolling window than `serve --rate-limit` allows (the service: `ERR_NGROK_226`, in `details.service_error_code`); retry after the `Retry-After` seconds.',
+  },
+  too_many_concurrent_requests: {
+    status: 429,
+    doc: 'More requests in flight at once than `serve --max-concurrent` allows (the service: `ERR_NGROK_225`, in `details.service_error_code`); retry when one has finished.',
+  },
   internal_error: { status: 500, doc: 'The server failed; the operation_id identifies the request in its log.' },
   service_unavailable: { status: 503, doc: 'The server is shutting down or injected a fault for tests; retry.' },
 } as const satisfies Record<string, { status: number; doc: string }>;
@@ -64,14 +76,11 @@ export class ApiError extends Error {
   }
 }
 
-export const notFound = (what: string, id: string) =>
-  new ApiError('not_found', `${what} '${id}' does not exist.`, { id });
+export const notFound = (what: string, id: string) => new ApiError('not_found', `${what} '${id}' does not exist.`, { id });
 
-export const invalidValue = (field: string, message: string) =>
-  new ApiError('invalid_value', `${field}: ${message}`, { field });
+export const invalidValue = (field: string, message: string) => new ApiError('invalid_value', `${field}: ${message}`, { field });
 
-export const invalidModule = (field: string, message: string) =>
-  new ApiError('invalid_module', `${field}: ${message}`, { field });
+export const invalidModule = (field: string, message: string) => new ApiError('invalid_module', `${field}: ${message}`, { field });
 
 export const invalidReference = (field: string, id: string, what: string) =>
   new ApiError('invalid_reference', `${field}: ${what} '${id}' does not exist.`, { field, id });

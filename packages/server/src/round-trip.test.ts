@@ -23,7 +23,14 @@ beforeAll(async () => {
     policy2: await id('/ip_policies', {}),
     backend: await id('/backends/tunnel_group', { labels: { app: 'web' } }),
     ca: await id('/certificate_authorities', { ca_pem: FIXTURE_CA }),
-    destination: await id('/event_destinations', { target: { firehose: { delivery_stream_arn: 'arn:aws:firehose:us-east-1:123456789012:deliverystream/a', auth: { role: { role_arn: 'arn:aws:iam::123456789012:role/r' } } } } }),
+    destination: await id('/event_destinations', {
+      target: {
+        firehose: {
+          delivery_stream_arn: 'arn:aws:firehose:us-east-1:123456789012:deliverystream/a',
+          auth: { role: { role_arn: 'arn:aws:iam::123456789012:role/r' } },
+        },
+      },
+    }),
   };
 });
 afterAll(() => h.close());
@@ -38,9 +45,25 @@ const REF_INPUTS: Record<string, string> = {
 };
 /** Fields a response carries that no request writes (server-chosen or derived). */
 const READ_ONLY = new Set([
-  'id', 'uri', 'created_at', 'edge_id', 'routes', 'tunnels', 'cname_target', 'acme_challenge_cname_target', 'addr',
-  'entity_id', 'assertion_consumer_service_url', 'single_logout_url', 'request_signing_certificate_pem', 'metadata_url',
-  'subject_common_name', 'not_before', 'not_after', 'key_usages', 'extended_key_usages',
+  'id',
+  'uri',
+  'created_at',
+  'edge_id',
+  'routes',
+  'tunnels',
+  'cname_target',
+  'acme_challenge_cname_target',
+  'addr',
+  'entity_id',
+  'assertion_consumer_service_url',
+  'single_logout_url',
+  'request_signing_certificate_pem',
+  'metadata_url',
+  'subject_common_name',
+  'not_before',
+  'not_after',
+  'key_usages',
+  'extended_key_usages',
 ]);
 /** Write-only secrets come back as null; writing the value again is what a client does. */
 const WRITE_ONLY = new Set(['aws_secret_access_key', 'api_key', 'client_secret']);
@@ -84,7 +107,10 @@ interface Sample {
 }
 
 const SAMPLES: Record<string, Sample[]> = {
-  ip_policy: [{ path: '/ip_policies', body: () => ({}) }, { path: '/ip_policies', body: () => ({ description: 'd', metadata: 'm' }) }],
+  ip_policy: [
+    { path: '/ip_policies', body: () => ({}) },
+    { path: '/ip_policies', body: () => ({ description: 'd', metadata: 'm' }) },
+  ],
   ip_policy_rule: [
     {
       path: '/ip_policy_rules',
@@ -113,7 +139,17 @@ const SAMPLES: Record<string, Sample[]> = {
   ],
   certificate_authority: [{ path: '/certificate_authorities', body: () => ({ ca_pem: FIXTURE_CA, description: 'd' }), createOnly: ['ca_pem'] }],
   event_destination: [
-    { path: '/event_destinations', body: () => ({ target: { kinesis: { stream_arn: 'arn:aws:kinesis:us-east-1:123456789012:stream/s', auth: { creds: { aws_access_key_id: 'AKIA', aws_secret_access_key: 's' } } } } }) },
+    {
+      path: '/event_destinations',
+      body: () => ({
+        target: {
+          kinesis: {
+            stream_arn: 'arn:aws:kinesis:us-east-1:123456789012:stream/s',
+            auth: { creds: { aws_access_key_id: 'AKIA', aws_secret_access_key: 's' } },
+          },
+        },
+      }),
+    },
     { path: '/event_destinations', body: () => ({ format: 'json', target: { datadog: { api_key: 'k', ddsite: 'datadoghq.eu' } } }) },
     {
       path: '/event_destinations',
@@ -136,13 +172,26 @@ const SAMPLES: Record<string, Sample[]> = {
       path: '/event_subscriptions',
       body: () => ({
         destination_ids: [ids.destination],
-        sources: [{ type: 'ip_policy_created.v0' }, { type: 'http_request_complete.v0', fields: ['conn.client_ip'], filter: "ev.http.request.method == 'POST'" }],
+        sources: [
+          { type: 'ip_policy_created.v0' },
+          { type: 'http_request_complete.v0', fields: ['conn.client_ip'], filter: "ev.http.request.method == 'POST'" },
+        ],
       }),
     },
   ],
   reservations: [
-    { path: '/reserved_domains', body: () => ({ domain: 'rt.example.com' }), unique: (i, n) => ({ ...i, domain: `rt${n}.example.com` }), createOnly: ['domain'] },
-    { path: '/reserved_domains', body: () => ({ domain: 'rt.ngrok.app', region: 'eu' }), unique: (i, n) => ({ ...i, domain: `rt${n}.ngrok.app` }), createOnly: ['domain', 'region'] },
+    {
+      path: '/reserved_domains',
+      body: () => ({ domain: 'rt.example.com' }),
+      unique: (i, n) => ({ ...i, domain: `rt${n}.example.com` }),
+      createOnly: ['domain'],
+    },
+    {
+      path: '/reserved_domains',
+      body: () => ({ domain: 'rt.ngrok.app', region: 'eu' }),
+      unique: (i, n) => ({ ...i, domain: `rt${n}.ngrok.app` }),
+      createOnly: ['domain', 'region'],
+    },
     {
       path: '/reserved_domains',
       body: () => ({ domain: '*.wild.example.com', certificate_management_policy: { private_key_type: 'ecdsa' } }),
@@ -161,12 +210,22 @@ const SAMPLES: Record<string, Sample[]> = {
     },
     {
       path: '/edges/tcp',
-      body: () => ({ hostports: ['rt.tcp.example.com:1'], backend: { backend_id: ids.backend }, ip_restriction: { ip_policy_ids: [ids.policy] }, traffic_policy: { value: '{}' } }),
+      body: () => ({
+        hostports: ['rt.tcp.example.com:1'],
+        backend: { backend_id: ids.backend },
+        ip_restriction: { ip_policy_ids: [ids.policy] },
+        traffic_policy: { value: '{}' },
+      }),
       unique: (i, n) => ({ ...i, hostports: [`rt${n}.tcp.example.com:1`] }),
     },
     {
       path: '/edges/tls',
-      body: () => ({ hostports: ['rt-t.example.com:443'], backend: { backend_id: ids.backend, enabled: false }, mutual_tls: { certificate_authority_ids: [] }, tls_termination: { terminate_at: 'upstream' } }),
+      body: () => ({
+        hostports: ['rt-t.example.com:443'],
+        backend: { backend_id: ids.backend, enabled: false },
+        mutual_tls: { certificate_authority_ids: [] },
+        tls_termination: { terminate_at: 'upstream' },
+      }),
       unique: (i, n) => ({ ...i, hostports: [`rt-t${n}.example.com:443`] }),
     },
   ],
@@ -213,8 +272,19 @@ const MODULE_SAMPLES: Record<string, () => Json[]> = {
     { provider: { microsoft: { email_addresses: ['a@example.com'], scopes: [] } }, cookie_prefix: 'x', auth_check_interval: 60 },
     { provider: { github: { client_id: 'i', client_secret: 's', scopes: ['read:org'], teams: ['a/b'], organizations: ['a'] } }, options_passthrough: true },
   ],
-  saml: () => [{ idp_metadata: '<EntityDescriptor/>' }, { idp_metadata_url: 'https://idp.example.com/m', force_authn: true, authorized_groups: ['g'], nameid_format: 'urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress' }],
-  oidc: () => [{ issuer: 'https://i.example.com', client_id: 'c', client_secret: 's' }, { issuer: 'https://i.example.com', client_id: 'c', client_secret: 's', scopes: ['openid'], maximum_duration: 60 }],
+  saml: () => [
+    { idp_metadata: '<EntityDescriptor/>' },
+    {
+      idp_metadata_url: 'https://idp.example.com/m',
+      force_authn: true,
+      authorized_groups: ['g'],
+      nameid_format: 'urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress',
+    },
+  ],
+  oidc: () => [
+    { issuer: 'https://i.example.com', client_id: 'c', client_secret: 's' },
+    { issuer: 'https://i.example.com', client_id: 'c', client_secret: 's', scopes: ['openid'], maximum_duration: 60 },
+  ],
   websocket_tcp_converter: () => [{ enabled: false }],
   user_agent_filter: () => [{}, { allow: ['a'], deny: ['b'] }],
   traffic_policy: () => [{ value: '{"on_http_request": []}' }],
@@ -227,7 +297,24 @@ describe('round trip of every module: the PUT of a GET reads back the same', () 
     const edge = (await h.call('POST', '/edges/https', {})).body.id;
     const route = (await h.call('POST', `/edges/https/${edge}/routes`, { match_type: 'path_prefix', match: '/' })).body.id;
     const owners: [string, string[]][] = [
-      [`/edges/https/${edge}/routes/${route}`, ['backend', 'ip_restriction', 'circuit_breaker', 'compression', 'request_headers', 'response_headers', 'webhook_verification', 'oauth', 'saml', 'oidc', 'websocket_tcp_converter', 'user_agent_filter', 'traffic_policy']],
+      [
+        `/edges/https/${edge}/routes/${route}`,
+        [
+          'backend',
+          'ip_restriction',
+          'circuit_breaker',
+          'compression',
+          'request_headers',
+          'response_headers',
+          'webhook_verification',
+          'oauth',
+          'saml',
+          'oidc',
+          'websocket_tcp_converter',
+          'user_agent_filter',
+          'traffic_policy',
+        ],
+      ],
       [`/edges/https/${edge}`, ['mutual_tls', 'tls_termination']],
       [`/edges/tcp/${(await h.call('POST', '/edges/tcp', {})).body.id}`, ['backend', 'ip_restriction', 'traffic_policy']],
       [`/edges/tls/${(await h.call('POST', '/edges/tls', {})).body.id}`, ['backend', 'ip_restriction', 'mutual_tls', 'tls_termination', 'traffic_policy']],

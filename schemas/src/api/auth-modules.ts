@@ -16,9 +16,7 @@ const StringList = Type.Array(Type.String());
 /** Session settings shared by OAuth, SAML and OIDC, as input (optional) and output. */
 const sessionInput = {
   enabled: Type.Optional(ModuleEnabled),
-  options_passthrough: Type.Optional(
-    Type.Boolean({ description: 'when true, HTTP OPTIONS requests are not authenticated (CORS)' }),
-  ),
+  options_passthrough: Type.Optional(Type.Boolean({ description: 'when true, HTTP OPTIONS requests are not authenticated (CORS)' })),
   cookie_prefix: Type.Optional(Type.String({ description: 'prefix of the session cookie' })),
   inactivity_timeout: Type.Optional(Uint32),
   maximum_duration: Type.Optional(Uint32),
@@ -41,9 +39,7 @@ export type OAuthProviderName = (typeof OAUTH_PROVIDERS)[number];
 // live in oauth-rules.ts).
 const providerInputFields = {
   client_id: Type.Optional(Type.Union([Type.String({ minLength: 1 }), Type.Null()], { description: 'null or absent: the managed application' })),
-  client_secret: Type.Optional(
-    Type.Union([Type.String({ minLength: 1 }), Type.Null()], { description: 'required when client_id is given' }),
-  ),
+  client_secret: Type.Optional(Type.Union([Type.String({ minLength: 1 }), Type.Null()], { description: 'required when client_id is given' })),
   scopes: Type.Optional(Type.Array(Type.String(), { description: 'non-empty only with both client_id and client_secret' })),
   email_addresses: Type.Optional(StringList),
   email_domains: Type.Optional(StringList),

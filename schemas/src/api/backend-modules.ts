@@ -27,7 +27,12 @@ export const EndpointIpPolicy = Type.Object({ enabled: Type.Boolean(), ip_polici
 
 export const EndpointTrafficPolicyInput = Strict({
   enabled: Type.Optional(Enabled),
-  value: Type.String({ minLength: 1, maxLength: BODY_MAX_BYTES, maxBytes: BODY_MAX_BYTES, description: 'the traffic policy applied to endpoint traffic, at most 64 KiB of UTF-8' }),
+  value: Type.String({
+    minLength: 1,
+    maxLength: BODY_MAX_BYTES,
+    maxBytes: BODY_MAX_BYTES,
+    description: 'the traffic policy applied to endpoint traffic, at most 64 KiB of UTF-8',
+  }),
 });
 export const EndpointTrafficPolicy = Type.Object({ enabled: Type.Boolean(), value: Type.String() });
 

@@ -50,7 +50,10 @@ export const TunnelGroupBackend = Type.Object({
 export const TunnelGroupBackendList = listEnvelope('backends', TunnelGroupBackend);
 
 const httpResponseFields = {
-  body: Type.Optional(Type.String({ maxLength: BODY_MAX_BYTES, maxBytes: BODY_MAX_BYTES, description: 'the response body, at most 64 KiB of UTF-8' })), headers: Type.Optional(Headers), status_code: Type.Optional(StatusCode) };
+  body: Type.Optional(Type.String({ maxLength: BODY_MAX_BYTES, maxBytes: BODY_MAX_BYTES, description: 'the response body, at most 64 KiB of UTF-8' })),
+  headers: Type.Optional(Headers),
+  status_code: Type.Optional(StatusCode),
+};
 export const HttpResponseBackendCreate = createBody(httpResponseFields);
 export const HttpResponseBackendUpdate = updateBody(httpResponseFields);
 export const HttpResponseBackend = Type.Object({

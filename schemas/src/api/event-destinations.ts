@@ -17,22 +17,15 @@ import { Description, Metadata, Strict, StringEnum, listEnvelope, resourceBase, 
 
 export const EventFormat = StringEnum(['json'], { description: 'event encoding; json is the only accepted value' });
 
-const arn = (pattern: string, example: string) =>
-  Type.String({ minLength: 1, maxLength: 2048, pattern, description: `AWS ARN, e.g. ${example}` });
+const arn = (pattern: string, example: string) => Type.String({ minLength: 1, maxLength: 2048, pattern, description: `AWS ARN, e.g. ${example}` });
 
 export const RoleArn = arn('^arn:[a-z-]+:iam::[0-9]{12}:role/.+$', 'arn:aws:iam::123456789012:role/events');
 export const DeliveryStreamArn = arn(
   '^arn:[a-z-]+:firehose:[a-z0-9-]+:[0-9]{12}:deliverystream/.+$',
   'arn:aws:firehose:us-east-1:123456789012:deliverystream/events',
 );
-export const StreamArn = arn(
-  '^arn:[a-z-]+:kinesis:[a-z0-9-]+:[0-9]{12}:stream/.+$',
-  'arn:aws:kinesis:us-east-1:123456789012:stream/events',
-);
-export const LogGroupArn = arn(
-  '^arn:[a-z-]+:logs:[a-z0-9-]+:[0-9]{12}:log-group:.+$',
-  'arn:aws:logs:us-east-1:123456789012:log-group:events',
-);
+export const StreamArn = arn('^arn:[a-z-]+:kinesis:[a-z0-9-]+:[0-9]{12}:stream/.+$', 'arn:aws:kinesis:us-east-1:123456789012:stream/events');
+export const LogGroupArn = arn('^arn:[a-z-]+:logs:[a-z0-9-]+:[0-9]{12}:log-group:.+$', 'arn:aws:logs:us-east-1:123456789012:log-group:events');
 
 const exactlyOne = <T extends Parameters<typeof Type.Object>[0]>(properties: T, description: string) =>
   Type.Object(properties, { additionalProperties: false, minProperties: 1, maxProperties: 1, description });
@@ -48,18 +41,14 @@ const authIn = exactlyOne(
   { role: Type.Optional(AwsRole), creds: Type.Optional(AwsCredsIn) },
   'exactly one of role (an IAM role to assume) or creds (a static access key)',
 );
-const authOut = Type.Object(
-  { role: Type.Optional(AwsRole), creds: Type.Optional(AwsCredsOut) },
-  { additionalProperties: false },
-);
+const authOut = Type.Object({ role: Type.Optional(AwsRole), creds: Type.Optional(AwsCredsOut) }, { additionalProperties: false });
 
 /** A write-only secret: a non-empty string in requests, `null` in responses. */
 const secretIn = (description: string) => Type.String({ minLength: 1, maxLength: 1024, description: `${description}; write-only, never returned` });
 const SecretOut = Type.Null();
 
 const text = (description: string, maxLength = 1024) => Type.String({ minLength: 1, maxLength, description });
-const Uuid = (description: string) =>
-  Type.String({ pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$', description });
+const Uuid = (description: string) => Type.String({ pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$', description });
 
 /** The datadog target's optional fields, as given (and returned). */
 const datadogFields = {

@@ -42,10 +42,7 @@ export const EventSubscriptionSourceInput = Strict({
   type: Type.String({ minLength: 1, description: 'event type with its version suffix, e.g. ip_policy_updated.v0' }),
   ...sourceDetails,
 });
-export const EventSubscriptionSource = Type.Object(
-  { type: Type.String(), uri: Type.String(), ...sourceDetails },
-  { additionalProperties: false },
-);
+export const EventSubscriptionSource = Type.Object({ type: Type.String(), uri: Type.String(), ...sourceDetails }, { additionalProperties: false });
 
 /**
  * `POST /event_subscriptions/{id}/sources`: one more event type for the subscription.
@@ -55,10 +52,7 @@ export const EventSubscriptionSourceCreate = EventSubscriptionSourceInput;
 /** `PATCH /event_subscriptions/{id}/sources/{type}`: the source's fields and filter. */
 export const EventSubscriptionSourceUpdate = UpdateBody(sourceDetails);
 /** `GET /event_subscriptions/{id}/sources`: the subscription's sources. */
-export const EventSubscriptionSourceList = Type.Object(
-  { sources: Type.Array(EventSubscriptionSource), uri: Type.String() },
-  { additionalProperties: false },
-);
+export const EventSubscriptionSourceList = Type.Object({ sources: Type.Array(EventSubscriptionSource), uri: Type.String() }, { additionalProperties: false });
 /** Path parameters of one source: the subscription's id and the source's event type. */
 export const EventSubscriptionSourceParams = Type.Object({ id: Type.String(), type: Type.String() });
 

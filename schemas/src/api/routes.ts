@@ -53,19 +53,16 @@ export const ROUTE_MODULE_SCHEMAS = {
 type ModuleSchemas = typeof ROUTE_MODULE_SCHEMAS;
 type ModuleName = keyof ModuleSchemas;
 
-const moduleInputs = Object.fromEntries(
-  Object.entries(ROUTE_MODULE_SCHEMAS).map(([name, [input]]) => [name, Type.Optional(input)]),
-) as { [K in ModuleName]: TOptional<ModuleSchemas[K][0]> };
-const moduleOutputs = Object.fromEntries(
-  Object.entries(ROUTE_MODULE_SCHEMAS).map(([name, [, output]]) => [name, Nullable(output)]),
-) as { [K in ModuleName]: TUnion<[ModuleSchemas[K][1], TNull]> };
+const moduleInputs = Object.fromEntries(Object.entries(ROUTE_MODULE_SCHEMAS).map(([name, [input]]) => [name, Type.Optional(input)])) as {
+  [K in ModuleName]: TOptional<ModuleSchemas[K][0]>;
+};
+const moduleOutputs = Object.fromEntries(Object.entries(ROUTE_MODULE_SCHEMAS).map(([name, [, output]]) => [name, Nullable(output)])) as {
+  [K in ModuleName]: TUnion<[ModuleSchemas[K][1], TNull]>;
+};
 
 const common = { description: Type.Optional(Description), metadata: Type.Optional(Metadata) };
 
-export const HttpsEdgeRouteCreate = Type.Object(
-  { match_type: RouteMatchType, match: RouteMatch, ...common, ...moduleInputs },
-  { additionalProperties: false },
-);
+export const HttpsEdgeRouteCreate = Type.Object({ match_type: RouteMatchType, match: RouteMatch, ...common, ...moduleInputs }, { additionalProperties: false });
 export const HttpsEdgeRouteUpdate = UpdateBody({ match_type: RouteMatchType, match: RouteMatch, ...common, ...moduleInputs });
 export const HttpsEdgeRoute = Type.Object({
   edge_id: Type.String(),

@@ -24,10 +24,7 @@ export const ManifestName = Type.String({
 export const Reference = Type.Union(
   [
     Type.String({ minLength: 1, description: 'name of a manifest of the referenced kind' }),
-    Type.Object(
-      { id: Type.String({ minLength: 1, description: 'id of an object gatehouse does not manage' }) },
-      { additionalProperties: false },
-    ),
+    Type.Object({ id: Type.String({ minLength: 1, description: 'id of an object gatehouse does not manage' }) }, { additionalProperties: false }),
   ],
   { description: 'the name of a manifest of the right kind, or {id: "<id>"} for an unmanaged object' },
 );
@@ -48,13 +45,11 @@ export const IgnorePath = Type.String({
 
 export const Lifecycle = Type.Object(
   {
-    prevent_destroy: Type.Optional(
-      Type.Boolean({ description: 'apply refuses to delete or replace this object while true' }),
-    ),
+    prevent_destroy: Type.Optional(Type.Boolean({ description: 'apply refuses to delete or replace this object while true' })),
     ignore_changes: Type.Optional(
       Type.Array(IgnorePath, {
         description:
-          'fields of the spec that others own: a difference there is never a change or drift, and apply never writes them on an update (a create sends the manifest\'s value)',
+          "fields of the spec that others own: a difference there is never a change or drift, and apply never writes them on an update (a create sends the manifest's value)",
       }),
     ),
   },
@@ -77,6 +72,6 @@ export function ManifestDocument<K extends string, S extends TSchema>(kind: K, s
       lifecycle: Type.Optional(Lifecycle),
       spec,
     },
-    { additionalProperties: false, title: `${kind} manifest`, description},
+    { additionalProperties: false, title: `${kind} manifest`, description },
   );
 }

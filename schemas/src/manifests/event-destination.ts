@@ -20,7 +20,8 @@ export const EventDestinationSpec = Strict({
   secret_version: Type.Optional(
     Type.Integer({
       minimum: 0,
-      description: 'gatehouse\'s, not sent to the API: change it (1, 2, ...) to send the write-only secrets again, for when their digest cannot be kept in the metadata',
+      description:
+        "gatehouse's, not sent to the API: change it (1, 2, ...) to send the write-only secrets again, for when their digest cannot be kept in the metadata",
     }),
   ),
 });

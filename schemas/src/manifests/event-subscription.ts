@@ -7,11 +7,7 @@
  */
 import { Type } from '@sinclair/typebox';
 import { Strict } from '../common.js';
-import {
-  EventSubscriptionSourceInput,
-  SUBSCRIPTION_DESCRIPTION_MAX_CHARS,
-  SUBSCRIPTION_METADATA_MAX_CHARS,
-} from '../api/event-subscriptions.js';
+import { EventSubscriptionSourceInput, SUBSCRIPTION_DESCRIPTION_MAX_CHARS, SUBSCRIPTION_METADATA_MAX_CHARS } from '../api/event-subscriptions.js';
 import { ManifestDocument, Reference } from './common.js';
 
 export const EventSubscriptionSpec = Strict({

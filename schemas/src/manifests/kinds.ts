@@ -55,7 +55,7 @@ export const BotUserSpec = Strict({
       minLength: 1,
       pattern: '\\S',
       description:
-        "the bot user's name in the API (spaces allowed, e.g. \"deploy bot from CI\"); the manifest name when unspecified. Changing it renames the bot user in place",
+        'the bot user\'s name in the API (spaces allowed, e.g. "deploy bot from CI"); the manifest name when unspecified. Changing it renames the bot user in place',
     }),
   ),
   active: Type.Optional(Type.Boolean({ description: 'true when unspecified' })),
@@ -63,7 +63,7 @@ export const BotUserSpec = Strict({
 export const BotUserManifest = ManifestDocument(
   'BotUser',
   BotUserSpec,
-  "a bot user; the document name identifies it in gatehouse, spec.name (default: the document name) is its name in the API",
+  'a bot user; the document name identifies it in gatehouse, spec.name (default: the document name) is its name in the API',
 );
 
 // --- backends ----------------------------------------------------------------------------------
@@ -112,11 +112,7 @@ export const BackendSpec = Type.Unsafe<
   discriminator: { propertyName: 'type' },
   oneOf: [TunnelGroupBackendSpec, HttpResponseBackendSpec, FailoverBackendSpec, WeightedBackendSpec, StaticBackendSpec, StaticAddressBackendSpec],
 });
-export const BackendManifest = ManifestDocument(
-  'Backend',
-  BackendSpec,
-  'a backend: tunnel_group, http_response, failover, weighted or static',
-);
+export const BackendManifest = ManifestDocument('Backend', BackendSpec, 'a backend: tunnel_group, http_response, failover, weighted or static');
 
 // --- modules with references -------------------------------------------------------------------
 export const BackendModuleSpec = Strict({ enabled: Type.Optional(ModuleEnabled), backend: Reference });
@@ -174,9 +170,7 @@ export const TcpHostport = Type.Union(
 );
 export const TcpEdgeSpec = Strict({
   ...common,
-  hostports: Type.Optional(
-    Type.Array(TcpHostport, { description: 'the reserved TCP addresses served by the edge; each belongs to at most one edge' }),
-  ),
+  hostports: Type.Optional(Type.Array(TcpHostport, { description: 'the reserved TCP addresses served by the edge; each belongs to at most one edge' })),
   backend: Type.Optional(BackendModuleSpec),
   ip_restriction: Type.Optional(IpRestrictionModuleSpec),
   traffic_policy: Type.Optional(EndpointTrafficPolicyInput),
@@ -219,7 +213,7 @@ export const ReservedTcpAddressSpec = Strict({
 export const ReservedTcpAddressManifest = ManifestDocument(
   'ReservedTCPAddress',
   ReservedTcpAddressSpec,
-  "a reserved TCP address: the service assigns its hostname:port, which TCP edges use as {reserved_tcp_address: <name>}",
+  'a reserved TCP address: the service assigns its hostname:port, which TCP edges use as {reserved_tcp_address: <name>}',
 );
 
 /** Every manifest kind and its document schema. */

@@ -15,7 +15,20 @@ test('the any-manifest schema accepts every kind and picks the branch by kind', 
 });
 
 test('every kind schema rejects unknown fields and takes references by name or {id}', () => {
-  expect(Object.keys(MANIFEST_SCHEMAS)).toEqual(['IPPolicy', 'IPRestriction', 'BotUser', 'Backend', 'HTTPSEdge', 'TCPEdge', 'TLSEdge', 'ReservedDomain', 'ReservedTCPAddress', 'CertificateAuthority', 'EventDestination', 'EventSubscription']);
+  expect(Object.keys(MANIFEST_SCHEMAS)).toEqual([
+    'IPPolicy',
+    'IPRestriction',
+    'BotUser',
+    'Backend',
+    'HTTPSEdge',
+    'TCPEdge',
+    'TLSEdge',
+    'ReservedDomain',
+    'ReservedTCPAddress',
+    'CertificateAuthority',
+    'EventDestination',
+    'EventSubscription',
+  ]);
   const restriction = ajv.compile(MANIFEST_SCHEMAS.IPRestriction);
   expect(restriction({ kind: 'IPRestriction', name: 'r', spec: { type: 'api', ip_policies: ['a', { id: 'ipp_1' }] } })).toBe(true);
   expect(restriction({ kind: 'IPRestriction', name: 'r', spec: { type: 'api', ip_policies: ['a'], extra: 1 } })).toBe(false);

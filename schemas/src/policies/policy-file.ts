@@ -23,13 +23,20 @@ export const PolicyRule = Type.Object(
     description: Type.Optional(Type.String({ maxLength: 1000, description: 'what the rule asks for and why, for people' })),
     kind: Type.String({
       minLength: 1,
-      description: 'the kind of object the rule checks: IPPolicy, IPPolicyRule, IPRestriction, BotUser, Backend, CertificateAuthority, HTTPSEdge, HTTPSEdgeRoute, TCPEdge, EventDestination, EventSubscription',
+      description:
+        'the kind of object the rule checks: IPPolicy, IPPolicyRule, IPRestriction, BotUser, Backend, CertificateAuthority, HTTPSEdge, HTTPSEdgeRoute, TCPEdge, EventDestination, EventSubscription',
     }),
     when: Type.Optional(Expression('CEL condition: the rule applies only to objects for which it is true (all objects when absent)')),
     require: Expression('CEL condition every object the rule applies to must meet'),
-    severity: Type.Optional(StringEnum(['error', 'warning'] as const, { description: 'error fails validate and plan (exit 1); warning is shown only. Default error' })),
+    severity: Type.Optional(
+      StringEnum(['error', 'warning'] as const, { description: 'error fails validate and plan (exit 1); warning is shown only. Default error' }),
+    ),
     message: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 1000, description: 'what is wrong, with {expression} placeholders (CEL); default: the rule\'s description or name' }),
+      Type.String({
+        minLength: 1,
+        maxLength: 1000,
+        description: "what is wrong, with {expression} placeholders (CEL); default: the rule's description or name",
+      }),
     ),
   },
   { additionalProperties: false, description: 'one policy rule' },

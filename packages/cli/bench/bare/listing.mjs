@@ -11,7 +11,7 @@ export async function listAll(url, key, collections, dispatcher) {
   let requests = 0;
   const list = async (path, listKey) => {
     const items = [];
-    for (let next = `${url}${path}?limit=100`; next; ) {
+    for (let next = `${url}${path}?limit=100`; next;) {
       requests++;
       const res = await request(next, { headers, dispatcher });
       if (res.statusCode !== 200) throw new Error(`${next}: ${res.statusCode}`);

@@ -14,7 +14,11 @@ export async function badManifestsRow(work) {
   try {
     const dir = writeFiles(join(work, 'bad'), { 'policies.yaml': `${ipPolicies(20)}---\nkind: IPPolicy\nname: broken\nspec: {description: [unclosed\n` });
     const counts = [];
-    for (const args of [['validate', dir], ['plan', dir], ['apply', dir, '--yes']]) {
+    for (const args of [
+      ['validate', dir],
+      ['plan', dir],
+      ['apply', dir, '--yes'],
+    ]) {
       const before = server.requests.length;
       await gatehouse(args, { env: apiEnv(server, KEY, '120/60s'), expectCode: 1 });
       await sleep(100);

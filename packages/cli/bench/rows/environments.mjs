@@ -22,7 +22,10 @@ export async function environmentsRow(work) {
   try {
     for (const name of NAMES) {
       const db = join(work, `environment-${name}.db`);
-      seedIpPolicies(db, Array.from({ length: POLICIES }, (_, i) => ({ description: `${name} ${i}` })));
+      seedIpPolicies(
+        db,
+        Array.from({ length: POLICIES }, (_, i) => ({ description: `${name} ${i}` })),
+      );
       servers.push(await startServe(db, KEY, ['--rate-limit', RATE, '--latency', '20ms']));
     }
     const project = writeFiles(join(work, 'environments'), {

@@ -45,8 +45,18 @@ async function interleaved(rounds, baseline, measured) {
 async function startupRow() {
   // One round first, unmeasured: the file system's cache.
   await run([CLI, '--version']);
-  const r = await interleaved(ROUNDS + 2, async () => (await run(['-e', '0'])).ms, async () => (await run([CLI, '--version'])).ms);
-  return row('gatehouse --version / node -e 0', { measured: seconds(r.ms), baseline: seconds(r.baseMs), result: times(r.ratio, 4), aim: '<= 4x', ok: r.ratio <= 4 });
+  const r = await interleaved(
+    ROUNDS + 2,
+    async () => (await run(['-e', '0'])).ms,
+    async () => (await run([CLI, '--version'])).ms,
+  );
+  return row('gatehouse --version / node -e 0', {
+    measured: seconds(r.ms),
+    baseline: seconds(r.baseMs),
+    result: times(r.ratio, 4),
+    aim: '<= 4x',
+    ok: r.ratio <= 4,
+  });
 }
 
 async function planRow(work) {
@@ -63,7 +73,13 @@ async function planRow(work) {
       async () => (await run([BARE_LIST, server.url, KEY, ...COLLECTIONS])).ms,
       async () => (await run([CLI, 'plan', dir], { env })).ms,
     );
-    return row(`plan of ${objects.toLocaleString('en-US')} objects (no change, unpaced) / bare listing`, { measured: seconds(r.ms), baseline: seconds(r.baseMs), result: times(r.ratio, 2.5), aim: '<= 2.5x', ok: r.ratio <= 2.5 });
+    return row(`plan of ${objects.toLocaleString('en-US')} objects (no change, unpaced) / bare listing`, {
+      measured: seconds(r.ms),
+      baseline: seconds(r.baseMs),
+      result: times(r.ratio, 2.5),
+      aim: '<= 2.5x',
+      ok: r.ratio <= 2.5,
+    });
   } finally {
     await server.stop();
   }
@@ -75,7 +91,11 @@ function manifests(bytes) {
   let size = 0;
   for (let i = 0; size < bytes; i++) {
     const n = String(i).padStart(6, '0');
-    const rules = Array.from({ length: 20 }, (_, r) => `    - cidr: 10.${i % 250}.${r}.${(Math.floor(i / 250) % 64) * 4}/30\n      action: ${r % 3 === 0 ? 'deny' : 'allow'}\n      description: rule ${r} of policy ${n}\n`);
+    const rules = Array.from(
+      { length: 20 },
+      (_, r) =>
+        `    - cidr: 10.${i % 250}.${r}.${(Math.floor(i / 250) % 64) * 4}/30\n      action: ${r % 3 === 0 ? 'deny' : 'allow'}\n      description: rule ${r} of policy ${n}\n`,
+    );
     const text =
       `---\nkind: IPPolicy\nname: policy-${n}\nspec:\n  description: Office egress addresses ${n}\n  rules:\n${rules.join('')}` +
       `---\nkind: Backend\nname: backend-${n}\nspec:\n  type: tunnel_group\n  description: Web frontends ${n}\n  labels:\n    app: web-${n}\n    tier: frontend\n` +
@@ -113,7 +133,7 @@ async function serverRow() {
   const result = await measureDurablePosts({ cli: CLI });
   // The service allows 120 requests a minute: 2 a second.
   const ratio = result.postsPerSecond / 2;
-  return row('server: durable POST /ip_policies a second, 10 clients / the service\'s 2 a second', {
+  return row("server: durable POST /ip_policies a second, 10 clients / the service's 2 a second", {
     measured: `${result.postsPerSecond.toFixed(0)}/s`,
     baseline: '2/s',
     result: `${ratio.toFixed(0)}x, ${result.failures} failed`,

@@ -41,18 +41,29 @@ export function formatSummary(result: ApplyResult): string[] {
     result.interrupted
       ? `Apply interrupted: ${summary.done} done, ${summary.failed} failed, ${summary.cancelled} cancelled (in flight when apply stopped waiting: they may or may not have taken effect), ${summary.not_started} not started${summary.skipped > 0 ? `, ${summary.skipped} skipped` : ''}. Run gatehouse plan to review what is left, then the same apply command again: it plans from what is live now and finishes the job.`
       : result.ok && result.steps.length === 0
-      ? 'Nothing to apply.'
-      : result.ok
-      ? `Apply complete: ${summary.done} done in ${(result.duration_ms / 1000).toFixed(1)} s.`
-      : `Apply failed: ${summary.done} done, ${summary.failed} failed, ${summary.skipped} skipped. ${afterFailure(result)}`,
+        ? 'Nothing to apply.'
+        : result.ok
+          ? `Apply complete: ${summary.done} done in ${(result.duration_ms / 1000).toFixed(1)} s.`
+          : `Apply failed: ${summary.done} done, ${summary.failed} failed, ${summary.skipped} skipped. ${afterFailure(result)}`,
   ];
   if (summary.not_pruned > 0) {
-    lines.push(`${summary.not_pruned} delete${summary.not_pruned === 1 ? ' was' : 's were'} not done (pass --prune to delete): ${listSome(result.not_pruned.map((d) => sanitize(d.address)))}`);
+    lines.push(
+      `${summary.not_pruned} delete${summary.not_pruned === 1 ? ' was' : 's were'} not done (pass --prune to delete): ${listSome(result.not_pruned.map((d) => sanitize(d.address)))}`,
+    );
   }
   for (const held of result.held_duplicates ?? []) lines.push(`Duplicate not deleted: ${sanitize(held.message)}.`);
-  if (summary.already_done > 0) lines.push(`${summary.already_done} change${summary.already_done === 1 ? '' : 's'} of the saved plan ${summary.already_done === 1 ? 'was' : 'were'} already done (the object matches the planned result); skipped.`);
-  if (result.targets) lines.push(`Targeted apply (--target ${result.targets.requested.map((t) => sanitize(t)).join(', ')}): nothing else was applied; run gatehouse plan to see what else differs from the manifests.`);
-  if (summary.not_in_plan > 0) lines.push(`${summary.not_in_plan} change${summary.not_in_plan === 1 ? '' : 's'} found now that the saved plan did not list ${summary.not_in_plan === 1 ? 'was' : 'were'} left alone; plan again to review them.`);
+  if (summary.already_done > 0)
+    lines.push(
+      `${summary.already_done} change${summary.already_done === 1 ? '' : 's'} of the saved plan ${summary.already_done === 1 ? 'was' : 'were'} already done (the object matches the planned result); skipped.`,
+    );
+  if (result.targets)
+    lines.push(
+      `Targeted apply (--target ${result.targets.requested.map((t) => sanitize(t)).join(', ')}): nothing else was applied; run gatehouse plan to see what else differs from the manifests.`,
+    );
+  if (summary.not_in_plan > 0)
+    lines.push(
+      `${summary.not_in_plan} change${summary.not_in_plan === 1 ? '' : 's'} found now that the saved plan did not list ${summary.not_in_plan === 1 ? 'was' : 'were'} left alone; plan again to review them.`,
+    );
   return lines;
 }
 
@@ -97,7 +108,12 @@ export class Progress {
     private readonly colour: boolean,
     status: { stream: TerminalStream; mode: ProgressMode; showAfterMs?: number },
   ) {
-    this.#status = new StatusReporter(() => this.view(), status.stream, status.mode, status.showAfterMs !== undefined ? { showAfterMs: status.showAfterMs } : {});
+    this.#status = new StatusReporter(
+      () => this.view(),
+      status.stream,
+      status.mode,
+      status.showAfterMs !== undefined ? { showAfterMs: status.showAfterMs } : {},
+    );
   }
 
   started(): void {

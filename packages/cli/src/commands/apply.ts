@@ -60,21 +60,30 @@ export default class Apply extends Command {
     'Deletes happen only with --prune and only of objects this stack owns that were applied from the PATHs given (the ownership ' +
     'marker records the manifest file; a file PATH scopes to that file, a directory PATH to everything under it); --prune-all ' +
     'deletes everything the stack owns that the manifests do not declare. Refused before anything is written: a delete or ' +
-    'replace of an object with lifecycle.prevent_destroy; deleting or replacing more than 30% of the stack\'s top-level objects, or of one kind (when it ' +
+    "replace of an object with lifecycle.prevent_destroy; deleting or replacing more than 30% of the stack's top-level objects, or of one kind (when it " +
     'owns more than 10) without --force; a saved plan whose manifests changed. A change of a saved plan whose live object changed ' +
     'since is refused as stale (nothing of it is written; its dependents are skipped).\n\n' +
     'With gatehouse.yaml, --env NAME applies one environment (its overlays, variables, API and stack); --env all is refused: ' +
     'apply one environment at a time.\n\n' +
     'Exit 0 when every change is done, 1 otherwise.';
   static override strict = false;
-  static override args = { path: Args.string({ description: 'manifest file or directory (repeatable; default: the saved plan\'s paths, or the current directory)' }) };
+  static override args = {
+    path: Args.string({ description: "manifest file or directory (repeatable; default: the saved plan's paths, or the current directory)" }),
+  };
   static override flags = {
     plan: Flags.string({ description: 'apply this saved plan (from plan --out) instead of a fresh one' }),
-    yes: Flags.boolean({ char: 'y', description: 'apply without asking for confirmation (prints a summary line per kind instead of the full plan)', default: false }),
+    yes: Flags.boolean({
+      char: 'y',
+      description: 'apply without asking for confirmation (prints a summary line per kind instead of the full plan)',
+      default: false,
+    }),
     'show-plan': Flags.boolean({ description: 'print the full plan even with --yes', default: false }),
     prune: Flags.boolean({ description: 'delete owned objects that the manifests no longer declare, of those applied from the PATHs given', default: false }),
-    'prune-all': Flags.boolean({ description: 'delete everything the stack owns that the manifests do not declare, wherever it was applied from (implies --prune)', default: false }),
-    force: Flags.boolean({ description: 'allow deleting or replacing more than 30% of the stack\'s top-level objects, or of one kind', default: false }),
+    'prune-all': Flags.boolean({
+      description: 'delete everything the stack owns that the manifests do not declare, wherever it was applied from (implies --prune)',
+      default: false,
+    }),
+    force: Flags.boolean({ description: "allow deleting or replacing more than 30% of the stack's top-level objects, or of one kind", default: false }),
     parallelism: Flags.integer({ description: 'changes running at once', default: 10, min: 1, max: 100 }),
     format: Flags.string({ description: 'output format (json: the result as one JSON document on stdout)', options: [...FORMATS], default: 'text' }),
     'lock-timeout': lockTimeoutFlag,
@@ -96,7 +105,9 @@ export default class Apply extends Command {
   async run(): Promise<void> {
     const { argv, flags, metadata } = await this.parse(Apply);
     const json = flags.format === 'json';
-    const targets = await Promise.resolve().then(() => targetsOf(flags)).catch((error: unknown) => this.#fail(error));
+    const targets = await Promise.resolve()
+      .then(() => targetsOf(flags))
+      .catch((error: unknown) => this.#fail(error));
     const saved = flags.plan ? await readSavedPlan(flags.plan).catch((error: unknown) => this.#fail(error)) : undefined;
     const selection = await selectEnvironments({
       // A saved plan's own paths come first (prepareApply), so no project default for them.
@@ -113,7 +124,9 @@ export default class Apply extends Command {
     const infoStream = json ? process.stderr : process.stdout;
     const colour = colourEnabled(process.env, Boolean(infoStream.isTTY));
     const info = (text: string) => infoStream.write(text);
-    const connectionFlags = await Promise.resolve().then(() => run.connection()).catch((error: unknown) => this.#fail(error));
+    const connectionFlags = await Promise.resolve()
+      .then(() => run.connection())
+      .catch((error: unknown) => this.#fail(error));
     // Progress on stderr: a bar on a terminal, a line every 10 s elsewhere (none between --verbose lines).
     const progress = progressMode(process.stderr, process.env, isVerbose(connectionFlags));
     const result = await withConnection(connectionFlags, async (connection) => {
@@ -121,7 +134,9 @@ export default class Apply extends Command {
       const moving = fromStackOption(flags['from-stack'] ?? saved?.from_stack, connection.stack);
       const preparing = this.#prepareOptions(saved, run, { ...flags, ...moving, targets }, connection);
       const releaseFailed = (error: unknown) =>
-        this.logToStderr(`warning: could not release the lock of stack "${sanitize(connection.stack)}": ${sanitize(String((error as Error).message ?? error))}; run gatehouse unlock --stack ${sanitize(connection.stack)}`);
+        this.logToStderr(
+          `warning: could not release the lock of stack "${sanitize(connection.stack)}": ${sanitize(String((error as Error).message ?? error))}; run gatehouse unlock --stack ${sanitize(connection.stack)}`,
+        );
       // The manifests first: a manifest problem costs no request and takes no lock.
       const manifests = await readForApply(preparing);
       // Live state is read under the stack's lock (a plan read before another apply ended would
@@ -136,15 +151,25 @@ export default class Apply extends Command {
         {
           timeoutMs: flags['lock-timeout'],
           ...testLease(),
-          onRenewalError: (error) => printAbove(process.stderr, `warning: could not renew the lock of stack "${sanitize(connection.stack)}" (trying again): ${sanitize(error.message)}\n`),
+          onRenewalError: (error) =>
+            printAbove(
+              process.stderr,
+              `warning: could not renew the lock of stack "${sanitize(connection.stack)}" (trying again): ${sanitize(error.message)}\n`,
+            ),
           onReleaseError: releaseFailed,
           onWait: (held) =>
-            printAbove(process.stderr, `waiting up to ${Math.round(flags['lock-timeout'] / 1000)} s (--lock-timeout) for the lock: ${sanitize(held ? describeLock(held) : `stack "${connection.stack}" is locked`)}\n`),
+            printAbove(
+              process.stderr,
+              `waiting up to ${Math.round(flags['lock-timeout'] / 1000)} s (--lock-timeout) for the lock: ${sanitize(held ? describeLock(held) : `stack "${connection.stack}" is locked`)}\n`,
+            ),
         },
         () => observe(listing.wrap(connection.api)),
         (observed) => observed.lockObjects.policies,
       ).finally(() => reading.stop());
-      if (lock.recovered) this.logToStderr(`note: took over the lock of stack "${sanitize(connection.stack)}" left by ${sanitize(lock.recovered.holder ?? 'a process')}, which no longer runs on this machine`);
+      if (lock.recovered)
+        this.logToStderr(
+          `note: took over the lock of stack "${sanitize(connection.stack)}" left by ${sanitize(lock.recovered.holder ?? 'a process')}, which no longer runs on this machine`,
+        );
       let outcome: ApplyResult;
       try {
         const prepared = planApply(preparing, manifests, observation);
@@ -247,7 +272,9 @@ export default class Apply extends Command {
       signals += 1;
       if (signals === 1) {
         progress.end();
-        process.stderr.write(`\nInterrupted: starting nothing new; waiting up to ${INTERRUPT_GRACE_MS / 1000} s for the requests in flight. Press Ctrl-C again to exit at once.\n`);
+        process.stderr.write(
+          `\nInterrupted: starting nothing new; waiting up to ${INTERRUPT_GRACE_MS / 1000} s for the requests in flight. Press Ctrl-C again to exit at once.\n`,
+        );
         interrupt.abort();
         return;
       }
@@ -282,7 +309,9 @@ export default class Apply extends Command {
       throw new CliError('not_confirmed', 'not a terminal, so there is no one to confirm; pass --yes to apply without confirmation');
     }
     const n = prepared.subjects.length;
-    const ok = await confirm(`Apply ${n} ${prepared.plan.targets ? 'targeted ' : ''}change${n === 1 ? '' : 's'} to ${connection.target.embedded ? 'the embedded server' : connection.target.url} (stack "${sanitize(connection.stack)}")?`);
+    const ok = await confirm(
+      `Apply ${n} ${prepared.plan.targets ? 'targeted ' : ''}change${n === 1 ? '' : 's'} to ${connection.target.embedded ? 'the embedded server' : connection.target.url} (stack "${sanitize(connection.stack)}")?`,
+    );
     if (!ok) throw new CliError('not_confirmed', 'apply cancelled; nothing was written');
   }
 
@@ -291,7 +320,10 @@ export default class Apply extends Command {
     const same = saved.target.embedded ? connection.target.embedded : !connection.target.embedded && saved.target.url === connection.target.url;
     if (!same) {
       const where = (t: Plan['target']) => (t.embedded ? 'the embedded server' : t.url);
-      throw new CliError('plan_target', `the saved plan was made against ${where(saved.target)}, not ${where(connection.target)}; apply it there, or plan again`);
+      throw new CliError(
+        'plan_target',
+        `the saved plan was made against ${where(saved.target)}, not ${where(connection.target)}; apply it there, or plan again`,
+      );
     }
   }
 

@@ -25,7 +25,10 @@ zsh: gatehouse completion zsh > "\${fpath[1]}/_gatehouse"  (then start a new she
 
 fish: gatehouse completion fish > ~/.config/fish/completions/gatehouse.fish`;
   static override args = { shell: Args.string({ description: 'the shell', options: [...SHELLS], required: true }) };
-  static override examples = ['source <(<%= config.bin %> completion bash)', '<%= config.bin %> completion fish > ~/.config/fish/completions/<%= config.bin %>.fish'];
+  static override examples = [
+    'source <(<%= config.bin %> completion bash)',
+    '<%= config.bin %> completion fish > ~/.config/fish/completions/<%= config.bin %>.fish',
+  ];
 
   async run(): Promise<void> {
     const { args } = await this.parse(Completion);

@@ -67,7 +67,9 @@ export default class Drift extends Command {
 
   async run(): Promise<void> {
     const { argv, flags, metadata } = await this.parse(Drift);
-    const targets = await Promise.resolve().then(() => targetsOf(flags)).catch((error: unknown) => failCommand(this, error, 'drift was not checked'));
+    const targets = await Promise.resolve()
+      .then(() => targetsOf(flags))
+      .catch((error: unknown) => failCommand(this, error, 'drift was not checked'));
     const selection = await selectEnvironments({
       argv: argv as string[],
       flags,
@@ -79,20 +81,46 @@ export default class Drift extends Command {
     const format = flags.format as (typeof FORMATS)[number];
     const reading = readingOptions(flags, (line) => this.logToStderr(line));
     if (selection.all && format === 'html') {
-      failCommand(this, new CliError('environment_all_refused', '--format html reports one environment; with --env all, write one report per environment with --env NAME --format html'), 'drift was not checked');
+      failCommand(
+        this,
+        new CliError(
+          'environment_all_refused',
+          '--format html reports one environment; with --env all, write one report per environment with --env NAME --format html',
+        ),
+        'drift was not checked',
+      );
     }
     // Every environment's manifests and settings first: a problem in any costs no request.
     const prepared: Prepared[] = [];
     for (const run of selection.runs) prepared.push(await this.#prepare(run, reading, targets, selection.all));
     const progress = new ReadingProgress(process.stderr, progressMode(process.stderr, process.env, isVerbose(flags)));
-    const detected = await byTarget(prepared, (p) => p.budget, (p) => this.#detect(p, progress, prepared.length > 1))
-      .catch((error: unknown) => failCommand(this, error, prepared.length === 1 && prepared[0]!.run.environment ? `drift of environment ${prepared[0]!.run.environment.name} was not checked` : 'drift was not checked'))
+    const detected = await byTarget(
+      prepared,
+      (p) => p.budget,
+      (p) => this.#detect(p, progress, prepared.length > 1),
+    )
+      .catch((error: unknown) =>
+        failCommand(
+          this,
+          error,
+          prepared.length === 1 && prepared[0]!.run.environment
+            ? `drift of environment ${prepared[0]!.run.environment.name} was not checked`
+            : 'drift was not checked',
+        ),
+      )
       .finally(() => progress.stop());
     if (selection.all) {
       const reports: EnvironmentDrift[] = detected.map((report, i) => ({ environment: selection.runs[i]!.environment!.name, report }));
       this.#checkTargets(detected, format);
       await new Promise<void>((resolve) =>
-        process.stdout.write(format === 'json' ? renderDriftsJson(reports) : format === 'markdown' ? renderDriftsMarkdown(reports) : renderDriftsText(reports, { style: terminalStyle() }), () => resolve()),
+        process.stdout.write(
+          format === 'json'
+            ? renderDriftsJson(reports)
+            : format === 'markdown'
+              ? renderDriftsMarkdown(reports)
+              : renderDriftsText(reports, { style: terminalStyle() }),
+          () => resolve(),
+        ),
       );
       for (const { environment, report } of reports) sayUsage(report, environment);
       if (reports.some((r) => r.report.drifted)) this.exit(2);
@@ -133,7 +161,15 @@ export default class Drift extends Command {
       const options = { paths: run.paths, ...run.options, env: process.env, stack: connection.stack, environment, ...(targets ? { targets } : {}), ...reading };
       return { run, connection, budget, options, read: await readForDrift(options) };
     } catch (error) {
-      return failCommand(this, error, !environment ? 'drift was not checked' : all ? `drift was not checked (the problem is in environment ${environment.name})` : `drift of environment ${environment.name} was not checked`);
+      return failCommand(
+        this,
+        error,
+        !environment
+          ? 'drift was not checked'
+          : all
+            ? `drift was not checked (the problem is in environment ${environment.name})`
+            : `drift of environment ${environment.name} was not checked`,
+      );
     }
   }
 
@@ -145,7 +181,9 @@ export default class Drift extends Command {
       return { ...report, api_requests: requestUsage(connection.client) };
     }).catch((error: unknown) => {
       // Which environment failed, when several were checked.
-      throw several && environment && error instanceof LiveApiError ? new LiveApiError(`environment ${environment.name}: ${error.message}`, error.status, error.code, error.retryable, error.outcomeUnknown) : error;
+      throw several && environment && error instanceof LiveApiError
+        ? new LiveApiError(`environment ${environment.name}: ${error.message}`, error.status, error.code, error.retryable, error.outcomeUnknown)
+        : error;
     });
   }
 

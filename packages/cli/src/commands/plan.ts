@@ -1,6 +1,15 @@
 import { Args, Errors, Flags } from '../oclif.js';
 import { Command } from '../command.js';
-import { checkTargetsMatched, LiveApiError, planFromRead, policyErrors, readForPlan, type EngineOptions, type Plan as PlanValue, type PlanRead } from '@gatehouse/engine/core';
+import {
+  checkTargetsMatched,
+  LiveApiError,
+  planFromRead,
+  policyErrors,
+  readForPlan,
+  type EngineOptions,
+  type Plan as PlanValue,
+  type PlanRead,
+} from '@gatehouse/engine/core';
 import { anyChanges, renderPlansJson, renderPlansMarkdown, renderPlansText, type EnvironmentPlan } from '@gatehouse/engine/environments';
 import { countChanges, isSavedPlanText, renderHtml, renderJson, renderMarkdown, renderText } from '@gatehouse/engine/render';
 import { catchAsJson } from '../json-errors.js';
@@ -58,8 +67,15 @@ export default class Plan extends Command {
     format: Flags.string({ description: 'output format', options: [...FORMATS], default: 'text' }),
     out: Flags.string({ description: 'also save the plan as JSON to this file (atomically), for apply --plan and show (whatever --format prints)' }),
     'detailed-exitcode': Flags.boolean({ description: 'exit 2 when the plan has changes (deletes that need --prune included)', default: false }),
-    prune: Flags.boolean({ description: 'plan deletes as apply --prune runs them (without it they are shown as "would be deleted with --prune"); only of objects applied from the PATHs given', default: false }),
-    'prune-all': Flags.boolean({ description: 'plan deletes of everything the stack owns that the manifests do not declare, wherever it was applied from (implies --prune)', default: false }),
+    prune: Flags.boolean({
+      description:
+        'plan deletes as apply --prune runs them (without it they are shown as "would be deleted with --prune"); only of objects applied from the PATHs given',
+      default: false,
+    }),
+    'prune-all': Flags.boolean({
+      description: 'plan deletes of everything the stack owns that the manifests do not declare, wherever it was applied from (implies --prune)',
+      default: false,
+    }),
     ...targetFlags,
     ...manifestFlags,
     ...policyFlags,
@@ -80,7 +96,9 @@ export default class Plan extends Command {
 
   async run(): Promise<void> {
     const { argv, flags, metadata } = await this.parse(Plan);
-    const targets = await Promise.resolve().then(() => targetsOf(flags)).catch((error: unknown) => this.#fail(error));
+    const targets = await Promise.resolve()
+      .then(() => targetsOf(flags))
+      .catch((error: unknown) => this.#fail(error));
     const selection = await selectEnvironments({
       argv: argv as string[],
       flags,
@@ -102,8 +120,20 @@ export default class Plan extends Command {
         .catch((error: unknown) => this.#fail(error));
     }
     if (selection.all) {
-      if (format === 'html') this.#fail(new CliError('environment_all_refused', '--format html reports one plan; with --env all, write one report per environment with --env NAME --format html'));
-      if (flags.out) this.#fail(new CliError('environment_all_refused', '--out saves one plan for apply --plan; with --env all, save each environment\'s plan with --env NAME --out FILE'));
+      if (format === 'html')
+        this.#fail(
+          new CliError(
+            'environment_all_refused',
+            '--format html reports one plan; with --env all, write one report per environment with --env NAME --format html',
+          ),
+        );
+      if (flags.out)
+        this.#fail(
+          new CliError(
+            'environment_all_refused',
+            "--out saves one plan for apply --plan; with --env all, save each environment's plan with --env NAME --out FILE",
+          ),
+        );
     }
     // Everything that can fail without the API, for every environment, before the first request.
     const prepared: Prepared[] = [];
@@ -112,7 +142,12 @@ export default class Plan extends Command {
     if (selection.all) {
       const environmentPlans: EnvironmentPlan[] = plans.map((plan, i) => ({ environment: selection.runs[i]!.environment!.name, plan }));
       this.#checkTargets(plans, format);
-      const output = format === 'json' ? renderPlansJson(environmentPlans) : format === 'markdown' ? renderPlansMarkdown(environmentPlans) : renderPlansText(environmentPlans, { style: terminalStyle() });
+      const output =
+        format === 'json'
+          ? renderPlansJson(environmentPlans)
+          : format === 'markdown'
+            ? renderPlansMarkdown(environmentPlans)
+            : renderPlansText(environmentPlans, { style: terminalStyle() });
       await new Promise<void>((resolve) => process.stdout.write(output, () => resolve()));
       for (const { environment, plan } of environmentPlans) this.#sayUsage(plan, environment);
       this.#failOnPolicyErrors(plans);
@@ -175,10 +210,19 @@ export default class Plan extends Command {
    * (another URL or key: another budget) read at once, those sharing one in turn (by-target.ts).
    * Progress on stderr while live state is read.
    */
-  async #computeAll(prepared: readonly Prepared[], prune: { prune: boolean; pruneAll: boolean }, targets: string[] | undefined, verbose: boolean): Promise<PlanValue[]> {
+  async #computeAll(
+    prepared: readonly Prepared[],
+    prune: { prune: boolean; pruneAll: boolean },
+    targets: string[] | undefined,
+    verbose: boolean,
+  ): Promise<PlanValue[]> {
     const progress = new ReadingProgress(process.stderr, progressMode(process.stderr, process.env, verbose));
     try {
-      return await byTarget(prepared, (p) => p.budget, (p) => this.#compute(p, progress, prepared.length > 1, prune, targets));
+      return await byTarget(
+        prepared,
+        (p) => p.budget,
+        (p) => this.#compute(p, progress, prepared.length > 1, prune, targets),
+      );
     } catch (error) {
       return this.#fail(error, prepared.length > 1 ? undefined : prepared[0]?.run.environment?.name);
     } finally {
@@ -186,7 +230,13 @@ export default class Plan extends Command {
     }
   }
 
-  #compute({ run, connection: flags, engineOptions, read }: Prepared, progress: ReadingProgress, several: boolean, prune: { prune: boolean; pruneAll: boolean }, targets?: string[]): Promise<PlanValue> {
+  #compute(
+    { run, connection: flags, engineOptions, read }: Prepared,
+    progress: ReadingProgress,
+    several: boolean,
+    prune: { prune: boolean; pruneAll: boolean },
+    targets?: string[],
+  ): Promise<PlanValue> {
     const environment = run.environment;
     // manifest_paths: where `apply --plan` reads the manifests again (docs/plan-json.md).
     return withConnection(flags, async (connection) => {
@@ -195,7 +245,9 @@ export default class Plan extends Command {
       return { ...plan, manifest_paths: run.paths, ...(environment ? { environment: environment.name } : {}), api_requests: requestUsage(connection.client) };
     }).catch((error: unknown) => {
       // Which environment failed, when several were planned.
-      throw several && environment && error instanceof LiveApiError ? new LiveApiError(`environment ${environment.name}: ${error.message}`, error.status, error.code, error.retryable, error.outcomeUnknown) : error;
+      throw several && environment && error instanceof LiveApiError
+        ? new LiveApiError(`environment ${environment.name}: ${error.message}`, error.status, error.code, error.retryable, error.outcomeUnknown)
+        : error;
     });
   }
 
@@ -212,7 +264,9 @@ export default class Plan extends Command {
     const rules = [...new Set(broken.map((r) => r.rule))].join(', ');
     // The plan (with its policy results) is already the output: with --format json that stays
     // the one document on stdout, so the failure is said on stderr only.
-    this.logToStderr(`Error: the plan breaks ${broken.length} policy rule${broken.length === 1 ? '' : 's'} (${rules})${out ? `; ${out} was not written` : ''}. Change the manifests or the policy.`);
+    this.logToStderr(
+      `Error: the plan breaks ${broken.length} policy rule${broken.length === 1 ? '' : 's'} (${rules})${out ? `; ${out} was not written` : ''}. Change the manifests or the policy.`,
+    );
     this.exit(1);
   }
 
@@ -233,5 +287,8 @@ export default class Plan extends Command {
  */
 async function refuseForeignPlanFile(out: string): Promise<void> {
   if ((await foreignFiles([out], isSavedPlanText)).length === 0) return;
-  throw new CliError('plan_would_overwrite', `--out ${out} is a file that is not a saved plan; refusing to replace it: name a new file (e.g. plan.json) or remove it first. Nothing was sent.`);
+  throw new CliError(
+    'plan_would_overwrite',
+    `--out ${out} is a file that is not a saved plan; refusing to replace it: name a new file (e.g. plan.json) or remove it first. Nothing was sent.`,
+  );
 }

@@ -32,12 +32,24 @@ the full offline check. Exit 0 on success, 1 when the overlays or variables have
 
   async run(): Promise<void> {
     const { argv, flags } = await this.parse(Render);
-    const selection = await selectEnvironments({ argv: argv as string[], flags: { ...flags, stack: '' }, explicit: new Set(), withoutEnv: 'required', allowAll: false, command: 'render' }).catch(
-      (error: unknown) => this.#fail(error),
-    );
+    const selection = await selectEnvironments({
+      argv: argv as string[],
+      flags: { ...flags, stack: '' },
+      explicit: new Set(),
+      withoutEnv: 'required',
+      allowAll: false,
+      command: 'render',
+    }).catch((error: unknown) => this.#fail(error));
     const run = selection.runs[0]!;
-    if (!run.environment) this.#fail(new CliError('environment_required', 'render shows an environment of gatehouse.yaml: define environments there and choose one with --env NAME'));
-    const { files, problems } = await renderEnvironment({ paths: run.paths, environment: run.environment, ...readingOptions(flags, (line) => this.logToStderr(line)) });
+    if (!run.environment)
+      this.#fail(
+        new CliError('environment_required', 'render shows an environment of gatehouse.yaml: define environments there and choose one with --env NAME'),
+      );
+    const { files, problems } = await renderEnvironment({
+      paths: run.paths,
+      environment: run.environment,
+      ...readingOptions(flags, (line) => this.logToStderr(line)),
+    });
     if (problems.length > 0) {
       for (const problem of problems) this.logToStderr(formatProblem(problem));
       this.error(`${problems.length} problem${problems.length === 1 ? '' : 's'} in environment ${run.environment.name}; nothing was rendered.`, { exit: 1 });
@@ -47,7 +59,11 @@ the full offline check. Exit 0 on success, 1 when the overlays or variables have
       return;
     }
     const targets = files.map((file) => ({ ...file, target: join(flags.out!, insideOut(file.file)) }));
-    await refuseForeignFiles(targets.map((t) => t.target), flags.out, run.environment.name).catch((error: unknown) => this.#fail(error));
+    await refuseForeignFiles(
+      targets.map((t) => t.target),
+      flags.out,
+      run.environment.name,
+    ).catch((error: unknown) => this.#fail(error));
     for (const { target, text, documents } of targets) {
       // Makes the file's directory; a failure is a `write_failed` naming the file.
       await writeFileAtomic(target, text).catch((error: unknown) => this.#fail(error));
@@ -77,4 +93,7 @@ async function refuseForeignFiles(targets: string[], out: string, environment: s
 }
 
 /** A source path made relative and kept inside the output directory (no leading / or ..). */
-const insideOut = (file: string) => normalize(file).replace(/^([/\\]|\.\.[/\\])+/, '').replace(/^[A-Za-z]:[/\\]/, '');
+const insideOut = (file: string) =>
+  normalize(file)
+    .replace(/^([/\\]|\.\.[/\\])+/, '')
+    .replace(/^[A-Za-z]:[/\\]/, '');

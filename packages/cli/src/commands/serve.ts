@@ -19,10 +19,7 @@ export default class Serve extends Command {
     'reconcile against. With no API key given or stored, generates one, stores it and prints it once. The address, the ' +
     'key and the other start-up lines go to stdout with pretty logs (a terminal), and to stderr with JSON logs, so that ' +
     'stdout then holds JSON lines only.';
-  static override examples = [
-    '<%= config.bin %> serve',
-    '<%= config.bin %> serve --port 9000 --db :memory: --api-key secret-key',
-  ];
+  static override examples = ['<%= config.bin %> serve', '<%= config.bin %> serve --port 9000 --db :memory: --api-key secret-key'];
 
   static override flags = {
     host: Flags.string({ description: 'address to listen on', default: DEFAULT_HOST }),
@@ -68,7 +65,7 @@ export default class Serve extends Command {
     // Tests only (hidden): see packages/server/src/http/faults.ts.
     'reservation-check': Flags.boolean({
       description:
-        "refuse edge hostports that are not reserved (a reserved domain, a reserved TCP address), as the service does; --no-reservation-check for databases and tests made before reservations",
+        'refuse edge hostports that are not reserved (a reserved domain, a reserved TCP address), as the service does; --no-reservation-check for databases and tests made before reservations',
       default: true,
       allowNo: true,
     }),

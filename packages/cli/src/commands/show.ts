@@ -31,7 +31,13 @@ export default class Show extends Command {
     const plan = await readSavedPlan(args.plan).catch((error: unknown) => failCommand(this, error, 'nothing was shown'));
     const format = flags.format as (typeof FORMATS)[number];
     const output =
-      format === 'json' ? renderJson(plan) : format === 'markdown' ? renderMarkdown(plan) : format === 'html' ? renderHtml(plan) : renderText(plan, { style: terminalStyle() });
+      format === 'json'
+        ? renderJson(plan)
+        : format === 'markdown'
+          ? renderMarkdown(plan)
+          : format === 'html'
+            ? renderHtml(plan)
+            : renderText(plan, { style: terminalStyle() });
     await new Promise<void>((resolve) => process.stdout.write(output, () => resolve()));
   }
 

@@ -87,7 +87,12 @@ export default class Validate extends Command {
     const names = selection.runs.flatMap((r) => (r.environment ? [r.environment.name] : []));
     const scope = names.length === 0 ? '' : names.length === 1 ? ` in environment ${names[0]}` : ` in every environment (${names.join(', ')})`;
     if (found.size === 0) {
-      this.#policyVerdict([...broken.values()], names, `${paths === '-' ? 'standard input' : paths}${policies.length > 0 ? `; policy checks: ${policyCounts([...broken.values()].map((b) => b.result))}` : ''}`, scope);
+      this.#policyVerdict(
+        [...broken.values()],
+        names,
+        `${paths === '-' ? 'standard input' : paths}${policies.length > 0 ? `; policy checks: ${policyCounts([...broken.values()].map((b) => b.result))}` : ''}`,
+        scope,
+      );
       return;
     }
     for (const { problem, environments } of found.values()) {

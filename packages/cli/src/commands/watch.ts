@@ -23,21 +23,44 @@ export default class Watch extends Command {
     '/healthz: 200 while the last successful cycle ended within two intervals, 503 otherwise), and with --notify-webhook posts ' +
     'a message when drift appears, is healed, fails to heal or is resolved: once per change, never every cycle.\n\n' +
     'Nothing is written unless asked: --self-heal undoes changes and deletions made outside gatehouse; --apply-git applies the ' +
-    'changes of the manifests (and those whose cause is unknown); --prune lets those delete. Every heal takes the stack\'s lock, ' +
+    "changes of the manifests (and those whose cause is unknown); --prune lets those delete. Every heal takes the stack's lock, " +
     'reading the live state again under it, so two watchers never heal at once and a watcher never races a pipeline (a held ' +
     'lock is tried again at the next cycle).\n\n' +
     'SIGTERM (or Ctrl-C) lets the request in flight finish, starts no new change, releases the lock and exits 0. With ' +
     'gatehouse.yaml, --env NAME watches one environment and --env all every one, each against its own API and stack.';
   static override strict = false;
-  static override args = { path: Args.string({ description: 'manifest file or directory (repeatable; default: the manifests of gatehouse.yaml, or the current directory)' }) };
+  static override args = {
+    path: Args.string({ description: 'manifest file or directory (repeatable; default: the manifests of gatehouse.yaml, or the current directory)' }),
+  };
   static override flags = {
-    interval: Flags.string({ description: 'time from the start of one cycle to the start of the next (at least 1s): 30s, 5m, 1h', default: '5m', env: 'GATEHOUSE_WATCH_INTERVAL' }),
-    'self-heal': Flags.boolean({ description: 'apply the changes whose cause is outside gatehouse: objects changed or deleted outside it are set back', default: false }),
-    'apply-git': Flags.boolean({ description: 'apply the changes of the manifests (and those whose cause is unknown, such as objects not applied yet)', default: false }),
+    interval: Flags.string({
+      description: 'time from the start of one cycle to the start of the next (at least 1s): 30s, 5m, 1h',
+      default: '5m',
+      env: 'GATEHOUSE_WATCH_INTERVAL',
+    }),
+    'self-heal': Flags.boolean({
+      description: 'apply the changes whose cause is outside gatehouse: objects changed or deleted outside it are set back',
+      default: false,
+    }),
+    'apply-git': Flags.boolean({
+      description: 'apply the changes of the manifests (and those whose cause is unknown, such as objects not applied yet)',
+      default: false,
+    }),
     prune: Flags.boolean({ description: 'let --self-heal and --apply-git delete (objects removed from the manifests, duplicates)', default: false }),
-    'git-pull': Flags.boolean({ description: 'run git pull --ff-only in the repository of the manifests before each cycle; a failed pull skips the cycle', default: false }),
-    'metrics-addr': Flags.string({ description: 'where /metrics and /healthz listen: HOST:PORT, :PORT for every interface (a pod), port 0 for a free one', default: '127.0.0.1:9464', env: 'GATEHOUSE_METRICS_ADDR' }),
-    'notify-webhook': Flags.string({ description: 'post a JSON message (with a text field for Slack and Microsoft Teams) on each change of drift state; prefer the variable: the URL is a credential', env: 'GATEHOUSE_NOTIFY_WEBHOOK' }),
+    'git-pull': Flags.boolean({
+      description: 'run git pull --ff-only in the repository of the manifests before each cycle; a failed pull skips the cycle',
+      default: false,
+    }),
+    'metrics-addr': Flags.string({
+      description: 'where /metrics and /healthz listen: HOST:PORT, :PORT for every interface (a pod), port 0 for a free one',
+      default: '127.0.0.1:9464',
+      env: 'GATEHOUSE_METRICS_ADDR',
+    }),
+    'notify-webhook': Flags.string({
+      description:
+        'post a JSON message (with a text field for Slack and Microsoft Teams) on each change of drift state; prefer the variable: the URL is a credential',
+      env: 'GATEHOUSE_NOTIFY_WEBHOOK',
+    }),
     'lock-timeout': lockTimeoutFlag,
     ...manifestFlags,
     ...watchConnectionFlags,
@@ -53,7 +76,9 @@ export default class Watch extends Command {
   async run(): Promise<void> {
     const { argv, flags, metadata } = await this.parse(Watch);
     const fail = (error: unknown): never => failCommand(this, error, 'nothing was watched');
-    const settings = await Promise.resolve().then(() => readWatchSettings(flags)).catch(fail);
+    const settings = await Promise.resolve()
+      .then(() => readWatchSettings(flags))
+      .catch(fail);
     const selection = await selectEnvironments({
       argv: argv as string[],
       flags,

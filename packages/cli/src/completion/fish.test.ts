@@ -4,7 +4,12 @@ import { fishCompletion } from './fish.js';
 describe('fishCompletion', () => {
   it('completes visible commands, their flags and the options of a flag', () => {
     const script = fishCompletion('gatehouse', [
-      { id: 'plan', aliases: [], summary: "Show what apply'd change", flags: { format: { name: 'format', type: 'option', options: ['text', 'json'], description: 'output format' } } },
+      {
+        id: 'plan',
+        aliases: [],
+        summary: "Show what apply'd change",
+        flags: { format: { name: 'format', type: 'option', options: ['text', 'json'], description: 'output format' } },
+      },
       { id: 'apply', aliases: [], summary: 'Apply', flags: { yes: { name: 'yes', type: 'boolean', char: 'y', description: 'no question' } } },
       { id: 'secret', aliases: [], hidden: true, summary: 'hidden', flags: {} },
     ] as never);

@@ -16,14 +16,13 @@ const firstLine = (text: string | undefined) => (text ?? '').split('\n')[0]!.tri
 
 export function fishCompletion(bin: string, commands: readonly Loadable[]): string {
   const visible = commands.filter((c) => !c.hidden).sort((a, b) => a.id.localeCompare(b.id));
-  const lines = [
-    `# fish completion for ${bin}: ${bin} completion fish > ~/.config/fish/completions/${bin}.fish`,
-    `complete -c ${bin} -f`,
-  ];
+  const lines = [`# fish completion for ${bin}: ${bin} completion fish > ~/.config/fish/completions/${bin}.fish`, `complete -c ${bin} -f`];
   const names = visible.flatMap((c) => [c.id, ...c.aliases]).map((id) => id.replaceAll(':', ' '));
   for (const command of visible) {
     for (const id of [command.id, ...command.aliases]) {
-      lines.push(`complete -c ${bin} -n '__fish_use_subcommand' -a ${quote(id.replaceAll(':', ' '))} -d ${quote(firstLine(command.summary ?? command.description))}`);
+      lines.push(
+        `complete -c ${bin} -n '__fish_use_subcommand' -a ${quote(id.replaceAll(':', ' '))} -d ${quote(firstLine(command.summary ?? command.description))}`,
+      );
     }
   }
   for (const command of visible) {

@@ -50,9 +50,13 @@ describe('parseDuration', () => {
 
 describe('apiFailureHint', () => {
   it('says what to fix for failures that would repeat, and "try again later" only for transient ones', () => {
-    expect(apiFailureHint({ status: 401, code: 'invalid_authorization', retryable: false })).toBe('the API key was refused; check GATEHOUSE_API_KEY (or --api-key)');
+    expect(apiFailureHint({ status: 401, code: 'invalid_authorization', retryable: false })).toBe(
+      'the API key was refused; check GATEHOUSE_API_KEY (or --api-key)',
+    );
     // The API said so already ("The API key is not valid"): not said twice.
-    expect(apiFailureHint({ status: 401, code: 'invalid_authorization', retryable: false, message: 'GET /x: 401 invalid_authorization: The API key is not valid.' })).toBe('check GATEHOUSE_API_KEY (or --api-key)');
+    expect(
+      apiFailureHint({ status: 401, code: 'invalid_authorization', retryable: false, message: 'GET /x: 401 invalid_authorization: The API key is not valid.' }),
+    ).toBe('check GATEHOUSE_API_KEY (or --api-key)');
     expect(apiFailureHint({ status: undefined, code: 'tls_error', retryable: false })).toMatch(/--ca-file/);
     expect(apiFailureHint({ status: 503, code: 'unavailable', retryable: true })).toBe('try again later');
     expect(apiFailureHint({ status: 400, code: 'bad_request', retryable: false })).toBeUndefined();

@@ -41,7 +41,7 @@ export function checkApiUrl(raw: string, source: string): string {
 export function checkApiKey(raw: string, source: string): string {
   const key = raw.trim();
   if (key === '') throw new CliError('missing_api_key', `${source} is empty (only white space); set it to an API key`);
-   
+
   if (/[\s\u0000-\u001f\u007f]/.test(key)) {
     throw new CliError('bad_api_key', `${source} has white space or control characters inside the key (not just around it); copy the key again`);
   }

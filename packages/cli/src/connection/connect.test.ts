@@ -30,7 +30,7 @@ describe('connect', () => {
     await expect(connect({ stack: 'default', embedded: true, 'rate-limit': 'fast' })).rejects.toMatchObject({ code: 'bad_rate_limit' });
   });
 
-  it('paces an API URL to the service\'s budget unless --rate-limit says otherwise (off: not at all), and leaves the embedded server unpaced', async () => {
+  it("paces an API URL to the service's budget unless --rate-limit says otherwise (off: not at all), and leaves the embedded server unpaced", async () => {
     const service = await connect({ stack: 'default', 'api-url': 'https://api.example.com', 'api-key': 'k' });
     expect(service.client.transport.pace.budget).toEqual({ requests: 120, intervalMs: 60_000 });
     await service.close();

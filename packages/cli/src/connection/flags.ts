@@ -33,7 +33,8 @@ export const connectionFlags = {
     helpGroup: 'CONNECTION',
   }),
   'rate-limit': Flags.string({
-    description: 'requests per rolling window this run may send, retries included, e.g. 60/60s to leave half of the service\'s budget to another process on the same account, or off for an API without a limit (default: 120/60s, the service\'s budget, against an API URL; none for the embedded server)',
+    description:
+      "requests per rolling window this run may send, retries included, e.g. 60/60s to leave half of the service's budget to another process on the same account, or off for an API without a limit (default: 120/60s, the service's budget, against an API URL; none for the embedded server)",
     env: 'GATEHOUSE_RATE_LIMIT',
     helpGroup: 'CONNECTION',
   }),

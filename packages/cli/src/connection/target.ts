@@ -19,9 +19,7 @@ import { CliError } from '../errors.js';
 /** The value of `GATEHOUSE_API_URL` / `--api-url` that names the embedded server. */
 const EMBEDDED_URL = 'embedded';
 
-export type TargetChoice =
-  | { mode: 'api'; url: string; key: string | undefined }
-  | { mode: 'embedded'; reason: 'explicit' | 'default' };
+export type TargetChoice = { mode: 'api'; url: string; key: string | undefined } | { mode: 'embedded'; reason: 'explicit' | 'default' };
 
 export interface TargetInputs {
   /** `--api-url`, or `GATEHOUSE_API_URL` when non-empty (oclif drops empty variables). */
@@ -34,7 +32,7 @@ export interface TargetInputs {
 /** What to do about each target variable when it is set but empty (also empty-values.ts). */
 export const EMPTY_HINT: Record<string, string> = {
   GATEHOUSE_API_URL: `set it to the management API's base URL, to "${EMBEDDED_URL}" for the embedded reference server, or unset it`,
-  GATEHOUSE_API_KEY: 'set it to an API key (in CI, from a secret; a fork\'s pull request may not receive secrets), or unset it',
+  GATEHOUSE_API_KEY: "set it to an API key (in CI, from a secret; a fork's pull request may not receive secrets), or unset it",
 };
 
 /**
@@ -43,21 +41,31 @@ export const EMPTY_HINT: Record<string, string> = {
  * choice is not explicit enough to be safe.
  */
 export function chooseTarget(inputs: TargetInputs, env: NodeJS.ProcessEnv): TargetChoice {
-  for (const [name, flag] of [['GATEHOUSE_API_URL', inputs.apiUrl], ['GATEHOUSE_API_KEY', inputs.apiKey]] as const) {
+  for (const [name, flag] of [
+    ['GATEHOUSE_API_URL', inputs.apiUrl],
+    ['GATEHOUSE_API_KEY', inputs.apiKey],
+  ] as const) {
     // A flag given on the command line wins over the variable; an empty variable with no flag is a mistake.
     if (flag === undefined && env[name] !== undefined && env[name].trim() === '') {
       throw new CliError('empty_variable', `${name} is set but empty; ${EMPTY_HINT[name]}. Nothing was sent.`);
     }
   }
-  for (const [flag, value] of [['--api-url', inputs.apiUrl], ['--api-key', inputs.apiKey]] as const) {
-    if (value !== undefined && value.trim() === '') throw new CliError('empty_variable', `${flag} is empty; give a value or leave the flag out. Nothing was sent.`);
+  for (const [flag, value] of [
+    ['--api-url', inputs.apiUrl],
+    ['--api-key', inputs.apiKey],
+  ] as const) {
+    if (value !== undefined && value.trim() === '')
+      throw new CliError('empty_variable', `${flag} is empty; give a value or leave the flag out. Nothing was sent.`);
   }
 
   const url = inputs.apiUrl?.trim();
   const namesEmbedded = url !== undefined && url.toLowerCase() === EMBEDDED_URL;
   if (url !== undefined && !namesEmbedded) {
     if (inputs.embedded) {
-      throw new CliError('conflicting_target', `--embedded was given together with the API URL ${url}; choose one (unset GATEHOUSE_API_URL or drop --embedded)`);
+      throw new CliError(
+        'conflicting_target',
+        `--embedded was given together with the API URL ${url}; choose one (unset GATEHOUSE_API_URL or drop --embedded)`,
+      );
     }
     return { mode: 'api', url, key: inputs.apiKey };
   }
@@ -65,7 +73,7 @@ export function chooseTarget(inputs: TargetInputs, env: NodeJS.ProcessEnv): Targ
   if (env.CI !== undefined && env.CI !== '') {
     throw new CliError(
       'target_required',
-      'no API URL in CI (CI is set): set GATEHOUSE_API_URL and GATEHOUSE_API_KEY from the pipeline\'s secrets, or pass --embedded to use the embedded reference server (.gatehouse/server.db) on purpose. Nothing was sent.',
+      "no API URL in CI (CI is set): set GATEHOUSE_API_URL and GATEHOUSE_API_KEY from the pipeline's secrets, or pass --embedded to use the embedded reference server (.gatehouse/server.db) on purpose. Nothing was sent.",
     );
   }
   return { mode: 'embedded', reason: 'default' };

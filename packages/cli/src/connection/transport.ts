@@ -26,7 +26,8 @@ export const transportFlags = {
     helpGroup: 'CONNECTION',
   }),
   deadline: Flags.string({
-    description: 'longest time for all the requests of the command together, e.g. 5m, waits for the rate limit and retries included; a wait or an attempt that would end later fails at once (none by default)',
+    description:
+      'longest time for all the requests of the command together, e.g. 5m, waits for the rate limit and retries included; a wait or an attempt that would end later fails at once (none by default)',
     env: 'GATEHOUSE_DEADLINE',
     helpGroup: 'CONNECTION',
   }),
@@ -90,7 +91,10 @@ export function proxyFor(apiUrl: string): string | undefined {
   }
   if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.hostname === '') {
     // Never the value itself: a proxy URL may hold a password.
-    throw new CliError('bad_proxy', `the proxy set for ${apiUrl} (HTTPS_PROXY, HTTP_PROXY or ALL_PROXY) is not an http:// or https:// URL; fix the variable, or name the API's host in NO_PROXY`);
+    throw new CliError(
+      'bad_proxy',
+      `the proxy set for ${apiUrl} (HTTPS_PROXY, HTTP_PROXY or ALL_PROXY) is not an http:// or https:// URL; fix the variable, or name the API's host in NO_PROXY`,
+    );
   }
   return proxy;
 }

@@ -40,7 +40,11 @@ const select = (cwd: string, options: Omit<Partial<SelectOptions>, 'flags'> & { 
     flags: { stack: 'default', ...options.flags },
   });
 
-const codeOf = async (promise: Promise<unknown>) => promise.then(() => 'resolved', (error: unknown) => (error instanceof CliError ? error.code : String(error)));
+const codeOf = async (promise: Promise<unknown>) =>
+  promise.then(
+    () => 'resolved',
+    (error: unknown) => (error instanceof CliError ? error.code : String(error)),
+  );
 
 describe('selectEnvironments', () => {
   it('without a project file changes nothing, and refuses --env', async () => {
@@ -65,7 +69,8 @@ describe('selectEnvironments', () => {
 
   it('flags and GATEHOUSE_* variables override the file', async () => {
     const root = await project();
-    const run = (await select(root, { flags: { env: 'staging', 'api-url': 'http://override', stack: 'mine' }, explicit: new Set(['api-url', 'stack']) })).runs[0]!;
+    const run = (await select(root, { flags: { env: 'staging', 'api-url': 'http://override', stack: 'mine' }, explicit: new Set(['api-url', 'stack']) }))
+      .runs[0]!;
     expect(run.connection()).toMatchObject({ 'api-url': 'http://override', 'api-key': 'k-staging', stack: 'mine' });
     // The default stack is not an override: the environment's stack (or the default) stays.
     const production = (await select(root, { flags: { env: 'production' } })).runs[0]!;
@@ -95,7 +100,12 @@ describe('selectEnvironments', () => {
     const error = await select(root, { flags: { env: 'prod' } }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ManifestProblems);
     const problems = (error as ManifestProblems).problems.map((p) => [p.code, p.at?.line]);
-    expect(problems).toEqual(expect.arrayContaining([['unknown_field', 2], ['invalid_value', 5]]));
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        ['unknown_field', 2],
+        ['invalid_value', 5],
+      ]),
+    );
     expect((error as ManifestProblems).message).not.toContain('hunter2');
     expect((error as ManifestProblems).problems.find((p) => p.at?.line === 5)!.message).toContain('must be ${env:NAME}');
     const names = await select(await project('manifests: [m]\nenvironments:\n  all: {}\n  Prod: {}\n'), { flags: { env: 'prod' } }).catch((e: unknown) => e);

@@ -93,10 +93,22 @@ export async function selectEnvironments(options: SelectOptions): Promise<Select
   const file = options.flags.config ?? (await findProjectFile(cwd));
   if (!file) {
     if (wanted !== undefined) {
-      throw new CliError('project_file', `--env ${wanted} needs a project file: no ${PROJECT_FILE_NAME} in ${cwd} or any directory above it; create one, or name it with --config FILE`);
+      throw new CliError(
+        'project_file',
+        `--env ${wanted} needs a project file: no ${PROJECT_FILE_NAME} in ${cwd} or any directory above it; create one, or name it with --config FILE`,
+      );
     }
     const notManifests = policyPaths({}, undefined, cwd).map((path) => resolve(cwd, path));
-    return { runs: [{ paths: argvPaths.length > 0 ? argvPaths : ['.'], options: { notManifests, credentials: credentialsOf(undefined, options.flags, env) }, connection: () => options.flags }], all: false };
+    return {
+      runs: [
+        {
+          paths: argvPaths.length > 0 ? argvPaths : ['.'],
+          options: { notManifests, credentials: credentialsOf(undefined, options.flags, env) },
+          connection: () => options.flags,
+        },
+      ],
+      all: false,
+    };
   }
   const { project, problems } = await readProject(file, cwd);
   if (!project) throw new ManifestProblems(problems);
@@ -118,22 +130,34 @@ export async function selectEnvironments(options: SelectOptions): Promise<Select
   if (wanted === undefined) {
     if (names.length === 0) return { project, runs: [run()], all: false };
     if (options.withoutEnv === 'every') return { project, runs: project.environments.map(run), all: true };
-    throw new CliError('environment_required', `${project.file} defines environments ${names.join(', ')}; choose one with --env NAME or GATEHOUSE_ENV${options.allowAll ? ' (or --env all)' : ''}`);
+    throw new CliError(
+      'environment_required',
+      `${project.file} defines environments ${names.join(', ')}; choose one with --env NAME or GATEHOUSE_ENV${options.allowAll ? ' (or --env all)' : ''}`,
+    );
   }
   if (wanted === 'all') {
     if (!options.allowAll) {
-      throw new CliError('environment_all_refused', `${options.command} --env all is refused: ${options.command} one environment at a time (--env ${names[0] ?? 'NAME'}, then the next)`);
+      throw new CliError(
+        'environment_all_refused',
+        `${options.command} --env all is refused: ${options.command} one environment at a time (--env ${names[0] ?? 'NAME'}, then the next)`,
+      );
     }
     const overrides = CONNECTION_OVERRIDES.filter((name) => options.explicit.has(name));
     if (overrides.length > 0) {
-      throw new CliError('environment_all_refused', `--env all runs every environment against its own target, so --${overrides.join(', --')} (or its GATEHOUSE_ variable) would send them all to one; unset it, or choose one environment`);
+      throw new CliError(
+        'environment_all_refused',
+        `--env all runs every environment against its own target, so --${overrides.join(', --')} (or its GATEHOUSE_ variable) would send them all to one; unset it, or choose one environment`,
+      );
     }
     if (names.length === 0) throw new CliError('environment_unknown', `--env all: ${project.file} defines no environments`);
     return { project, runs: project.environments.map(run), all: true };
   }
   const environment = project.environments.find((e) => e.name === wanted);
   if (!environment) {
-    throw new CliError('environment_unknown', `no environment "${wanted}" in ${project.file}; ${names.length > 0 ? `choose one of ${names.join(', ')}` : 'it defines no environments'}`);
+    throw new CliError(
+      'environment_unknown',
+      `no environment "${wanted}" in ${project.file}; ${names.length > 0 ? `choose one of ${names.join(', ')}` : 'it defines no environments'}`,
+    );
   }
   return { project, runs: [run(environment)], all: false };
 }
@@ -145,7 +169,10 @@ export async function selectEnvironments(options: SelectOptions): Promise<Select
  * refused too.
  */
 function credentialsOf(project: Project | undefined, flags: SelectOptions['flags'], env: Record<string, string | undefined>): Credentials {
-  const names = [API_KEY_VARIABLE, ...(project?.environments ?? []).flatMap((e) => [...(e.api_key ?? '').matchAll(/\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g)].map((m) => m[1]!))];
+  const names = [
+    API_KEY_VARIABLE,
+    ...(project?.environments ?? []).flatMap((e) => [...(e.api_key ?? '').matchAll(/\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g)].map((m) => m[1]!)),
+  ];
   const values = [...names.map((name) => env[name]), flags['api-key']].filter((value): value is string => value !== undefined && value.trim() !== '');
   return { names: [...new Set(names)], values: [...new Set(values)] };
 }
@@ -165,7 +192,7 @@ function connectionOf(environment: ProjectEnvironment, options: SelectOptions, e
   const embedded = options.explicit.has('embedded') && flags.embedded === true;
   const apiUrl = options.explicit.has('api-url') ? flags['api-url'] : embedded ? undefined : setting('api_url');
   const apiKey = options.explicit.has('api-key') ? flags['api-key'] : embedded ? undefined : setting('api_key');
-  const stack = options.explicit.has('stack') ? flags.stack : setting('stack') ?? flags.stack;
+  const stack = options.explicit.has('stack') ? flags.stack : (setting('stack') ?? flags.stack);
   const { env: _env, config: _config, ...connection } = flags;
   return { ...connection, 'api-url': apiUrl, 'api-key': apiKey, stack };
 }

@@ -15,7 +15,12 @@ const tmp = () => {
   dirs.push(dir);
   return dir;
 };
-const file = (name: string, kind: string, body: string): ExportFile => ({ file: name, kinds: [{ kind, documents: 1 }], documents: 1, text: `${EXPORT_HEADER} ${kind}\n${body}` });
+const file = (name: string, kind: string, body: string): ExportFile => ({
+  file: name,
+  kinds: [{ kind, documents: 1 }],
+  documents: 1,
+  text: `${EXPORT_HEADER} ${kind}\n${body}`,
+});
 
 describe('writeExport', () => {
   it('writes every file into a new directory, leaving no temporary file', async () => {
@@ -30,7 +35,10 @@ describe('writeExport', () => {
     const dir = tmp();
     writeFileSync(join(dir, 'backends.yaml'), 'kind: Backend\nname: mine\n');
     const files = [file('ip-policies.yaml', 'IPPolicy', 'a'), file('backends.yaml', 'Backend', 'b')];
-    await expect(writeExport(dir, files, false)).rejects.toMatchObject({ code: 'export_would_overwrite', message: expect.stringContaining(join(dir, 'backends.yaml')) });
+    await expect(writeExport(dir, files, false)).rejects.toMatchObject({
+      code: 'export_would_overwrite',
+      message: expect.stringContaining(join(dir, 'backends.yaml')),
+    });
     expect(existsSync(join(dir, 'ip-policies.yaml'))).toBe(false);
     expect(readFileSync(join(dir, 'backends.yaml'), 'utf8')).toContain('name: mine');
     await writeExport(dir, files, true);
@@ -65,6 +73,12 @@ describe('the summary', () => {
   it('counts manifests by kind, once for standard output', () => {
     expect(manifestCount([{ kind: 'IPPolicy', documents: 2 }])).toBe('2 IPPolicy manifests');
     expect(manifestCount([{ kind: 'IPPolicy', documents: 1 }])).toBe('1 IPPolicy manifest');
-    expect(manifestCount([{ kind: 'IPPolicy', documents: 1 }, { kind: 'Backend', documents: 3 }, { kind: 'IPPolicy', documents: 1 }])).toBe('2 IPPolicy, 3 Backend manifests');
+    expect(
+      manifestCount([
+        { kind: 'IPPolicy', documents: 1 },
+        { kind: 'Backend', documents: 3 },
+        { kind: 'IPPolicy', documents: 1 },
+      ]),
+    ).toBe('2 IPPolicy, 3 Backend manifests');
   });
 });

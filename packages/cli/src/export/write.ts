@@ -31,7 +31,10 @@ export async function writeExport(dir: string, files: ExportFile[], overwrite: b
   const paths = files.map((file) => join(dir, ...file.file.split('/')));
   const foreign = await foreignFiles(paths, isExportedText);
   if (foreign.length > 0 && !overwrite) {
-    throw new CliError('export_would_overwrite', `refusing to replace files that gatehouse export did not write: ${foreign.join(', ')}; choose another --out directory or pass --overwrite`);
+    throw new CliError(
+      'export_would_overwrite',
+      `refusing to replace files that gatehouse export did not write: ${foreign.join(', ')}; choose another --out directory or pass --overwrite`,
+    );
   }
   for (const [i, file] of files.entries()) {
     // Manifests are meant to be shared (committed, reviewed): the umask decides their mode.

@@ -8,7 +8,7 @@ const terminal = (columns = 40) => {
 };
 
 describe('the live line', () => {
-  it('is cut to the terminal\'s width, so that it never wraps (a wrapped line cannot be erased whole)', () => {
+  it("is cut to the terminal's width, so that it never wraps (a wrapped line cannot be erased whole)", () => {
     expect(fit('x'.repeat(39), 40)).toBe('x'.repeat(39));
     expect(fit('x'.repeat(45), 40)).toBe(`${'x'.repeat(38)}…`);
     expect([...fit(`${'█'.repeat(50)}`, 20)]).toHaveLength(19);

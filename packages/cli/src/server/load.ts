@@ -27,10 +27,7 @@ const NATIVE_PACKAGE = 'better-sqlite3';
  * @param importServer how to import the module (tests pass a failing one); the default is a
  *   dynamic `import('@gatehouse/server')`, so nothing of the server is read before this call.
  */
-export async function loadServer(
-  use: ServerUse,
-  importServer: () => Promise<ServerModule> = () => import('@gatehouse/server'),
-): Promise<ServerModule> {
+export async function loadServer(use: ServerUse, importServer: () => Promise<ServerModule> = () => import('@gatehouse/server')): Promise<ServerModule> {
   try {
     return await importServer();
   } catch (error) {

@@ -106,7 +106,13 @@ async function reconcile(env: WatchedEnvironment, options: CycleOptions): Promis
   if (stop.aborted) throw new Stopped();
   const observation = await observe(new StoppableApi(env.connection.api, stop));
   const prepared = planApply(prepareOptions, read, observation);
-  const report = classifyDrift({ matching: prepared.matching, desired: read.read.desired, stack, target: env.connection.target, requests: observation.requests });
+  const report = classifyDrift({
+    matching: prepared.matching,
+    desired: read.read.desired,
+    stack,
+    target: env.connection.target,
+    requests: observation.requests,
+  });
   const drift = report.objects.map(toCycleDrift);
   const ignoredFields = (prepared.plan.ignored ?? []).reduce((sum, o) => sum + o.fields.length, 0);
   const lock = lockOf(stack, observation.lockObjects.bots, observation.lockObjects.policies);
@@ -114,14 +120,29 @@ async function reconcile(env: WatchedEnvironment, options: CycleOptions): Promis
   if (!settings.allow.outside && !settings.allow.git) return { outcome: 'success', drift, ignoredFields };
 
   const selection = selectHealable(prepared, report, settings.allow);
-  const held = countHeld([...selection.held, ...prepared.notPruned.map((c) => ({ address: c.address, cause: 'git' as const, needs: ['--prune', ...(settings.allow.git ? [] : ['--apply-git'])] }))]);
+  const held = countHeld([
+    ...selection.held,
+    ...prepared.notPruned.map((c) => ({ address: c.address, cause: 'git' as const, needs: ['--prune', ...(settings.allow.git ? [] : ['--apply-git'])] })),
+  ]);
   if (selection.selected.length === 0) return { outcome: 'success', drift, ignoredFields, held };
-  const heal = await healUnderLock(env, options, prepareOptions, read, selection.selected.map((s) => s.address));
+  const heal = await healUnderLock(
+    env,
+    options,
+    prepareOptions,
+    read,
+    selection.selected.map((s) => s.address),
+  );
   return { outcome: heal.outcome === 'interrupted' ? 'interrupted' : 'success', drift, ignoredFields, held, heal };
 }
 
 /** Step 3: under the stack's lock, plan and select again on a fresh reading, and apply. */
-async function healUnderLock(env: WatchedEnvironment, options: CycleOptions, prepareOptions: PrepareOptions, read: ApplyRead, wanted: string[]): Promise<HealReport> {
+async function healUnderLock(
+  env: WatchedEnvironment,
+  options: CycleOptions,
+  prepareOptions: PrepareOptions,
+  read: ApplyRead,
+  wanted: string[],
+): Promise<HealReport> {
   const { settings, stop, warn } = options;
   const { api, stack } = env.connection;
   const failedAll = (reason: string) => wanted.map((address) => ({ address, reason }));
@@ -135,7 +156,8 @@ async function healUnderLock(env: WatchedEnvironment, options: CycleOptions, pre
         timeoutMs: settings.lockTimeoutMs,
         holder: `gatehouse watch on ${hostname()} (pid ${process.pid})`,
         onRenewalError: (error) => warn(`could not renew the lock of stack "${sanitize(stack)}" (trying again): ${sanitize(error.message)}`),
-        onReleaseError: (error) => warn(`could not release the lock of stack "${sanitize(stack)}": ${sanitize(error.message)}; run gatehouse unlock --stack ${sanitize(stack)}`),
+        onReleaseError: (error) =>
+          warn(`could not release the lock of stack "${sanitize(stack)}": ${sanitize(error.message)}; run gatehouse unlock --stack ${sanitize(stack)}`),
       },
       () => observe(new StoppableApi(api, stop)),
       (observed) => observed.lockObjects.policies,
@@ -149,28 +171,57 @@ async function healUnderLock(env: WatchedEnvironment, options: CycleOptions, pre
   const { lock, value: observation } = held;
   try {
     const prepared = planApply(prepareOptions, read, observation);
-    const report = classifyDrift({ matching: prepared.matching, desired: read.read.desired, stack, target: env.connection.target, requests: observation.requests });
+    const report = classifyDrift({
+      matching: prepared.matching,
+      desired: read.read.desired,
+      stack,
+      target: env.connection.target,
+      requests: observation.requests,
+    });
     const selection = selectHealable(prepared, report, settings.allow);
     // Another watcher (or a pipeline) set it right between the two readings.
     if (selection.selected.length === 0) return { outcome: 'nothing', healed: [], failed: [] };
     if (selection.prepared.refusals.length > 0) {
       const message = selection.prepared.refusals.map((r) => `${r.message} [${r.code}]`).join('; ');
-      return { outcome: 'refused', healed: [], failed: selection.selected.map((s) => ({ address: s.address, reason: message })), message: `refused, nothing was written: ${sanitize(message)}` };
+      return {
+        outcome: 'refused',
+        healed: [],
+        failed: selection.selected.map((s) => ({ address: s.address, reason: message })),
+        message: `refused, nothing was written: ${sanitize(message)}`,
+      };
     }
     const result = await executeApply(selection.prepared, api, { signal: AbortSignal.any([stop, lock.lost]) });
     const healed = result.steps.filter((s) => s.status === 'done').map((s) => s.address);
     const failed = result.steps.filter((s) => s.status !== 'done').map((s) => ({ address: s.address, reason: s.reason?.message ?? s.status }));
     const outcome: ApplyOutcome = result.interrupted || lock.lost.aborted ? 'interrupted' : result.ok ? 'done' : 'failed';
-    return { outcome, healed, failed, ...(failed.length > 0 ? { message: sanitize(`${failed.length} change${failed.length === 1 ? '' : 's'} not done: ${failed[0]!.address}: ${failed[0]!.reason}`) } : {}) };
+    return {
+      outcome,
+      healed,
+      failed,
+      ...(failed.length > 0
+        ? { message: sanitize(`${failed.length} change${failed.length === 1 ? '' : 's'} not done: ${failed[0]!.address}: ${failed[0]!.reason}`) }
+        : {}),
+    };
   } catch (error) {
     const message = describeFailure(error).error;
     return { outcome: 'failed', healed: [], failed: failedAll(message), message };
   } finally {
-    await lock.release().catch((error: unknown) => warn(`could not release the lock of stack "${sanitize(stack)}": ${sanitize((error as Error).message)}; run gatehouse unlock --stack ${sanitize(stack)}`));
+    await lock
+      .release()
+      .catch((error: unknown) =>
+        warn(
+          `could not release the lock of stack "${sanitize(stack)}": ${sanitize((error as Error).message)}; run gatehouse unlock --stack ${sanitize(stack)}`,
+        ),
+      );
   }
 }
 
-const toCycleDrift = (o: DriftReport['objects'][number]): CycleDrift => ({ address: o.address, kind: o.kind, cause: o.drift, fields: o.fields.map((f) => f.path) });
+const toCycleDrift = (o: DriftReport['objects'][number]): CycleDrift => ({
+  address: o.address,
+  kind: o.kind,
+  cause: o.drift,
+  fields: o.fields.map((f) => f.path),
+});
 
 /** How many held changes need each flag. */
 function countHeld(held: readonly HeldChange[]): Record<string, number> {
@@ -183,7 +234,10 @@ function countHeld(held: readonly HeldChange[]): Record<string, number> {
 function describeFailure(error: unknown): { error: string; problems?: string[] } {
   if (error instanceof ManifestProblems) {
     const n = error.problems.length;
-    return { error: `${n} problem${n === 1 ? '' : 's'} in the manifests; nothing was planned`, problems: error.problems.slice(0, 20).map((p) => formatProblem(p)) };
+    return {
+      error: `${n} problem${n === 1 ? '' : 's'} in the manifests; nothing was planned`,
+      problems: error.problems.slice(0, 20).map((p) => formatProblem(p)),
+    };
   }
   if (error instanceof LiveApiError) return { error: `the API failed: ${sanitize(error.message)}` };
   return { error: sanitize(error instanceof Error ? error.message : String(error)) };

@@ -9,7 +9,12 @@ import { gitPull, repositoryDirectory } from './git.js';
 const temp = tempDirForFile('gatehouse-git-');
 const fresh = () => mkdtempSync(join(temp.path, 'case-'));
 
-const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@e', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@e' } }).trim();
+const git = (cwd: string, ...args: string[]) =>
+  execFileSync('git', args, {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@e', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@e' },
+  }).trim();
 
 /** An origin, a clone the watcher pulls, and a clone that pushes. */
 function repositories() {
@@ -38,7 +43,7 @@ describe('gitPull', () => {
     expect(result).toEqual({ ok: true, commit: git(author, 'rev-parse', '--short', 'HEAD') });
   });
 
-  it('fails with git\'s reason when the pull cannot fast-forward (no merge is made)', async () => {
+  it("fails with git's reason when the pull cannot fast-forward (no merge is made)", async () => {
     const { author, watched } = repositories();
     writeFileSync(join(author, 'a.yaml'), 'two\n');
     git(author, 'commit', '--quiet', '-am', 'two');

@@ -44,7 +44,10 @@ function git(dir: string, args: string[], signal?: AbortSignal): Promise<{ ok: b
       ['-C', dir, ...args],
       { timeout: PULL_TIMEOUT_MS, ...(signal ? { signal } : {}), env: { ...process.env, GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' }, maxBuffer: 1024 * 1024 },
       (error, stdout, stderr) => {
-        const text = `${stderr}`.trim() || `${stdout}`.trim() || (error ? (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'git is not installed (--git-pull needs it on the PATH)' : error.message : '');
+        const text =
+          `${stderr}`.trim() ||
+          `${stdout}`.trim() ||
+          (error ? ((error as NodeJS.ErrnoException).code === 'ENOENT' ? 'git is not installed (--git-pull needs it on the PATH)' : error.message) : '');
         done({ ok: !error, output: maskCredentials(text).split('\n').slice(0, 5).join(' / ') });
       },
     );

@@ -52,13 +52,20 @@ async function answer(request: IncomingMessage, response: ServerResponse, metric
     return;
   }
   const report = health.report();
-  response.writeHead(report.healthy ? 200 : 503, { 'content-type': 'application/json' }).end(request.method === 'HEAD' ? undefined : `${JSON.stringify({ status: report.healthy ? 'ok' : 'unhealthy', ...report })}\n`);
+  response
+    .writeHead(report.healthy ? 200 : 503, { 'content-type': 'application/json' })
+    .end(request.method === 'HEAD' ? undefined : `${JSON.stringify({ status: report.healthy ? 'ok' : 'unhealthy', ...report })}\n`);
 }
 
 function listen(server: Server, address: ListenAddress): Promise<void> {
   return new Promise((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) =>
-      reject(new CliError('listen_failed', `cannot listen on --metrics-addr ${address.host}:${address.port}: ${error.code === 'EADDRINUSE' ? 'the port is in use' : error.code ?? error.message}; choose another address (port 0 picks a free one)`)),
+      reject(
+        new CliError(
+          'listen_failed',
+          `cannot listen on --metrics-addr ${address.host}:${address.port}: ${error.code === 'EADDRINUSE' ? 'the port is in use' : (error.code ?? error.message)}; choose another address (port 0 picks a free one)`,
+        ),
+      ),
     );
     server.listen(address.port, address.host, () => resolve());
   });

@@ -52,7 +52,9 @@ export function cycleLine({ cycle, environment, stack, report, durationMs, at, c
     ...(report.heal?.message ? { heal_message: report.heal.message } : {}),
     ...(report.held && Object.keys(report.held).length > 0 ? { held: report.held } : {}),
     ...(report.ignoredFields ? { ignored_fields: report.ignoredFields } : {}),
-    ...(report.lock ? { locked_by: report.lock.holder ?? 'an unknown holder', note: 'another apply holds the stack\'s lock: drift reported, nothing healed or notified' } : {}),
+    ...(report.lock
+      ? { locked_by: report.lock.holder ?? 'an unknown holder', note: "another apply holds the stack's lock: drift reported, nothing healed or notified" }
+      : {}),
     ...(commit !== undefined ? { commit } : {}),
     ...(report.error !== undefined ? { error: report.error } : {}),
     ...(report.problems ? { problems: report.problems } : {}),

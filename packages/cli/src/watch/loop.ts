@@ -64,9 +64,21 @@ export async function watchLoop(options: LoopOptions): Promise<void> {
           const perMinute = (report.requests * 60_000) / settings.intervalMs;
           if (perMinute > SERVICE_REQUESTS_PER_MINUTE / 2 && !warnedBudget.has(env.name)) {
             warnedBudget.add(env.name);
-            options.warn(`environment ${env.name}: a cycle took ${report.requests} requests, so every ${settings.intervalMs / 1000} s is about ${Math.round(perMinute)} a minute, over half of the ${SERVICE_REQUESTS_PER_MINUTE} a minute the service allows an account (shared with pipelines and people); choose a longer --interval`);
+            options.warn(
+              `environment ${env.name}: a cycle took ${report.requests} requests, so every ${settings.intervalMs / 1000} s is about ${Math.round(perMinute)} a minute, over half of the ${SERVICE_REQUESTS_PER_MINUTE} a minute the service allows an account (shared with pipelines and people); choose a longer --interval`,
+            );
           }
-          options.write(cycleLine({ cycle, environment: env.name, stack: env.connection.stack, report, durationMs: ended.getTime() - began, at: ended, ...(commit !== undefined ? { commit } : {}) }));
+          options.write(
+            cycleLine({
+              cycle,
+              environment: env.name,
+              stack: env.connection.stack,
+              report,
+              durationMs: ended.getTime() - began,
+              at: ended,
+              ...(commit !== undefined ? { commit } : {}),
+            }),
+          );
           const notifier = options.notifier;
           if (notifier && report.drift && !report.lock && report.outcome !== 'interrupted') {
             const messages = notifier.states.observe({
@@ -95,6 +107,13 @@ function record(options: LoopOptions, env: WatchedEnvironment, report: CycleRepo
   if (report.heal && report.heal.outcome !== 'nothing') metrics.applied(env.name, report.heal.outcome);
   if (!report.drift) return;
   const healed = new Set(report.heal?.healed ?? []);
-  metrics.setDrift(env.name, report.drift.filter((d) => !healed.has(d.address)), report.drift);
-  metrics.healed(env.name, report.drift.filter((d) => healed.has(d.address)));
+  metrics.setDrift(
+    env.name,
+    report.drift.filter((d) => !healed.has(d.address)),
+    report.drift,
+  );
+  metrics.healed(
+    env.name,
+    report.drift.filter((d) => healed.has(d.address)),
+  );
 }

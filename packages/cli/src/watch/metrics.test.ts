@@ -12,15 +12,21 @@ describe('WatchMetrics', () => {
     const metrics = new WatchMetrics({ environments: ['production'], defaultMetrics: false });
     metrics.addApi('https://api.example.com');
     const text = await metrics.text();
-    for (const outcome of ['success', 'failed', 'skipped', 'interrupted']) expect(sample(text, `gatehouse_cycles_total{environment="production",outcome="${outcome}"}`)).toBe(0);
-    for (const outcome of ['done', 'failed', 'refused', 'locked', 'interrupted']) expect(sample(text, `gatehouse_applies_total{environment="production",outcome="${outcome}"}`)).toBe(0);
+    for (const outcome of ['success', 'failed', 'skipped', 'interrupted'])
+      expect(sample(text, `gatehouse_cycles_total{environment="production",outcome="${outcome}"}`)).toBe(0);
+    for (const outcome of ['done', 'failed', 'refused', 'locked', 'interrupted'])
+      expect(sample(text, `gatehouse_applies_total{environment="production",outcome="${outcome}"}`)).toBe(0);
     expect(sample(text, 'gatehouse_api_rate_limited_total{api="https://api.example.com"}')).toBe(0);
     expect(metrics.contentType).toMatch(/^text\/plain/);
   });
 
   it('the drift gauge counts by kind and cause and returns to 0 when the drift ends', async () => {
     const metrics = new WatchMetrics({ environments: ['production'], defaultMetrics: false });
-    metrics.setDrift('production', [{ kind: 'IPPolicy', cause: 'changed_outside' }, { kind: 'IPPolicy', cause: 'changed_outside' }, { kind: 'Backend', cause: 'missing' }]);
+    metrics.setDrift('production', [
+      { kind: 'IPPolicy', cause: 'changed_outside' },
+      { kind: 'IPPolicy', cause: 'changed_outside' },
+      { kind: 'Backend', cause: 'missing' },
+    ]);
     let text = await metrics.text();
     expect(sample(text, 'gatehouse_drift_objects{environment="production",kind="IPPolicy",cause="changed_outside"}')).toBe(2);
     expect(sample(text, 'gatehouse_drift_objects{environment="production",kind="Backend",cause="missing"}')).toBe(1);

@@ -47,14 +47,55 @@ export class WatchMetrics {
 
   constructor(options: { environments: readonly string[]; defaultMetrics?: boolean }) {
     const registers = [this.registry];
-    this.#drift = new prom.Gauge({ name: 'gatehouse_drift_objects', help: 'Objects that differ from the manifests at the end of the last cycle, by kind and cause (drift kind: changed_outside, deleted_outside, changed_in_manifests, missing, changed, duplicate)', labelNames: ['environment', 'kind', 'cause'], registers });
-    this.#healed = new prom.Counter({ name: 'gatehouse_healed_objects_total', help: 'Objects a heal set right, by kind and the cause of their drift', labelNames: ['environment', 'kind', 'cause'], registers });
-    this.#duration = new prom.Histogram({ name: 'gatehouse_cycle_duration_seconds', help: 'Duration of a reconcile cycle (read, plan, drift, heal)', labelNames: ['environment'], buckets: [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600], registers });
-    this.#cycles = new prom.Counter({ name: 'gatehouse_cycles_total', help: 'Reconcile cycles by outcome: success, failed (manifests or API), skipped (git pull failed), interrupted (SIGTERM)', labelNames: ['environment', 'outcome'], registers });
-    this.#lastSuccess = new prom.Gauge({ name: 'gatehouse_last_success_timestamp_seconds', help: 'Unix time at which the last successful cycle ended', labelNames: ['environment'], registers });
-    this.#applies = new prom.Counter({ name: 'gatehouse_applies_total', help: 'Heals attempted, by outcome: done, failed (a change failed), refused (a safety rail), locked (another apply held the lock), interrupted', labelNames: ['environment', 'outcome'], registers });
-    this.#requests = new prom.Counter({ name: 'gatehouse_api_requests_total', help: 'Requests to the management API (every attempt), by method and HTTP status ("none" when no answer came)', labelNames: ['api', 'method', 'code'], registers });
-    this.#rateLimited = new prom.Counter({ name: 'gatehouse_api_rate_limited_total', help: 'Requests the management API answered 429 (rate limit or too many at once)', labelNames: ['api'], registers });
+    this.#drift = new prom.Gauge({
+      name: 'gatehouse_drift_objects',
+      help: 'Objects that differ from the manifests at the end of the last cycle, by kind and cause (drift kind: changed_outside, deleted_outside, changed_in_manifests, missing, changed, duplicate)',
+      labelNames: ['environment', 'kind', 'cause'],
+      registers,
+    });
+    this.#healed = new prom.Counter({
+      name: 'gatehouse_healed_objects_total',
+      help: 'Objects a heal set right, by kind and the cause of their drift',
+      labelNames: ['environment', 'kind', 'cause'],
+      registers,
+    });
+    this.#duration = new prom.Histogram({
+      name: 'gatehouse_cycle_duration_seconds',
+      help: 'Duration of a reconcile cycle (read, plan, drift, heal)',
+      labelNames: ['environment'],
+      buckets: [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600],
+      registers,
+    });
+    this.#cycles = new prom.Counter({
+      name: 'gatehouse_cycles_total',
+      help: 'Reconcile cycles by outcome: success, failed (manifests or API), skipped (git pull failed), interrupted (SIGTERM)',
+      labelNames: ['environment', 'outcome'],
+      registers,
+    });
+    this.#lastSuccess = new prom.Gauge({
+      name: 'gatehouse_last_success_timestamp_seconds',
+      help: 'Unix time at which the last successful cycle ended',
+      labelNames: ['environment'],
+      registers,
+    });
+    this.#applies = new prom.Counter({
+      name: 'gatehouse_applies_total',
+      help: 'Heals attempted, by outcome: done, failed (a change failed), refused (a safety rail), locked (another apply held the lock), interrupted',
+      labelNames: ['environment', 'outcome'],
+      registers,
+    });
+    this.#requests = new prom.Counter({
+      name: 'gatehouse_api_requests_total',
+      help: 'Requests to the management API (every attempt), by method and HTTP status ("none" when no answer came)',
+      labelNames: ['api', 'method', 'code'],
+      registers,
+    });
+    this.#rateLimited = new prom.Counter({
+      name: 'gatehouse_api_rate_limited_total',
+      help: 'Requests the management API answered 429 (rate limit or too many at once)',
+      labelNames: ['api'],
+      registers,
+    });
     // Every series a dashboard or an alert may read exists from the start, at 0.
     for (const environment of options.environments) {
       for (const outcome of CYCLE_OUTCOMES) this.#cycles.inc({ environment, outcome }, 0);

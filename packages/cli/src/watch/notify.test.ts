@@ -15,7 +15,8 @@ const cycle = (drifted: DriftedItem[], heal: Partial<Pick<CycleFindings, 'healed
   healed: heal.healed ?? [],
   failed: heal.failed ?? [],
 });
-const events = (notifier: DriftNotifier, findings: CycleFindings) => notifier.observe(findings, NOW).map((n) => `${n.event} ${n.objects.map((o) => o.address).join(',')}`);
+const events = (notifier: DriftNotifier, findings: CycleFindings) =>
+  notifier.observe(findings, NOW).map((n) => `${n.event} ${n.objects.map((o) => o.address).join(',')}`);
 
 describe('DriftNotifier', () => {
   it('says drift appeared once, however many cycles it stays', () => {
@@ -29,7 +30,10 @@ describe('DriftNotifier', () => {
 
   it('detected and healed in one cycle: two messages; then nothing', () => {
     const notifier = new DriftNotifier();
-    expect(events(notifier, cycle([dashboard], { healed: ['IPRestriction/dashboard'] }))).toEqual(['drift_detected IPRestriction/dashboard', 'drift_healed IPRestriction/dashboard']);
+    expect(events(notifier, cycle([dashboard], { healed: ['IPRestriction/dashboard'] }))).toEqual([
+      'drift_detected IPRestriction/dashboard',
+      'drift_healed IPRestriction/dashboard',
+    ]);
     expect(events(notifier, cycle([]))).toEqual([]);
   });
 
@@ -52,7 +56,9 @@ describe('DriftNotifier', () => {
   it('keeps environments apart', () => {
     const notifier = new DriftNotifier();
     notifier.observe(cycle([dashboard]), NOW);
-    expect(notifier.observe({ ...cycle([dashboard]), environment: 'staging' }, NOW).map((n) => `${n.event} ${n.environment}`)).toEqual(['drift_detected staging']);
+    expect(notifier.observe({ ...cycle([dashboard]), environment: 'staging' }, NOW).map((n) => `${n.event} ${n.environment}`)).toEqual([
+      'drift_detected staging',
+    ]);
   });
 
   it('a message has a text for Slack and Teams and structured fields, and never a value', () => {

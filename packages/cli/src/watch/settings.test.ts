@@ -6,12 +6,23 @@ import { parseListenAddress, parseWebhook, readWatchSettings, type WatchFlagValu
 import { maskCredentials } from './git.js';
 
 const flags = (over: Partial<WatchFlagValues> = {}): WatchFlagValues => ({
-  interval: '5m', 'self-heal': false, 'apply-git': false, prune: false, 'git-pull': false, 'metrics-addr': '127.0.0.1:9464', 'lock-timeout': 0, ...over,
+  interval: '5m',
+  'self-heal': false,
+  'apply-git': false,
+  prune: false,
+  'git-pull': false,
+  'metrics-addr': '127.0.0.1:9464',
+  'lock-timeout': 0,
+  ...over,
 });
 
 describe('readWatchSettings', () => {
   it('reads the interval and what may be applied', () => {
-    expect(readWatchSettings(flags({ interval: '30s', 'self-heal': true, prune: true }))).toMatchObject({ intervalMs: 30_000, allow: { outside: true, git: false, prune: true }, metrics: { host: '127.0.0.1', port: 9464 } });
+    expect(readWatchSettings(flags({ interval: '30s', 'self-heal': true, prune: true }))).toMatchObject({
+      intervalMs: 30_000,
+      allow: { outside: true, git: false, prune: true },
+      metrics: { host: '127.0.0.1', port: 9464 },
+    });
     expect(readWatchSettings(flags({ interval: '1h' })).intervalMs).toBe(3_600_000);
   });
 
@@ -60,7 +71,10 @@ describe('Health', () => {
     expect(health.report(t(121)).healthy).toBe(false);
     health.cycleEnded('production', 'success', t(100));
     health.cycleEnded('production', 'failed', t(160));
-    expect(health.report(t(220))).toEqual({ healthy: true, environments: { production: { last_success: t(100).toISOString(), last_outcome: 'failed', healthy: true } } });
+    expect(health.report(t(220))).toEqual({
+      healthy: true,
+      environments: { production: { last_success: t(100).toISOString(), last_outcome: 'failed', healthy: true } },
+    });
     expect(health.report(t(221)).healthy).toBe(false);
   });
 
@@ -73,7 +87,9 @@ describe('Health', () => {
 
 describe('maskCredentials', () => {
   it('hides the user and token of a URL git prints', () => {
-    expect(maskCredentials("fatal: unable to access 'https://x-access-token:ghp_abc123@github.com/org/repo.git/': 403")).toBe("fatal: unable to access 'https://***@github.com/org/repo.git/': 403");
+    expect(maskCredentials("fatal: unable to access 'https://x-access-token:ghp_abc123@github.com/org/repo.git/': 403")).toBe(
+      "fatal: unable to access 'https://***@github.com/org/repo.git/': 403",
+    );
     expect(maskCredentials('ssh://git@example.com/repo')).toBe('ssh://***@example.com/repo');
   });
 });

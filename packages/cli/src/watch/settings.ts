@@ -45,7 +45,10 @@ export function readWatchSettings(flags: WatchFlagValues): WatchSettings {
     throw new CliError('watch_flags', `--interval ${flags.interval} is not a duration of at least 1s; give e.g. 30s, 5m or 1h`);
   }
   if (flags.prune && !flags['self-heal'] && !flags['apply-git']) {
-    throw new CliError('watch_flags', '--prune lets a cycle delete, but nothing is applied without --self-heal or --apply-git; add one of them, or leave --prune out');
+    throw new CliError(
+      'watch_flags',
+      '--prune lets a cycle delete, but nothing is applied without --self-heal or --apply-git; add one of them, or leave --prune out',
+    );
   }
   return {
     intervalMs,
@@ -74,7 +77,10 @@ export function parseWebhook(text: string): URL {
   try {
     url = new URL(text);
   } catch {
-    throw new CliError('watch_flags', '--notify-webhook (or GATEHOUSE_NOTIFY_WEBHOOK) is not a URL; give the incoming webhook URL of Slack, Microsoft Teams or your own receiver');
+    throw new CliError(
+      'watch_flags',
+      '--notify-webhook (or GATEHOUSE_NOTIFY_WEBHOOK) is not a URL; give the incoming webhook URL of Slack, Microsoft Teams or your own receiver',
+    );
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
     throw new CliError('watch_flags', `--notify-webhook must be an http:// or https:// URL, not ${url.protocol}`);

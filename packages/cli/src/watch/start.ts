@@ -37,7 +37,12 @@ export async function startWatch({ runs, projectFile, settings, reading }: Watch
   const onSignal = (signal: NodeJS.Signals) => {
     signals += 1;
     if (signals > 1) {
-      stderr(eventLine('warn', `${signal} again: exiting at once; a change in flight may or may not have taken effect, and the stack's lock may be left (gatehouse unlock removes it)`));
+      stderr(
+        eventLine(
+          'warn',
+          `${signal} again: exiting at once; a change in flight may or may not have taken effect, and the stack's lock may be left (gatehouse unlock removes it)`,
+        ),
+      );
       process.exit(130);
     }
     stderr(eventLine('info', `${signal}: finishing the request in flight, releasing the lock, then exiting`));

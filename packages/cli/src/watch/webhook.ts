@@ -38,7 +38,9 @@ export function webhookSender(url: URL, onFailure: (message: string) => void, op
         }
         if (attempt < ATTEMPTS) await sleep(retryDelayMs * attempt);
       }
-      onFailure(`the ${notification.event} notification could not be posted to the webhook at ${webhookOrigin(url)} (${why}); it is dropped, the next change of state is sent again`);
+      onFailure(
+        `the ${notification.event} notification could not be posted to the webhook at ${webhookOrigin(url)} (${why}); it is dropped, the next change of state is sent again`,
+      );
     },
   };
 }

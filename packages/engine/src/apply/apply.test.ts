@@ -72,7 +72,12 @@ describe('order', () => {
     const rules = api.objects('/ip_policy_rules').filter((r) => (r.ip_policy as { id: string }).id === office.id);
     expect(rules.map((r) => r.cidr).sort()).toEqual(['198.51.100.0/24', '203.0.113.0/24']);
     const restriction = log.find((r) => r.path === '/ip_restrictions')!;
-    expect((restriction.body!.ip_policy_ids as string[]).sort()).toEqual(api.objects('/ip_policies').map((p) => p.id).sort());
+    expect((restriction.body!.ip_policy_ids as string[]).sort()).toEqual(
+      api
+        .objects('/ip_policies')
+        .map((p) => p.id)
+        .sort(),
+    );
     for (const policy of log.filter((r) => r.path === '/ip_policies')) {
       expect(log.indexOf(policy)).toBeLessThan(log.indexOf(restriction));
     }
@@ -146,7 +151,10 @@ describe('order', () => {
     const dir = manifests(POLICIES);
     await apply(api, dir);
     const before = api.log.length;
-    const withoutVpnRules = POLICIES.replace('    - {cidr: 192.0.2.0/25, action: allow}\n', '').replace('  description: VPN\n  rules:\n', '  description: VPN\n');
+    const withoutVpnRules = POLICIES.replace('    - {cidr: 192.0.2.0/25, action: allow}\n', '').replace(
+      '  description: VPN\n  rules:\n',
+      '  description: VPN\n',
+    );
     rewrite(dir, withoutVpnRules);
     const refused = apply(api, dir, { prune: true, force: true });
     await expect(refused).rejects.toMatchObject({
@@ -158,7 +166,7 @@ describe('order', () => {
     expect((await apply(api, dir, { prune: true, force: true })).ok).toBe(true);
   });
 
-  it('creates the reservations an edge\'s hostports name before the edge, sends the assigned address, and replans empty', async () => {
+  it("creates the reservations an edge's hostports name before the edge, sends the assigned address, and replans empty", async () => {
     const api = new MemoryLiveApi();
     const dir = manifests(`
 kind: ReservedDomain
@@ -258,7 +266,10 @@ describe('concurrency and failures', () => {
     expect(result.ok).toBe(false);
     expect(status(result, 'IPPolicy/office')).toMatchObject({ status: 'failed', reason: { code: 'api_failure' } });
     for (const address of ['IPPolicyRule/office/203.0.113.0/24', 'IPPolicyRule/office/198.51.100.0/24', 'IPRestriction/dashboard']) {
-      expect(status(result, address)).toMatchObject({ status: 'skipped', reason: { code: 'dependency_failed', message: expect.stringContaining('IPPolicy/office') } });
+      expect(status(result, address)).toMatchObject({
+        status: 'skipped',
+        reason: { code: 'dependency_failed', message: expect.stringContaining('IPPolicy/office') },
+      });
     }
     expect(status(result, 'IPPolicyRule/vpn/192.0.2.0/25')).toMatchObject({ status: 'done' });
     expect(result.summary).toMatchObject({ done: 2, failed: 1, skipped: 3 });
@@ -297,11 +308,16 @@ describe('concurrency and failures', () => {
 describe('replace', () => {
   it('creates the new object first, re-points what references it, then deletes the old one', async () => {
     const api = new MemoryLiveApi();
-    const dir = manifests(`kind: Backend\nname: a\nspec: {type: tunnel_group, labels: {app: a}}\n---\nkind: Backend\nname: fo\nspec: {type: failover, backends: [a]}\n`);
+    const dir = manifests(
+      `kind: Backend\nname: a\nspec: {type: tunnel_group, labels: {app: a}}\n---\nkind: Backend\nname: fo\nspec: {type: failover, backends: [a]}\n`,
+    );
     await apply(api, dir);
     const old = api.objects('/backends/tunnel_group')[0]!.id as string;
     api.log.length = 0;
-    rewrite(dir, `kind: Backend\nname: a\nspec: {type: http_response, status_code: 503}\n---\nkind: Backend\nname: fo\nspec: {type: failover, backends: [a]}\n`);
+    rewrite(
+      dir,
+      `kind: Backend\nname: a\nspec: {type: http_response, status_code: 503}\n---\nkind: Backend\nname: fo\nspec: {type: failover, backends: [a]}\n`,
+    );
     // The plan shows the re-point as a change of its own (plan = apply).
     const prepared = await prepareApply({ api, stack: 'default', paths: [dir], env: {} });
     expect(prepared.plan.changes.map((c) => [c.address, c.action, c.cause])).toEqual([
@@ -318,7 +334,11 @@ describe('replace', () => {
     ]);
     expect(api.objects('/backends/failover')[0]!.backends).toEqual([fresh]);
     expect(status(result, 'Backend/a')).toMatchObject({ action: 'replace', id: fresh, status: 'done' });
-    expect(status(result, 'Backend/fo')).toMatchObject({ action: 'update', status: 'done', note: 'references Backend/a, which is replaced: pointed at the new object' });
+    expect(status(result, 'Backend/fo')).toMatchObject({
+      action: 'update',
+      status: 'done',
+      note: 'references Backend/a, which is replaced: pointed at the new object',
+    });
   });
 
   it('deletes first when a unique key forbids two at once (a rule whose action changes)', async () => {
@@ -337,7 +357,12 @@ describe('saved plans', () => {
     const api = new MemoryLiveApi();
     const dir = manifests(POLICIES);
     await apply(api, dir);
-    rewrite(dir, POLICIES.replace('description: Office', 'description: Office v2').replace('description: VPN', 'description: VPN v2').replace('enforced: true', 'enforced: false'));
+    rewrite(
+      dir,
+      POLICIES.replace('description: Office', 'description: Office v2')
+        .replace('description: VPN', 'description: VPN v2')
+        .replace('enforced: true', 'enforced: false'),
+    );
     const saved = (await prepareApply({ api, stack: 'default', paths: [dir], env: {} })).plan;
     expect(saved.changes.map((c) => c.address).sort()).toEqual(['IPPolicy/office', 'IPPolicy/vpn', 'IPRestriction/dashboard']);
     // Someone changes office outside gatehouse after the plan was saved.
@@ -346,8 +371,14 @@ describe('saved plans', () => {
     api.log.length = 0;
     const result = await apply(api, dir, { saved });
     expect(result.ok).toBe(false);
-    expect(status(result, 'IPPolicy/office')).toMatchObject({ status: 'failed', reason: { code: 'stale_object', message: expect.stringContaining('IPPolicy/office') } });
-    expect(status(result, 'IPRestriction/dashboard')).toMatchObject({ status: 'skipped', reason: { message: expect.stringContaining('IPPolicy/office, which it depends on, is stale') } });
+    expect(status(result, 'IPPolicy/office')).toMatchObject({
+      status: 'failed',
+      reason: { code: 'stale_object', message: expect.stringContaining('IPPolicy/office') },
+    });
+    expect(status(result, 'IPRestriction/dashboard')).toMatchObject({
+      status: 'skipped',
+      reason: { message: expect.stringContaining('IPPolicy/office, which it depends on, is stale') },
+    });
     expect(status(result, 'IPPolicy/vpn')).toMatchObject({ status: 'done' });
     expect(api.log.map((r) => r.path)).toEqual([`/ip_policies/${String(api.objects('/ip_policies').find((p) => p.description === 'VPN v2')!.id)}`]);
     expect(office.description).toBe('edited by hand');
@@ -375,14 +406,21 @@ describe('saved plans', () => {
     expect(again.ok).toBe(true);
     expect(again.summary).toMatchObject({ done: 1, failed: 0, already_done: 1 });
     expect(api.log).toHaveLength(1);
-    expect(api.objects('/ip_policies').map((p) => p.description).sort()).toEqual(['Office v2', 'VPN v2']);
+    expect(
+      api
+        .objects('/ip_policies')
+        .map((p) => p.description)
+        .sort(),
+    ).toEqual(['Office v2', 'VPN v2']);
   });
 
   it('checks {id: ...} references against the live objects read: a missing or wrong-kind id is a problem at its place, before any write', async () => {
     const api = new MemoryLiveApi();
     const policy = await api.create('/ip_policies', { description: 'not managed' });
     api.log.length = 0;
-    const dir = manifests(`kind: Backend\nname: fo\nspec: {type: failover, backends: [{id: bkdtg_doesnotexist}]}\n---\nkind: Backend\nname: fo2\nspec: {type: failover, backends: [{id: ${String(policy.id)}}]}\n`);
+    const dir = manifests(
+      `kind: Backend\nname: fo\nspec: {type: failover, backends: [{id: bkdtg_doesnotexist}]}\n---\nkind: Backend\nname: fo2\nspec: {type: failover, backends: [{id: ${String(policy.id)}}]}\n`,
+    );
     const error = await apply(api, dir).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ManifestProblems);
     const problems = (error as ManifestProblems).problems;
@@ -394,7 +432,7 @@ describe('saved plans', () => {
     expect(api.log).toEqual([]);
   });
 
-  it('refuses the whole plan when a file\'s documents changed since, naming it, writing nothing', async () => {
+  it("refuses the whole plan when a file's documents changed since, naming it, writing nothing", async () => {
     const api = new MemoryLiveApi();
     const dir = manifests(POLICIES);
     const saved = (await prepareApply({ api, stack: 'default', paths: [dir], env: {} })).plan;
@@ -430,7 +468,12 @@ describe('saved plans', () => {
     expect((await prepareApply({ api, stack: 'default', paths: [dir], env: {}, saved: older })).refusals).toEqual([]);
     rewrite(dir, `# a comment\n${POLICIES}`);
     const prepared = await prepareApply({ api, stack: 'default', paths: [dir], env: {}, saved: older });
-    expect(prepared.refusals).toEqual([{ code: 'stale_manifests', message: `the manifests under ${dir} changed since the saved plan was made; run gatehouse plan again and review the new plan` }]);
+    expect(prepared.refusals).toEqual([
+      {
+        code: 'stale_manifests',
+        message: `the manifests under ${dir} changed since the saved plan was made; run gatehouse plan again and review the new plan`,
+      },
+    ]);
   });
 
   it('refuses a plan saved for another stack whole, with stale_plan_stack alone, before it reads live state', async () => {
@@ -502,7 +545,9 @@ describe('safety rails', () => {
     // Per kind as well: 7 of the 10 IP policies is more than 30% of that kind, whatever the total.
     keep(3);
     const perKind = await apply(api, dir, { prune: true }).catch((e: unknown) => e);
-    expect((perKind as ApplyRefused).refusals).toEqual([expect.objectContaining({ code: 'delete_threshold', message: expect.stringContaining('7 of the 10 IPPolicy objects') })]);
+    expect((perKind as ApplyRefused).refusals).toEqual([
+      expect.objectContaining({ code: 'delete_threshold', message: expect.stringContaining('7 of the 10 IPPolicy objects') }),
+    ]);
     expect((await apply(api, dir, { prune: true, force: true })).summary.done).toBe(7);
     // A kind of which the stack owns 3 or fewer may lose them all.
     keep(0);

@@ -140,8 +140,14 @@ function stepResult(parts: Part[], outcomes: Map<string, StepOutcome<PartValue>>
     return { ...base, status: 'failed', reason: { code: 'api_failure', message: redact(message) } };
   }
   const partly = done.length > 0 ? ' (partly done: some of its requests were made)' : '';
-  if (cancelled) return { ...base, status: 'cancelled', reason: { code: 'interrupted', message: `in flight when apply was interrupted; it may or may not have taken effect${partly}` } };
-  if (notStarted && !skipped) return { ...base, status: 'not_started', reason: { code: 'interrupted', message: `not started: apply was interrupted${partly}` } };
+  if (cancelled)
+    return {
+      ...base,
+      status: 'cancelled',
+      reason: { code: 'interrupted', message: `in flight when apply was interrupted; it may or may not have taken effect${partly}` },
+    };
+  if (notStarted && !skipped)
+    return { ...base, status: 'not_started', reason: { code: 'interrupted', message: `not started: apply was interrupted${partly}` } };
   if (skipped && skipped.status === 'skipped') {
     const cause = outcomes.get(skipped.because);
     const causeAddress = partByKey.get(skipped.because)?.subject.change.address ?? skipped.because;

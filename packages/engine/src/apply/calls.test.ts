@@ -35,7 +35,10 @@ describe('after a create whose answer was lost', () => {
     await api.create('/bot_users', { name: 'other' });
     api.intercept = (r) => (r.method === 'POST' ? 'lost' : undefined);
     const outcome = await runCalls([{ method: 'POST', path: '/bot_users', body: { name: 'deploy', active: true } }], options(api), {
-      descriptor: descriptor('BotUser'), stack: 'default', markerName: 'deploy', normal: { name: 'deploy', active: true },
+      descriptor: descriptor('BotUser'),
+      stack: 'default',
+      markerName: 'deploy',
+      normal: { name: 'deploy', active: true },
     });
     expect(api.objects('/bot_users').map((b) => b.name)).toEqual(['other', 'deploy']);
     expect(outcome.first?.name).toBe('deploy');
@@ -59,7 +62,10 @@ describe('after a create whose answer was lost', () => {
       throw new LiveApiError('POST /ip_policies: 502 bad gateway', 502, 'bad_gateway', true);
     };
     const outcome = await runCalls([{ method: 'POST', path: '/ip_policies', body: { metadata: marked('p') } }], options(api), {
-      descriptor: descriptor('IPPolicy'), stack: 'default', markerName: 'p', normal: {},
+      descriptor: descriptor('IPPolicy'),
+      stack: 'default',
+      markerName: 'p',
+      normal: {},
     });
     expect(api.objects('/ip_policies')).toHaveLength(1);
     expect(outcome.requests).toBe(2); // the POST (sent twice by the client) and the list that found nothing
@@ -78,7 +84,7 @@ describe('other failures', () => {
     expect(sent).toBe(1);
   });
 
-  it('sends each call once: a retryable failure that outlived the client\'s retries fails the step', async () => {
+  it("sends each call once: a retryable failure that outlived the client's retries fails the step", async () => {
     const api = new MemoryLiveApi();
     await api.create('/ip_policies', {});
     const id = String(api.objects('/ip_policies')[0]!.id);

@@ -123,7 +123,7 @@ describe('duplicates', () => {
     expect((await plan(api, dir)).changes).toEqual([]);
   });
 
-  it('a duplicate that another stack\'s or an unmanaged object references is not deleted: plan, apply and drift say what references it and what to do', async () => {
+  it("a duplicate that another stack's or an unmanaged object references is not deleted: plan, apply and drift say what references it and what to do", async () => {
     const api = new MemoryLiveApi();
     const dir = manifests(MANIFESTS);
     expect((await apply(api, dir)).ok).toBe(true);
@@ -136,7 +136,13 @@ describe('duplicates', () => {
     // This stack's restriction uses the copy (re-pointed as before); another stack's restriction
     // and a failover backend nobody manages use the copies too.
     api.objects('/ip_restrictions')[0]!.ip_policies = [{ id: officeCopy.id }];
-    api.collections.get('/ip_restrictions')!.push({ id: 'ipx_950', type: 'api', enforced: false, ip_policies: [{ id: officeCopy.id }], metadata: composeMetadata(undefined, { stack: 'payments', name: 'api', hash: '0'.repeat(16) }) });
+    api.collections.get('/ip_restrictions')!.push({
+      id: 'ipx_950',
+      type: 'api',
+      enforced: false,
+      ip_policies: [{ id: officeCopy.id }],
+      metadata: composeMetadata(undefined, { stack: 'payments', name: 'api', hash: '0'.repeat(16) }),
+    });
     api.collections.get('/backends/failover')!.push({ id: 'bkdfo_951', backends: [webCopy.id], description: 'made by hand' });
 
     const shown = await plan(api, dir);
@@ -144,8 +150,18 @@ describe('duplicates', () => {
     expect(shown.changes.filter((c) => c.action === 'delete')).toEqual([]);
     expect(shown.changes.find((c) => c.address === 'IPRestriction/dashboard')!.action).toBe('update');
     expect(shown.held_duplicates).toEqual([
-      expect.objectContaining({ address: 'Backend/web#bkdtg_902', id: 'bkdtg_902', keep: web!.id, referenced_by: [{ kind: 'Backend', id: 'bkdfo_951', owner: 'not managed by gatehouse' }] }),
-      expect.objectContaining({ address: 'IPPolicy/office#ipp_900', id: 'ipp_900', keep: office!.id, referenced_by: [{ kind: 'IPRestriction', id: 'ipx_950', owner: 'stack "payments"' }] }),
+      expect.objectContaining({
+        address: 'Backend/web#bkdtg_902',
+        id: 'bkdtg_902',
+        keep: web!.id,
+        referenced_by: [{ kind: 'Backend', id: 'bkdfo_951', owner: 'not managed by gatehouse' }],
+      }),
+      expect.objectContaining({
+        address: 'IPPolicy/office#ipp_900',
+        id: 'ipp_900',
+        keep: office!.id,
+        referenced_by: [{ kind: 'IPRestriction', id: 'ipx_950', owner: 'stack "payments"' }],
+      }),
     ]);
     const sentence = `IPPolicy ipp_900 duplicates ${office!.id} (same stack and address), but is not deleted: IPRestriction ipx_950 (stack "payments") references it, and gatehouse does not change it here. Re-point it to ${office!.id}, then run apply again: it deletes the duplicate then`;
     expect(shown.held_duplicates![1]!.message).toBe(sentence);

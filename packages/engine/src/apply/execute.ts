@@ -71,7 +71,13 @@ export async function executePart(part: Part, env: ExecuteEnv): Promise<PartValu
 
   if (part.kind === 'create') {
     const calls = d!.descriptor.calls.create(d!.normal, base);
-    const identity = { descriptor: d!.descriptor, stack: env.stack, markerName: d!.markerName, normal: d!.normal, ...(part.excludeId ? { excludeId: part.excludeId } : {}) };
+    const identity = {
+      descriptor: d!.descriptor,
+      stack: env.stack,
+      markerName: d!.markerName,
+      normal: d!.normal,
+      ...(part.excludeId ? { excludeId: part.excludeId } : {}),
+    };
     const { first, requests } = await runCalls(calls, env, identity);
     const id = typeof first?.id === 'string' ? first.id : undefined;
     if (id === undefined) throw new Error(`the API answered the create of ${change.address} without an id`);

@@ -26,7 +26,9 @@ const calls = (api: MemoryLiveApi) => api.log.map((r) => `${r.method} ${r.path.r
 
 it('deletes an object only after the update that stops referencing it', async () => {
   const api = new MemoryLiveApi();
-  const { dir, write } = repo('kind: Backend\nname: a\nspec: {type: tunnel_group, labels: {app: x}}\n---\nkind: Backend\nname: b\nspec: {type: tunnel_group, labels: {app: x}}\n---\nkind: Backend\nname: fo\nspec: {type: failover, backends: [a, b]}\n');
+  const { dir, write } = repo(
+    'kind: Backend\nname: a\nspec: {type: tunnel_group, labels: {app: x}}\n---\nkind: Backend\nname: b\nspec: {type: tunnel_group, labels: {app: x}}\n---\nkind: Backend\nname: fo\nspec: {type: failover, backends: [a, b]}\n',
+  );
   expect((await apply(api, dir)).ok).toBe(true);
   api.log.length = 0;
   write('kind: Backend\nname: b\nspec: {type: tunnel_group, labels: {app: x}}\n---\nkind: Backend\nname: fo\nspec: {type: failover, backends: [b]}\n');
@@ -46,7 +48,9 @@ it('creates an edge claiming a hostport only after the edge holding it is delete
 
 it('re-points a referrer that has its own update within that update', async () => {
   const api = new MemoryLiveApi();
-  const { dir, write } = repo('kind: Backend\nname: a\nspec: {type: tunnel_group, labels: {app: x}}\n---\nkind: Backend\nname: fo\nspec: {type: failover, description: one, backends: [a]}\n');
+  const { dir, write } = repo(
+    'kind: Backend\nname: a\nspec: {type: tunnel_group, labels: {app: x}}\n---\nkind: Backend\nname: fo\nspec: {type: failover, description: one, backends: [a]}\n',
+  );
   expect((await apply(api, dir)).ok).toBe(true);
   api.log.length = 0;
   write('kind: Backend\nname: a\nspec: {type: http_response}\n---\nkind: Backend\nname: fo\nspec: {type: failover, description: two, backends: [a]}\n');

@@ -116,7 +116,19 @@ export function buildParts(subjects: Subject[], matching: Matching): Part[] {
       const fields = fieldsReferencing(d.descriptor, d.normal, address);
       let part = updateOf.get(d.address) ?? parts.get(`${d.address}#stale`) ?? parts.get(`${d.address}#create`);
       if (!part) {
-        const change: Change = { address: d.address, action: 'update', kind: d.descriptor.kind, name: d.name, id: o.id, before: null, after: null, fields: [], patch: [], dependsOn: [], reason: `references ${address}, which is replaced` };
+        const change: Change = {
+          address: d.address,
+          action: 'update',
+          kind: d.descriptor.kind,
+          name: d.name,
+          id: o.id,
+          before: null,
+          after: null,
+          fields: [],
+          patch: [],
+          dependsOn: [],
+          reason: `references ${address}, which is replaced`,
+        };
         part = add({ change, desired: d, live: o }, 'repoint');
       }
       if (part.kind === 'update' || part.kind === 'repoint') part.extraFields.push(...fields.filter((f) => !part!.extraFields.includes(f)));
@@ -127,7 +139,7 @@ export function buildParts(subjects: Subject[], matching: Matching): Part[] {
   const deletedUnique = new Map<string, string>(); // unique key held by a live object being deleted -> its delete part
   for (const part of parts.values()) {
     const o = part.subject.live;
-    if ((part.kind === 'delete') && o) for (const key of uniqueKeysOf(o.descriptor, liveNormal(o))) deletedUnique.set(key, part.key);
+    if (part.kind === 'delete' && o) for (const key of uniqueKeysOf(o.descriptor, liveNormal(o))) deletedUnique.set(key, part.key);
   }
 
   for (const part of parts.values()) {
@@ -140,10 +152,11 @@ export function buildParts(subjects: Subject[], matching: Matching): Part[] {
       }
       // What else the plan orders a create or an update after (a bot user taking the name
       // another gives up). Not a replace: its dependsOn holds what its delete waits for.
-      if (change.action === 'create' || change.action === 'update') for (const address of change.dependsOn) {
-        const dep = final.get(address);
-        if (dep && dep !== part.key && !dep.startsWith(`${change.address}#`)) deps.add(dep);
-      }
+      if (change.action === 'create' || change.action === 'update')
+        for (const address of change.dependsOn) {
+          const dep = final.get(address);
+          if (dep && dep !== part.key && !dep.startsWith(`${change.address}#`)) deps.add(dep);
+        }
       for (const key of uniqueKeysOf(desired.descriptor, desired.normal)) {
         const dep = deletedUnique.get(key);
         if (dep && dep !== `${change.address}#delete`) deps.add(dep);
@@ -151,10 +164,11 @@ export function buildParts(subjects: Subject[], matching: Matching): Part[] {
       if (part.kind === 'create' && change.action === 'replace' && !createFirst.has(change.address)) deps.add(`${change.address}#delete`);
     }
     // A bookkeeping write (the bot user registry) waits for the changes the plan says it follows.
-    if (part.subject.bookkeeping) for (const address of change.dependsOn) {
-      const dep = final.get(address);
-      if (dep) deps.add(dep);
-    }
+    if (part.subject.bookkeeping)
+      for (const address of change.dependsOn) {
+        const dep = final.get(address);
+        if (dep) deps.add(dep);
+      }
     if (part.kind === 'delete' && live) {
       for (const o of childrenOf(live.id)) {
         const del = deleteOf.get(o.id);
@@ -169,10 +183,11 @@ export function buildParts(subjects: Subject[], matching: Matching): Part[] {
       }
       // The updates the plan orders a delete after beyond its own referrers': a dashboard
       // restriction that stops using a policy before the policy's rules go (`keepsChildren`).
-      if (change.action === 'delete') for (const address of change.dependsOn) {
-        const update = updateOf.get(address);
-        if (update) deps.add(update.key);
-      }
+      if (change.action === 'delete')
+        for (const address of change.dependsOn) {
+          const update = updateOf.get(address);
+          if (update) deps.add(update.key);
+        }
       if (createFirst.has(change.address)) {
         deps.add(`${change.address}#create`);
         for (const p of repoints.get(change.address) ?? []) deps.add(p.key);

@@ -51,7 +51,8 @@ function rendered(body: ApiObject): ApiObject {
     else if (key === 'ip_policy_ids') out.ip_policies = (value as string[]).map((id) => ({ id }));
     else if (key === 'backend_id') out.backend = { id: value };
     else if (key === 'destination_ids') out.destinations = (value as string[]).map((id) => ({ id }));
-    else if (value !== null && typeof value === 'object' && !Array.isArray(value) && key !== 'labels' && key !== 'headers' && key !== 'backends') out[key] = rendered(value as ApiObject);
+    else if (value !== null && typeof value === 'object' && !Array.isArray(value) && key !== 'labels' && key !== 'headers' && key !== 'backends')
+      out[key] = rendered(value as ApiObject);
     else out[key] = value;
   }
   return out;
@@ -85,7 +86,7 @@ export class MemoryLiveApi implements LiveApi {
   create(path: string, body: ApiObject, options?: CreateOptions): Promise<ApiObject> {
     return this.write({ method: 'POST', path, body }, options?.findExisting, () => {
       const route = /^\/edges\/https\/([^/]+)\/routes$/.exec(path);
-      const object: ApiObject = { id: `${route ? 'edghtsrt' : PREFIX[path] ?? 'obj'}_${++this.next}`, ...rendered(body) };
+      const object: ApiObject = { id: `${route ? 'edghtsrt' : (PREFIX[path] ?? 'obj')}_${++this.next}`, ...rendered(body) };
       if (route) {
         const edge = this.find(`/edges/https/${route[1]}`);
         if (!edge) throw new LiveApiError(`no edge ${route[1]}`, 404, 'not_found', false);
@@ -140,7 +141,8 @@ export class MemoryLiveApi implements LiveApi {
   /** Bot user names are unique, as the service keeps them (400 duplicate_name). */
   private uniqueBotName(collection: string, body: ApiObject, self?: ApiObject): void {
     if (collection !== '/bot_users' || typeof body.name !== 'string') return;
-    if (this.objects('/bot_users').some((o) => o !== self && o.name === body.name)) throw new LiveApiError(`a bot user named ${body.name} exists`, 400, 'duplicate_name', false);
+    if (this.objects('/bot_users').some((o) => o !== self && o.name === body.name))
+      throw new LiveApiError(`a bot user named ${body.name} exists`, 400, 'duplicate_name', false);
   }
 
   /** The object whose id ends `path`, and the list holding it (routes included). */

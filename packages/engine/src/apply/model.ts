@@ -101,7 +101,6 @@ export interface ApplyResult {
   api_requests?: RequestUsage;
 }
 
-
 export function summarize(steps: StepResult[], notPruned: number, notInPlan: number, alreadyDone = 0): ApplySummary {
   const count = (status: StepStatus) => steps.filter((s) => s.status === status).length;
   return {

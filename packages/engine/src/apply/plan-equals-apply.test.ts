@@ -52,14 +52,22 @@ const manifestsArb: fc.Arbitrary<Manifests> = fc
           fc.record({
             name: fc.constant(name),
             description: fc.constantFrom('office', 'vpn'),
-            rules: fc.subarray([...CIDRS]).chain((cidrs) => fc.tuple(...cidrs.map((cidr) => fc.record({ cidr: fc.constant(cidr), action: fc.constantFrom('allow', 'deny') })))),
+            rules: fc
+              .subarray([...CIDRS])
+              .chain((cidrs) => fc.tuple(...cidrs.map((cidr) => fc.record({ cidr: fc.constant(cidr), action: fc.constantFrom('allow', 'deny') })))),
             preventDestroy: fc.integer({ min: 0, max: 9 }).map((n) => n < 2),
           }),
         ),
       ),
     ),
     restriction: fc.option(fc.record({ enforced: fc.boolean(), pick: fc.array(fc.nat(2), { minLength: 1, maxLength: 3 }) }), { nil: null }),
-    backend: fc.option(fc.oneof(fc.record({ type: fc.constant('tunnel_group' as const), app: fc.constantFrom('web', 'api') }), fc.record({ type: fc.constant('http_response' as const), status: fc.constantFrom(503, 404) })), { nil: null }),
+    backend: fc.option(
+      fc.oneof(
+        fc.record({ type: fc.constant('tunnel_group' as const), app: fc.constantFrom('web', 'api') }),
+        fc.record({ type: fc.constant('http_response' as const), status: fc.constantFrom(503, 404) }),
+      ),
+      { nil: null },
+    ),
     failover: fc.boolean(),
     edge: fc.boolean(),
     bot: fc.option(fc.record({ active: fc.boolean(), name: fc.constantFrom(null, 'Deploy bot', 'deploy-2') }), { nil: null }),
@@ -76,14 +84,21 @@ function yaml(m: Manifests): string {
   const docs: string[] = [`kind: BotUser\nname: ci\nspec: {active: true${m.ciName ? `, name: ${m.ciName}` : ''}}\n`];
   for (const p of m.policies) {
     const rules = p.rules.map((r) => `    - {cidr: ${r.cidr}, action: ${r.action}}`).join('\n');
-    docs.push(`kind: IPPolicy\nname: ${p.name}\n${p.preventDestroy ? 'lifecycle: {prevent_destroy: true}\n' : ''}spec:\n  description: ${p.description}\n  rules:${rules ? `\n${rules}` : ' []'}\n`);
+    docs.push(
+      `kind: IPPolicy\nname: ${p.name}\n${p.preventDestroy ? 'lifecycle: {prevent_destroy: true}\n' : ''}spec:\n  description: ${p.description}\n  rules:${rules ? `\n${rules}` : ' []'}\n`,
+    );
   }
-  if (m.restriction) docs.push(`kind: IPRestriction\nname: dashboard\nspec: {type: dashboard, enforced: ${m.restriction.enforced}, ip_policies: [${m.restriction.policies.join(', ')}]}\n`);
+  if (m.restriction)
+    docs.push(
+      `kind: IPRestriction\nname: dashboard\nspec: {type: dashboard, enforced: ${m.restriction.enforced}, ip_policies: [${m.restriction.policies.join(', ')}]}\n`,
+    );
   if (m.backend?.type === 'tunnel_group') docs.push(`kind: Backend\nname: a\nspec: {type: tunnel_group, labels: {app: ${m.backend.app}}}\n`);
   if (m.backend?.type === 'http_response') docs.push(`kind: Backend\nname: a\nspec: {type: http_response, status_code: ${m.backend.status}}\n`);
   if (m.backend && m.failover) docs.push(`kind: Backend\nname: fo\nspec: {type: failover, backends: [a]}\n`);
   if (m.backend && m.edge) {
-    docs.push(`kind: HTTPSEdge\nname: api\nspec:\n  hostports: ["api.example.com:443"]\n  routes:\n    - {match_type: path_prefix, match: /, backend: {backend: a}}\n`);
+    docs.push(
+      `kind: HTTPSEdge\nname: api\nspec:\n  hostports: ["api.example.com:443"]\n  routes:\n    - {match_type: path_prefix, match: /, backend: {backend: a}}\n`,
+    );
   }
   if (m.bot) docs.push(`kind: BotUser\nname: deploy\nspec: {active: ${m.bot.active}${m.bot.name ? `, name: ${m.bot.name}` : ''}}\n`);
   return docs.join('---\n');
@@ -155,82 +170,104 @@ const key = (c: { address: string; action: string }) => `${c.action} ${c.address
 describe('plan = apply (property)', () => {
   it('over 200 generated scenarios, apply writes exactly what the plan shows', { timeout: 120_000 }, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'gatehouse-plan-apply-'));
-    const stats = { scenarios: 0, noChanges: 0, problems: 0, refused: 0, applied: 0, markerRefreshes: 0, repoints: 0, adoptions: 0, moves: 0, notPruned: 0, pathRefreshes: 0, outOfScope: 0, registryWrites: 0, botRenames: 0 };
+    const stats = {
+      scenarios: 0,
+      noChanges: 0,
+      problems: 0,
+      refused: 0,
+      applied: 0,
+      markerRefreshes: 0,
+      repoints: 0,
+      adoptions: 0,
+      moves: 0,
+      notPruned: 0,
+      pathRefreshes: 0,
+      outOfScope: 0,
+      registryWrites: 0,
+      botRenames: 0,
+    };
     try {
       await fc.assert(
-        fc.asyncProperty(scenarioArb, scopeArb, async ({ before, beforeStack, outside, after: changed, unchangedManifests, adopt, move, prune: pruneFlag, force }, scope) => {
-          const after = unchangedManifests ? before : changed;
-          stats.scenarios += 1;
-          const api = new MemoryLiveApi();
-          const moving = move && beforeStack === 'other' ? { fromStack: 'other' } : {};
-          let file = join(dir, 'main.yaml');
-          rmSync(join(dir, 'moved.yaml'), { force: true });
-          const paths = () => [scope.byFile ? file : dir];
-          const prune = { prune: pruneFlag, pruneAll: scope.pruneAll };
-          const run = (stack: string, options: { prune: boolean; pruneAll?: boolean; force: boolean; fromStack?: string }) =>
-            applyPlan({ api, stack, paths: paths(), env: {}, ...options });
+        fc.asyncProperty(
+          scenarioArb,
+          scopeArb,
+          async ({ before, beforeStack, outside, after: changed, unchangedManifests, adopt, move, prune: pruneFlag, force }, scope) => {
+            const after = unchangedManifests ? before : changed;
+            stats.scenarios += 1;
+            const api = new MemoryLiveApi();
+            const moving = move && beforeStack === 'other' ? { fromStack: 'other' } : {};
+            let file = join(dir, 'main.yaml');
+            rmSync(join(dir, 'moved.yaml'), { force: true });
+            const paths = () => [scope.byFile ? file : dir];
+            const prune = { prune: pruneFlag, pruneAll: scope.pruneAll };
+            const run = (stack: string, options: { prune: boolean; pruneAll?: boolean; force: boolean; fromStack?: string }) =>
+              applyPlan({ api, stack, paths: paths(), env: {}, ...options });
 
-          writeFileSync(file, yaml(before));
-          await run(beforeStack, { prune: true, force: true });
-          if (scope.moved) {
-            rmSync(file);
-            file = join(dir, 'moved.yaml');
-          }
-          const byHand = await changeOutside(api, { ...outside, dropPath: scope.dropPath });
-          // Adopting the policy made by hand, under a manifest name of its own.
-          const adoption = adopt && byHand ? `---\nkind: IPPolicy\nname: legacy\nadopt: ${byHand}\nspec: {description: legacy}\n` : '';
-          writeFileSync(file, yaml(after) + adoption);
-          api.log.length = 0;
+            writeFileSync(file, yaml(before));
+            await run(beforeStack, { prune: true, force: true });
+            if (scope.moved) {
+              rmSync(file);
+              file = join(dir, 'moved.yaml');
+            }
+            const byHand = await changeOutside(api, { ...outside, dropPath: scope.dropPath });
+            // Adopting the policy made by hand, under a manifest name of its own.
+            const adoption = adopt && byHand ? `---\nkind: IPPolicy\nname: legacy\nadopt: ${byHand}\nspec: {description: legacy}\n` : '';
+            writeFileSync(file, yaml(after) + adoption);
+            api.log.length = 0;
 
-          let plan;
-          try {
-            plan = await computePlan({ paths: paths(), env: {}, api, stack: 'default', ...prune, ...moving });
-          } catch (error) {
-            if (!(error instanceof ManifestProblems)) throw error;
-            stats.problems += 1;
-            await expect(run('default', { ...prune, force, ...moving })).rejects.toBeInstanceOf(ManifestProblems);
-            expect(api.log).toEqual([]);
-            return;
-          }
-          const runnable = plan.changes.filter((c) => !c.needsPrune);
-          stats.markerRefreshes += runnable.filter((c) => c.cause === 'marker').length;
-          stats.repoints += runnable.filter((c) => c.cause === 'repoint').length;
-          stats.registryWrites += runnable.filter((c) => c.cause === 'registry').length;
-          // A rename through spec.name is an update of the same bot user, never a second one.
-          const renames = runnable.filter((c) => c.kind === 'BotUser' && c.fields.some((f) => f.path === 'name'));
-          stats.botRenames += renames.length;
-          // The bot user ci, applied by this stack and recorded by an intact registry, is never made twice.
-          const intact = beforeStack === 'default' && outside.bots !== 'deleteBot' && outside.bots !== 'breakRegistry' && outside.bots !== 'dropRegistry';
-          if (intact) expect(runnable.filter((c) => c.address === 'BotUser/ci' && c.action === 'create')).toEqual([]);
-          stats.adoptions += runnable.filter((c) => c.reason?.startsWith('adopted') || c.reason?.startsWith('moved from stack')).length;
-          stats.moves += runnable.filter((c) => c.reason?.startsWith('moved from stack')).length;
-          stats.notPruned += plan.changes.length - runnable.length;
-          stats.pathRefreshes += runnable.filter((c) => c.reason?.includes('records the manifest path')).length;
-          stats.outOfScope += plan.prune_scope?.outside ?? 0;
-          expect(plan.changes.filter((c) => c.needsPrune).every((c) => c.action === 'delete' && !prune.prune && !prune.pruneAll)).toBe(true);
+            let plan;
+            try {
+              plan = await computePlan({ paths: paths(), env: {}, api, stack: 'default', ...prune, ...moving });
+            } catch (error) {
+              if (!(error instanceof ManifestProblems)) throw error;
+              stats.problems += 1;
+              await expect(run('default', { ...prune, force, ...moving })).rejects.toBeInstanceOf(ManifestProblems);
+              expect(api.log).toEqual([]);
+              return;
+            }
+            const runnable = plan.changes.filter((c) => !c.needsPrune);
+            stats.markerRefreshes += runnable.filter((c) => c.cause === 'marker').length;
+            stats.repoints += runnable.filter((c) => c.cause === 'repoint').length;
+            stats.registryWrites += runnable.filter((c) => c.cause === 'registry').length;
+            // A rename through spec.name is an update of the same bot user, never a second one.
+            const renames = runnable.filter((c) => c.kind === 'BotUser' && c.fields.some((f) => f.path === 'name'));
+            stats.botRenames += renames.length;
+            // The bot user ci, applied by this stack and recorded by an intact registry, is never made twice.
+            const intact = beforeStack === 'default' && outside.bots !== 'deleteBot' && outside.bots !== 'breakRegistry' && outside.bots !== 'dropRegistry';
+            if (intact) expect(runnable.filter((c) => c.address === 'BotUser/ci' && c.action === 'create')).toEqual([]);
+            stats.adoptions += runnable.filter((c) => c.reason?.startsWith('adopted') || c.reason?.startsWith('moved from stack')).length;
+            stats.moves += runnable.filter((c) => c.reason?.startsWith('moved from stack')).length;
+            stats.notPruned += plan.changes.length - runnable.length;
+            stats.pathRefreshes += runnable.filter((c) => c.reason?.includes('records the manifest path')).length;
+            stats.outOfScope += plan.prune_scope?.outside ?? 0;
+            expect(plan.changes.filter((c) => c.needsPrune).every((c) => c.action === 'delete' && !prune.prune && !prune.pruneAll)).toBe(true);
 
-          let result;
-          try {
-            result = await run('default', { ...prune, force, ...moving });
-          } catch (error) {
-            if (!(error instanceof ApplyRefused)) throw error;
-            stats.refused += 1;
-            expect(api.log).toEqual([]);
-            return;
-          }
-          stats.applied += 1;
-          if (countChanges(plan.summary) === 0) {
-            stats.noChanges += 1;
-            expect(api.log).toEqual([]);
-          }
-          expect(result.ok, JSON.stringify(result.steps.filter((s) => s.status !== 'done'))).toBe(true);
-          expect(result.steps.map(key).sort()).toEqual(runnable.map(key).sort());
-          expect(result.steps.every((s) => s.requests >= 1), JSON.stringify(result.steps.filter((s) => s.requests < 1))).toBe(true);
-          expect(api.log.length).toBe(result.steps.reduce((n, s) => n + s.requests, 0));
+            let result;
+            try {
+              result = await run('default', { ...prune, force, ...moving });
+            } catch (error) {
+              if (!(error instanceof ApplyRefused)) throw error;
+              stats.refused += 1;
+              expect(api.log).toEqual([]);
+              return;
+            }
+            stats.applied += 1;
+            if (countChanges(plan.summary) === 0) {
+              stats.noChanges += 1;
+              expect(api.log).toEqual([]);
+            }
+            expect(result.ok, JSON.stringify(result.steps.filter((s) => s.status !== 'done'))).toBe(true);
+            expect(result.steps.map(key).sort()).toEqual(runnable.map(key).sort());
+            expect(
+              result.steps.every((s) => s.requests >= 1),
+              JSON.stringify(result.steps.filter((s) => s.requests < 1)),
+            ).toBe(true);
+            expect(api.log.length).toBe(result.steps.reduce((n, s) => n + s.requests, 0));
 
-          const next = await computePlan({ paths: paths(), env: {}, api, stack: 'default', ...prune, ...moving });
-          expect(next.changes.filter((c) => !c.needsPrune).map(key)).toEqual([]);
-        }),
+            const next = await computePlan({ paths: paths(), env: {}, api, stack: 'default', ...prune, ...moving });
+            expect(next.changes.filter((c) => !c.needsPrune).map(key)).toEqual([]);
+          },
+        ),
         { numRuns: 200, seed: Number(process.env.GATEHOUSE_PROPERTY_SEED ?? 20261123) },
       );
     } finally {
@@ -243,7 +280,21 @@ describe('plan = apply (property)', () => {
 });
 
 /** Targets the generator's objects can have (and one that matches nothing). */
-const TARGETS = ['IPPolicy/p1', 'Backend/a', 'HTTPSEdgeRoute/api//', 'IPPolicy/p*', 'IPPolicyRule/p2/*', 'IPPolicyRule/p1/10.0.1.0/24', 'Backend/*', 'Backend/fo', 'HTTPSEdge/api', 'HTTPSEdgeRoute/api/*', 'IPRestriction/dashboard', 'BotUser/deploy', 'Backend/nothing-*'] as const;
+const TARGETS = [
+  'IPPolicy/p1',
+  'Backend/a',
+  'HTTPSEdgeRoute/api//',
+  'IPPolicy/p*',
+  'IPPolicyRule/p2/*',
+  'IPPolicyRule/p1/10.0.1.0/24',
+  'Backend/*',
+  'Backend/fo',
+  'HTTPSEdge/api',
+  'HTTPSEdgeRoute/api/*',
+  'IPRestriction/dashboard',
+  'BotUser/deploy',
+  'Backend/nothing-*',
+] as const;
 
 describe('plan = apply with --target (property)', () => {
   it('over 120 generated scenarios, a targeted apply writes exactly the targeted plan, never deletes, and leaves it empty', { timeout: 120_000 }, async () => {
@@ -274,7 +325,8 @@ describe('plan = apply with --target (property)', () => {
           expect(plan.changes.filter((c) => c.action === 'delete')).toEqual([]);
           const patterns = parseTargets(targets);
           // Changes of objects not targeted (not even by a parent) are dependencies of targeted ones.
-          if (plan.changes.some((c) => !c.kind.endsWith('Rule') && !c.kind.endsWith('Route') && !patterns.some((p) => p.matches(c.address)))) stats.dependencies += 1;
+          if (plan.changes.some((c) => !c.kind.endsWith('Rule') && !c.kind.endsWith('Route') && !patterns.some((p) => p.matches(c.address))))
+            stats.dependencies += 1;
           let result;
           try {
             result = await applyPlan({ api, stack: 'default', paths: [dir], env: {}, targets });

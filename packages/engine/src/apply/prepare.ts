@@ -93,7 +93,7 @@ export interface PreparedApply {
 
 /** The manifest paths apply reads: the given ones, else a saved plan's, else the current directory. */
 const pathsToRead = (options: Pick<PrepareOptions, 'paths' | 'saved'>): string[] =>
-  options.paths && options.paths.length > 0 ? options.paths : options.saved?.manifest_paths ?? ['.'];
+  options.paths && options.paths.length > 0 ? options.paths : (options.saved?.manifest_paths ?? ['.']);
 
 /** What apply read before any request: the manifests, and what it was asked to do with them. */
 export interface ApplyRead {
@@ -109,7 +109,10 @@ export interface ApplyRead {
  */
 export async function readForApply(options: Omit<PrepareOptions, 'api'>): Promise<ApplyRead> {
   if (options.saved && options.targets && options.targets.length > 0) {
-    throw new TargetError('target_conflict', '--target cannot be combined with --plan: a saved plan applies exactly the targets it was made with; plan again with --target and --out');
+    throw new TargetError(
+      'target_conflict',
+      '--target cannot be combined with --plan: a saved plan applies exactly the targets it was made with; plan again with --target and --out',
+    );
   }
   // A saved plan made for another stack or environment is refused whole, before anything is
   // read: matched against the live objects of another stack, its manifests would only collide.
@@ -138,15 +141,24 @@ function savedPlanRefusals(saved: Plan, options: Pick<PrepareOptions, 'stack' | 
   const refusals: Refusal[] = [];
   if ((saved.environment ?? undefined) !== options.environment?.name) {
     const named = (e: string | undefined) => (e === undefined ? 'no environment' : `environment ${e}`);
-    refusals.push({ code: 'stale_plan_environment', message: `the saved plan is for ${named(saved.environment)}, not ${named(options.environment?.name)}; apply it with ${saved.environment === undefined ? 'no --env' : `--env ${saved.environment}`}, or plan again` });
+    refusals.push({
+      code: 'stale_plan_environment',
+      message: `the saved plan is for ${named(saved.environment)}, not ${named(options.environment?.name)}; apply it with ${saved.environment === undefined ? 'no --env' : `--env ${saved.environment}`}, or plan again`,
+    });
   }
   if (saved.stack !== options.stack) {
-    refusals.push({ code: 'stale_plan_stack', message: `the saved plan is for stack "${saved.stack}", not "${options.stack}"; pass --stack ${saved.stack} or plan again` });
+    refusals.push({
+      code: 'stale_plan_stack',
+      message: `the saved plan is for stack "${saved.stack}", not "${options.stack}"; pass --stack ${saved.stack} or plan again`,
+    });
   }
   const fromStack = options.fromStack ?? saved.from_stack;
   if (saved.from_stack !== fromStack) {
     const moving = (s: string | undefined) => (s === undefined ? 'without --from-stack' : `with --from-stack ${s}`);
-    refusals.push({ code: 'stale_plan_stack', message: `the saved plan was made ${moving(saved.from_stack)}, not ${moving(fromStack)}; apply it ${moving(saved.from_stack)}, or plan again` });
+    refusals.push({
+      code: 'stale_plan_stack',
+      message: `the saved plan was made ${moving(saved.from_stack)}, not ${moving(fromStack)}; apply it ${moving(saved.from_stack)}, or plan again`,
+    });
   }
   return refusals;
 }
@@ -167,7 +179,12 @@ export function planApply(options: PrepareOptions, { read, paths }: ApplyRead, o
   // A saved targeted plan holds no delete, so `--prune` with it prunes nothing (CI recipes pass it always).
   const targets = targetPatterns(options.targets ?? saved?.targets?.requested, { prune: prune && !saved });
   const fromStack = options.fromStack ?? saved?.from_stack;
-  const { matching, requests } = matchObservation(read, observation, stack, { paths, fromStack, pruneAll, ...(options.onWarning ? { onWarning: options.onWarning } : {}) });
+  const { matching, requests } = matchObservation(read, observation, stack, {
+    paths,
+    fromStack,
+    pruneAll,
+    ...(options.onWarning ? { onWarning: options.onWarning } : {}),
+  });
   const full = makePlan({ matching, stack, fromStack, target: api.target, checksum: read.checksum, files: read.files, requests, prune });
   const fresh = targets ? targetPlan(full, matching, targets) : full;
   fresh.manifest_paths = paths;
@@ -192,7 +209,9 @@ export function planApply(options: PrepareOptions, { read, paths }: ApplyRead, o
       ...(desired && change.action !== 'delete' ? { desired } : {}),
       ...(live ? { live } : {}),
       ...(change.cause === 'marker' ? { markerOnly: true } : {}),
-      ...(change.cause === 'registry' ? { bookkeeping: change.name === stack ? registryWriter(registryMatching, stack) : movedRegistryWriter(registryMatching) } : {}),
+      ...(change.cause === 'registry'
+        ? { bookkeeping: change.name === stack ? registryWriter(registryMatching, stack) : movedRegistryWriter(registryMatching) }
+        : {}),
     };
   };
 
@@ -230,7 +249,20 @@ export function planApply(options: PrepareOptions, { read, paths }: ApplyRead, o
   const ids = new Map<string, string>();
   for (const [address, live] of pairByAddress) ids.set(address, live.id);
   const shown: Plan = saved ?? fresh;
-  return { plan: shown, stack, subjects, refusals, notPruned, notInPlan, alreadyDone, ids, addresses: new Set(desiredByAddress.keys()), metadataFor, matching, redact: read.redact };
+  return {
+    plan: shown,
+    stack,
+    subjects,
+    refusals,
+    notPruned,
+    notInPlan,
+    alreadyDone,
+    ids,
+    addresses: new Set(desiredByAddress.keys()),
+    metadataFor,
+    matching,
+    redact: read.redact,
+  };
 }
 
 /**

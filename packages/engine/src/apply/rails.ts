@@ -34,7 +34,12 @@ export function railRefusals({ subjects, matching, stack, force }: RailInput): R
   for (const { change, live, desired } of running) {
     if (change.action === 'delete' && live) {
       const owned = live.marker?.stack === stack || (live.parentId !== undefined && deletedIds.has(live.parentId));
-      if (!owned) refusals.push({ code: 'not_owned', address: change.address, message: `${change.address} (${live.id}) is not owned by stack "${stack}"; gatehouse never deletes it` });
+      if (!owned)
+        refusals.push({
+          code: 'not_owned',
+          address: change.address,
+          message: `${change.address} (${live.id}) is not owned by stack "${stack}"; gatehouse never deletes it`,
+        });
     }
     // A duplicate's delete destroys nothing declared: its kept twin stays.
     if (change.action === 'delete' && live?.marker?.preventDestroy && !change.duplicate) {
@@ -57,8 +62,12 @@ export function railRefusals({ subjects, matching, stack, force }: RailInput): R
 
   // Top-level objects only: an IP policy's rules or an edge's routes do not dilute the share.
   // What the stack owns outside the prune scope counts too (plan/prune-scope.ts).
-  const ownedTop = [...matching.pairs.map((p) => p.live), ...matching.deletes, ...(matching.pruneScope?.outside ?? [])].filter((o) => o.marker?.stack === stack && !o.descriptor.child);
-  const destructiveTop = running.filter((s) => ((s.change.action === 'delete' && !s.change.duplicate) || s.change.action === 'replace') && !(s.live ?? s.desired)?.descriptor.child);
+  const ownedTop = [...matching.pairs.map((p) => p.live), ...matching.deletes, ...(matching.pruneScope?.outside ?? [])].filter(
+    (o) => o.marker?.stack === stack && !o.descriptor.child,
+  );
+  const destructiveTop = running.filter(
+    (s) => ((s.change.action === 'delete' && !s.change.duplicate) || s.change.action === 'replace') && !(s.live ?? s.desired)?.descriptor.child,
+  );
   const owned = ownedTop.length;
   const destructive = destructiveTop.length;
   if (!force && owned > THRESHOLD_MIN_OWNED && destructive > owned * THRESHOLD_SHARE) {

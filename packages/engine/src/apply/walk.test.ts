@@ -26,8 +26,16 @@ describe('walk', () => {
 
   it('of the steps ready, starts those that others wait for first (independent ones queued before them wait)', async () => {
     const log: string[] = [];
-    const steps = [...['i1', 'i2', 'i3'].map((k) => ({ key: k, dependsOn: [] })), { key: 'parent', dependsOn: [] }, { key: 'child', dependsOn: ['parent'] }, { key: 'grandchild', dependsOn: ['child'] }];
-    await walk(steps.map((s) => ({ ...s, run: async () => void log.push(s.key) })), { parallelism: 1 });
+    const steps = [
+      ...['i1', 'i2', 'i3'].map((k) => ({ key: k, dependsOn: [] })),
+      { key: 'parent', dependsOn: [] },
+      { key: 'child', dependsOn: ['parent'] },
+      { key: 'grandchild', dependsOn: ['child'] },
+    ];
+    await walk(
+      steps.map((s) => ({ ...s, run: async () => void log.push(s.key) })),
+      { parallelism: 1 },
+    );
     // grandchild waits for nothing beyond child: it is queued behind the independent ones.
     expect(log).toEqual(['parent', 'child', 'i1', 'i2', 'i3', 'grandchild']);
   });
@@ -106,9 +114,16 @@ describe('walk', () => {
       ran = true;
     };
     await expect(
-      walk([{ key: 'a', dependsOn: ['b'], run }, { key: 'b', dependsOn: ['a'], run }, { key: 'c', dependsOn: [], run }], {
-        parallelism: 1,
-      }),
+      walk(
+        [
+          { key: 'a', dependsOn: ['b'], run },
+          { key: 'b', dependsOn: ['a'], run },
+          { key: 'c', dependsOn: [], run },
+        ],
+        {
+          parallelism: 1,
+        },
+      ),
     ).rejects.toThrow(WalkError);
     await expect(walk([{ key: 'a', dependsOn: ['nope'], run }], { parallelism: 1 })).rejects.toThrow(/unknown step nope/);
     expect(ran).toBe(false);
@@ -128,7 +143,12 @@ describe('walk', () => {
     finishes.finish(true);
     const outcomes = await done;
     expect(log).toEqual(['start finishes', 'start hangs']);
-    expect(Object.fromEntries(outcomes.map((o) => [o.key, o.status]))).toEqual({ finishes: 'done', hangs: 'cancelled', queued: 'not_started', after: 'not_started' });
+    expect(Object.fromEntries(outcomes.map((o) => [o.key, o.status]))).toEqual({
+      finishes: 'done',
+      hangs: 'cancelled',
+      queued: 'not_started',
+      after: 'not_started',
+    });
     hangs.finish(true); // a late outcome changes nothing
     await tick();
     expect(outcomes).toHaveLength(4);

@@ -45,7 +45,10 @@ export interface WalkOptions<T> {
 }
 
 export class WalkError extends Error {
-  constructor(message: string, readonly keys: string[]) {
+  constructor(
+    message: string,
+    readonly keys: string[],
+  ) {
     super(message);
     this.name = 'WalkError';
   }
@@ -88,28 +91,31 @@ export async function walk<T>(steps: readonly Step<T>[], options: WalkOptions<T>
 
   const priority = heights(steps, dependents);
   const start = (step: Step<T>) => {
-    void queue.add(async () => {
-      if (options.signal?.aborted) {
-        record({ key: step.key, status: 'not_started' });
-        return;
-      }
-      running.add(step.key);
-      options.onStart?.(step.key);
-      const began = performance.now();
-      try {
-        const value = await step.run();
-        record({ key: step.key, status: 'done', value, ms: performance.now() - began });
-      } catch (error) {
-        record({ key: step.key, status: 'failed', error, ms: performance.now() - began });
-        skipDependentsOf(step.key, step.key);
-        return;
-      }
-      for (const next of dependents.get(step.key) ?? []) {
-        const remaining = waitingOn.get(next)! - 1;
-        waitingOn.set(next, remaining);
-        if (remaining === 0 && !settled.has(next)) start(byKey.get(next)!);
-      }
-    }, { priority: priority.get(step.key)! });
+    void queue.add(
+      async () => {
+        if (options.signal?.aborted) {
+          record({ key: step.key, status: 'not_started' });
+          return;
+        }
+        running.add(step.key);
+        options.onStart?.(step.key);
+        const began = performance.now();
+        try {
+          const value = await step.run();
+          record({ key: step.key, status: 'done', value, ms: performance.now() - began });
+        } catch (error) {
+          record({ key: step.key, status: 'failed', error, ms: performance.now() - began });
+          skipDependentsOf(step.key, step.key);
+          return;
+        }
+        for (const next of dependents.get(step.key) ?? []) {
+          const remaining = waitingOn.get(next)! - 1;
+          waitingOn.set(next, remaining);
+          if (remaining === 0 && !settled.has(next)) start(byKey.get(next)!);
+        }
+      },
+      { priority: priority.get(step.key)! },
+    );
   };
 
   // Highest first from the start too (the queue runs the first ones added at once).

@@ -13,7 +13,17 @@ import { fieldChanges } from '../plan/diff.js';
 import type { PruneScope } from '../plan/matching.js';
 import { listSome } from '../render/list-some.js';
 import { createHash } from 'node:crypto';
-import { BOT_KIND, emptyRegistry, formatRecords, ID_AFTER_CREATE, recordDescription, REGISTRY_KIND, type BotRegistry, type RegistryEntry, type RegistryRecord } from './records.js';
+import {
+  BOT_KIND,
+  emptyRegistry,
+  formatRecords,
+  ID_AFTER_CREATE,
+  recordDescription,
+  REGISTRY_KIND,
+  type BotRegistry,
+  type RegistryEntry,
+  type RegistryRecord,
+} from './records.js';
 
 /** What the registry of a plan or an apply must say: declared bot users with their live ids (or none yet). */
 interface Wanted {
@@ -39,8 +49,14 @@ export function wanted(matching: RegistryMatching): Wanted[] {
     const at = path(d);
     return { name: d.name, address: d.address, id, hash: desiredHash(d), ...(at !== undefined ? { path: at } : {}) };
   };
-  for (let i = 0; i < matching.pairs.length; i++) { const { desired: d, live } = matching.pairs[i]!; if (d.descriptor.kind === BOT_KIND) out.push(entry(d, live.id)); }
-  for (let i = 0; i < matching.creates.length; i++) { const d = matching.creates[i]!; if (d.descriptor.kind === BOT_KIND) out.push(entry(d, undefined)); }
+  for (let i = 0; i < matching.pairs.length; i++) {
+    const { desired: d, live } = matching.pairs[i]!;
+    if (d.descriptor.kind === BOT_KIND) out.push(entry(d, live.id));
+  }
+  for (let i = 0; i < matching.creates.length; i++) {
+    const d = matching.creates[i]!;
+    if (d.descriptor.kind === BOT_KIND) out.push(entry(d, undefined));
+  }
   const declared = new Set(out.map((w) => w.name));
   const scope = matching.pruneScope;
   for (const [name, kept] of registry?.entries ?? []) {
@@ -99,7 +115,10 @@ export function registryChange(
   const want = wanted(matching);
   if (want.length === 0 && registry.records.length === 0) return undefined;
   const pending = want.some((w) => w.id === undefined);
-  const planned = formatRecords(stack, want.map((w) => ({ name: w.name, entry: entryOf(w, w.id ?? '') })));
+  const planned = formatRecords(
+    stack,
+    want.map((w) => ({ name: w.name, entry: entryOf(w, w.id ?? '') })),
+  );
   if (!pending && writes(stack, registry.records, planned).length === 0) return undefined;
 
   const what: string[] = [];
@@ -120,7 +139,16 @@ export function registryChange(
   if (dropped.length > 0) what.push(`drops ${list(dropped)} (no longer declared; the bot user is left in place, never pruned)`);
   const unreadable = registry.records.filter((r) => r.unreadable);
   if (unreadable.length > 0) what.push(`rewrites ${listSome(unreadable.map((r) => `${r.id} (${r.unreadable})`))}`);
-  const shared = want.flatMap((w) => (w.id !== undefined && registry.otherStacks.has(w.id) ? [`${JSON.stringify(w.name)} is also recorded by stack ${registry.otherStacks.get(w.id)!.map((s) => JSON.stringify(s)).join(', ')}`] : []));
+  const shared = want.flatMap((w) =>
+    w.id !== undefined && registry.otherStacks.has(w.id)
+      ? [
+          `${JSON.stringify(w.name)} is also recorded by stack ${registry.otherStacks
+            .get(w.id)!
+            .map((s) => JSON.stringify(s))
+            .join(', ')}`,
+        ]
+      : [],
+  );
   if (shared.length > 0) what.push(`note: ${listSome(shared, { separator: '; ' })}`);
   const surplus = registry.records.length - planned.length;
   if (surplus > 0) what.push(`removes ${surplus} record${surplus === 1 ? '' : 's'} no longer needed`);
@@ -143,7 +171,9 @@ export function registryChange(
     reason: `records which bot users stack "${stack}" manages: ${what.join('; ')}`,
   };
   if (!first) return { change };
-  const value = createHash('sha256').update(canonicalJson(registry.records.map((r) => r.raw))).digest('hex');
+  const value = createHash('sha256')
+    .update(canonicalJson(registry.records.map((r) => r.raw)))
+    .digest('hex');
   return { change, fingerprint: { id: first.id, value } };
 }
 
@@ -185,6 +215,8 @@ export function movedRegistryChange(
     cause: 'registry',
     reason: `records which bot users stack ${JSON.stringify(old.stack)} manages: stops recording ${list} (moved to stack ${JSON.stringify(stack)}; the bot user is left in place)`,
   };
-  const value = createHash('sha256').update(canonicalJson(old.records.map((r) => r.raw))).digest('hex');
+  const value = createHash('sha256')
+    .update(canonicalJson(old.records.map((r) => r.raw)))
+    .digest('hex');
   return { change, fingerprint: { id: first.id, value } };
 }

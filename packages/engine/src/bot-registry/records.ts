@@ -107,7 +107,8 @@ const isEntry = (value: unknown): value is RegistryEntry =>
 
 /** A record's stack and entries, or why it cannot be read. */
 function parseRecord(metadata: string): { stack: string; bots: Record<string, RegistryEntry> } | { unreadable: string; stack?: string } {
-  if (!metadata.startsWith(REGISTRY_PREFIX)) return { unreadable: `written in a format this gatehouse does not know (${metadata.split(' ', 1)[0]!.slice(0, 40)})` };
+  if (!metadata.startsWith(REGISTRY_PREFIX))
+    return { unreadable: `written in a format this gatehouse does not know (${metadata.split(' ', 1)[0]!.slice(0, 40)})` };
   let value: unknown;
   try {
     value = JSON.parse(metadata.slice(REGISTRY_PREFIX.length));
@@ -165,7 +166,11 @@ export const emptyRegistry = (stack: string): BotRegistry => ({ stack, records: 
  * bot user is given to at most one manifest (two names recorded for one bot user: the first
  * declared wins, the other is matched by its API name or created).
  */
-export function registeredPairs(desired: readonly DesiredObject[], registry: BotRegistry | undefined, byId: ReadonlyMap<string, LiveObject>): [DesiredObject, LiveObject][] {
+export function registeredPairs(
+  desired: readonly DesiredObject[],
+  registry: BotRegistry | undefined,
+  byId: ReadonlyMap<string, LiveObject>,
+): [DesiredObject, LiveObject][] {
   if (!registry || registry.entries.size === 0) return [];
   const adopted = new Set(desired.flatMap((d) => (d.adopt !== undefined ? [d.adopt] : [])));
   const taken = new Set<string>();
@@ -223,5 +228,3 @@ export function recordDescription(stack: string): string {
   while (bytes(cut.join('')) > 255) cut = cut.slice(0, -1);
   return cut.join('');
 }
-
-

@@ -24,7 +24,8 @@ import { formatRecords, isRegistryObject, readRegistry, recordDescription, REGIS
 
 const { manifests, rewrite, cleanup } = manifestDirs('gatehouse-bots-');
 afterEach(cleanup);
-const bot = (name: string, apiName?: string, active = true) => `kind: BotUser\nname: ${name}\nspec: {active: ${active}${apiName ? `, name: "${apiName}"` : ''}}\n`;
+const bot = (name: string, apiName?: string, active = true) =>
+  `kind: BotUser\nname: ${name}\nspec: {active: ${active}${apiName ? `, name: "${apiName}"` : ''}}\n`;
 
 const plan = (api: MemoryLiveApi, dir: string, stack = 'default') => computePlan({ paths: [dir], env: {}, api, stack });
 const apply = async (api: MemoryLiveApi, dir: string, stack = 'default', prune = false) => {
@@ -78,7 +79,11 @@ describe('identity through renames', () => {
       expect(summary(renamed.changes)).toEqual(['update BotUser/ci', 'update BotUserRegistry/default']);
       expect(renamed.changes[0]!.fields).toEqual([expect.objectContaining({ path: 'name', after: name })]);
       // The registry write waits for the bot user's, and says why it is made.
-      expect(renamed.changes[1]).toMatchObject({ cause: 'registry', dependsOn: ['BotUser/ci'], reason: expect.stringContaining('records which bot users stack "default" manages') });
+      expect(renamed.changes[1]).toMatchObject({
+        cause: 'registry',
+        dependsOn: ['BotUser/ci'],
+        reason: expect.stringContaining('records which bot users stack "default" manages'),
+      });
       api.log.length = 0;
       await apply(api, dir);
       expect(api.log.map((r) => `${r.method} ${r.path.replace(/_\d+$/, '_N')}`)).toEqual(['PATCH /bot_users/bot_N', 'PATCH /ip_policies/ipp_N']);
@@ -87,7 +92,7 @@ describe('identity through renames', () => {
     }
   });
 
-  it('a bot user declared under a new manifest name takes nothing from the registry; an entry wins over another manifest\'s API name', async () => {
+  it("a bot user declared under a new manifest name takes nothing from the registry; an entry wins over another manifest's API name", async () => {
     const api = new MemoryLiveApi();
     const dir = manifests(bot('ci', 'shared-name'));
     await apply(api, dir);
@@ -100,7 +105,10 @@ describe('identity through renames', () => {
     expect(next.changes.find((c) => c.address === 'BotUser/newcomer')).toMatchObject({ action: 'create', dependsOn: ['BotUser/ci'] });
     api.log.length = 0;
     await apply(api, dir);
-    expect(api.log.filter((r) => r.path.startsWith('/bot_users')).map((r) => `${r.method} ${String(r.body?.name)}`)).toEqual(['PATCH ci-now', 'POST shared-name']);
+    expect(api.log.filter((r) => r.path.startsWith('/bot_users')).map((r) => `${r.method} ${String(r.body?.name)}`)).toEqual([
+      'PATCH ci-now',
+      'POST shared-name',
+    ]);
     expect((await plan(api, dir)).changes).toEqual([]);
   });
 
@@ -199,7 +207,7 @@ describe('edge cases', () => {
     expect(api.objects('/ip_policies')).toContainEqual(expect.objectContaining({ id: stray.id }));
   });
 
-  it('a bot user adopted by two stacks: both registries record it, each plan says so, neither touches the other\'s record', async () => {
+  it("a bot user adopted by two stacks: both registries record it, each plan says so, neither touches the other's record", async () => {
     const api = new MemoryLiveApi();
     await apply(api, manifests(bot('ci', 'CI bot')), 'team-a');
     const id = String(api.objects('/bot_users')[0]!.id);
@@ -214,7 +222,7 @@ describe('edge cases', () => {
     expect(records(api).map((r) => r.metadata)).toContain(teamA);
   });
 
-  it('registry records are no user objects: never in unmanaged, never exported, never pruned; never taken for the lock\'s', async () => {
+  it("registry records are no user objects: never in unmanaged, never exported, never pruned; never taken for the lock's", async () => {
     const api = new MemoryLiveApi();
     const dir = manifests(`${bot('ci')}---\nkind: IPPolicy\nname: office\nspec: {description: office}\n`);
     await apply(api, dir);
@@ -237,7 +245,10 @@ describe('edge cases', () => {
     await apply(api, dir);
     rewrite(dir, 'kind: IPPolicy\nname: office\nspec: {description: office}\n');
     const next = await plan(api, dir);
-    expect(next.changes.find((c) => c.cause === 'registry')).toMatchObject({ action: 'update', reason: expect.stringContaining('drops "ci", "deploy" (no longer declared; the bot user is left in place, never pruned)') });
+    expect(next.changes.find((c) => c.cause === 'registry')).toMatchObject({
+      action: 'update',
+      reason: expect.stringContaining('drops "ci", "deploy" (no longer declared; the bot user is left in place, never pruned)'),
+    });
     await apply(api, dir, 'default', true);
     expect(api.objects('/bot_users')).toHaveLength(2);
     expect(entries(api)).toEqual({});
@@ -246,7 +257,7 @@ describe('edge cases', () => {
 });
 
 describe('failures', () => {
-  it('a lost answer to the registry\'s create is looked up before a retry: one record, never two', async () => {
+  it("a lost answer to the registry's create is looked up before a retry: one record, never two", async () => {
     const api = new MemoryLiveApi();
     let lost = 0;
     api.intercept = (request) => (request.method === 'POST' && request.path === '/ip_policies' && lost++ === 0 ? 'lost' : undefined);
@@ -265,7 +276,10 @@ describe('failures', () => {
     };
     const dir = manifests(bot('ci'));
     const result = await applyPlan({ api, stack: 'default', paths: [dir], env: {} });
-    expect(result.steps.map((s) => [s.address, s.status]).sort()).toEqual([['BotUser/ci', 'failed'], ['BotUserRegistry/default', 'skipped']]);
+    expect(result.steps.map((s) => [s.address, s.status]).sort()).toEqual([
+      ['BotUser/ci', 'failed'],
+      ['BotUserRegistry/default', 'skipped'],
+    ]);
     expect(records(api)).toEqual([]);
     api.intercept = undefined;
     await apply(api, dir);
@@ -309,7 +323,13 @@ describe('limits', () => {
     expect((await plan(api, dir)).changes).toEqual([]);
     // Fewer bot users: surplus records go within the same change.
     const before = records(api).length;
-    rewrite(dir, names.slice(0, 3).map((n) => bot(n)).join('---\n'));
+    rewrite(
+      dir,
+      names
+        .slice(0, 3)
+        .map((n) => bot(n))
+        .join('---\n'),
+    );
     api.log.length = 0;
     const result = await apply(api, dir);
     expect(result.steps.map((s) => [s.address, s.requests])).toEqual([['BotUserRegistry/default', before]]);
@@ -318,7 +338,7 @@ describe('limits', () => {
     expect((await plan(api, dir)).changes).toEqual([]);
   });
 
-  it('a registry of many bot users names a few of them in its reason (plan text, Markdown, apply\'s progress); JSON has them all', async () => {
+  it("a registry of many bot users names a few of them in its reason (plan text, Markdown, apply's progress); JSON has them all", async () => {
     const api = new MemoryLiveApi();
     const names = Array.from({ length: 40 }, (_, i) => `bot-${String(i).padStart(2, '0')}`);
     const dir = manifests(names.map((n) => bot(n)).join('---\n'));
@@ -335,7 +355,13 @@ describe('limits', () => {
     const result = await apply(api, dir);
     expect(result.steps.find((s) => s.kind === 'BotUserRegistry')!.note).toContain(few);
     // Six names are listed in full ("and 1 more" would say no less).
-    rewrite(dir, names.slice(0, 34).map((n) => bot(n)).join('---\n'));
+    rewrite(
+      dir,
+      names
+        .slice(0, 34)
+        .map((n) => bot(n))
+        .join('---\n'),
+    );
     expect((await plan(api, dir)).changes[0]!.reason).toContain('drops "bot-34", "bot-35", "bot-36", "bot-37", "bot-38", "bot-39" (no longer declared');
   });
 
@@ -345,7 +371,10 @@ describe('limits', () => {
     const split = formatRecords('s', [entry(1), entry(2), entry(3)], 120);
     expect(split.length).toBeGreaterThan(1);
     for (const r of split) expect(Buffer.byteLength(r)).toBeLessThanOrEqual(120);
-    const joined = readRegistry('s', split.map((metadata, i): ApiObject => ({ id: `ipp_${i}`, metadata })));
+    const joined = readRegistry(
+      's',
+      split.map((metadata, i): ApiObject => ({ id: `ipp_${i}`, metadata })),
+    );
     expect([...joined.entries.keys()]).toEqual(['n1', 'n2', 'n3']);
     const long = recordDescription('é'.repeat(300));
     expect(Buffer.byteLength(long, 'utf8')).toBeLessThanOrEqual(255);
@@ -379,16 +408,23 @@ describe('--target', () => {
     rewrite(dir, bot('old', 'Old bot', false) + '---\n' + bot('ci', 'CI bot renamed') + '---\n' + bot('other', 'Other bot'));
     const renamed = await applyPlan({ api, stack: 'default', paths: [dir], env: {}, targets: ['BotUser/ci'] });
     expect(renamed.steps.map((s) => `${s.action} ${s.address}`)).toContain('update BotUser/ci');
-    expect(api.objects('/bot_users').filter((b) => String(b.name).startsWith('CI bot')).map((b) => [b.id, b.name])).toEqual([[ciId, 'CI bot renamed']]);
+    expect(
+      api
+        .objects('/bot_users')
+        .filter((b) => String(b.name).startsWith('CI bot'))
+        .map((b) => [b.id, b.name]),
+    ).toEqual([[ciId, 'CI bot renamed']]);
 
     // A target with no bot user never writes the registry.
     writeFileSync(join(dir, 'policy.yaml'), 'kind: IPPolicy\nname: office\nspec: {description: Office}\n');
-    expect(summary((await computePlan({ paths: [dir], env: {}, api, stack: 'default', targets: ['IPPolicy/office'] })).changes)).toEqual(['create IPPolicy/office']);
+    expect(summary((await computePlan({ paths: [dir], env: {}, api, stack: 'default', targets: ['IPPolicy/office'] })).changes)).toEqual([
+      'create IPPolicy/office',
+    ]);
   });
 });
 
 describe('--from-stack', () => {
-  it('moving bot users drops them from the old stack\'s registry (its export no longer lists them); plan = apply', async () => {
+  it("moving bot users drops them from the old stack's registry (its export no longer lists them); plan = apply", async () => {
     const api = new MemoryLiveApi();
     const dir = manifests(bot('ci', 'CI bot') + '---\n' + bot('nightly', 'Nightly'));
     await apply(api, dir, 'default');
@@ -409,7 +445,7 @@ describe('--from-stack', () => {
     expect(JSON.stringify(exported)).not.toContain('CI bot');
   });
 
-  it('a targeted move drops only the targeted bot users from the old stack\'s registry', async () => {
+  it("a targeted move drops only the targeted bot users from the old stack's registry", async () => {
     const api = new MemoryLiveApi();
     const dir = manifests(bot('ci', 'CI bot') + '---\n' + bot('nightly', 'Nightly'));
     await apply(api, dir, 'default');
@@ -422,7 +458,7 @@ describe('--from-stack', () => {
     expect((await computePlan(targeted)).changes).toEqual([]);
   });
 
-  it('a move together with a rename of spec.name keeps the bot user (the old stack\'s registry identifies it)', async () => {
+  it("a move together with a rename of spec.name keeps the bot user (the old stack's registry identifies it)", async () => {
     const api = new MemoryLiveApi();
     const dir = manifests(bot('ci', 'CI bot'));
     await apply(api, dir, 'default');
@@ -438,7 +474,7 @@ describe('--from-stack', () => {
 });
 
 describe('prune scope and unmanaged objects', () => {
-  it('planning or checking drift of one file never lists the stack\'s own bot users, declared in another file, as unmanaged', async () => {
+  it("planning or checking drift of one file never lists the stack's own bot users, declared in another file, as unmanaged", async () => {
     const { api, dir } = await botAndPolicyApplied();
     // A bot user nobody recorded is unmanaged still.
     api.objects('/bot_users').push({ id: 'bot_stranger', name: 'stranger', active: true, created_at: '2026-01-01T00:00:00Z', uri: 'x' });

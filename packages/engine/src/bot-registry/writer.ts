@@ -41,10 +41,7 @@ async function sendAll(env: RegistryWriteEnv, calls: readonly ApiCall[]): Promis
  * ids the creates produced; a declared bot user without an id (its create did not run) keeps
  * the entry the registry had, if any.
  */
-export function registryWriter(
-  matching: RegistryMatching,
-  stack: string,
-): (env: RegistryWriteEnv) => Promise<{ id: string | null; requests: number }> {
+export function registryWriter(matching: RegistryMatching, stack: string): (env: RegistryWriteEnv) => Promise<{ id: string | null; requests: number }> {
   const registry = matching.registry ?? emptyRegistry(stack);
   const want = wanted(matching);
   return async (env) => {

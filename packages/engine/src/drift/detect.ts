@@ -76,7 +76,10 @@ export function classifyDrift(input: DriftInput): DriftReport {
             : `a duplicate of ${change.duplicate.keep} (same stack and address); apply keeps ${change.duplicate.keep}, re-points references to it and deletes this one`,
       };
     } else if (change.action === 'delete') {
-      verdict = { drift: 'changed_in_manifests', message: `owned by stack "${stack}" and no longer declared in the manifests (removed since the last apply); apply --prune deletes it` };
+      verdict = {
+        drift: 'changed_in_manifests',
+        message: `owned by stack "${stack}" and no longer declared in the manifests (removed since the last apply); apply --prune deletes it`,
+      };
     } else {
       const pair = pairs.get(change.address)!;
       verdict = pairVerdict(pair, change, tokens, stack, recordedHash(matching.registry, pair.desired, pair.live));
@@ -85,12 +88,30 @@ export function classifyDrift(input: DriftInput): DriftReport {
   }
   // A duplicate that objects gatehouse does not change reference: drift until they are re-pointed.
   for (const held of planned.held_duplicates ?? []) {
-    objects.push({ address: held.address, kind: held.kind, name: held.address.slice(held.kind.length + 1), id: held.id, drift: 'duplicate', action: 'delete', message: held.message, fields: [] });
+    objects.push({
+      address: held.address,
+      kind: held.kind,
+      name: held.address.slice(held.kind.length + 1),
+      id: held.id,
+      drift: 'duplicate',
+      action: 'delete',
+      message: held.message,
+      fields: [],
+    });
   }
   const rank = (o: DriftedObject) => DRIFT_KINDS.indexOf(o.drift);
   objects.sort((a, b) => rank(a) - rank(b));
 
-  const summary = { duplicate: 0, changed_in_manifests: 0, changed_outside: 0, changed: 0, deleted_outside: 0, missing: 0, unmanaged: planned.unmanaged.length, in_sync: planned.summary.unchanged + bookkeeping };
+  const summary = {
+    duplicate: 0,
+    changed_in_manifests: 0,
+    changed_outside: 0,
+    changed: 0,
+    deleted_outside: 0,
+    missing: 0,
+    unmanaged: planned.unmanaged.length,
+    in_sync: planned.summary.unchanged + bookkeeping,
+  };
   for (const o of objects) summary[o.drift] += 1;
   return {
     format_version: DRIFT_FORMAT_VERSION,
@@ -146,12 +167,21 @@ function missingVerdict(d: DesiredObject, applied: Set<string>, deletedOutside: 
  * `recorded`: for a kind without metadata (a bot user), the hash its stack's registry recorded
  * when it was last applied (bot-registry/registry.ts); it stands in for the marker's.
  */
-function pairVerdict(pair: { desired: DesiredObject; live: LiveObject }, change: Change, tokens: Map<string, string>, stack: string, recorded?: string): Verdict {
+function pairVerdict(
+  pair: { desired: DesiredObject; live: LiveObject },
+  change: Change,
+  tokens: Map<string, string>,
+  stack: string,
+  recorded?: string,
+): Verdict {
   const { desired: d, live: o } = pair;
   let applied: string;
   if (!o.descriptor.metadata) {
     if (recorded === undefined) {
-      return { drift: 'changed', message: `differs from the manifests; ${withArticle(d.descriptor.title)} carries no ownership marker and the stack's bot user registry records no hash of it, so whether it changed in the manifests or outside gatehouse is unknown` };
+      return {
+        drift: 'changed',
+        message: `differs from the manifests; ${withArticle(d.descriptor.title)} carries no ownership marker and the stack's bot user registry records no hash of it, so whether it changed in the manifests or outside gatehouse is unknown`,
+      };
     }
     applied = recorded;
   } else {
@@ -167,7 +197,11 @@ function pairVerdict(pair: { desired: DesiredObject; live: LiveObject }, change:
   const outside = liveHash(o, d, tokens) !== applied;
   const inManifests = desiredHash(d, tokens) !== applied;
   if (outside) {
-    return { drift: 'changed_outside', message: `changed outside gatehouse since the last apply${inManifests ? ', and the manifests changed too' : ''}; apply would overwrite it with the manifests' values`, ...(inManifests ? { manifestsChanged: true as const } : {}) };
+    return {
+      drift: 'changed_outside',
+      message: `changed outside gatehouse since the last apply${inManifests ? ', and the manifests changed too' : ''}; apply would overwrite it with the manifests' values`,
+      ...(inManifests ? { manifestsChanged: true as const } : {}),
+    };
   }
   if (inManifests) return { drift: 'changed_in_manifests', message: 'changed in the manifests since the last apply; live is as last applied' };
   const secrets = change.fields.filter((f) => f.sensitive).map((f) => f.path);
@@ -221,4 +255,3 @@ export async function driftFromRead(read: Desired, options: DriftOptions): Promi
 export async function detectDrift(options: DriftOptions): Promise<DriftReport> {
   return driftFromRead(await readForDrift(options), options);
 }
-

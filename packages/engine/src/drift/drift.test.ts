@@ -45,7 +45,10 @@ describe('detectDrift', () => {
     expect(report.drifted).toBe(true);
     expect(report.objects).toEqual([
       expect.objectContaining({
-        address: 'IPRestriction/dashboard', id: 'ipx_1', drift: 'changed_outside', action: 'update',
+        address: 'IPRestriction/dashboard',
+        id: 'ipx_1',
+        drift: 'changed_outside',
+        action: 'update',
         fields: [{ path: 'enforced', drift: 'changed_outside', live: false, desired: true, sensitive: false }],
       }),
     ]);
@@ -57,7 +60,11 @@ describe('detectDrift', () => {
     const live = await appliedLive();
     const report = await drift(live, [editedManifests('access.yaml', 'enforced: true', 'enforced: false')]);
     expect(report.objects).toEqual([
-      expect.objectContaining({ address: 'IPRestriction/dashboard', drift: 'changed_in_manifests', fields: [expect.objectContaining({ path: 'enforced', drift: 'changed_in_manifests', live: true, desired: false })] }),
+      expect.objectContaining({
+        address: 'IPRestriction/dashboard',
+        drift: 'changed_in_manifests',
+        fields: [expect.objectContaining({ path: 'enforced', drift: 'changed_in_manifests', live: true, desired: false })],
+      }),
     ]);
   });
 
@@ -69,7 +76,7 @@ describe('detectDrift', () => {
     expect(report.objects[0]!.fields.map((f) => f.path).sort()).toEqual(['description', 'enforced']);
   });
 
-  test('a route and a rule deleted outside gatehouse: their parents\' markers are the evidence', async () => {
+  test("a route and a rule deleted outside gatehouse: their parents' markers are the evidence", async () => {
     const live = await appliedLive();
     const edge = findRaw(live, 'edghts_1');
     edge.routes = (edge.routes as { match: string }[]).filter((r) => r.match !== '/sso');
@@ -90,7 +97,9 @@ describe('detectDrift', () => {
     edge.metadata = composeMetadata(user, old);
     edge.routes = (edge.routes as { match: string }[]).filter((r) => r.match !== '/sso');
     const report = await drift(live);
-    expect(report.objects).toEqual([expect.objectContaining({ address: 'HTTPSEdgeRoute/api//sso', drift: 'missing', message: 'missing: not applied yet or deleted outside gatehouse' })]);
+    expect(report.objects).toEqual([
+      expect.objectContaining({ address: 'HTTPSEdgeRoute/api//sso', drift: 'missing', message: 'missing: not applied yet or deleted outside gatehouse' }),
+    ]);
     expect(report.drifted).toBe(true);
   });
 
@@ -113,7 +122,13 @@ describe('detectDrift', () => {
     const dir = manifestsCopy();
     dirs.push(dir);
     const live = await appliedLive(dir);
-    writeFileSync(join(dir, 'access.yaml'), readFileSync(join(dir, 'access.yaml'), 'utf8').replace('kind: BotUser\nname: deploy-bot\nspec: {active: true}', 'kind: BotUser\nname: deploy-bot\nspec: {active: true}\n---\nkind: IPPolicy\nname: new\nspec: {description: new}'));
+    writeFileSync(
+      join(dir, 'access.yaml'),
+      readFileSync(join(dir, 'access.yaml'), 'utf8').replace(
+        'kind: BotUser\nname: deploy-bot\nspec: {active: true}',
+        'kind: BotUser\nname: deploy-bot\nspec: {active: true}\n---\nkind: IPPolicy\nname: new\nspec: {description: new}',
+      ),
+    );
     writeFileSync(join(dir, 'edges.yaml'), readFileSync(join(dir, 'edges.yaml'), 'utf8').replace(/---\nkind: TCPEdge[^]*$/, ''));
     const report = await drift(live, [dir]);
     expect(report.objects.map((o) => [o.address, o.drift, o.action])).toEqual([
@@ -143,7 +158,18 @@ describe('detectDrift', () => {
     (route.webhook_verification as { secret: string }).secret = 'rotated-by-hand';
     const report = await drift(live);
     expect(report.objects).toEqual([
-      expect.objectContaining({ drift: 'changed', fields: [{ path: 'webhook_verification.secret', drift: 'changed', live: '(sensitive: env GITHUB_SECRET)', desired: '(sensitive: env GITHUB_SECRET, changed)', sensitive: true }] }),
+      expect.objectContaining({
+        drift: 'changed',
+        fields: [
+          {
+            path: 'webhook_verification.secret',
+            drift: 'changed',
+            live: '(sensitive: env GITHUB_SECRET)',
+            desired: '(sensitive: env GITHUB_SECRET, changed)',
+            sensitive: true,
+          },
+        ],
+      }),
     ]);
     for (const text of [renderDriftText(report), renderDriftJson(report), renderDriftMarkdown(report)]) {
       expect(text).not.toContain('rotated-by-hand');
@@ -152,11 +178,17 @@ describe('detectDrift', () => {
     }
   });
 
-  test('a bot user changed outside gatehouse: the stack\'s bot user registry records its hash as applied', async () => {
+  test("a bot user changed outside gatehouse: the stack's bot user registry records its hash as applied", async () => {
     const live = await appliedLive();
     findRaw(live, 'bot_1').active = false;
     const report = await drift(live);
-    expect(report.objects).toEqual([expect.objectContaining({ address: 'BotUser/deploy-bot', drift: 'changed_outside', fields: [expect.objectContaining({ path: 'active', live: false, desired: true })] })]);
+    expect(report.objects).toEqual([
+      expect.objectContaining({
+        address: 'BotUser/deploy-bot',
+        drift: 'changed_outside',
+        fields: [expect.objectContaining({ path: 'active', live: false, desired: true })],
+      }),
+    ]);
     // The registry's own write (bookkeeping) is not drift and counts as nothing.
     expect(report.summary.in_sync).toBe((await drift(await appliedLive())).summary.in_sync - 1);
   });
@@ -164,15 +196,26 @@ describe('detectDrift', () => {
   test('a bot user renamed outside gatehouse is changed outside; renamed in the manifests, a manifest change', async () => {
     const live = await appliedLive();
     findRaw(live, 'bot_1').name = 'renamed by hand';
-    expect((await drift(live)).objects).toEqual([expect.objectContaining({ address: 'BotUser/deploy-bot', id: 'bot_1', drift: 'changed_outside', fields: [expect.objectContaining({ path: 'name', live: 'renamed by hand', desired: 'deploy-bot' })] })]);
+    expect((await drift(live)).objects).toEqual([
+      expect.objectContaining({
+        address: 'BotUser/deploy-bot',
+        id: 'bot_1',
+        drift: 'changed_outside',
+        fields: [expect.objectContaining({ path: 'name', live: 'renamed by hand', desired: 'deploy-bot' })],
+      }),
+    ]);
     const renamed = editedManifests('access.yaml', 'name: deploy-bot\nspec: {active: true}', 'name: deploy-bot\nspec: {active: true, name: Deploy bot}');
-    expect((await drift(await appliedLive(), [renamed])).objects).toEqual([expect.objectContaining({ address: 'BotUser/deploy-bot', id: 'bot_1', drift: 'changed_in_manifests' })]);
+    expect((await drift(await appliedLive(), [renamed])).objects).toEqual([
+      expect.objectContaining({ address: 'BotUser/deploy-bot', id: 'bot_1', drift: 'changed_in_manifests' }),
+    ]);
   });
 
   test('a bot user the registry records and that is gone was deleted outside gatehouse', async () => {
     const live = await appliedLive();
     live['/bot_users'] = [];
-    expect((await drift(live)).objects).toEqual([expect.objectContaining({ address: 'BotUser/deploy-bot', drift: 'deleted_outside', message: expect.stringContaining('registry') })]);
+    expect((await drift(live)).objects).toEqual([
+      expect.objectContaining({ address: 'BotUser/deploy-bot', drift: 'deleted_outside', message: expect.stringContaining('registry') }),
+    ]);
   });
 
   test('a bot user no registry records: its drift is a change of unknown cause', async () => {
@@ -180,14 +223,26 @@ describe('detectDrift', () => {
     live['/ip_policies'] = live['/ip_policies']!.filter((p) => !String(p.metadata).startsWith('gatehouse-bots:'));
     findRaw(live, 'bot_1').active = false;
     const report = await drift(live);
-    expect(report.objects).toEqual([expect.objectContaining({ address: 'BotUser/deploy-bot', drift: 'changed', fields: [expect.objectContaining({ path: 'active', live: false, desired: true })] })]);
+    expect(report.objects).toEqual([
+      expect.objectContaining({
+        address: 'BotUser/deploy-bot',
+        drift: 'changed',
+        fields: [expect.objectContaining({ path: 'active', live: false, desired: true })],
+      }),
+    ]);
   });
 
   test('an adoption not applied yet is a manifest change', async () => {
     const live = await appliedLive();
-    const dir = editedManifests('access.yaml', 'kind: BotUser', 'kind: IPPolicy\nname: legacy\nadopt: ipp_unmanaged1\nspec: {description: legacy}\n---\nkind: BotUser');
+    const dir = editedManifests(
+      'access.yaml',
+      'kind: BotUser',
+      'kind: IPPolicy\nname: legacy\nadopt: ipp_unmanaged1\nspec: {description: legacy}\n---\nkind: BotUser',
+    );
     const report = await drift(live, [dir]);
-    expect(report.objects).toEqual([expect.objectContaining({ address: 'IPPolicy/legacy', id: 'ipp_unmanaged1', drift: 'changed_in_manifests', message: expect.stringContaining('adopted') })]);
+    expect(report.objects).toEqual([
+      expect.objectContaining({ address: 'IPPolicy/legacy', id: 'ipp_unmanaged1', drift: 'changed_in_manifests', message: expect.stringContaining('adopted') }),
+    ]);
   });
 
   test('the JSON form is the documented shape', async () => {
@@ -221,7 +276,7 @@ describe('detectDrift', () => {
     expect(renderDriftMarkdown(report)).not.toContain('not shown');
   });
 
-  test('a parent\'s children evidence is left out rather than exceed the metadata limit', () => {
+  test("a parent's children evidence is left out rather than exceed the metadata limit", () => {
     const marker = { stack: 'default', name: 'api', hash: '0123456789abcdef', children: 'fedcba9876543210' };
     expect(parseMarker(composeMetadata('small', marker)).marker).toEqual(marker);
     const user = 'u'.repeat(4096 - composeMetadata(undefined, { ...marker, children: undefined as never }).length - 1 - 5);

@@ -28,4 +28,3 @@ export function markerFor(d: DesiredObject, desired: readonly DesiredObject[], t
   if (env) marker.env = env;
   return marker;
 }
-

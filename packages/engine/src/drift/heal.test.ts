@@ -63,10 +63,18 @@ const addresses = (selection: ReturnType<typeof selectHealable>) => selection.se
 
 describe('selectHealable', () => {
   const cases: [string, HealPermissions, string[]][] = [
-    ['--self-heal: only what changed or was deleted outside', { outside: true, git: false, prune: false }, ['outside IPPolicyRule/office/198.51.100.0/24', 'outside IPRestriction/dashboard']],
-    ['--apply-git: only the manifests\' changes, no delete', { outside: false, git: true, prune: false }, ['git IPPolicy/vpn']],
+    [
+      '--self-heal: only what changed or was deleted outside',
+      { outside: true, git: false, prune: false },
+      ['outside IPPolicyRule/office/198.51.100.0/24', 'outside IPRestriction/dashboard'],
+    ],
+    ["--apply-git: only the manifests' changes, no delete", { outside: false, git: true, prune: false }, ['git IPPolicy/vpn']],
     ['--apply-git --prune: the removal from git too', { outside: false, git: true, prune: true }, ['git IPPolicy/lab', 'git IPPolicy/vpn']],
-    ['--self-heal --prune: still no delete from git', { outside: true, git: false, prune: true }, ['outside IPPolicyRule/office/198.51.100.0/24', 'outside IPRestriction/dashboard']],
+    [
+      '--self-heal --prune: still no delete from git',
+      { outside: true, git: false, prune: true },
+      ['outside IPPolicyRule/office/198.51.100.0/24', 'outside IPRestriction/dashboard'],
+    ],
   ];
   it.each(cases)('%s', async (_title, allow, expected) => {
     const { api, dir } = await drifted();

@@ -24,7 +24,14 @@ export const DRIFT_FORMAT_VERSION = 1;
 export type DriftKind = 'changed_in_manifests' | 'changed_outside' | 'changed' | 'deleted_outside' | 'missing' | 'duplicate' | 'unmanaged';
 
 /** Drift kinds that make `gatehouse drift` exit 2 (all but `unmanaged`). */
-export const DRIFT_KINDS: readonly Exclude<DriftKind, 'unmanaged'>[] = ['changed_outside', 'deleted_outside', 'duplicate', 'missing', 'changed_in_manifests', 'changed'];
+export const DRIFT_KINDS: readonly Exclude<DriftKind, 'unmanaged'>[] = [
+  'changed_outside',
+  'deleted_outside',
+  'duplicate',
+  'missing',
+  'changed_in_manifests',
+  'changed',
+];
 
 /** One field that differs: its dotted path, live and desired values (masked when secret). */
 export interface DriftField {

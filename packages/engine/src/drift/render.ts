@@ -44,7 +44,8 @@ export function driftSummaryLine(report: DriftReport): string {
 const asChange = (f: DriftField) => ({ before: f.live, after: f.desired, sensitive: f.sensitive });
 
 const fieldLine = (f: DriftField): string => {
-  if (f.sensitive) return `${sanitize(f.path)}: ${isEnvMask(f.desired) ? `${String(f.desired).replace(/, changed\)$/, ')')} differs` : '(sensitive value differs)'}`;
+  if (f.sensitive)
+    return `${sanitize(f.path)}: ${isEnvMask(f.desired) ? `${String(f.desired).replace(/, changed\)$/, ')')} differs` : '(sensitive value differs)'}`;
   if (isLongValueChange(asChange(f))) return `${sanitize(f.path)}: differs from live to manifests (${diffStat(longValueDiff(asChange(f)))}; diff below)`;
   return `${sanitize(f.path)}: live ${formatValue(f.live)}, manifests ${formatValue(f.desired)}`;
 };
@@ -108,7 +109,12 @@ const cell = (text: string) => sanitize(text).replace(/\|/g, '\\|').replace(/`/g
 export function renderDriftMarkdown(report: DriftReport, options: { maxLength?: number } = {}): string {
   const maxLength = options.maxLength ?? MARKDOWN_MAX_LENGTH;
   const where = report.target.embedded ? ` (embedded reference server, \`.gatehouse/server.db\`)` : '';
-  const lines = [`### gatehouse drift: ${report.drifted ? 'drift found' : 'no drift'}${where}`, '', `Target \`${cell(describeTarget(report))}\`, stack \`${cell(report.stack)}\`, checked ${report.checked_at}.`, ''];
+  const lines = [
+    `### gatehouse drift: ${report.drifted ? 'drift found' : 'no drift'}${where}`,
+    '',
+    `Target \`${cell(describeTarget(report))}\`, stack \`${cell(report.stack)}\`, checked ${report.checked_at}.`,
+    '',
+  ];
   if (report.lock) lines.push(`> **Locked:** ${cell(lockNote(report.lock, 'it may explain what differs'))}.`, '');
   const targeted = targetLines(report.targets, 'drift report');
   if (targeted) for (const line of [targeted.warning, ...targeted.notes]) lines.push(`> **Warning:** ${cell(line).replace(/([*_[\]~])/g, '\\$1')}`, '');
@@ -130,12 +136,25 @@ export function renderDriftMarkdown(report: DriftReport, options: { maxLength?: 
       length += row.length + 1;
       shown += 1;
     }
-    if (shown < report.objects.length) lines.push('', `_${report.objects.length - shown} more drifted objects not shown to stay under ${maxLength} characters; run \`gatehouse drift --format json\` for all._`);
+    if (shown < report.objects.length)
+      lines.push(
+        '',
+        `_${report.objects.length - shown} more drifted objects not shown to stay under ${maxLength} characters; run \`gatehouse drift --format json\` for all._`,
+      );
     lines.push('');
     // Long values' line diffs, below the table (a table cell holds one line), while they fit.
     for (const o of report.objects.slice(0, shown)) {
       for (const f of o.fields.filter((field) => isLongValueChange(asChange(field)))) {
-        const block = [`<details><summary><code>${html(`${o.kind} ${o.name}`)}</code> ${html(f.path)}: - live, + manifests</summary>`, '', '```diff', ...markdownLineDiff(f.path, longValueDiff(asChange(f))), '```', '', '</details>', ''];
+        const block = [
+          `<details><summary><code>${html(`${o.kind} ${o.name}`)}</code> ${html(f.path)}: - live, + manifests</summary>`,
+          '',
+          '```diff',
+          ...markdownLineDiff(f.path, longValueDiff(asChange(f))),
+          '```',
+          '',
+          '</details>',
+          '',
+        ];
         if (lines.join('\n').length + block.join('\n').length + 400 > maxLength) break;
         lines.push(...block);
       }

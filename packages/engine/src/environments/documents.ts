@@ -31,7 +31,10 @@ export async function environmentDocuments(
 ): Promise<{ documents: LoadedDocument[]; problems: Problem[]; checksum: string; files: Record<string, string>; warnings: Problem[]; notes: string[] }> {
   const base = await load(paths, loadOptions);
   if (!environment) return base;
-  const overlays = environment.overlays.length > 0 ? await load(environment.overlays, loadOptions) : { documents: [], problems: [], checksum: '', files: {}, warnings: [], notes: [] };
+  const overlays =
+    environment.overlays.length > 0
+      ? await load(environment.overlays, loadOptions)
+      : { documents: [], problems: [], checksum: '', files: {}, warnings: [], notes: [] };
   const applied = applyOverlays(base.documents, overlays.documents);
   const checksum = createHash('sha256')
     .update(`${base.checksum}\0${overlays.checksum}\0${environment.name}\0${JSON.stringify(environment.vars.values)}`)
@@ -43,5 +46,12 @@ export async function environmentDocuments(
     ...overlays.files,
     [environmentVariablesEntry(environment.name)]: createHash('sha256').update(canonicalJson(environment.vars.values)).digest('hex'),
   };
-  return { documents: applied.documents, problems: [...base.problems, ...overlayProblems, ...applied.problems], checksum, files, warnings: [...base.warnings, ...overlays.warnings], notes: [...base.notes, ...overlays.notes] };
+  return {
+    documents: applied.documents,
+    problems: [...base.problems, ...overlayProblems, ...applied.problems],
+    checksum,
+    files,
+    warnings: [...base.warnings, ...overlays.warnings],
+    notes: [...base.notes, ...overlays.notes],
+  };
 }

@@ -34,7 +34,10 @@ describe('examples/environments', () => {
   it('reads both environments; each resolves to valid manifests with its own differences', async () => {
     const { project, problems } = await readProject(join(EXAMPLE, 'gatehouse.yaml'));
     expect(problems).toEqual([]);
-    expect(project!.environments.map((e) => [e.name, e.stack])).toEqual([['staging', 'web-staging'], ['production', 'web']]);
+    expect(project!.environments.map((e) => [e.name, e.stack])).toEqual([
+      ['staging', 'web-staging'],
+      ['production', 'web'],
+    ]);
     const read = async (name: string) => {
       const environment = project!.environments.find((e) => e.name === name)!;
       const result = await readManifests({ paths: project!.manifests, env: {}, environment, stack: environment.stack! });
@@ -67,7 +70,10 @@ describe('render', () => {
     const { project } = await readProject(join(dir, 'gatehouse.yaml'));
     const { files, problems } = await renderEnvironment({ paths: project!.manifests, environment: project!.environments[0]! });
     expect(problems).toEqual([]);
-    expect(files.map((f) => [f.file.replace(/^.*\/(base|dev)\//, '$1/'), f.documents])).toEqual([['base/o.yaml', 1], ['dev/new.yaml', 1]]);
+    expect(files.map((f) => [f.file.replace(/^.*\/(base|dev)\//, '$1/'), f.documents])).toEqual([
+      ['base/o.yaml', 1],
+      ['dev/new.yaml', 1],
+    ]);
     expect(files[0]!.text).toContain('description: office of dev.example.com $$${x} $${env:LITERAL}');
     expect(files[0]!.text).toContain('metadata: ${env:SECRET}');
   });
@@ -83,12 +89,14 @@ describe('problems of variables and overlays, at the line to fix', () => {
     const { project } = await readProject(join(dir, 'gatehouse.yaml'));
     const { problems } = await readManifests({ paths: project!.manifests, env: {}, environment: project!.environments[0]! });
     const found = problems.map((p) => [p.code, p.at?.file.replace(/^.*\//, ''), p.at?.line]);
-    expect(found).toEqual(expect.arrayContaining([
-      ['var_wrong_type', 'r.yaml', 5],
-      ['wrong_type', 'r.yaml', 4],
-      ['unknown_field', 'r.yaml', 5],
-      ['var_unused', 'gatehouse.yaml', 4],
-    ]));
+    expect(found).toEqual(
+      expect.arrayContaining([
+        ['var_wrong_type', 'r.yaml', 5],
+        ['wrong_type', 'r.yaml', 4],
+        ['unknown_field', 'r.yaml', 5],
+        ['var_unused', 'gatehouse.yaml', 4],
+      ]),
+    );
     const byCode = (code: string) => problems.find((p) => p.code === code)!;
     expect(byCode('var_wrong_type').at!.file).toMatch(/base\/r\.yaml$/);
     expect(byCode('var_wrong_type').message).toContain('${var:enforce} = "maybe"');
@@ -138,7 +146,9 @@ describe('one result for every environment', () => {
   it('text sections and JSON with one plan per environment', () => {
     const text = renderPlansText(plans());
     expect(text.indexOf('== environment staging ==')).toBeLessThan(text.indexOf('== environment production =='));
-    expect(text.slice(-200)).toMatch(/Plans of 2 environments:\n {2}staging {5}2 to create, 1 to update, 1 to replace, 1 to delete, 4 unchanged\.\n {2}production {2}no changes\n$/);
+    expect(text.slice(-200)).toMatch(
+      /Plans of 2 environments:\n {2}staging {5}2 to create, 1 to update, 1 to replace, 1 to delete, 4 unchanged\.\n {2}production {2}no changes\n$/,
+    );
     const json = JSON.parse(renderPlansJson(plans()));
     expect(json.format_version).toBe(1);
     expect(json.changes).toBe(true);

@@ -54,9 +54,10 @@ export function mergeValue(
       continue;
     }
     const keyField = path.length === 1 && path[0] === 'spec' ? keyed.get(key) : undefined;
-    const merged = keyField && Array.isArray(value)
-      ? mergeKeyedList(target[key], children.get(key), value, childOrigin(patchOrigin, key), keyField, problems)
-      : mergeValue(target[key], children.get(key) ?? childOrigin(patchOrigin, key), value, childOrigin(patchOrigin, key), keyed, problems, [...path, key]);
+    const merged =
+      keyField && Array.isArray(value)
+        ? mergeKeyedList(target[key], children.get(key), value, childOrigin(patchOrigin, key), keyField, problems)
+        : mergeValue(target[key], children.get(key) ?? childOrigin(patchOrigin, key), value, childOrigin(patchOrigin, key), keyed, problems, [...path, key]);
     set(target, key, merged.value);
     children.set(key, merged.origin);
   }
@@ -84,7 +85,13 @@ function mergeKeyedList(base: unknown, baseOrigin: Origin | undefined, patch: un
     const remove = isMap(item) && item.delete === true;
     if (remove) {
       if (at < 0) {
-        problems.push(problem('overlay_target_missing', `no item with ${field} ${JSON.stringify(item[field])} to delete in the base manifest`, itemOrigin.source([...itemOrigin.path, 'delete'])));
+        problems.push(
+          problem(
+            'overlay_target_missing',
+            `no item with ${field} ${JSON.stringify(item[field])} to delete in the base manifest`,
+            itemOrigin.source([...itemOrigin.path, 'delete']),
+          ),
+        );
         return;
       }
       items.splice(at, 1);

@@ -43,7 +43,9 @@ const byName = (documents: LoadedDocument[], name: string) => documents.find((d)
 
 describe('merge overlays (RFC 7386)', () => {
   test('maps merge, null removes, routes merge by match, new routes are appended', () => {
-    const overlay = docs('env.yaml', `kind: HTTPSEdge
+    const overlay = docs(
+      'env.yaml',
+      `kind: HTTPSEdge
 name: api
 spec:
   description: null
@@ -54,7 +56,8 @@ spec:
     - match_type: path_prefix
       match: /new
       backend: web
-`);
+`,
+    );
     const { documents, problems } = applyOverlays(base(), overlay);
     expect(problems).toEqual([]);
     const edge = byName(documents, 'api');
@@ -81,14 +84,17 @@ spec:
   });
 
   test('rules merge by cidr; delete: true on an item removes it', () => {
-    const overlay = docs('env.yaml', `kind: IPPolicy
+    const overlay = docs(
+      'env.yaml',
+      `kind: IPPolicy
 name: office
 spec:
   rules:
     - {cidr: 10.0.0.0/8, action: deny}
     - {cidr: 192.168.0.0/16, delete: true}
     - {cidr: 172.16.0.0/12, action: allow}
-`);
+`,
+    );
     const { documents, problems } = applyOverlays(base(), overlay);
     expect(problems).toEqual([]);
     expect((byName(documents, 'office').value as { spec: unknown }).spec).toEqual({
@@ -105,13 +111,16 @@ spec:
   });
 
   test('a list item without its key, and a deleted item that does not exist, are problems at the overlay', () => {
-    const overlay = docs('env.yaml', `kind: IPPolicy
+    const overlay = docs(
+      'env.yaml',
+      `kind: IPPolicy
 name: office
 spec:
   rules:
     - {action: deny}
     - {cidr: 1.2.3.0/24, delete: true}
-`);
+`,
+    );
     const { problems } = applyOverlays(base(), overlay);
     expect(problems.map((p) => [p.code, p.at?.file, p.at?.line])).toEqual([
       ['overlay_invalid', 'env.yaml', 5],
@@ -122,14 +131,17 @@ spec:
 
 describe('patch overlays (RFC 6902)', () => {
   test('operations apply in order; positions follow shifted list items', () => {
-    const overlay = docs('env.yaml', `kind: HTTPSEdge
+    const overlay = docs(
+      'env.yaml',
+      `kind: HTTPSEdge
 name: api
 patch:
   - {op: replace, path: /spec/description, value: patched}
   - {op: add, path: /spec/routes/0, value: {match_type: path_prefix, match: /first, backend: web}}
   - {op: remove, path: /spec/routes/2}
   - {op: test, path: /spec/routes/1/match, value: /}
-`);
+`,
+    );
     const { documents, problems } = applyOverlays(base(), overlay);
     expect(problems).toEqual([]);
     const edge = byName(documents, 'api');
@@ -142,16 +154,22 @@ patch:
   });
 
   test('an operation that cannot apply is a problem at its line, and the patch is not applied', () => {
-    const overlay = docs('env.yaml', `kind: IPRestriction
+    const overlay = docs(
+      'env.yaml',
+      `kind: IPRestriction
 name: dashboard
 patch:
   - {op: replace, path: /spec/enforced, value: false}
   - {op: remove, path: /spec/nothing}
-`);
+`,
+    );
     const { documents, problems } = applyOverlays(base(), overlay);
     expect(problems).toMatchObject([{ code: 'overlay_patch_failed', at: { file: 'env.yaml', line: 5 } }]);
     expect((byName(documents, 'dashboard').value as { spec: { enforced: boolean } }).spec.enforced).toBe(true);
-    const failedTest = applyOverlays(base(), docs('env.yaml', 'kind: IPRestriction\nname: dashboard\npatch:\n  - {op: test, path: /spec/enforced, value: false}\n'));
+    const failedTest = applyOverlays(
+      base(),
+      docs('env.yaml', 'kind: IPRestriction\nname: dashboard\npatch:\n  - {op: test, path: /spec/enforced, value: false}\n'),
+    );
     expect(failedTest.problems).toMatchObject([{ code: 'overlay_patch_failed', at: { line: 4 } }]);
     expect(failedTest.problems[0]!.message).toContain('test');
   });
@@ -159,7 +177,9 @@ patch:
 
 describe('delete and new objects', () => {
   test('delete: true removes the object; an unknown name is a new object; errors name the overlay line', () => {
-    const overlay = docs('env.yaml', `kind: IPRestriction
+    const overlay = docs(
+      'env.yaml',
+      `kind: IPRestriction
 name: dashboard
 delete: true
 ---
@@ -181,7 +201,8 @@ name: ghost2
 patch: []
 ---
 name: no-kind
-`);
+`,
+    );
     const { documents, problems } = applyOverlays(base(), overlay);
     expect(documents.map((d) => (d.value as { name: string }).name)).toEqual(['api', 'office', 'extra']);
     expect(byName(documents, 'extra').file).toBe('env.yaml');
@@ -208,7 +229,13 @@ describe('overlay problems are located at the overlay, whatever the patch touche
   });
 
   test('a removed field is reported at the remove (or the merge null) that removed it', () => {
-    const patched = applyOverlays(base(), docs('env.yaml', 'kind: IPPolicy\nname: office\npatch:\n  - {op: remove, path: /spec}\n  - {op: add, path: /spec, value: {rules: []}}\n  - {op: remove, path: /spec/rules}\n')).documents;
+    const patched = applyOverlays(
+      base(),
+      docs(
+        'env.yaml',
+        'kind: IPPolicy\nname: office\npatch:\n  - {op: remove, path: /spec}\n  - {op: add, path: /spec, value: {rules: []}}\n  - {op: remove, path: /spec/rules}\n',
+      ),
+    ).documents;
     expect(locate(patched, 'office', [])).toBe('env.yaml:4');
     expect(locate(patched, 'office', ['spec'])).toBe('env.yaml:6');
     const merged = applyOverlays(base(), docs('env.yaml', 'kind: IPRestriction\nname: dashboard\nspec:\n  type: null\n')).documents;
@@ -217,7 +244,13 @@ describe('overlay problems are located at the overlay, whatever the patch touche
   });
 
   test('a replace of the whole document is located in its value', () => {
-    const { documents } = applyOverlays(base(), docs('env.yaml', 'kind: IPPolicy\nname: office\npatch:\n  - op: replace\n    path: ""\n    value:\n      kind: IPPolicy\n      name: office\n      spec:\n        descriptionx: 1\n'));
+    const { documents } = applyOverlays(
+      base(),
+      docs(
+        'env.yaml',
+        'kind: IPPolicy\nname: office\npatch:\n  - op: replace\n    path: ""\n    value:\n      kind: IPPolicy\n      name: office\n      spec:\n        descriptionx: 1\n',
+      ),
+    );
     expect(locate(documents, 'office', ['spec', 'descriptionx'])).toBe('env.yaml:10');
     expect(locate(documents, 'office', [])).toBe('env.yaml:7');
   });

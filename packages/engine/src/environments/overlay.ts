@@ -34,7 +34,8 @@ interface Entry {
 }
 
 const isMap = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
-const keyOf = (value: unknown) => (isMap(value) && typeof value.kind === 'string' && typeof value.name === 'string' ? `${value.kind}/${value.name}` : undefined);
+const keyOf = (value: unknown) =>
+  isMap(value) && typeof value.kind === 'string' && typeof value.name === 'string' ? `${value.kind}/${value.name}` : undefined;
 
 export function applyOverlays(base: LoadedDocument[], overlays: LoadedDocument[]): { documents: LoadedDocument[]; problems: Problem[] } {
   const problems: Problem[] = [];
@@ -49,18 +50,28 @@ export function applyOverlays(base: LoadedDocument[], overlays: LoadedDocument[]
     const value = overlay.value;
     const key = keyOf(value);
     if (!isMap(value) || !key) {
-      problems.push(problem('overlay_invalid', 'an overlay document needs kind and name (of the base object it changes, or of a new object)', overlay.locate([])));
+      problems.push(
+        problem('overlay_invalid', 'an overlay document needs kind and name (of the base object it changes, or of a new object)', overlay.locate([])),
+      );
       continue;
     }
     const target = index.get(key);
     if ('delete' in value) {
       if (value.delete !== true) {
-        problems.push(problem('overlay_invalid', 'delete must be true (to remove the object from this environment), or be left out', overlay.locate(['delete'])));
+        problems.push(
+          problem('overlay_invalid', 'delete must be true (to remove the object from this environment), or be left out', overlay.locate(['delete'])),
+        );
         continue;
       }
       const extra = Object.keys(value).filter((k) => !CONTROL.has(k) || k === 'patch');
       if (extra.length > 0) {
-        problems.push(problem('overlay_invalid', `an overlay with delete: true holds only kind, name and delete; remove ${extra.join(', ')}`, overlay.locate([extra[0]!], { key: true })));
+        problems.push(
+          problem(
+            'overlay_invalid',
+            `an overlay with delete: true holds only kind, name and delete; remove ${extra.join(', ')}`,
+            overlay.locate([extra[0]!], { key: true }),
+          ),
+        );
         continue;
       }
       if (!target) {
@@ -73,7 +84,13 @@ export function applyOverlays(base: LoadedDocument[], overlays: LoadedDocument[]
     }
     if (!target) {
       if ('patch' in value) {
-        problems.push(problem('overlay_target_missing', `patch needs a base manifest to patch, and none declares ${key}; write the whole object instead`, overlay.locate(['patch'], { key: true })));
+        problems.push(
+          problem(
+            'overlay_target_missing',
+            `patch needs a base manifest to patch, and none declares ${key}; write the whole object instead`,
+            overlay.locate(['patch'], { key: true }),
+          ),
+        );
         continue;
       }
       const entry = { doc: overlay, value };

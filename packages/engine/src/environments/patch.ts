@@ -20,7 +20,8 @@ function ensureChildren(node: Origin, value: unknown): Map<string, Origin> {
     const keys = Array.isArray(value) ? value.map((_v, i) => i) : isContainer(value) ? Object.keys(value) : [];
     for (const key of keys) node.children.set(String(key), childOrigin({ source: node.source, path: node.path }, key));
   } else if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i += 1) if (!node.children.has(String(i))) node.children.set(String(i), childOrigin({ source: node.source, path: node.path }, i));
+    for (let i = 0; i < value.length; i += 1)
+      if (!node.children.has(String(i))) node.children.set(String(i), childOrigin({ source: node.source, path: node.path }, i));
   }
   return node.children;
 }
@@ -127,13 +128,15 @@ export function applyPatch(document: unknown, origin: Origin, operations: unknow
     } catch (error) {
       const message = error instanceof Error ? error.message.split('\n')[0]! : String(error);
       const failedTest = (error as { name?: string }).name === 'TEST_OPERATION_FAILED';
-      problems.push(problem(
-        'overlay_patch_failed',
-        failedTest
-          ? `patch operation ${i + 1} (test ${JSON.stringify((operation as { path?: unknown }).path)}) failed: the base manifest holds another value; the patch was not applied`
-          : `patch operation ${i + 1} cannot be applied: ${message}; the patch was not applied`,
-        at.source(at.path),
-      ));
+      problems.push(
+        problem(
+          'overlay_patch_failed',
+          failedTest
+            ? `patch operation ${i + 1} (test ${JSON.stringify((operation as { path?: unknown }).path)}) failed: the base manifest holds another value; the patch was not applied`
+            : `patch operation ${i + 1} cannot be applied: ${message}; the patch was not applied`,
+          at.source(at.path),
+        ),
+      );
       return { value: document, ok: false };
     }
   }

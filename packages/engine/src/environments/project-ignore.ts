@@ -28,7 +28,13 @@ export async function projectIgnoreProblems(rules: readonly ProjectIgnoreRule[],
       const why = await Promise.all(kinds.map((kind) => ignorePathProblem(kind, path)));
       // A glob of several kinds: a path is fine when one of them has the field.
       if (why.every((w) => w !== undefined)) {
-        problems.push(problem('ignore_path_invalid', `ignore: ${kinds.length === 1 ? why[0] : `"${path}" can match no field of any kind "${rule.kind}" names (${kinds.join(', ')}); for ${kinds[0]}: ${why[0]}`}`, locate([i, 'paths', j])));
+        problems.push(
+          problem(
+            'ignore_path_invalid',
+            `ignore: ${kinds.length === 1 ? why[0] : `"${path}" can match no field of any kind "${rule.kind}" names (${kinds.join(', ')}); for ${kinds[0]}: ${why[0]}`}`,
+            locate([i, 'paths', j]),
+          ),
+        );
       }
     }
   }

@@ -89,7 +89,9 @@ export async function readProject(path: string, cwd: string = process.cwd()): Pr
   const read = await readManifestFile(path, file);
   if ('problem' in read) {
     const why = read.problem;
-    return { problems: [why.code === 'path_unreadable' ? problem('project_invalid', why.message.replace(/^cannot read /, 'cannot read the project file ')) : why] };
+    return {
+      problems: [why.code === 'path_unreadable' ? problem('project_invalid', why.message.replace(/^cannot read /, 'cannot read the project file ')) : why],
+    };
   }
   const { text } = read;
   const { documents, problems } = parseFile(file, text);
@@ -119,7 +121,13 @@ export async function readProject(path: string, cwd: string = process.cwd()): Pr
     overlays.forEach((overlay, i) => {
       const inside = manifests.find((m) => isWithin(resolve(cwd, overlay), resolve(cwd, m)));
       if (inside !== undefined) {
-        problems.push(problem('project_invalid', `overlay path ${overlay} of environment ${name} is inside the manifest path ${inside}, so its documents would also be read as base manifests; move the overlays out of ${inside}`, doc.locate(['environments', name, 'overlays', i])));
+        problems.push(
+          problem(
+            'project_invalid',
+            `overlay path ${overlay} of environment ${name} is inside the manifest path ${inside}, so its documents would also be read as base manifests; move the overlays out of ${inside}`,
+            doc.locate(['environments', name, 'overlays', i]),
+          ),
+        );
       }
     });
     const values = env.vars ?? {};
@@ -141,13 +149,25 @@ export async function readProject(path: string, cwd: string = process.cwd()): Pr
   });
   if (problems.length > 0) return { problems };
   const exclude: ExcludeRules = { globs: value.exclude ?? [], base: dir, file };
-  return { project: { file, manifests, environments, policies: (value.policies ?? []).map(local), ignore: value.ignore ?? [], exclude, envVariables: value.variables ?? {} }, problems };
+  return {
+    project: {
+      file,
+      manifests,
+      environments,
+      policies: (value.policies ?? []).map(local),
+      ignore: value.ignore ?? [],
+      exclude,
+      envVariables: value.variables ?? {},
+    },
+    problems,
+  };
 }
 
 /** The schema's messages where a pattern or a name map says too little. */
 function plainer(message: string): string {
   const unknown = /^unknown field "(.*)" in (environments(?:\.[^.]+\.vars)?); expected one of: $/.exec(message);
-  if (unknown?.[2] === 'environments') return `environment name "${unknown[1]}" must be lower-case letters, digits, - and _ (at most 63; "all" is reserved for --env all)`;
+  if (unknown?.[2] === 'environments')
+    return `environment name "${unknown[1]}" must be lower-case letters, digits, - and _ (at most 63; "all" is reserved for --env all)`;
   if (unknown) return `variable name "${unknown[1]}" in ${unknown[2]} must be letters, digits and _ (not starting with a digit)`;
   const key = /^(environments\.[^.]+\.api_key) must match pattern/.exec(message);
   if (key) return `${key[1]} must be \${env:NAME}: an API key is never written in the repository; set it in a variable (a CI secret)`;
@@ -160,14 +180,20 @@ const isWithin = (path: string, dir: string) => path === dir || path.startsWith(
  * A connection setting of an environment with its `${env:NAME}` placeholders expanded. An
  * unset variable is an error naming it and the line of the setting, never the value.
  */
-export function expandSetting(environment: ProjectEnvironment, field: 'stack' | 'api_url' | 'api_key', env: Record<string, string | undefined>): string | undefined {
+export function expandSetting(
+  environment: ProjectEnvironment,
+  field: 'stack' | 'api_url' | 'api_key',
+  env: Record<string, string | undefined>,
+): string | undefined {
   const text = environment[field];
   if (text === undefined) return undefined;
   return text.replace(/\$\$(?=\{)|\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g, (match, name: string | undefined) => {
     if (name === undefined) return '$';
     const value = env[name];
     if (value === undefined || value === '') {
-      throw new ProjectSettingError(`environment ${environment.name}: ${field} is \${env:${name}} (${formatLocation(environment.locate(field))}), and ${name} is ${value === undefined ? 'not set' : 'empty'}; set it, or override with the ${field === 'api_url' ? '--api-url flag or GATEHOUSE_API_URL' : field === 'api_key' ? 'GATEHOUSE_API_KEY variable' : '--stack flag or GATEHOUSE_STACK'}`);
+      throw new ProjectSettingError(
+        `environment ${environment.name}: ${field} is \${env:${name}} (${formatLocation(environment.locate(field))}), and ${name} is ${value === undefined ? 'not set' : 'empty'}; set it, or override with the ${field === 'api_url' ? '--api-url flag or GATEHOUSE_API_URL' : field === 'api_key' ? 'GATEHOUSE_API_KEY variable' : '--stack flag or GATEHOUSE_STACK'}`,
+      );
     }
     return value;
   });

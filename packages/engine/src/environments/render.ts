@@ -27,9 +27,12 @@ export interface RenderedFile {
   documents: number;
 }
 
-export async function renderEnvironment(
-  options: { paths: string[]; environment: EnvironmentInput; maxFileSize?: number; onWarning?: (warning: Problem) => void },
-): Promise<{ files: RenderedFile[]; problems: Problem[] }> {
+export async function renderEnvironment(options: {
+  paths: string[];
+  environment: EnvironmentInput;
+  maxFileSize?: number;
+  onWarning?: (warning: Problem) => void;
+}): Promise<{ files: RenderedFile[]; problems: Problem[] }> {
   const loadOptions: LoadOptions = options.maxFileSize !== undefined ? { maxFileSize: options.maxFileSize } : {};
   const loaded = await environmentDocuments(options.paths, options.environment, loadOptions);
   for (const warning of loaded.warnings) options.onWarning?.(warning);

@@ -43,7 +43,9 @@ export function renderPlansText(plans: EnvironmentPlan[], options: { style?: Sty
   const style = options.style ?? plainStyle;
   const sections = plans.map((p) => `${rule(style, p.environment)}\n${renderText(p.plan, { style })}`);
   const width = Math.max(...plans.map((p) => p.environment.length));
-  const summary = plans.map((p) => `  ${sanitize(p.environment).padEnd(width)}  ${countChanges(p.plan.summary) === 0 ? 'no changes' : summaryLine(p.plan.summary)}`);
+  const summary = plans.map(
+    (p) => `  ${sanitize(p.environment).padEnd(width)}  ${countChanges(p.plan.summary) === 0 ? 'no changes' : summaryLine(p.plan.summary)}`,
+  );
   return `${sections.join('\n')}\n${style.bold(`Plans of ${plans.length} environments:`)}\n${summary.join('\n')}\n`;
 }
 
@@ -54,7 +56,10 @@ export function renderPlansMarkdown(plans: EnvironmentPlan[], options: { maxLeng
     '',
     '| Environment | Target | Create | Update | Replace | Delete |',
     '|:--|:--|--:|--:|--:|--:|',
-    ...plans.map(({ environment, plan: { summary }, plan }) => `| **${cell(environment)}** | \`${cell(describeTarget(plan))}\` | ${summary.create} | ${summary.update} | ${summary.replace} | ${summary.delete} |`),
+    ...plans.map(
+      ({ environment, plan: { summary }, plan }) =>
+        `| **${cell(environment)}** | \`${cell(describeTarget(plan))}\` | ${summary.create} | ${summary.update} | ${summary.replace} | ${summary.delete} |`,
+    ),
     '',
   ].join('\n');
   const each = share(plans.length, head.length, maxLength);
@@ -90,12 +95,16 @@ export function renderDriftsMarkdown(reports: EnvironmentDrift[], options: { max
     '',
     '| Environment | Target | Drifted | Summary |',
     '|:--|:--|:-:|:--|',
-    ...reports.map(({ environment, report }) => `| **${cell(environment)}** | \`${cell(describeTarget(report))}\` | ${report.drifted ? 'yes' : 'no'} | ${cell(driftSummaryLine(report))} |`),
+    ...reports.map(
+      ({ environment, report }) =>
+        `| **${cell(environment)}** | \`${cell(describeTarget(report))}\` | ${report.drifted ? 'yes' : 'no'} | ${cell(driftSummaryLine(report))} |`,
+    ),
     '',
   ].join('\n');
   const each = share(reports.length, head.length, maxLength);
-  const sections = reports.map(({ environment, report }) =>
-    `<details><summary><b>${cell(environment)}</b>: ${report.drifted ? 'drift found' : 'no drift'}</summary>\n\n${renderDriftMarkdown(report, { maxLength: each })}\n</details>\n`,
+  const sections = reports.map(
+    ({ environment, report }) =>
+      `<details><summary><b>${cell(environment)}</b>: ${report.drifted ? 'drift found' : 'no drift'}</summary>\n\n${renderDriftMarkdown(report, { maxLength: each })}\n</details>\n`,
   );
   return `${head}\n${sections.join('\n')}`;
 }

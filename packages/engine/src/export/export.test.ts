@@ -53,7 +53,11 @@ async function exported(live: Live, all = false) {
 /** The scenario's manifest files as its markers record them (relative to this repository's root). */
 const SCENARIO_FILES = readdirSync(join(SCENARIO, 'manifests'))
   .sort()
-  .map((f) => relative(REPOSITORY, join(SCENARIO, 'manifests', f)).split('\\').join('/'));
+  .map((f) =>
+    relative(REPOSITORY, join(SCENARIO, 'manifests', f))
+      .split('\\')
+      .join('/'),
+  );
 
 describe('exportLive', () => {
   test('each file says where it was exported from: the API URL, or the embedded reference server by name', async () => {
@@ -80,7 +84,10 @@ describe('exportLive', () => {
       expect(file.text.split('\n')[1]!.startsWith(EXPORT_HEADER)).toBe(true);
       expect(isExportedText(file.text)).toBe(true);
       // The URL names a schema that is published.
-      const published = join(fileURLToPath(new URL('../../../../schemas/json/', import.meta.url)), (one ? manifestSchemaUrl(one) : MANIFEST_SCHEMA_URL).split('/json/')[1]!);
+      const published = join(
+        fileURLToPath(new URL('../../../../schemas/json/', import.meta.url)),
+        (one ? manifestSchemaUrl(one) : MANIFEST_SCHEMA_URL).split('/json/')[1]!,
+      );
       expect(existsSync(published), published).toBe(true);
     }
     expect(result.exported).toBe(16);
@@ -99,7 +106,12 @@ describe('exportLive', () => {
     ]);
     expect(plan.changes[0]!.reason).toContain('adopted');
     expect(docs(result, 'BotUser')).toEqual([{ kind: 'BotUser', name: 'deploy-bot', spec: {} }]);
-    expect(docs(result, 'IPPolicy').find((d) => d.name === 'legacy')).toEqual({ kind: 'IPPolicy', name: 'legacy', adopt: 'ipp_unmanaged1', spec: { description: 'legacy' } });
+    expect(docs(result, 'IPPolicy').find((d) => d.name === 'legacy')).toEqual({
+      kind: 'IPPolicy',
+      name: 'legacy',
+      adopt: 'ipp_unmanaged1',
+      spec: { description: 'legacy' },
+    });
     expect(result.notOwned).toBe(0);
   });
 
@@ -114,7 +126,9 @@ describe('exportLive', () => {
     expect(result.otherStacks).toEqual(['team-b']);
     // Taking it over moves it between stacks: only with --from-stack (plan/stacks.ts).
     const dir = written(result);
-    await expect(computePlan({ paths: [dir], env: envOf(result), api: new FakeLiveApi(live), stack: 'default' })).rejects.toThrow(/owned by stack "team-b"; taking it over needs --from-stack team-b/);
+    await expect(computePlan({ paths: [dir], env: envOf(result), api: new FakeLiveApi(live), stack: 'default' })).rejects.toThrow(
+      /owned by stack "team-b"; taking it over needs --from-stack team-b/,
+    );
     const plan = await computePlan({ paths: [dir], env: envOf(result), api: new FakeLiveApi(live), stack: 'default', fromStack: 'team-b' });
     expect(plan.changes.find((c) => c.address === 'TCPEdge/ssh')).toMatchObject({ action: 'update', reason: 'moved from stack "team-b"' });
   });
@@ -132,7 +146,7 @@ describe('exportLive', () => {
     expect(docs(all, 'IPRestriction')[0]!.spec.ip_policies).toEqual(['legacy', 'office']);
   });
 
-  test('server defaults are left out; the user\'s metadata is restored and the marker stripped', async () => {
+  test("server defaults are left out; the user's metadata is restored and the marker stripped", async () => {
     const { result } = await exported(await appliedLive());
     const text = result.files.map((f) => f.text).join('\n');
     expect(text).not.toContain('gatehouse:v1');
@@ -142,7 +156,10 @@ describe('exportLive', () => {
     expect(policy!.spec).toEqual({
       description: 'Office egress addresses',
       metadata: '{"team":"platform"}',
-      rules: [{ cidr: '2001:db8::/32', action: 'deny' }, { cidr: '203.0.113.0/24', action: 'allow', description: 'HQ' }],
+      rules: [
+        { cidr: '2001:db8::/32', action: 'deny' },
+        { cidr: '203.0.113.0/24', action: 'allow', description: 'HQ' },
+      ],
     });
     const edge = docs(result, 'HTTPSEdge')[0]!.spec;
     expect(edge.tls_termination).toEqual({ min_version: '1.2' });
@@ -184,7 +201,9 @@ describe('exportLive', () => {
     expect(result.skipped).toEqual([]);
     expect(docs(result, 'BotUser')).toEqual([{ kind: 'BotUser', name: 'deploy-bot-from-ci', adopt: 'bot_1', spec: { name: 'Deploy bot from CI' } }]);
     // The bot user is unchanged; the stack gets a registry on its next apply (besides adopting the rest).
-    expect(plan.changes.filter((c) => c.kind.startsWith('BotUser')).map((c) => [c.address, c.action, c.cause])).toEqual([['BotUserRegistry/default', 'create', 'registry']]);
+    expect(plan.changes.filter((c) => c.kind.startsWith('BotUser')).map((c) => [c.address, c.action, c.cause])).toEqual([
+      ['BotUserRegistry/default', 'create', 'registry'],
+    ]);
   });
 
   test('a recorded bot user renamed outside gatehouse is exported under its manifest name, the live name in spec.name', async () => {
@@ -196,9 +215,15 @@ describe('exportLive', () => {
     expect(plan.changes.map((c) => [c.address, c.action, c.cause])).toEqual([['BotUserRegistry/default', 'update', 'registry']]);
   });
 
-  test('a plain export writes only the bot users the stack\'s registry records; all writes every one', async () => {
+  test("a plain export writes only the bot users the stack's registry records; all writes every one", async () => {
     const live = await appliedLive();
-    live['/bot_users']!.push({ id: 'bot_other', uri: 'https://api.example.test/bot_users/bot_other', name: 'made-by-hand', active: true, created_at: '2026-11-01T00:00:00Z' });
+    live['/bot_users']!.push({
+      id: 'bot_other',
+      uri: 'https://api.example.test/bot_users/bot_other',
+      name: 'made-by-hand',
+      active: true,
+      created_at: '2026-11-01T00:00:00Z',
+    });
     const plain = await exportLive({ api: new FakeLiveApi(live), stack: 'default' });
     expect(docs(plain, 'BotUser').map((d) => d.name)).toEqual(['deploy-bot']);
     expect(plain.notOwned).toBe(2); // the unmanaged policy and the bot user
@@ -251,10 +276,18 @@ describe('hostile live text', () => {
     expect(docs(plain, 'IPPolicy').map((d) => d.name)).toEqual(['office']);
     const { result, plan } = await exported(live, true);
     const adopted = docs(result, 'IPPolicy').filter((d) => d.adopt?.startsWith('ipp_forged'));
-    expect(adopted.map((d) => [d.name, d.adopt])).toEqual([['one', 'ipp_forged1'], ['three', 'ipp_forged3'], ['two', 'ipp_forged2']]);
+    expect(adopted.map((d) => [d.name, d.adopt])).toEqual([
+      ['one', 'ipp_forged1'],
+      ['three', 'ipp_forged3'],
+      ['two', 'ipp_forged2'],
+    ]);
     // The next plan takes them over in place: no copies are created.
     expect(plan.changes.filter((c) => c.action === 'create')).toEqual([]);
-    expect(plan.changes.filter((c) => c.id?.startsWith('ipp_forged')).map((c) => [c.action, c.cause])).toEqual([['update', 'adopt'], ['update', 'adopt'], ['update', 'adopt']]);
+    expect(plan.changes.filter((c) => c.id?.startsWith('ipp_forged')).map((c) => [c.action, c.cause])).toEqual([
+      ['update', 'adopt'],
+      ['update', 'adopt'],
+      ['update', 'adopt'],
+    ]);
   });
 });
 
@@ -279,7 +312,13 @@ describe('every scenario of the golden plan tests', () => {
       const dir = written(result);
       // Objects of another stack move with --from-stack (the fixtures have one other stack at most).
       expect(result.otherStacks.length).toBeLessThanOrEqual(1);
-      const plan = await computePlan({ paths: [dir], env, api: new FakeLiveApi(live), stack, ...(result.otherStacks[0] ? { fromStack: result.otherStacks[0] } : {}) });
+      const plan = await computePlan({
+        paths: [dir],
+        env,
+        api: new FakeLiveApi(live),
+        stack,
+        ...(result.otherStacks[0] ? { fromStack: result.otherStacks[0] } : {}),
+      });
       for (const change of plan.changes) {
         // A stack whose fixture has no bot user registry gets one on its next apply.
         if (change.cause === 'registry') {
@@ -302,7 +341,12 @@ describe('names', () => {
   });
 
   test('deterministic and unique: marker names first, then description slugs, then ids', () => {
-    const objects = [obj('ipp_2', 'Office Egress'), obj('ipp_1', 'Office egress!'), obj('ipp_3', 'anything', { stack: 'default', name: 'office-egress' }), obj('ipp_4', '')];
+    const objects = [
+      obj('ipp_2', 'Office Egress'),
+      obj('ipp_1', 'Office egress!'),
+      obj('ipp_3', 'anything', { stack: 'default', name: 'office-egress' }),
+      obj('ipp_4', ''),
+    ];
     const names = nameObjects(objects, 'default');
     expect(objects.map((o) => names.get(o.live))).toEqual(['office-egress-ipp_2', 'office-egress-ipp_1', 'office-egress', 'ipp_4']);
     const again = nameObjects([...objects].reverse(), 'default');
@@ -311,7 +355,12 @@ describe('names', () => {
 
   test('file names per kind', () => {
     expect(['IPPolicy', 'IPRestriction', 'BotUser', 'Backend', 'HTTPSEdge', 'TCPEdge'].map(fileNameOf)).toEqual([
-      'ip-policies.yaml', 'ip-restrictions.yaml', 'bot-users.yaml', 'backends.yaml', 'https-edges.yaml', 'tcp-edges.yaml',
+      'ip-policies.yaml',
+      'ip-restrictions.yaml',
+      'bot-users.yaml',
+      'backends.yaml',
+      'https-edges.yaml',
+      'tcp-edges.yaml',
     ]);
   });
 });

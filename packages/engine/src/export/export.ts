@@ -71,7 +71,12 @@ export interface ExportOptions {
   within?: string;
 }
 
-const variableName = (text: string) => text.toUpperCase().replace(/[^A-Z0-9]+/g, '_').replace(/^_+|_+$/g, '').replace(/^(?=\d)/, '_');
+const variableName = (text: string) =>
+  text
+    .toUpperCase()
+    .replace(/[^A-Z0-9]+/g, '_')
+    .replace(/^_+|_+$/g, '')
+    .replace(/^(?=\d)/, '_');
 
 export async function exportLive(options: ExportOptions): Promise<ExportResult> {
   const { live, requests, registryObjects, unreadable } = await observe(options.api);
@@ -97,7 +102,10 @@ export async function exportLive(options: ExportOptions): Promise<ExportResult> 
   const secrets: SecretPlaceholder[] = [];
   const taken = new Set<string>();
   const secretFor = (address: string, label: string) => (path: (string | number)[]) => {
-    const dotted = path.map((p) => (typeof p === 'number' ? `[${p}]` : p)).join('.').replace(/\.\[/g, '[');
+    const dotted = path
+      .map((p) => (typeof p === 'number' ? `[${p}]` : p))
+      .join('.')
+      .replace(/\.\[/g, '[');
     const base = variableName(`${label}_${dotted}`) || 'SECRET';
     let variable = base;
     for (let i = 2; taken.has(variable); i += 1) variable = `${base}_${i}`;
@@ -141,7 +149,12 @@ export async function exportLive(options: ExportOptions): Promise<ExportResult> 
         .sort((a, b) => a.key.localeCompare(b.key));
       if (items.length === 0) continue;
       spec[child.child!.field] = items.map(({ c, normal: n, key }) =>
-        toManifestSpec(child, n, { names: refNames, secret: secretFor(`${child.kind}/${name}/${key}`, `${name}_${key}`), templates: envTemplates(c, `${child.kind}/${name}/${key}`) }, name),
+        toManifestSpec(
+          child,
+          n,
+          { names: refNames, secret: secretFor(`${child.kind}/${name}/${key}`, `${name}_${key}`), templates: envTemplates(c, `${child.kind}/${name}/${key}`) },
+          name,
+        ),
       );
       exported += items.length;
     }

@@ -65,7 +65,10 @@ export interface ExportFile {
 
 /** `IPPolicy` -> `ip-policies.yaml`, `HTTPSEdge` -> `https-edges.yaml`, `ReservedTCPAddress` -> `reserved-tcp-addresses.yaml`. */
 export function fileNameOf(kind: string): string {
-  const words = kind.replace(/([a-z])([A-Z])/g, '$1-$2').replace(/([A-Z]+)([A-Z][a-z])/g, '$1-$2').toLowerCase();
+  const words = kind
+    .replace(/([a-z])([A-Z])/g, '$1-$2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1-$2')
+    .toLowerCase();
   const plural = words.endsWith('y') ? `${words.slice(0, -1)}ies` : words.endsWith('s') ? `${words}es` : `${words}s`;
   return `${plural}.yaml`;
 }

@@ -12,7 +12,12 @@ import type { LiveObject } from '../live.js';
 export const VALID_NAME = /^[^\s/]{1,200}$/;
 
 const slug = (text: string): string =>
-  text.toLowerCase().replace(/[^a-z0-9._-]+/g, '-').replace(/^[-.]+|-+$/g, '').slice(0, 60).replace(/-+$/, '');
+  text
+    .toLowerCase()
+    .replace(/[^a-z0-9._-]+/g, '-')
+    .replace(/^[-.]+|-+$/g, '')
+    .slice(0, 60)
+    .replace(/-+$/, '');
 
 /** The name an object would like, before uniqueness. */
 function preferred(o: LiveObject, normal: Spec, stack: string, recorded: string | undefined): string {

@@ -33,16 +33,24 @@ const maybe = <T>(arb: fc.Arbitrary<T>) => fc.option(arb, { nil: undefined });
 
 const repositoryArb = fc
   .record({
-    policies: fc.subarray(['office', 'vpn']).chain((names) =>
-      fc.tuple(...names.map((name) => fc.record({ name: fc.constant(name), file, description: maybe(fc.constantFrom('Office', 'with $${literal}')), rules: fc.subarray([...CIDRS]) }))),
-    ),
+    policies: fc
+      .subarray(['office', 'vpn'])
+      .chain((names) =>
+        fc.tuple(
+          ...names.map((name) =>
+            fc.record({ name: fc.constant(name), file, description: maybe(fc.constantFrom('Office', 'with $${literal}')), rules: fc.subarray([...CIDRS]) }),
+          ),
+        ),
+      ),
     restriction: maybe(fc.record({ file, enforced: fc.boolean() })),
     bot: maybe(fc.record({ file, name: maybe(fc.constantFrom('Deploy bot', 'deploy-2')), active: fc.boolean() })),
     web: maybe(fc.record({ file, labels: fc.constantFrom('{app: web}', '{app: web, dc: eu}') })),
     sorry: maybe(fc.record({ file, status: fc.constantFrom(503, 200), body: maybe(fc.constantFrom('down', 'cost: $$5')) })),
     db: maybe(fc.record({ file, type: fc.constantFrom('static', 'static_address'), tls: fc.constantFrom('', ', tls: {}', ', tls: {enabled: true}') })),
     composite: fc.constantFrom('none', 'failover', 'weighted'),
-    domain: maybe(fc.record({ file, domain: fc.constantFrom('api.example.com', 'gslb.ngrok.app', '*.example.org'), region: maybe(fc.constantFrom('us', 'eu')) })),
+    domain: maybe(
+      fc.record({ file, domain: fc.constantFrom('api.example.com', 'gslb.ngrok.app', '*.example.org'), region: maybe(fc.constantFrom('us', 'eu')) }),
+    ),
     address: maybe(fc.record({ file, region: fc.constantFrom('us', 'eu'), edge: maybe(file) })),
     https: maybe(fc.record({ file, policy: fc.boolean(), header: fc.constantFrom('${.ngrok.geo.country_code}', 'plain', '$${not-a-template}') })),
     tls: maybe(file),
@@ -57,33 +65,66 @@ const repositoryArb = fc
     const add = (at: string, text: string) => docs.push({ file: at, text });
     for (const p of r.policies) {
       const rules = p.rules.map((cidr) => `    - {cidr: "${cidr}", action: allow}`).join('\n');
-      add(p.file, `kind: IPPolicy\nname: ${p.name}\nspec:\n${p.description ? `  description: "${p.description}"\n` : ''}  rules:${rules ? `\n${rules}` : ' []'}\n`);
+      add(
+        p.file,
+        `kind: IPPolicy\nname: ${p.name}\nspec:\n${p.description ? `  description: "${p.description}"\n` : ''}  rules:${rules ? `\n${rules}` : ' []'}\n`,
+      );
     }
     const policies = r.policies.map((p) => p.name);
-    if (r.restriction && policies.length > 0) add(r.restriction.file, `kind: IPRestriction\nname: agents\nspec: {type: agent, enforced: ${r.restriction.enforced}, ip_policies: [${policies.join(', ')}]}\n`);
+    if (r.restriction && policies.length > 0)
+      add(
+        r.restriction.file,
+        `kind: IPRestriction\nname: agents\nspec: {type: agent, enforced: ${r.restriction.enforced}, ip_policies: [${policies.join(', ')}]}\n`,
+      );
     if (r.bot) add(r.bot.file, `kind: BotUser\nname: ci\nspec: {active: ${r.bot.active}${r.bot.name ? `, name: ${r.bot.name}` : ''}}\n`);
     if (r.web) add(r.web.file, `kind: Backend\nname: web\nspec: {type: tunnel_group, labels: ${r.web.labels}}\n`);
-    if (r.sorry) add(r.sorry.file, `kind: Backend\nname: sorry\nspec: {type: http_response, status_code: ${r.sorry.status}${r.sorry.body ? `, body: "${r.sorry.body}"` : ''}}\n`);
+    if (r.sorry)
+      add(
+        r.sorry.file,
+        `kind: Backend\nname: sorry\nspec: {type: http_response, status_code: ${r.sorry.status}${r.sorry.body ? `, body: "${r.sorry.body}"` : ''}}\n`,
+      );
     if (r.db) add(r.db.file, `kind: Backend\nname: db\nspec: {type: ${r.db.type}, address: "db.internal:5432"${r.db.tls}}\n`);
     if (r.web && r.sorry && r.composite === 'failover') add(r.web.file, `kind: Backend\nname: both\nspec: {type: failover, backends: [web, sorry]}\n`);
-    if (r.web && r.sorry && r.composite === 'weighted') add(r.sorry.file, `kind: Backend\nname: both\nspec: {type: weighted, backends: {web: 90, sorry: 10}}\n`);
-    if (r.domain) add(r.domain.file, `kind: ReservedDomain\nname: domain\nspec: {domain: "${r.domain.domain}"${r.domain.region ? `, region: ${r.domain.region}` : ''}}\n`);
+    if (r.web && r.sorry && r.composite === 'weighted')
+      add(r.sorry.file, `kind: Backend\nname: both\nspec: {type: weighted, backends: {web: 90, sorry: 10}}\n`);
+    if (r.domain)
+      add(r.domain.file, `kind: ReservedDomain\nname: domain\nspec: {domain: "${r.domain.domain}"${r.domain.region ? `, region: ${r.domain.region}` : ''}}\n`);
     if (r.address) {
       add(r.address.file, `kind: ReservedTCPAddress\nname: ssh\nspec: {region: ${r.address.region}}\n`);
-      if (r.address.edge) add(r.address.edge, `kind: TCPEdge\nname: ssh\nspec:\n  hostports: [{reserved_tcp_address: ssh}]\n${r.web ? '  backend: {backend: web}\n' : ''}${policies.length ? `  ip_restriction: {ip_policies: [${policies[0]}]}\n` : ''}`);
+      if (r.address.edge)
+        add(
+          r.address.edge,
+          `kind: TCPEdge\nname: ssh\nspec:\n  hostports: [{reserved_tcp_address: ssh}]\n${r.web ? '  backend: {backend: web}\n' : ''}${policies.length ? `  ip_restriction: {ip_policies: [${policies[0]}]}\n` : ''}`,
+        );
     }
     if (r.https) {
-      const policy = r.https.policy ? `\n      traffic_policy: {value: '{"on_http_request":[{"actions":[{"type":"log","config":{"metadata":{"path":"\${req.url.path}"}}}]}]}'}` : '';
+      const policy = r.https.policy
+        ? `\n      traffic_policy: {value: '{"on_http_request":[{"actions":[{"type":"log","config":{"metadata":{"path":"\${req.url.path}"}}}]}]}'}`
+        : '';
       const backend = r.web ? '\n      backend: {backend: web}' : '';
       add(
         r.https.file,
         `kind: HTTPSEdge\nname: api\nspec:\n  hostports: ["api.example.com:443"]\n  routes:\n    - match_type: path_prefix\n      match: /${backend}${policy}\n      request_headers: {add: {x-country: "${r.https.header}"}}\n    - {match_type: exact_path, match: /health, compression: {}}\n`,
       );
     }
-    if (r.tls) add(r.tls, `kind: TLSEdge\nname: db\nspec:\n  hostports: ["db.example.com:443"]\n  tls_termination: {terminate_at: upstream}\n${r.db ? '  backend: {backend: db}\n' : ''}`);
-    if (r.ca) add(r.ca, `kind: CertificateAuthority\nname: clients\nspec:\n  description: Clients\n  ca_pem: |\n${PEM.trim().split('\n').map((l) => `    ${l}`).join('\n')}\n`);
+    if (r.tls)
+      add(
+        r.tls,
+        `kind: TLSEdge\nname: db\nspec:\n  hostports: ["db.example.com:443"]\n  tls_termination: {terminate_at: upstream}\n${r.db ? '  backend: {backend: db}\n' : ''}`,
+      );
+    if (r.ca)
+      add(
+        r.ca,
+        `kind: CertificateAuthority\nname: clients\nspec:\n  description: Clients\n  ca_pem: |\n${PEM.trim()
+          .split('\n')
+          .map((l) => `    ${l}`)
+          .join('\n')}\n`,
+      );
     if (r.events) {
-      add(r.events, `kind: EventDestination\nname: audit\nspec: {target: {kinesis: {stream_arn: "arn:aws:kinesis:us-east-1:123456789012:stream/audit", auth: {role: {role_arn: "arn:aws:iam::123456789012:role/events"}}}}}\n`);
+      add(
+        r.events,
+        `kind: EventDestination\nname: audit\nspec: {target: {kinesis: {stream_arn: "arn:aws:kinesis:us-east-1:123456789012:stream/audit", auth: {role: {role_arn: "arn:aws:iam::123456789012:role/events"}}}}}\n`,
+      );
       add(r.events, `kind: EventSubscription\nname: audit\nspec: {destinations: [audit], sources: [{type: ip_policy_created.v0}, {type: vault_updated.v0}]}\n`);
     }
     // A repository always declares something: a file without documents is a problem of its own.

@@ -11,7 +11,16 @@ describe('export writes text that load reads back as the live value', () => {
   const texts = ['${req.url.path}', '$${x}', '${env:LITERAL}', '$${env:X}', '$$HOME', '$HOME', 'cost $5', '${var:stage}', 'a $ b $'];
 
   test.each(texts)('%s: in a traffic policy and a header value (the service interpolates them) and in a description', (text) => {
-    const normal = httpsEdgeRoute.fromLive({ match_type: 'path_prefix', match: '/', description: text, traffic_policy: { enabled: true, value: text }, request_headers: { enabled: true, add: { 'x-a': text }, remove: [] } }, undefined);
+    const normal = httpsEdgeRoute.fromLive(
+      {
+        match_type: 'path_prefix',
+        match: '/',
+        description: text,
+        traffic_policy: { enabled: true, value: text },
+        request_headers: { enabled: true, add: { 'x-a': text }, remove: [] },
+      },
+      undefined,
+    );
     const spec = toManifestSpec(httpsEdgeRoute, normal, ctx, 'edge');
     // The service's own ${...} is written as it is, without an escape, where load keeps it.
     if (text === '${req.url.path}') expect((spec.traffic_policy as { value: string }).value).toBe(text);

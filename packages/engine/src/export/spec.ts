@@ -55,7 +55,8 @@ export function toManifestSpec(descriptor: KindDescriptor, normal: Spec, ctx: Sp
   for (const pattern of descriptor.sensitive) {
     // A write-only secret reads back as an opaque value (WriteOnly): a placeholder all the same.
     // One the marker records the manifest's text of gets that text (below) instead.
-    const placeholder = (value: unknown, path: (string | number)[]) => (value !== null && value !== undefined && value !== '' && templates[pointerOf(path)] === undefined ? `\${env:${ctx.secret(path)}}` : value);
+    const placeholder = (value: unknown, path: (string | number)[]) =>
+      value !== null && value !== undefined && value !== '' && templates[pointerOf(path)] === undefined ? `\${env:${ctx.secret(path)}}` : value;
     spec = rewrite(spec, pattern, placeholder, { values: true });
   }
   for (const [pointer, template] of Object.entries(templates)) {

@@ -119,7 +119,9 @@ function maskPaths(fields: readonly { path: readonly (string | number)[]; names:
     else out.push({ path, names: [...field.names] });
   }
   // A path under another is masked with it.
-  return out.filter((o) => !out.some((other) => other !== o && other.path.length < o.path.length && other.path.every((s, i) => String(s) === String(o.path[i]))));
+  return out.filter(
+    (o) => !out.some((other) => other !== o && other.path.length < o.path.length && other.path.every((s, i) => String(s) === String(o.path[i]))),
+  );
 }
 
 /**
@@ -142,7 +144,8 @@ export function maskEnv(
     const now = a === null ? undefined : valueAt(a, path);
     const desiredHere = fields.some((f) => samePath(maskedPath(f.path), path));
     if (old !== undefined) b = withValueAt(b, path, label);
-    if (now !== undefined && desiredHere) a = withValueAt(a, path, old === undefined || canonicalJson(old) === canonicalJson(now) ? label : `${label.slice(0, -1)}, changed)`);
+    if (now !== undefined && desiredHere)
+      a = withValueAt(a, path, old === undefined || canonicalJson(old) === canonicalJson(now) ? label : `${label.slice(0, -1)}, changed)`);
   }
   return [b as Spec | null, a as Spec | null];
 }
@@ -155,7 +158,13 @@ export const pointerOf = (path: readonly (string | number)[]): string => path.ma
 
 /** The path of a JSON Pointer (numbers for list indices). */
 export const pathOf = (pointer: string): (string | number)[] =>
-  pointer === '' ? [] : pointer.slice(1).split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~')).map((s) => (/^\d+$/.test(s) ? Number(s) : s));
+  pointer === ''
+    ? []
+    : pointer
+        .slice(1)
+        .split('/')
+        .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
+        .map((s) => (/^\d+$/.test(s) ? Number(s) : s));
 
 /** The `${env:NAME}` names of a template. */
 export const namesIn = (template: string): string[] => [...new Set([...template.matchAll(/\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g)].map((m) => m[1]!))];

@@ -51,11 +51,19 @@ const outputs = (plan: Plan) => [renderText(plan), renderJson(plan), renderMarkd
 describe('a value from the environment', () => {
   test('is shown as (sensitive: env NAME) in every format; a variable declared plain is shown', async () => {
     const api = new MemoryLiveApi();
-    const plan = await computePlan({ paths: [dir({ 'm.yaml': POLICY })], env: { OFFICE_TOKEN: SECRET, REGION: 'eu-west-1' }, api, stack: 'default', envVariables: { REGION: { secret: false } } });
+    const plan = await computePlan({
+      paths: [dir({ 'm.yaml': POLICY })],
+      env: { OFFICE_TOKEN: SECRET, REGION: 'eu-west-1' },
+      api,
+      stack: 'default',
+      envVariables: { REGION: { secret: false } },
+    });
     const office = plan.changes.find((c) => c.address === 'IPPolicy/office')!;
     expect(office.after).toEqual({ description: '(sensitive: env OFFICE_TOKEN)', metadata: 'eu-west-1' });
     expect(plan.changes.find((c) => c.address === 'IPPolicyRule/office/10.0.0.0/8')!.after).toMatchObject({ description: '(sensitive: env OFFICE_TOKEN)' });
-    expect(plan.changes.find((c) => c.address === 'Backend/web')!.after).toMatchObject({ labels: { token: '(sensitive: env OFFICE_TOKEN)', region: 'eu-west-1' } });
+    expect(plan.changes.find((c) => c.address === 'Backend/web')!.after).toMatchObject({
+      labels: { token: '(sensitive: env OFFICE_TOKEN)', region: 'eu-west-1' },
+    });
     for (const text of outputs(plan)) {
       expect(text).not.toContain(SECRET);
       expect(text).toContain('(sensitive: env OFFICE_TOKEN)');
@@ -92,12 +100,20 @@ describe('a value from the environment', () => {
     const gone = dir({ 'm.yaml': 'kind: IPPolicy\nname: office\nspec:\n  description: plain now\n  rules:\n    - {cidr: 10.0.0.0/8, action: allow}\n' });
     const plan = await computePlan({ api, stack: 'default', paths: [gone], env: {}, prune: true });
     const office = plan.changes.find((c) => c.address === 'IPPolicy/office')!;
-    expect(office.fields.find((f) => f.path === 'description')).toEqual({ path: 'description', before: '(sensitive: env OFFICE_TOKEN)', after: 'plain now', sensitive: true });
-    expect(plan.changes.find((c) => c.address === 'Backend/web')).toMatchObject({ action: 'delete', before: { labels: { region: '(sensitive: env REGION)', token: '(sensitive: env OFFICE_TOKEN)' } } });
+    expect(office.fields.find((f) => f.path === 'description')).toEqual({
+      path: 'description',
+      before: '(sensitive: env OFFICE_TOKEN)',
+      after: 'plain now',
+      sensitive: true,
+    });
+    expect(plan.changes.find((c) => c.address === 'Backend/web')).toMatchObject({
+      action: 'delete',
+      before: { labels: { region: '(sensitive: env REGION)', token: '(sensitive: env OFFICE_TOKEN)' } },
+    });
     for (const text of outputs(plan)) expect(text).not.toContain(SECRET);
   });
 
-  test('export writes the manifest\'s text back and lists its variables, never the value', async () => {
+  test("export writes the manifest's text back and lists its variables, never the value", async () => {
     const paths = [dir({ 'm.yaml': POLICY })];
     const api = new MemoryLiveApi();
     await applyPlan({ api, stack: 'default', paths, env: { OFFICE_TOKEN: SECRET, REGION: 'eu' } });
@@ -115,11 +131,16 @@ describe('a value from the environment', () => {
 
   test('no problem quotes it; policy rules see it masked, so they can neither print nor probe it', async () => {
     const backend = dir({
-      'm.yaml': 'kind: HTTPSEdge\nname: api\nspec:\n  hostports: ["${env:HOST}:443"]\n  routes:\n    - {match_type: path_prefix, match: /, backend: {backend: "${env:BACKEND}"}}\n',
+      'm.yaml':
+        'kind: HTTPSEdge\nname: api\nspec:\n  hostports: ["${env:HOST}:443"]\n  routes:\n    - {match_type: path_prefix, match: /, backend: {backend: "${env:BACKEND}"}}\n',
       'p.yaml': `- name: leak\n  kind: IPPolicy\n  require: "policy.description.startsWith('key=sk_')"\n  message: "description is {policy.description}"\n`,
       'office.yaml': POLICY.split('---')[0]!,
     });
-    const { problems, policy } = await checkManifests({ paths: [join(backend, 'm.yaml'), join(backend, 'office.yaml')], policies: [join(backend, 'p.yaml')], env: { HOST: 'secret-host.example.com', BACKEND: 'secret-backend-name', OFFICE_TOKEN: SECRET, REGION: 'eu' } });
+    const { problems, policy } = await checkManifests({
+      paths: [join(backend, 'm.yaml'), join(backend, 'office.yaml')],
+      policies: [join(backend, 'p.yaml')],
+      env: { HOST: 'secret-host.example.com', BACKEND: 'secret-backend-name', OFFICE_TOKEN: SECRET, REGION: 'eu' },
+    });
     expect(problems.map((p) => p.code)).toEqual(['reference_missing']);
     expect(problems[0]!.message).toContain('no Backend manifest is named "(sensitive: env BACKEND)"');
     expect(JSON.stringify(problems)).not.toContain('secret-backend-name');
@@ -130,15 +151,23 @@ describe('a value from the environment', () => {
   test('a name, a natural key or an adopt id from a secret variable is a problem at its line', async () => {
     const root = dir({ 'm.yaml': 'kind: IPPolicy\nname: ${env:NAME}\nspec:\n  rules:\n    - {cidr: "${env:CIDR}", action: allow}\n' });
     const { problems } = await readManifests({ paths: [root], env: { NAME: 'office-secret', CIDR: '10.0.0.0/8' } });
-    expect(problems.map((p) => [p.code, p.at!.line])).toEqual([['env_secret_identity', 2], ['env_secret_identity', 5]]);
-    expect(problems[0]!.message).toMatch(/^name comes from \$\{env:NAME\}, a secret variable: .*declare NAME plain in gatehouse\.yaml \(variables: \{NAME: \{secret: false\}\}\)$/);
+    expect(problems.map((p) => [p.code, p.at!.line])).toEqual([
+      ['env_secret_identity', 2],
+      ['env_secret_identity', 5],
+    ]);
+    expect(problems[0]!.message).toMatch(
+      /^name comes from \$\{env:NAME\}, a secret variable: .*declare NAME plain in gatehouse\.yaml \(variables: \{NAME: \{secret: false\}\}\)$/,
+    );
     expect(JSON.stringify(problems)).not.toContain('office-secret');
     expect(problems[1]!.message).toMatch(/^cidr, which identifies the IP policy rule, comes from \$\{env:CIDR\}/);
     // A bot user's name too: once no longer declared, it is listed by it.
     const bot = dir({ 'm.yaml': 'kind: BotUser\nname: deploy\nspec:\n  name: "ci-${env:BOT}"\n' });
     expect((await readManifests({ paths: [bot], env: { BOT: 'secret-bot' } })).problems.map((p) => [p.code, p.at!.line])).toEqual([['env_secret_identity', 4]]);
     // Declared plain, it is a name like any other.
-    expect((await readManifests({ paths: [root], env: { NAME: 'office', CIDR: '10.0.0.0/8' }, envVariables: { NAME: { secret: false }, CIDR: { secret: false } } })).problems).toEqual([]);
+    expect(
+      (await readManifests({ paths: [root], env: { NAME: 'office', CIDR: '10.0.0.0/8' }, envVariables: { NAME: { secret: false }, CIDR: { secret: false } } }))
+        .problems,
+    ).toEqual([]);
   });
 });
 
@@ -152,19 +181,33 @@ describe("the CLI's own credentials", () => {
       ['STAGING_API_KEY', { STAGING_API_KEY: key }, { names: ['STAGING_API_KEY'], values: [] }],
       ['COPY_OF_KEY', { COPY_OF_KEY: key }, { names: [], values: [key] }],
     ] as const) {
-      const { problems } = await readManifests({ paths: [manifest(variable)], env, ...(credentials ? { credentials } : {}), envVariables: { [variable]: { secret: false } } });
-      expect(problems.map((p) => [p.code, p.at!.line]), variable).toEqual([['env_credential', 4]]);
+      const { problems } = await readManifests({
+        paths: [manifest(variable)],
+        env,
+        ...(credentials ? { credentials } : {}),
+        envVariables: { [variable]: { secret: false } },
+      });
+      expect(
+        problems.map((p) => [p.code, p.at!.line]),
+        variable,
+      ).toEqual([['env_credential', 4]]);
       expect(problems[0]!.message).toContain(`\${env:${variable}}`);
       expect(problems[0]!.message).not.toContain(key);
     }
   });
 
   test('a variable renamed in gatehouse.yaml is refused when it reads the key', async () => {
-    const { problems } = await readManifests({ paths: [manifest('REGION')], env: { GATEHOUSE_API_KEY: 'k' }, envVariables: { REGION: { env: 'GATEHOUSE_API_KEY', secret: false } } });
+    const { problems } = await readManifests({
+      paths: [manifest('REGION')],
+      env: { GATEHOUSE_API_KEY: 'k' },
+      envVariables: { REGION: { env: 'GATEHOUSE_API_KEY', secret: false } },
+    });
     expect(problems.map((p) => p.code)).toEqual(['env_credential']);
   });
 
   test('a plan with the key in a manifest is not made', async () => {
-    await expect(computePlan({ paths: [manifest('GATEHOUSE_API_KEY')], env: { GATEHOUSE_API_KEY: 'k' }, api: new MemoryLiveApi(), stack: 'default' })).rejects.toBeInstanceOf(ManifestProblems);
+    await expect(
+      computePlan({ paths: [manifest('GATEHOUSE_API_KEY')], env: { GATEHOUSE_API_KEY: 'k' }, api: new MemoryLiveApi(), stack: 'default' }),
+    ).rejects.toBeInstanceOf(ManifestProblems);
   });
 });

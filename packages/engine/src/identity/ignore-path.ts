@@ -57,7 +57,12 @@ export function parseIgnorePath(text: string): ParsedIgnorePath {
       continue;
     }
     const name = NAME.exec(text.slice(at))?.[0];
-    if (name === undefined) return fail(at >= text.length ? 'a path ends with a dot; name a field after it' : `expected a field name at "${text.slice(at)}" (a key with a dot, a bracket or a space is written ["key"])`);
+    if (name === undefined)
+      return fail(
+        at >= text.length
+          ? 'a path ends with a dot; name a field after it'
+          : `expected a field name at "${text.slice(at)}" (a key with a dot, a bracket or a space is written ["key"])`,
+      );
     if (name.includes('*')) return fail(`"${name}": * stands alone for every element or key, not inside a name`);
     pattern.push(name);
     at += name.length;

@@ -12,7 +12,7 @@ test('user metadata round-trips unchanged, including newlines, "" and absent', (
   }
 });
 
-test('metadata without a marker is all the user\'s', () => {
+test("metadata without a marker is all the user's", () => {
   expect(parseMarker('gatehouse:v1 not json')).toEqual({ user: 'gatehouse:v1 not json' });
   expect(parseMarker('hello')).toEqual({ user: 'hello' });
   expect(parseMarker(undefined)).toEqual({ user: undefined });
@@ -35,9 +35,23 @@ test('formatMarker writes the JSON of the marker object, fields in their fixed o
   for (const path of [undefined, '', 'manifests/a "b".yaml']) {
     for (const children of [undefined, 'abc']) {
       for (const preventDestroy of [undefined, false, true]) {
-        const m = { stack: 'st\\ack', name: 'office/10.0.0.0/8 "é"', hash: '0123456789abcdef', ...(path !== undefined ? { path } : {}), ...(children !== undefined ? { children } : {}), ...(preventDestroy !== undefined ? { preventDestroy } : {}) };
+        const m = {
+          stack: 'st\\ack',
+          name: 'office/10.0.0.0/8 "é"',
+          hash: '0123456789abcdef',
+          ...(path !== undefined ? { path } : {}),
+          ...(children !== undefined ? { children } : {}),
+          ...(preventDestroy !== undefined ? { preventDestroy } : {}),
+        };
         expect(formatMarker(m)).toBe(reference(m));
-        expect(parseMarker(formatMarker(m)).marker).toEqual({ stack: m.stack, name: m.name, hash: m.hash, ...(path ? { path } : {}), ...(children !== undefined ? { children } : {}), ...(preventDestroy ? { preventDestroy } : {}) });
+        expect(parseMarker(formatMarker(m)).marker).toEqual({
+          stack: m.stack,
+          name: m.name,
+          hash: m.hash,
+          ...(path ? { path } : {}),
+          ...(children !== undefined ? { children } : {}),
+          ...(preventDestroy ? { preventDestroy } : {}),
+        });
       }
     }
   }
@@ -89,7 +103,12 @@ describe('a marker gatehouse did not write counts as none', () => {
 
 describe('fitsMetadata', () => {
   test('agrees with the UTF-8 length at the limit, for 1-, 2-, 3- and 4-byte characters', () => {
-    for (const [char, bytes] of [['a', 1], ['é', 2], ['€', 3], ['😀', 4]] as const) {
+    for (const [char, bytes] of [
+      ['a', 1],
+      ['é', 2],
+      ['€', 3],
+      ['😀', 4],
+    ] as const) {
       const fitting = char.repeat(Math.floor(METADATA_MAX_BYTES / bytes));
       expect(fitsMetadata(fitting), char).toBe(true);
       expect(fitsMetadata(fitting + char), char).toBe(Buffer.byteLength(fitting + char) <= METADATA_MAX_BYTES);

@@ -57,7 +57,8 @@ const HASH = /^[0-9A-Za-z_-]{0,64}$/;
 const MANIFEST_NAME = /^[^\s/]{1,200}$/;
 const isManifestName = (name: string) => MANIFEST_NAME.test(name) && name !== '.' && name !== '..' && !UNPRINTABLE.test(name);
 
-const isText = (value: unknown, max: number): value is string => typeof value === 'string' && value.trim() !== '' && value.length <= max && !UNPRINTABLE.test(value);
+const isText = (value: unknown, max: number): value is string =>
+  typeof value === 'string' && value.trim() !== '' && value.length <= max && !UNPRINTABLE.test(value);
 
 /**
  * A path as `recordedPath` writes it (load/manifest-paths.ts): relative, `/`-separated, each step
@@ -78,7 +79,10 @@ function isDigestMap(value: unknown): value is Record<string, string> {
 /** `env` as gatehouse writes it: JSON Pointers to manifest texts that hold a `${env:NAME}`. */
 function isEnvRecord(value: unknown): value is Record<string, string> {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
-  return Object.entries(value).every(([pointer, text]) => pointer.startsWith('/') && isText(pointer, 1000) && typeof text === 'string' && text.length <= 8192 && /\$\{env:[A-Za-z_][A-Za-z0-9_]*\}/.test(text));
+  return Object.entries(value).every(
+    ([pointer, text]) =>
+      pointer.startsWith('/') && isText(pointer, 1000) && typeof text === 'string' && text.length <= 8192 && /\$\{env:[A-Za-z_][A-Za-z0-9_]*\}/.test(text),
+  );
 }
 
 /** Whether `name` is a marker name gatehouse writes for an object of this kind: `name`, or `parent/key` for a child. */
@@ -191,7 +195,6 @@ function markerOf(parsed: unknown): Marker | undefined {
   return marker;
 }
 
-
 /**
  * Bytes left for the user's metadata once the marker of `name` in `stack` is added, with the
  * manifest `path` it records (prune scope) and its `secret_version`. Negative when the marker
@@ -199,6 +202,13 @@ function markerOf(parsed: unknown): Marker | undefined {
  */
 export function metadataRoom(stack: string, name: string, path?: string, secretVersion?: number, env?: Record<string, string>): number {
   const shortest = env && Object.fromEntries(Object.entries(env).map(([pointer, text]) => [pointer, placeholdersOf(text)]));
-  const line = formatMarker({ stack, name, hash: '0'.repeat(16), ...(path !== undefined ? { path } : {}), ...(secretVersion !== undefined ? { secretVersion } : {}), ...(shortest ? { env: shortest } : {}) });
+  const line = formatMarker({
+    stack,
+    name,
+    hash: '0'.repeat(16),
+    ...(path !== undefined ? { path } : {}),
+    ...(secretVersion !== undefined ? { secretVersion } : {}),
+    ...(shortest ? { env: shortest } : {}),
+  });
   return METADATA_MAX_BYTES - Buffer.byteLength(line, 'utf8') - 1;
 }

@@ -25,11 +25,16 @@ export function mask(sensitive: readonly Pattern[], before: Spec | null, after: 
     const old = new Map(before ? collect(before, pattern, { values: true }).map((f) => [f.path.join('.'), f.value]) : []);
     if (b) b = rewrite(b, pattern, (v) => (isEmpty(v) ? v : SENSITIVE), { values: true });
     if (a) {
-      a = rewrite(a, pattern, (v, path) => {
-        if (isEmpty(v)) return v;
-        const key = path.join('.');
-        return before && old.has(key) && old.get(key) !== v ? SENSITIVE_CHANGED : SENSITIVE;
-      }, { values: true });
+      a = rewrite(
+        a,
+        pattern,
+        (v, path) => {
+          if (isEmpty(v)) return v;
+          const key = path.join('.');
+          return before && old.has(key) && old.get(key) !== v ? SENSITIVE_CHANGED : SENSITIVE;
+        },
+        { values: true },
+      );
     }
   }
   return [b as Spec | null, a as Spec | null];

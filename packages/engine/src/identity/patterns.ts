@@ -34,10 +34,15 @@ export const isMap = (value: unknown): value is Spec => value !== null && typeof
 /** Every value a pattern selects, with its path. */
 export function collect(value: unknown, pattern: Pattern, options: { values?: boolean } = {}): { value: unknown; path: (string | number)[] }[] {
   const found: { value: unknown; path: (string | number)[] }[] = [];
-  rewrite(value, pattern, (v, path) => {
-    found.push({ value: v, path });
-    return v;
-  }, options);
+  rewrite(
+    value,
+    pattern,
+    (v, path) => {
+      found.push({ value: v, path });
+      return v;
+    },
+    options,
+  );
   return found;
 }
 

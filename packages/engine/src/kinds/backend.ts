@@ -80,7 +80,13 @@ export const backend: KindDescriptor = {
   check: (normal, ctx) =>
     Object.keys((normal.headers ?? {}) as Spec)
       .filter((header) => !HEADER_NAME.test(header))
-      .map((header) => problem('invalid_value', `"${header}" is not a valid HTTP header name (letters, digits and !#$%&'*+-.^_\`|~)`, ctx.at(['headers', header], { key: true }))),
+      .map((header) =>
+        problem(
+          'invalid_value',
+          `"${header}" is not a valid HTTP header name (letters, digits and !#$%&'*+-.^_\`|~)`,
+          ctx.at(['headers', header], { key: true }),
+        ),
+      ),
   calls: {
     create: (normal, ctx) => [
       { method: 'POST', path: `/backends/${String(normal.type)}`, body: { ...commonBody(normal, ctx), ...typeBody(normal, ctx.resolve) } },

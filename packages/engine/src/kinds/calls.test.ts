@@ -17,7 +17,11 @@ test('IP restriction create: ids for references, metadata with the marker', () =
 test('IP policy rule create names its policy', () => {
   const d = descriptor('IPPolicyRule');
   const [call] = d.calls.create(d.fromManifest({ cidr: '10.0.0.0/8', action: 'deny' }, 'p'), ctx({ parentId: 'ipp_1', metadata: 'M' }));
-  expect(call).toEqual({ method: 'POST', path: '/ip_policy_rules', body: { description: '', metadata: 'M', cidr: '10.0.0.0/8', action: 'deny', ip_policy_id: 'ipp_1' } });
+  expect(call).toEqual({
+    method: 'POST',
+    path: '/ip_policy_rules',
+    body: { description: '', metadata: 'M', cidr: '10.0.0.0/8', action: 'deny', ip_policy_id: 'ipp_1' },
+  });
 });
 
 test('route update: PATCH plain fields, PUT changed modules, DELETE removed ones', () => {

@@ -13,7 +13,9 @@ const d = descriptor('CertificateAuthority');
 
 describe('CertificateAuthority', () => {
   test('the PEM compares by content: line endings, wrapping and surrounding blank lines do not matter', () => {
-    const body = PEM.split('\n').filter((l) => l && !l.startsWith('-----')).join('');
+    const body = PEM.split('\n')
+      .filter((l) => l && !l.startsWith('-----'))
+      .join('');
     const rewrapped = `\n-----BEGIN CERTIFICATE-----\r\n${body.match(/.{1,76}/g)!.join('\r\n')}\r\n-----END CERTIFICATE-----\r\n\n`;
     expect(canonicalPem(rewrapped)).toBe(canonicalPem(PEM));
     expect(canonicalPem(PEM)).toBe(PEM);

@@ -20,7 +20,13 @@ export function canonicalPem(pem: unknown): string {
   const split = splitPemCertificates(text);
   if (!split.ok) return text.trim();
   return split.certificates
-    .map((der) => `-----BEGIN CERTIFICATE-----\n${der.toString('base64').replace(/(.{64})/g, '$1\n').replace(/\n$/, '')}\n-----END CERTIFICATE-----\n`)
+    .map(
+      (der) =>
+        `-----BEGIN CERTIFICATE-----\n${der
+          .toString('base64')
+          .replace(/(.{64})/g, '$1\n')
+          .replace(/\n$/, '')}\n-----END CERTIFICATE-----\n`,
+    )
     .join('');
 }
 
@@ -54,12 +60,8 @@ export const certificateAuthority: KindDescriptor = {
     return reason ? [problem('ca_pem_invalid', `ca_pem: ${reason}; give the authority's certificate(s) in PEM form`, ctx.at(['ca_pem']))] : [];
   },
   calls: {
-    create: (normal, ctx) => [
-      { method: 'POST', path: '/certificate_authorities', body: { ...commonBody(normal, ctx), ca_pem: normal.ca_pem } },
-    ],
-    update: (_before, after, changed, ctx) => [
-      { method: 'PATCH', path: `/certificate_authorities/${requireId(ctx)}`, body: commonBody(after, ctx, changed) },
-    ],
+    create: (normal, ctx) => [{ method: 'POST', path: '/certificate_authorities', body: { ...commonBody(normal, ctx), ca_pem: normal.ca_pem } }],
+    update: (_before, after, changed, ctx) => [{ method: 'PATCH', path: `/certificate_authorities/${requireId(ctx)}`, body: commonBody(after, ctx, changed) }],
     delete: (_normal, ctx) => [{ method: 'DELETE', path: `/certificate_authorities/${requireId(ctx)}` }],
   },
 };

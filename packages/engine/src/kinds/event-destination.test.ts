@@ -38,7 +38,9 @@ describe('EventDestination', () => {
   test('the secret never appears in a JSON form, and masking shows it as sensitive', () => {
     const desired = d.fromManifest(manifest, 'audit-stream');
     expect(JSON.stringify(desired)).not.toContain(SECRET);
-    expect(String((desired.target as { kinesis: { auth: { creds: Record<string, unknown> } } }).kinesis.auth.creds.aws_secret_access_key)).not.toContain(SECRET);
+    expect(String((desired.target as { kinesis: { auth: { creds: Record<string, unknown> } } }).kinesis.auth.creds.aws_secret_access_key)).not.toContain(
+      SECRET,
+    );
     const [, masked] = mask(d.sensitive, null, desired);
     expect(masked).toMatchObject({ target: { kinesis: { auth: { creds: { aws_secret_access_key: SENSITIVE } } } } });
   });
@@ -65,7 +67,12 @@ describe('EventDestination', () => {
   });
 
   test('a role target has no secret; the live side cannot be written back', () => {
-    const role = { firehose: { delivery_stream_arn: 'arn:aws:firehose:us-east-1:123456789012:deliverystream/x', auth: { role: { role_arn: 'arn:aws:iam::123456789012:role/events' } } } };
+    const role = {
+      firehose: {
+        delivery_stream_arn: 'arn:aws:firehose:us-east-1:123456789012:deliverystream/x',
+        auth: { role: { role_arn: 'arn:aws:iam::123456789012:role/events' } },
+      },
+    };
     const normal = d.fromManifest({ target: role }, 'r');
     expect(d.calls.create(normal, ctx)[0]!.body).toMatchObject({ target: role });
     expect(canonicalJson(d.fromLive({ format: 'json', target: role }, undefined))).toBe(canonicalJson(normal));
@@ -74,7 +81,10 @@ describe('EventDestination', () => {
   });
 
   test('switching the target type is a change of target', () => {
-    const other = d.fromManifest({ target: { cloudwatch_logs: { log_group_arn: 'arn:aws:logs:us-east-1:123456789012:log-group:x', auth: manifest.target.kinesis.auth } } }, 'a');
+    const other = d.fromManifest(
+      { target: { cloudwatch_logs: { log_group_arn: 'arn:aws:logs:us-east-1:123456789012:log-group:x', auth: manifest.target.kinesis.auth } } },
+      'a',
+    );
     expect(canonicalJson(other.target)).not.toBe(canonicalJson(d.fromLive(live, undefined).target));
   });
 });

@@ -89,11 +89,13 @@ ${sources}`;
 
   test('valid sources, audit and traffic, have no problems', async () => {
     expect(
-      await problemsOf(subscription(`    - type: ip_policy_updated.v0
+      await problemsOf(
+        subscription(`    - type: ip_policy_updated.v0
     - type: http_request_complete.v0
       fields: [conn.client_ip, http.response.status_code]
       filter: conn.server_port == 443 && conn.server_name.endsWith(".example.com")
-`)),
+`),
+      ),
     ).toEqual([]);
   });
 
@@ -107,7 +109,11 @@ ${sources}`;
   test('a field the traffic event type does not have', async () => {
     const found = await problemsOf(subscription('    - type: tcp_connection_closed.v0\n      fields: [conn.bytes_in, http.request.method]\n'));
     expect(found).toEqual([
-      expect.objectContaining({ code: 'event_source_invalid', at: '15:31', message: expect.stringContaining("'http.request.method' is not a field of tcp_connection_closed.v0") }),
+      expect.objectContaining({
+        code: 'event_source_invalid',
+        at: '15:31',
+        message: expect.stringContaining("'http.request.method' is not a field of tcp_connection_closed.v0"),
+      }),
     ]);
   });
 

@@ -36,8 +36,7 @@ export const eventSubscription: KindDescriptor = {
   refs: [{ pattern: ['destinations', '*'], kind: 'EventDestination', set: true }],
   sensitive: [],
   immutable: [],
-  label: (normal, name) =>
-    name ?? String(normal.description ?? (normal.sources as Spec[]).map((s) => s.type).join(', ')),
+  label: (normal, name) => name ?? String(normal.description ?? (normal.sources as Spec[]).map((s) => s.type).join(', ')),
   check: (normal, ctx) => {
     // Positions come from the sources as written; the normal form is sorted.
     const written = (ctx.manifest?.sources ?? normal.sources) as EventSourceInput[];

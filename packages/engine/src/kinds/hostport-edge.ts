@@ -43,7 +43,7 @@ export function hostportEdge(options: HostportEdgeOptions): KindDescriptor {
     immutable: [],
     serverChosen: modules.serverChosen,
     serviceText: modules.serviceText,
-    label: (normal, name) => name ?? ((normal.hostports as string[])[0] ?? ''),
+    label: (normal, name) => name ?? (normal.hostports as string[])[0] ?? '',
     check: (normal, ctx) => [...checkHostports(normal, ctx, false), ...modules.check(normal, ctx)],
     calls: {
       create: (normal, ctx) => [

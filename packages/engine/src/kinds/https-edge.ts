@@ -30,7 +30,7 @@ export const httpsEdge: KindDescriptor = {
   sets: [['hostports']],
   immutable: [],
   serverChosen: edgeModules.serverChosen,
-  label: (normal, name) => name ?? ((normal.hostports as string[])[0] ?? String(normal.description ?? '')),
+  label: (normal, name) => name ?? (normal.hostports as string[])[0] ?? String(normal.description ?? ''),
   check: (normal, ctx) => [...checkHostports(normal, ctx, true), ...edgeModules.check(normal, ctx)],
   calls: {
     create: (normal, ctx) => [
@@ -79,7 +79,9 @@ export const httpsEdgeRoute: KindDescriptor = {
     }
     const auth = AUTH_MODULES.filter((m) => (normal[m] as { enabled?: boolean } | undefined)?.enabled === true);
     if (auth.length > 1) {
-      out.push(problem('module_invalid', `at most one of saml, oidc and oauth may be enabled on a route; this one enables ${auth.join(' and ')}`, ctx.at([auth[1]!])));
+      out.push(
+        problem('module_invalid', `at most one of saml, oidc and oauth may be enabled on a route; this one enables ${auth.join(' and ')}`, ctx.at([auth[1]!])),
+      );
     }
     const oauthProblem = normal.oauth !== undefined ? oauthRouteProblem(match) : undefined;
     if (oauthProblem) out.push(problem('module_invalid', oauthProblem, ctx.at(['oauth'])));

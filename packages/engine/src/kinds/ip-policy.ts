@@ -19,9 +19,7 @@ export const ipPolicy: KindDescriptor = {
   label: (normal, name) => name ?? String(normal.description ?? ''),
   calls: {
     create: (normal, ctx) => [{ method: 'POST', path: '/ip_policies', body: commonBody(normal, ctx) }],
-    update: (_before, after, changed, ctx) => [
-      { method: 'PATCH', path: `/ip_policies/${requireId(ctx)}`, body: commonBody(after, ctx, changed) },
-    ],
+    update: (_before, after, changed, ctx) => [{ method: 'PATCH', path: `/ip_policies/${requireId(ctx)}`, body: commonBody(after, ctx, changed) }],
     delete: (_normal, ctx) => [{ method: 'DELETE', path: `/ip_policies/${requireId(ctx)}` }],
   },
 };
@@ -75,4 +73,3 @@ export const ipPolicyRule: KindDescriptor = {
     delete: (_normal, ctx) => [{ method: 'DELETE', path: `/ip_policy_rules/${requireId(ctx)}` }],
   },
 };
-

@@ -113,7 +113,11 @@ function samlNormal(m: Spec): Spec {
   };
 }
 const oidcNormal = (m: Spec): Spec => ({ ...session(m), issuer: m.issuer, client_id: m.client_id, client_secret: m.client_secret, scopes: sorted(m.scopes) });
-const userAgentNormal = (m: Spec): Spec => ({ enabled: enabled(m), allow: (m.allow as string[] | undefined) ?? [], deny: (m.deny as string[] | undefined) ?? [] });
+const userAgentNormal = (m: Spec): Spec => ({
+  enabled: enabled(m),
+  allow: (m.allow as string[] | undefined) ?? [],
+  deny: (m.deny as string[] | undefined) ?? [],
+});
 
 const SAML_DERIVED = ['entity_id', 'assertion_consumer_service_url', 'single_logout_url', 'request_signing_certificate_pem', 'metadata_url'];
 
@@ -143,7 +147,13 @@ const MODULES = {
     toInput: identity,
     check: (n, at) =>
       n.terminate_at === 'upstream' && n.min_version !== null
-        ? [problem('module_invalid', 'tls_termination.min_version must be null or absent when terminate_at is upstream; remove min_version', at(['min_version']))]
+        ? [
+            problem(
+              'module_invalid',
+              'tls_termination.min_version must be null or absent when terminate_at is upstream; remove min_version',
+              at(['min_version']),
+            ),
+          ]
         : [],
   },
   circuit_breaker: {
@@ -164,10 +174,24 @@ const MODULES = {
     // dropped, see withoutUnsetEcho), at the module when none is.
     check: (n, at, manifest) => {
       if (!isWebhookProvider(String(n.provider))) {
-        return [problem('module_invalid', `webhook_verification.provider "${String(n.provider)}" is not a supported provider; use one of: ${WEBHOOK_PROVIDERS.join(', ')}`, at(['provider']))];
+        return [
+          problem(
+            'module_invalid',
+            `webhook_verification.provider "${String(n.provider)}" is not a supported provider; use one of: ${WEBHOOK_PROVIDERS.join(', ')}`,
+            at(['provider']),
+          ),
+        ];
       }
-      if (n.provider === 'sns' && n.secret !== '') return [problem('module_invalid', 'webhook_verification: provider sns takes no secret; remove secret', at(['secret']))];
-      if (n.provider !== 'sns' && n.secret === '') return [problem('module_invalid', `webhook_verification: provider ${String(n.provider)} needs a secret; add secret (e.g. \${env:WEBHOOK_SECRET})`, at(manifest?.secret === undefined ? [] : ['secret']))];
+      if (n.provider === 'sns' && n.secret !== '')
+        return [problem('module_invalid', 'webhook_verification: provider sns takes no secret; remove secret', at(['secret']))];
+      if (n.provider !== 'sns' && n.secret === '')
+        return [
+          problem(
+            'module_invalid',
+            `webhook_verification: provider ${String(n.provider)} needs a secret; add secret (e.g. \${env:WEBHOOK_SECRET})`,
+            at(manifest?.secret === undefined ? [] : ['secret']),
+          ),
+        ];
       return [];
     },
   },
@@ -180,7 +204,13 @@ const MODULES = {
       const out: Problem[] = [];
       const entries = Object.entries(n.provider as Record<string, Spec>);
       if (entries.length !== 1) {
-        out.push(problem('module_invalid', `oauth.provider must name exactly one identity provider (${OAUTH_PROVIDERS.join(', ')}); it names ${entries.length}`, at(['provider'])));
+        out.push(
+          problem(
+            'module_invalid',
+            `oauth.provider must name exactly one identity provider (${OAUTH_PROVIDERS.join(', ')}); it names ${entries.length}`,
+            at(['provider']),
+          ),
+        );
       }
       for (const [name, p] of entries) {
         for (const found of oauthProviderProblems(p as Parameters<typeof oauthProviderProblems>[0])) {
@@ -232,8 +262,19 @@ const MODULES = {
 export type ModuleName = keyof typeof MODULES;
 
 export const ROUTE_MODULES: ModuleName[] = [
-  'backend', 'ip_restriction', 'circuit_breaker', 'compression', 'request_headers', 'response_headers',
-  'webhook_verification', 'oauth', 'saml', 'oidc', 'websocket_tcp_converter', 'user_agent_filter', 'traffic_policy',
+  'backend',
+  'ip_restriction',
+  'circuit_breaker',
+  'compression',
+  'request_headers',
+  'response_headers',
+  'webhook_verification',
+  'oauth',
+  'saml',
+  'oidc',
+  'websocket_tcp_converter',
+  'user_agent_filter',
+  'traffic_policy',
 ];
 export const HTTPS_EDGE_MODULES: ModuleName[] = ['mutual_tls', 'tls_termination'];
 export const TCP_EDGE_MODULES: ModuleName[] = ['backend', 'ip_restriction', 'traffic_policy'];
@@ -254,8 +295,6 @@ export function moduleSet(names: ModuleName[]) {
     serverChosen: defs.flatMap(([n, d]) => (d.serverChosen ?? []).map((p) => [n, ...p])),
     serviceText: defs.flatMap(([n, d]) => (d.serviceText ?? []).map((p) => [n, ...p])),
     check: (normal: Spec, ctx: CheckContext): Problem[] =>
-      defs.flatMap(([n, d]) =>
-        normal[n] && d.check ? d.check(normal[n] as Spec, (p) => ctx.at([n, ...p]), ctx.manifest?.[n] as Spec | undefined) : [],
-      ),
+      defs.flatMap(([n, d]) => (normal[n] && d.check ? d.check(normal[n] as Spec, (p) => ctx.at([n, ...p]), ctx.manifest?.[n] as Spec | undefined) : [])),
   };
 }

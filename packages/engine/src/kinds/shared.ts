@@ -11,8 +11,7 @@ export function commonFields(source: Spec): Spec {
 }
 
 /** A Ref `{id, uri}` (live) or a token string (desired) -> the token/id. */
-export const refToken = (ref: unknown): string =>
-  typeof ref === 'string' ? ref : String((ref as { id?: unknown } | null)?.id ?? '');
+export const refToken = (ref: unknown): string => (typeof ref === 'string' ? ref : String((ref as { id?: unknown } | null)?.id ?? ''));
 
 /** A set-valued list in a canonical order. */
 export const sorted = (list: unknown): string[] => (Array.isArray(list) ? list.map(String).sort() : []);
@@ -21,7 +20,11 @@ export const lowerKeys = (map: unknown): Record<string, string> =>
   Object.fromEntries(Object.entries((map ?? {}) as Record<string, string>).map(([k, v]) => [k.toLowerCase(), v]));
 
 export const sortedKeys = <T>(map: Record<string, T>): Record<string, T> =>
-  Object.fromEntries(Object.keys(map).sort().map((k) => [k, map[k] as T]));
+  Object.fromEntries(
+    Object.keys(map)
+      .sort()
+      .map((k) => [k, map[k] as T]),
+  );
 
 /** Description and metadata as a PATCH sends them: "" clears a field the manifest dropped. */
 export function commonBody(normal: Spec, ctx: CallContext, fields?: readonly string[]): ApiObject {

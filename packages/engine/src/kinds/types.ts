@@ -99,9 +99,7 @@ export interface KindDescriptor {
     key: string;
   };
   /** How observe reads live objects: own paginated lists, or inline in the parent's object. */
-  observe:
-    | { lists: Collection[]; parentId?(live: ApiObject): string | undefined }
-    | { inline: { field: string } };
+  observe: { lists: Collection[]; parentId?(live: ApiObject): string | undefined } | { inline: { field: string } };
   /**
    * For kinds listed from several collections (backends, by type): the collection a desired
    * object is listed in. Kinds with one list need none.

@@ -22,13 +22,20 @@ export function check(desired: DesiredObject[], stack: string): Problem[] {
   for (let i = 0; i < desired.length; i++) {
     const object = desired[i]!;
     if (object.descriptor.check) {
-      const manifest = object.specPath.reduce<unknown>((v, k) => (v as Record<string | number, unknown> | undefined)?.[k], object.doc.value) as Record<string, unknown> | undefined;
+      const manifest = object.specPath.reduce<unknown>((v, k) => (v as Record<string | number, unknown> | undefined)?.[k], object.doc.value) as
+        Record<string, unknown> | undefined;
       const found = object.descriptor.check(object.normal, manifest ? { at: at(object), manifest } : { at: at(object) });
       if (found.length > 0) problems.push(...found);
     }
     // The lock's bot users (lock/record.ts) are gatehouse's own: never declared, planned or deleted.
     if (object.descriptor.kind === 'BotUser' && String(object.normal.name).startsWith(LOCK_BOT_PREFIX)) {
-      problems.push(problem('invalid_value', `bot user names starting with "${LOCK_BOT_PREFIX}" are reserved for the lock of a stack (gatehouse unlock); choose another name`, object.source));
+      problems.push(
+        problem(
+          'invalid_value',
+          `bot user names starting with "${LOCK_BOT_PREFIX}" are reserved for the lock of a stack (gatehouse unlock); choose another name`,
+          object.source,
+        ),
+      );
     }
     const metadata = object.normal.metadata;
     // Without user metadata only a marker that cannot fit matters: possible only for a name and
@@ -38,9 +45,21 @@ export function check(desired: DesiredObject[], stack: string): Problem[] {
       const room = metadataRoom(stack, object.markerName, object.manifestPath, secretVersionOf(object), envRecord(object, object.normal));
       const bytes = typeof metadata === 'string' ? Buffer.byteLength(metadata, 'utf8') : 0;
       if (room < 0) {
-        problems.push(problem('metadata_too_long', `gatehouse's ownership marker for stack "${stack}" with this manifest's path (${object.manifestPath?.length ?? 0} characters) would not fit in the 4096 bytes of metadata; move the manifest to a shorter path`, object.source));
+        problems.push(
+          problem(
+            'metadata_too_long',
+            `gatehouse's ownership marker for stack "${stack}" with this manifest's path (${object.manifestPath?.length ?? 0} characters) would not fit in the 4096 bytes of metadata; move the manifest to a shorter path`,
+            object.source,
+          ),
+        );
       } else if (bytes > room) {
-        problems.push(problem('metadata_too_long', `metadata is ${bytes} bytes; with gatehouse's ownership marker for stack "${stack}" it may be at most ${room} bytes (4096 in all); shorten it`, at(object)(['metadata'])));
+        problems.push(
+          problem(
+            'metadata_too_long',
+            `metadata is ${bytes} bytes; with gatehouse's ownership marker for stack "${stack}" it may be at most ${room} bytes (4096 in all); shorten it`,
+            at(object)(['metadata']),
+          ),
+        );
       }
     }
   }
@@ -58,17 +77,30 @@ export function check(desired: DesiredObject[], stack: string): Problem[] {
       if (!ofParent) siblings.set(object.parent, (ofParent = new Map()));
       const first = ofParent.get(key);
       if (first) {
-        problems.push(problem(descriptor.child.duplicate, `${object.name} is declared twice in ${object.parent} (first at line ${first.source.line}); its match must be unique there, remove or change one`, object.source));
+        problems.push(
+          problem(
+            descriptor.child.duplicate,
+            `${object.name} is declared twice in ${object.parent} (first at line ${first.source.line}); its match must be unique there, remove or change one`,
+            object.source,
+          ),
+        );
       } else ofParent.set(key, object);
     }
     const claimed = descriptor.uniqueKeys?.(object.normal);
-    if (claimed) for (const claim of claimed) {
-      const key = claim.key; // hostports are shared by HTTPS and TCP edges
-      const first = claims.get(key);
-      if (first) {
-        problems.push(problem(claim.code, `${claim.key} is already claimed by ${first.address} (${first.source.file}:${first.source.line}); it may belong to one ${descriptor.title} only`, at(object)(claim.path)));
-      } else claims.set(key, object);
-    }
+    if (claimed)
+      for (const claim of claimed) {
+        const key = claim.key; // hostports are shared by HTTPS and TCP edges
+        const first = claims.get(key);
+        if (first) {
+          problems.push(
+            problem(
+              claim.code,
+              `${claim.key} is already claimed by ${first.address} (${first.source.file}:${first.source.line}); it may belong to one ${descriptor.title} only`,
+              at(object)(claim.path),
+            ),
+          );
+        } else claims.set(key, object);
+      }
   }
 
   problems.push(...cycles(desired));
@@ -76,7 +108,8 @@ export function check(desired: DesiredObject[], stack: string): Problem[] {
 }
 
 /** Whether the ownership marker could exceed the metadata limit (see `check`): a bound, no string built. */
-const markerMayNotFit = (object: DesiredObject, stack: string) => (object.markerName.length + (object.manifestPath?.length ?? 0) + stack.length) * 6 + 200 > 4096;
+const markerMayNotFit = (object: DesiredObject, stack: string) =>
+  (object.markerName.length + (object.manifestPath?.length ?? 0) + stack.length) * 6 + 200 > 4096;
 
 /**
  * Reference cycles among desired objects (a failover backend that reaches itself), each
@@ -97,7 +130,9 @@ function cycles(desired: DesiredObject[]): Problem[] {
     for (const next of object.references.filter((r) => r !== object.parent && byAddress.has(r))) {
       if (state.get(next) === 'open') {
         const loop = [...stack.slice(stack.indexOf(next)), next];
-        problems.push(problem('reference_cycle', `references form a cycle: ${loop.join(' -> ')}; break it by removing one of these references`, referenceAt(object, next)));
+        problems.push(
+          problem('reference_cycle', `references form a cycle: ${loop.join(' -> ')}; break it by removing one of these references`, referenceAt(object, next)),
+        );
       } else if (!state.has(next)) visit(next);
     }
     stack.pop();

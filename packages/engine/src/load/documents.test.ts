@@ -28,7 +28,7 @@ test('the checksum changes with any manifest byte', async () => {
   expect((await load([dir])).checksum).not.toBe(first);
 });
 
-test('the checksum is sha256 over each read file\'s display name, NUL, text, NUL (saved plans of earlier versions still match); excluded files do not count', async () => {
+test("the checksum is sha256 over each read file's display name, NUL, text, NUL (saved plans of earlier versions still match); excluded files do not count", async () => {
   const dir = mkdtempSync(join(tmpdir(), 'gatehouse-load-'));
   const a = '\ufeffkind: BotUser\nname: a\nspec: {}\n# café ☃\n';
   const b = 'kind: BotUser\nname: b\nspec: {}\n';
@@ -67,7 +67,9 @@ test('a quoted value continued on a line not indented past its block is a YAML p
   for (const [text, line, col] of cases) {
     const { documents, problems } = parseFile('m.yaml', text);
     expect(documents, text).toEqual([]);
-    expect(problems, text).toEqual([{ code: 'yaml_syntax', message: expect.stringContaining('invalid YAML: Missing closing'), at: { file: 'm.yaml', line, col } }]);
+    expect(problems, text).toEqual([
+      { code: 'yaml_syntax', message: expect.stringContaining('invalid YAML: Missing closing'), at: { file: 'm.yaml', line, col } },
+    ]);
   }
 });
 
@@ -102,7 +104,7 @@ test('positions through comments, empty documents, block and flow styles', async
   expect(result.documents[1]!.locate(['spec', 'rules', 1, 'color'])).toMatchObject({ line: 16, col: 7 }); // nearest existing node
 });
 
-test('a document with a line over 1024 characters among others: positions, indexes and problems are the file\'s', async () => {
+test("a document with a line over 1024 characters among others: positions, indexes and problems are the file's", async () => {
   const { parseFile } = await import('./documents.js');
   const long = `# ${'x'.repeat(1100)}`;
   const text = [
@@ -126,7 +128,11 @@ test('a document with a line over 1024 characters among others: positions, index
 
   const { documents, problems } = parseFile('m.yaml', text);
   expect(problems).toEqual([]);
-  expect(documents.map((d) => [(d.value as { name: string }).name, d.index])).toEqual([['first', 0], ['second', 1], ['third', 3]]);
+  expect(documents.map((d) => [(d.value as { name: string }).name, d.index])).toEqual([
+    ['first', 0],
+    ['second', 1],
+    ['third', 3],
+  ]);
   expect(documents.map((d) => d.locate(['name']).line)).toEqual([4, 9, 14]);
   expect(documents[2]!.locate(['spec', 'active'])).toEqual({ file: 'm.yaml', line: 15, col: 16 });
 
@@ -178,7 +184,12 @@ test('a directory search passes over dot-entries, node_modules and what exclude:
   // Without exclude:, every YAML document found is read (validate then reports what is not a manifest).
   const all = await load([dir]);
   expect(all.problems).toEqual([]);
-  expect(all.documents.map((d) => d.file.replace(dir, '<dir>'))).toEqual(['<dir>/charts/web/values.yaml', '<dir>/deploy/cm.yaml', '<dir>/policy.yaml', '<dir>/typo/a.yaml']);
+  expect(all.documents.map((d) => d.file.replace(dir, '<dir>'))).toEqual([
+    '<dir>/charts/web/values.yaml',
+    '<dir>/deploy/cm.yaml',
+    '<dir>/policy.yaml',
+    '<dir>/typo/a.yaml',
+  ]);
   // With it, the files it names are left out, each said in a note.
   const result = await load([dir], { exclude: { globs: ['deploy/**', 'charts'], base: dir, file: 'gatehouse.yaml' } });
   expect(result.problems).toEqual([]);
@@ -191,7 +202,9 @@ test('a directory search passes over dot-entries, node_modules and what exclude:
     'skipped <dir>/node_modules/: dot-files, dot-directories and node_modules are not searched (name it to read it)',
   ]);
   // Named explicitly, a file is always read.
-  const named = await load([join(dir, 'deploy/cm.yaml'), join(dir, '.gitlab-ci.yml')], { exclude: { globs: ['deploy/**'], base: dir, file: 'gatehouse.yaml' } });
+  const named = await load([join(dir, 'deploy/cm.yaml'), join(dir, '.gitlab-ci.yml')], {
+    exclude: { globs: ['deploy/**'], base: dir, file: 'gatehouse.yaml' },
+  });
   expect(named.documents).toHaveLength(2);
   expect(named.notes).toEqual([]);
 });

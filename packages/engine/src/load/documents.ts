@@ -80,7 +80,9 @@ export async function load(paths: string[], options: LoadOptions = {}): Promise<
   const problems: Problem[] = [...found.problems];
   const files = found.files;
   if (files.length === 0 && problems.length === 0) {
-    problems.push(problem('no_manifests', `no *.yaml or *.yml file under ${paths.join(', ') || '(no path)'}; give a manifest file or a directory holding some`));
+    problems.push(
+      problem('no_manifests', `no *.yaml or *.yml file under ${paths.join(', ') || '(no path)'}; give a manifest file or a directory holding some`),
+    );
   }
   const hash = createHash('sha256');
   const documents: LoadedDocument[] = [];
@@ -103,7 +105,10 @@ export async function load(paths: string[], options: LoadOptions = {}): Promise<
   // Whatever the files: a syntax error already says why nothing was read, an empty file does not.
   if (files.length > 0 && documents.length === 0 && problems.length === 0) {
     problems.push(
-      problem('no_manifests', `${files.length === 1 ? `${display(files[0]!)} holds` : `the ${files.length} files under ${paths.join(', ')} hold`} no YAML document (only comments, --- or nothing); give manifests that declare something`),
+      problem(
+        'no_manifests',
+        `${files.length === 1 ? `${display(files[0]!)} holds` : `the ${files.length} files under ${paths.join(', ')} hold`} no YAML document (only comments, --- or nothing); give manifests that declare something`,
+      ),
     );
   }
   return { documents, problems, checksum: hash.digest('hex'), files: checksums, warnings: found.warnings, notes };
@@ -111,7 +116,9 @@ export async function load(paths: string[], options: LoadOptions = {}): Promise<
 
 /** sha256 over the canonical JSON of a file's documents, in order: what they say, not how. */
 const documentsChecksum = (documents: readonly LoadedDocument[]): string =>
-  createHash('sha256').update(canonicalJson(documents.map((d) => d.value))).digest('hex');
+  createHash('sha256')
+    .update(canonicalJson(documents.map((d) => d.value)))
+    .digest('hex');
 
 /**
  * Reads one file's documents with `yaml`, one at a time. A document with a syntax error is a
@@ -181,7 +188,10 @@ function filePlaces(text: string): (index: number) => Place {
   let places: Place[] | undefined;
   return (index) => {
     if (!places) {
-      places = Array.from(composeDocuments(source!, () => {}), (doc) => placeOf(doc.contents));
+      places = Array.from(
+        composeDocuments(source!, () => {}),
+        (doc) => placeOf(doc.contents),
+      );
       source = undefined;
     }
     return places[index] ?? 0;

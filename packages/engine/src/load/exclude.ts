@@ -41,7 +41,8 @@ export function excluder(rules: ExcludeRules | undefined): (file: string) => str
 
 /** The problem of one glob, or undefined: a glob must be relative and stay under gatehouse.yaml's directory. */
 export function excludeGlobProblem(glob: string): string | undefined {
-  if (glob.startsWith('/') || /^[A-Za-z]:[\\/]/.test(glob)) return `exclude glob "${glob}" is absolute; write it relative to gatehouse.yaml's directory (k8s/**, **/kustomization.yaml)`;
+  if (glob.startsWith('/') || /^[A-Za-z]:[\\/]/.test(glob))
+    return `exclude glob "${glob}" is absolute; write it relative to gatehouse.yaml's directory (k8s/**, **/kustomization.yaml)`;
   if (glob.split('/').includes('..')) return `exclude glob "${glob}" leaves gatehouse.yaml's directory (..); only files under it are searched`;
   if (glob.includes('\\')) return `exclude glob "${glob}" holds a backslash; separate directories with /`;
   return undefined;

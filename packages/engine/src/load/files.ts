@@ -105,7 +105,8 @@ async function walk(dir: string, ancestors: Set<string>, files: string[], found:
   for (const entry of entries) {
     const path = join(dir, entry.name);
     if (isSkippedEntry(entry.name)) {
-      if (entry.isDirectory() || isManifestFile(entry.name)) found.notes.push(`skipped ${path}${entry.isDirectory() ? '/' : ''}: dot-files, dot-directories and node_modules are not searched (name it to read it)`);
+      if (entry.isDirectory() || isManifestFile(entry.name))
+        found.notes.push(`skipped ${path}${entry.isDirectory() ? '/' : ''}: dot-files, dot-directories and node_modules are not searched (name it to read it)`);
       continue;
     }
     if (other.has(resolve(path))) {
@@ -169,7 +170,11 @@ export interface ManifestText {
 function checkText(bytes: Buffer | undefined, display: string, maxFileSize: number): ManifestText | { problem: Problem } {
   if (bytes === undefined || bytes.length > maxFileSize) {
     return {
-      problem: problem('file_too_large', `${display} is over the manifest size limit of ${formatBytes(maxFileSize)}; split it or raise --max-file-size`, { file: display, line: 1, col: 1 }),
+      problem: problem('file_too_large', `${display} is over the manifest size limit of ${formatBytes(maxFileSize)}; split it or raise --max-file-size`, {
+        file: display,
+        line: 1,
+        col: 1,
+      }),
     };
   }
   if (!isUtf8(bytes)) {
@@ -181,7 +186,10 @@ function checkText(bytes: Buffer | undefined, display: string, maxFileSize: numb
 
 /** Standard input to its end, or `undefined` once it gives more than `limit` bytes. */
 async function readStdin(limit: number, display: string): Promise<Buffer | undefined> {
-  if (process.stdin.isTTY) throw Object.assign(new Error(`${display} is a terminal`), { code: 'a terminal, not a file or pipe; pipe the manifests in (e.g. cat *.yaml | gatehouse validate -)' });
+  if (process.stdin.isTTY)
+    throw Object.assign(new Error(`${display} is a terminal`), {
+      code: 'a terminal, not a file or pipe; pipe the manifests in (e.g. cat *.yaml | gatehouse validate -)',
+    });
   return readCapped(process.stdin, limit);
 }
 

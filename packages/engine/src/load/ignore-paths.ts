@@ -69,7 +69,8 @@ function explain(schemas: Record<string, SchemaNode>, kind: string, text: string
     if (pattern.length <= 2) {
       return `"${written}" names the ${child.child!.field} themselves: they are objects of their own (${child.kind}), created and deleted as the manifest lists them; ignore fields of each instead, e.g. ${child.child!.field}[*].description`;
     }
-    if (pattern[1] !== '*') return `"${written}": select the ${child.child!.field} with [*] (every one of them), e.g. ${child.child!.field}[*].${pattern.slice(2).join('.')}`;
+    if (pattern[1] !== '*')
+      return `"${written}": select the ${child.child!.field} with [*] (every one of them), e.g. ${child.child!.field}[*].${pattern.slice(2).join('.')}`;
     if (pattern.length === 3 && pattern[2] === child.child!.key) {
       return `"${written}": ${child.child!.key} identifies each of the ${child.child!.field}, so it never differs; it cannot be ignored`;
     }

@@ -5,10 +5,10 @@ import { parseFile, type LoadedDocument } from './documents.js';
 const doc = (value: unknown): LoadedDocument => ({ file: 'm.yaml', index: 0, value, locate: (path) => ({ file: 'm.yaml', line: path.length, col: 1 }) });
 
 test('substitutes variables anywhere in any string, nested in maps and lists', () => {
-  const { documents, problems } = interpolate(
-    [doc({ spec: { issuer: 'https://${env:HOST}/oidc', scopes: ['${env:SCOPE}', 'email'], n: 3 } })],
-    { HOST: 'id.example.com', SCOPE: 'openid' },
-  );
+  const { documents, problems } = interpolate([doc({ spec: { issuer: 'https://${env:HOST}/oidc', scopes: ['${env:SCOPE}', 'email'], n: 3 } })], {
+    HOST: 'id.example.com',
+    SCOPE: 'openid',
+  });
   expect(problems).toEqual([]);
   expect(documents[0]!.value).toEqual({ spec: { issuer: 'https://id.example.com/oidc', scopes: ['openid', 'email'], n: 3 } });
 });
@@ -34,7 +34,9 @@ test('a variable set but empty (or blank) is missing too: a problem saying so, o
   ]);
   const lenient = interpolate([doc({ spec: { secret: '${env:EMPTY}' } })], { EMPTY: '' }, { unsetEnvStandIn: 'stand-in' });
   expect(lenient.problems).toEqual([]);
-  expect(lenient.unsetEnv.map((p) => p.message)).toEqual(['environment variable EMPTY is set but empty (plan and apply need it; --strict-env makes this an error)']);
+  expect(lenient.unsetEnv.map((p) => p.message)).toEqual([
+    'environment variable EMPTY is set but empty (plan and apply need it; --strict-env makes this an error)',
+  ]);
   expect(lenient.documents[0]!.value).toEqual({ spec: { secret: 'stand-in' } });
 });
 
@@ -45,9 +47,20 @@ const vars = (values: Record<string, unknown>) => ({
 });
 
 describe('${var:NAME}', () => {
-  test('a whole-value placeholder takes the variable\'s YAML type; inside text it is text', () => {
+  test("a whole-value placeholder takes the variable's YAML type; inside text it is text", () => {
     const { documents, problems } = interpolate(
-      [doc({ spec: { enforced: '${var:enforce}', code: '${var:code}', list: '${var:cidrs}', map: '${var:headers}', host: 'api.${var:domain}:443', note: 'code ${var:code}, on ${var:enforce}' } })],
+      [
+        doc({
+          spec: {
+            enforced: '${var:enforce}',
+            code: '${var:code}',
+            list: '${var:cidrs}',
+            map: '${var:headers}',
+            host: 'api.${var:domain}:443',
+            note: 'code ${var:code}, on ${var:enforce}',
+          },
+        }),
+      ],
       {},
       { vars: vars({ enforce: false, code: 503, cidrs: ['10.0.0.0/8'], headers: { a: 'b' }, domain: 'example.com' }) },
     );
@@ -58,11 +71,7 @@ describe('${var:NAME}', () => {
   });
 
   test('unknown, unused and list-in-text variables are problems at their lines', () => {
-    const { problems } = interpolate(
-      [doc({ spec: { a: '${var:missing}', b: 'x-${var:cidrs}' } })],
-      {},
-      { vars: vars({ cidrs: ['10.0.0.0/8'], spare: 1 }) },
-    );
+    const { problems } = interpolate([doc({ spec: { a: '${var:missing}', b: 'x-${var:cidrs}' } })], {}, { vars: vars({ cidrs: ['10.0.0.0/8'], spare: 1 }) });
     expect(problems.map((p) => [p.code, p.at?.file, p.at?.line])).toEqual([
       ['var_unknown', 'm.yaml', 2],
       ['var_wrong_type', 'm.yaml', 2],
@@ -84,7 +93,9 @@ describe('${var:NAME}', () => {
     const at = { file: 'm.yaml', line: 2, col: 1 };
     const [p] = attributeVariables([{ code: 'wrong_type', message: 'spec.enforced must be a boolean', at }], used.variableUses, vars({ enforce: 'yes' }));
     expect(p).toMatchObject({ code: 'var_wrong_type', at });
-    expect(p!.message).toBe('spec.enforced must be a boolean, but ${var:enforce} = "yes" (gatehouse.yaml:10:7) in environment staging; change the variable or the field');
+    expect(p!.message).toBe(
+      'spec.enforced must be a boolean, but ${var:enforce} = "yes" (gatehouse.yaml:10:7) in environment staging; change the variable or the field',
+    );
   });
 });
 
@@ -126,13 +137,24 @@ test('documents without a placeholder are passed on as read, not copied; placeho
 });
 
 describe("the service's own ${...} (traffic policies, header values)", () => {
-  const route = (fields: Record<string, unknown>) => ({ kind: 'HTTPSEdge', name: 'gslb', spec: { routes: [{ match_type: 'path_prefix', match: '/', ...fields }] } });
+  const route = (fields: Record<string, unknown>) => ({
+    kind: 'HTTPSEdge',
+    name: 'gslb',
+    spec: { routes: [{ match_type: 'path_prefix', match: '/', ...fields }] },
+  });
 
   test('stays as written in a traffic policy and in header values; ${env:} and ${var:} are substituted there too', () => {
-    const policy = '{"on_http_request":[{"expressions":["conn.geo.country_code == \'US\'"],"actions":[{"type":"custom-response","config":{"body":"${req.url.path} from ${conn.geo.country_code} $HOME"}}]}]}';
+    const policy =
+      '{"on_http_request":[{"expressions":["conn.geo.country_code == \'US\'"],"actions":[{"type":"custom-response","config":{"body":"${req.url.path} from ${conn.geo.country_code} $HOME"}}]}]}';
     const { documents, problems } = interpolate(
       [
-        doc(route({ traffic_policy: { value: policy }, request_headers: { add: { 'x-country': '${.ngrok.geo.country_code}', 'x-team': '${env:TEAM}' } }, response_headers: { add: { 'x-env': '${var:stage} $${env:NOT}' } } })),
+        doc(
+          route({
+            traffic_policy: { value: policy },
+            request_headers: { add: { 'x-country': '${.ngrok.geo.country_code}', 'x-team': '${env:TEAM}' } },
+            response_headers: { add: { 'x-env': '${var:stage} $${env:NOT}' } },
+          }),
+        ),
         doc({ kind: 'TCPEdge', name: 'ssh', spec: { traffic_policy: { value: '${conn.client_ip}' } } }),
       ],
       { TEAM: 'platform' },

@@ -81,11 +81,7 @@ export interface Interpolation {
 
 const typeOf = (value: unknown) => (value === null ? 'null' : Array.isArray(value) ? 'list' : typeof value === 'object' ? 'map' : typeof value);
 
-export function interpolate(
-  documents: LoadedDocument[],
-  env: Record<string, string | undefined>,
-  options: InterpolateOptions = {},
-): Interpolation {
+export function interpolate(documents: LoadedDocument[], env: Record<string, string | undefined>, options: InterpolateOptions = {}): Interpolation {
   const problems: Problem[] = [];
   const unsetEnv: Problem[] = [];
   const variableUses = new Map<string, VariableUse[]>();
@@ -114,12 +110,24 @@ export function interpolate(
       return undefined;
     }
     if (!vars) {
-      problems.push(problem('var_unknown', `\${var:${name}} needs an environment: declare ${name} under environments.<name>.vars in gatehouse.yaml and choose it with --env`, at()));
+      problems.push(
+        problem(
+          'var_unknown',
+          `\${var:${name}} needs an environment: declare ${name} under environments.<name>.vars in gatehouse.yaml and choose it with --env`,
+          at(),
+        ),
+      );
       return undefined;
     }
     if (!Object.prototype.hasOwnProperty.call(vars.values, name)) {
       const known = Object.keys(vars.values);
-      problems.push(problem('var_unknown', `variable ${name} is not declared for environment ${vars.environment}; declare it under vars in gatehouse.yaml${known.length ? ` (declared: ${known.join(', ')})` : ''}`, at()));
+      problems.push(
+        problem(
+          'var_unknown',
+          `variable ${name} is not declared for environment ${vars.environment}; declare it under vars in gatehouse.yaml${known.length ? ` (declared: ${known.join(', ')})` : ''}`,
+          at(),
+        ),
+      );
       return undefined;
     }
     used.add(name);
@@ -142,7 +150,13 @@ export function interpolate(
       if (match === '$$') return keepEnv ? match : '$';
       if (bare !== undefined) {
         if (theService()) return match;
-        problems.push(problem('unknown_placeholder', `"$${bare}" looks like a shell variable, which gatehouse does not expand; write \${env:${bare}} for an environment variable, \${var:${bare}} for a project variable, or $$${bare} for a literal "$${bare}"`, at()));
+        problems.push(
+          problem(
+            'unknown_placeholder',
+            `"$${bare}" looks like a shell variable, which gatehouse does not expand; write \${env:${bare}} for an environment variable, \${var:${bare}} for a project variable, or $$${bare} for a literal "$${bare}"`,
+            at(),
+          ),
+        );
         return match;
       }
       const body = braced!;
@@ -156,8 +170,17 @@ export function interpolate(
         const source = declared[name]?.env ?? name;
         const value = env[source];
         if (credentialNames.has(name) || credentialNames.has(source) || (value !== undefined && credentialValues.has(value))) {
-          const why = credentialNames.has(name) || credentialNames.has(source) ? `${source} is the API key gatehouse connects with` : `${source} holds the API key gatehouse connects with`;
-          problems.push(problem('env_credential', `\${env:${name}}: ${why}, which no manifest may use (every plan would show it, and apply would send it); remove it`, at()));
+          const why =
+            credentialNames.has(name) || credentialNames.has(source)
+              ? `${source} is the API key gatehouse connects with`
+              : `${source} holds the API key gatehouse connects with`;
+          problems.push(
+            problem(
+              'env_credential',
+              `\${env:${name}}: ${why}, which no manifest may use (every plan would show it, and apply would send it); remove it`,
+              at(),
+            ),
+          );
           return '';
         }
         const secret = declared[name]?.secret !== false;
@@ -184,7 +207,13 @@ export function interpolate(
         const { value } = found;
         recordUse(at(), name, value);
         if (value !== null && typeof value === 'object') {
-          problems.push(problem('var_wrong_type', `variable ${name} is a ${typeOf(value)}${declaredAt(name)}, which cannot be part of a longer string; use \${var:${name}} as the whole value`, at()));
+          problems.push(
+            problem(
+              'var_wrong_type',
+              `variable ${name} is a ${typeOf(value)}${declaredAt(name)}, which cannot be part of a longer string; use \${var:${name}} as the whole value`,
+              at(),
+            ),
+          );
           return '';
         }
         const textValue = String(value);
@@ -192,7 +221,13 @@ export function interpolate(
       }
       if (theService()) return match;
       const name = NAME.test(body) ? body : 'NAME';
-      problems.push(problem('unknown_placeholder', `"${match}" is not a placeholder gatehouse knows; write \${env:${name}} for an environment variable, \${var:${name}} for a project variable, or $${match} for the literal text`, at()));
+      problems.push(
+        problem(
+          'unknown_placeholder',
+          `"${match}" is not a placeholder gatehouse knows; write \${env:${name}} for an environment variable, \${var:${name}} for a project variable, or $${match} for the literal text`,
+          at(),
+        ),
+      );
       return match;
     });
   };
@@ -247,7 +282,13 @@ export function interpolate(
   if (vars) {
     for (const name of Object.keys(vars.values)) {
       if (used.has(name)) continue;
-      problems.push(problem('var_unused', `variable ${name} of environment ${vars.environment} is used by no manifest; use it as \${var:${name}} or remove it`, vars.locate(name)));
+      problems.push(
+        problem(
+          'var_unused',
+          `variable ${name} of environment ${vars.environment} is used by no manifest; use it as \${var:${name}} or remove it`,
+          vars.locate(name),
+        ),
+      );
     }
   }
   return { documents: result, problems, variableUses, unsetEnv };
@@ -294,6 +335,10 @@ export function attributeVariables(problems: Problem[], uses: Map<string, Variab
       const declared = vars?.locate(u.name);
       return `\${var:${u.name}} = ${JSON.stringify(u.value)}${declared ? ` (${formatLocation(declared)})` : ''}`;
     });
-    return { ...p, code: 'var_wrong_type', message: `${p.message}, but ${names.join(' and ')}${vars ? ` in environment ${vars.environment}` : ''}; change the variable or the field` };
+    return {
+      ...p,
+      code: 'var_wrong_type',
+      message: `${p.message}, but ${names.join(' and ')}${vars ? ` in environment ${vars.environment}` : ''}; change the variable or the field`,
+    };
   });
 }

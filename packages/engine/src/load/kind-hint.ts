@@ -28,14 +28,26 @@ export function unknownKindProblem(doc: LoadedDocument, value: Record<string, un
     const misspelt = Object.keys(value).find((key) => key.toLowerCase() === 'kind' || closestName(key, ['kind']) !== undefined);
     if (misspelt !== undefined) {
       const written = typeof value[misspelt] === 'string' ? closeKind(value[misspelt]) : undefined;
-      return problem('unknown_kind', `the document has no kind; did you mean kind instead of ${JSON.stringify(misspelt)}? (kind: ${written ?? known})`, doc.locate([misspelt], { key: true }));
+      return problem(
+        'unknown_kind',
+        `the document has no kind; did you mean kind instead of ${JSON.stringify(misspelt)}? (kind: ${written ?? known})`,
+        doc.locate([misspelt], { key: true }),
+      );
     }
-    return problem('unknown_kind', `the document has no kind: every document under the manifest paths must be a gatehouse manifest (kind: ${known}); ${EXCLUDE_HINT}`, doc.locate([]));
+    return problem(
+      'unknown_kind',
+      `the document has no kind: every document under the manifest paths must be a gatehouse manifest (kind: ${known}); ${EXCLUDE_HINT}`,
+      doc.locate([]),
+    );
   }
   const where = doc.locate(['kind']);
   if (typeof kind !== 'string') return problem('unknown_kind', `kind must be ${known}, not ${JSON.stringify(kind)}`, where);
   if (typeof value.apiVersion === 'string') {
-    return problem('unknown_kind', `a Kubernetes document (apiVersion ${JSON.stringify(value.apiVersion)}, kind ${JSON.stringify(kind)}), not a gatehouse manifest; ${EXCLUDE_HINT}`, where);
+    return problem(
+      'unknown_kind',
+      `a Kubernetes document (apiVersion ${JSON.stringify(value.apiVersion)}, kind ${JSON.stringify(kind)}), not a gatehouse manifest; ${EXCLUDE_HINT}`,
+      where,
+    );
   }
   const close = closeKind(kind);
   return problem('unknown_kind', `kind must be ${known}, not ${JSON.stringify(kind)}${close ? `; did you mean ${close}?` : `; ${EXCLUDE_HINT}`}`, where);

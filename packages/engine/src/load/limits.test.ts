@@ -144,7 +144,7 @@ test('readUpTo gives a file within the limit whole, and nothing for one over it,
   if (process.platform === 'linux') expect(await readUpTo('/dev/zero', 64 * 1024)).toBeUndefined();
 });
 
-test('a pipe named by its /proc or /dev/fd path (a shell\'s process substitution, <(...)) is read', async () => {
+test("a pipe named by its /proc or /dev/fd path (a shell's process substitution, <(...)) is read", async () => {
   if (process.platform !== 'linux') return;
   const { spawn } = await import('node:child_process');
   // `sleep` reads nothing: its standard input is a shell pipe holding one manifest, as `<(...)` gives.

@@ -89,7 +89,13 @@ export function validate(documents: LoadedDocument[]): Validation {
 }
 
 const segments = (pointer: string): (string | number)[] =>
-  pointer === '' ? [] : pointer.slice(1).split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~')).map((s) => (/^\d+$/.test(s) ? Number(s) : s));
+  pointer === ''
+    ? []
+    : pointer
+        .slice(1)
+        .split('/')
+        .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
+        .map((s) => (/^\d+$/.test(s) ? Number(s) : s));
 
 const field = (path: (string | number)[]) =>
   path.length === 0 ? 'the document' : path.map((s, i) => (typeof s === 'number' ? `[${s}]` : i === 0 ? s : `.${s}`)).join('');
@@ -109,7 +115,9 @@ const RETIRED_FIELDS: Readonly<Record<string, string>> = {
  * union that picked a branch are kept as they are, since they are about that branch.
  */
 export function explain(errors: ErrorObject[], doc: LoadedDocument): Problem[] {
-  const unions = new Set(errors.filter((e) => e.keyword === 'anyOf' || (e.keyword === 'oneOf' && !e.schemaPath.includes('discriminator'))).map((e) => e.instancePath));
+  const unions = new Set(
+    errors.filter((e) => e.keyword === 'anyOf' || (e.keyword === 'oneOf' && !e.schemaPath.includes('discriminator'))).map((e) => e.instancePath),
+  );
   const out = new Map<string, Problem>();
   for (const error of errors) {
     const path = segments(error.instancePath);
@@ -118,26 +126,42 @@ export function explain(errors: ErrorObject[], doc: LoadedDocument): Problem[] {
     if (inUnion) {
       const union = [...unions].find((u) => error.instancePath === u || error.instancePath.startsWith(`${u}/`))!;
       const unionPath = segments(union);
-      const schema = errors.find((e) => e.instancePath === union && (e.keyword === 'anyOf' || e.keyword === 'oneOf'))?.parentSchema as { description?: string } | undefined;
+      const schema = errors.find((e) => e.instancePath === union && (e.keyword === 'anyOf' || e.keyword === 'oneOf'))?.parentSchema as
+        { description?: string } | undefined;
       p = problem('wrong_type', `${field(unionPath)} must be ${schema?.description ?? 'one of the accepted forms'}`, doc.locate(unionPath));
     } else if (error.keyword === 'additionalProperties') {
       const name = (error.params as { additionalProperty: string }).additionalProperty;
       const allowed = Object.keys((error.parentSchema as { properties?: object }).properties ?? {});
       const retired = RETIRED_FIELDS[`${String((doc.value as { kind?: unknown }).kind)}.${[...path, name].join('.')}`];
-      p = problem('unknown_field', `unknown field "${name}" in ${field(path)}; ${retired ?? `expected one of: ${allowed.join(', ')}`}`, doc.locate([...path, name], { key: true }));
+      p = problem(
+        'unknown_field',
+        `unknown field "${name}" in ${field(path)}; ${retired ?? `expected one of: ${allowed.join(', ')}`}`,
+        doc.locate([...path, name], { key: true }),
+      );
     } else if (error.keyword === 'required') {
       const name = (error.params as { missingProperty: string }).missingProperty;
       p = problem('missing_field', `${field(path)} is missing the required field "${name}"`, doc.locate(path));
     } else if (error.keyword === 'type' || error.keyword === 'const') {
-      const expected = error.keyword === 'const' ? JSON.stringify((error.params as { allowedValue: unknown }).allowedValue) : withArticle((error.params as { type: string }).type);
+      const expected =
+        error.keyword === 'const'
+          ? JSON.stringify((error.params as { allowedValue: unknown }).allowedValue)
+          : withArticle((error.params as { type: string }).type);
       p = problem('wrong_type', `${field(path)} must be ${expected}`, doc.locate(path));
     } else if (error.keyword === 'enum') {
-      p = problem('invalid_value', `${field(path)} must be one of: ${((error.params as { allowedValues: unknown[] }).allowedValues).map(String).join(', ')}`, doc.locate(path));
+      p = problem(
+        'invalid_value',
+        `${field(path)} must be one of: ${(error.params as { allowedValues: unknown[] }).allowedValues.map(String).join(', ')}`,
+        doc.locate(path),
+      );
     } else if (error.keyword === 'maxBytes') {
       p = problem('invalid_value', `${field(path)} must be at most ${String(error.schema)} bytes of UTF-8`, doc.locate(path));
     } else if (error.keyword === 'discriminator') {
       const params = error.params as { tag: string; tagValue?: unknown };
-      p = problem('invalid_value', `${field([...path, params.tag])} must be one of the accepted values, not ${JSON.stringify(params.tagValue)}`, doc.locate([...path, params.tag]));
+      p = problem(
+        'invalid_value',
+        `${field([...path, params.tag])} must be one of the accepted values, not ${JSON.stringify(params.tagValue)}`,
+        doc.locate([...path, params.tag]),
+      );
     } else if (error.keyword === 'oneOf') {
       continue; // a discriminated union's summary; its branch's errors say what is wrong
     } else {
@@ -148,9 +172,7 @@ export function explain(errors: ErrorObject[], doc: LoadedDocument): Problem[] {
   return [...out.values()];
 }
 
-const childFields = new Map(
-  DESCRIPTORS.filter((d) => d.manifestKind).map((d) => [d.manifestKind!, new Set(childrenOf(d.kind).map((c) => c.child!.field))]),
-);
+const childFields = new Map(DESCRIPTORS.filter((d) => d.manifestKind).map((d) => [d.manifestKind!, new Set(childrenOf(d.kind).map((c) => c.child!.field))]));
 
 /**
  * The valid parts of a document that failed its schema, so that their mistakes (a wrong

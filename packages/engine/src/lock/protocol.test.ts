@@ -132,7 +132,9 @@ describe('acquireLock when answers are lost or two callers claim one lock', () =
     api.intercept = async (request) => {
       if (request.method === 'POST' && request.path === '/ip_policies' && String(request.body?.metadata).includes('me@here') && ++posts === 1) {
         // A second process given the same GATEHOUSE_RUN_ID claims the bot user first; our answer is then lost before the write.
-        await api.create('/ip_policies', { metadata: `gatehouse-lock:v1 ${JSON.stringify({ stack: STACK, holder: 'other@there', run_id: 'run-a', started_at: new Date().toISOString(), lease_seconds: 3600, bot_user_id: bot.id })}` });
+        await api.create('/ip_policies', {
+          metadata: `gatehouse-lock:v1 ${JSON.stringify({ stack: STACK, holder: 'other@there', run_id: 'run-a', started_at: new Date().toISOString(), lease_seconds: 3600, bot_user_id: bot.id })}`,
+        });
         throw new LiveApiError('socket hang up', undefined, 'network_error', true, true);
       }
       return unique(request);
@@ -176,7 +178,9 @@ describe('acquireLock when answers are lost or two callers claim one lock', () =
       if (request.method === 'POST' && request.path === '/ip_policies' && String(request.body?.metadata).includes('run-a')) {
         // Another caller's record lands first.
         api.intercept = unique;
-        await api.create('/ip_policies', { metadata: `gatehouse-lock:v1 ${JSON.stringify({ stack: STACK, holder: 'other@there', run_id: 'run-b', started_at: new Date().toISOString(), lease_seconds: 3600, bot_user_id: bot.id })}` });
+        await api.create('/ip_policies', {
+          metadata: `gatehouse-lock:v1 ${JSON.stringify({ stack: STACK, holder: 'other@there', run_id: 'run-b', started_at: new Date().toISOString(), lease_seconds: 3600, bot_user_id: bot.id })}`,
+        });
       }
       return unique(request);
     };
@@ -189,7 +193,8 @@ describe('acquireLock when answers are lost or two callers claim one lock', () =
 describe('renewal: the holder renews its record; staleness counts from the latest renewal', () => {
   const STACK = 'web';
   const options = { process: null, holder: 'me@here', sleep: async () => undefined } as const;
-  const recordOf = (api: MemoryLiveApi) => JSON.parse(String(api.objects('/ip_policies').find((p) => isLockObject('IPPolicy', p))!.metadata).slice('gatehouse-lock:v1 '.length));
+  const recordOf = (api: MemoryLiveApi) =>
+    JSON.parse(String(api.objects('/ip_policies').find((p) => isLockObject('IPPolicy', p))!.metadata).slice('gatehouse-lock:v1 '.length));
   /** Resolves at the `n`th write of `method` (a renewal is a PATCH), after it was carried out. */
   const nth = (api: MemoryLiveApi, method: string, n: number) =>
     new Promise<void>((resolve) => {
@@ -261,7 +266,9 @@ describe('renewal: the holder renews its record; staleness counts from the lates
     const second = await acquireLock(api, STACK, { ...options, holder: 'other@there', runId: 'run-b', renewEveryMs: 60_000 });
     const reason = await lost;
     expect(reason).toBeInstanceOf(LockLost);
-    expect((reason as Error).message).toMatch(/lost the lock of stack "web" while applying: its bot user gatehouse-lock\.web \(\S+\) was removed; nothing more was written/);
+    expect((reason as Error).message).toMatch(
+      /lost the lock of stack "web" while applying: its bot user gatehouse-lock\.web \(\S+\) was removed; nothing more was written/,
+    );
     await first.release();
     expect(await readLock(api, STACK)).toMatchObject({ run_id: 'run-b', holder: 'other@there' });
     expect(second.lost.aborted).toBe(false);
@@ -273,7 +280,7 @@ describe('renewal: the holder renews its record; staleness counts from the lates
     const held = await acquireLock(api, STACK, { ...options, runId: 'run-a', renewEveryMs: 2 });
     const lost = new Promise<unknown>((resolve) => held.lost.addEventListener('abort', () => resolve(held.lost.reason), { once: true }));
     await api.remove(`/ip_policies/${held.recordId}`);
-    expect(String((await lost as Error).message)).toMatch(/its record \(IP policy \S+\) was removed/);
+    expect(String(((await lost) as Error).message)).toMatch(/its record \(IP policy \S+\) was removed/);
     await held.release();
     expect(api.objects('/bot_users')).toEqual([]);
   });
@@ -283,7 +290,9 @@ describe('acquireLock requests', () => {
   it('takes a free lock with two writes and one listing of the IP policies, which also clears records of earlier lock bot users', async () => {
     const api = new MemoryLiveApi();
     // A record left by a release cut short: it claims a bot user that no longer exists.
-    await api.create('/ip_policies', { metadata: `gatehouse-lock:v1 ${JSON.stringify({ stack: 'web', holder: 'old@there', run_id: 'run-old', started_at: new Date().toISOString(), lease_seconds: 3600, bot_user_id: 'bot_gone' })}` });
+    await api.create('/ip_policies', {
+      metadata: `gatehouse-lock:v1 ${JSON.stringify({ stack: 'web', holder: 'old@there', run_id: 'run-old', started_at: new Date().toISOString(), lease_seconds: 3600, bot_user_id: 'bot_gone' })}`,
+    });
     await api.create('/ip_policies', { description: 'a user policy' });
     const listed: string[] = [];
     const list = api.list.bind(api);
@@ -347,7 +356,8 @@ describe('lockWhileReading: the read runs under the claim and confirms it', () =
       return undefined;
     };
     const bot = await api.create('/bot_users', { name: lockName(STACK), active: false });
-    const other = (runId: string) => `gatehouse-lock:v1 ${JSON.stringify({ stack: STACK, holder: 'other@there', run_id: runId, started_at: new Date().toISOString(), lease_seconds: 3600, bot_user_id: bot.id })}`;
+    const other = (runId: string) =>
+      `gatehouse-lock:v1 ${JSON.stringify({ stack: STACK, holder: 'other@there', run_id: runId, started_at: new Date().toISOString(), lease_seconds: 3600, bot_user_id: bot.id })}`;
     // Another caller claims the record-less bot user just before us.
     api.intercept = async (request) => {
       if (request.method === 'POST' && request.path === '/ip_policies' && String(request.body?.metadata).includes('run-a')) {
@@ -404,20 +414,31 @@ describe('what is said of a held lock (LockHeld, lockNote)', () => {
   const STACK = 'web';
   const heldBy = (process?: ProcessIdentity, startedAt = new Date().toISOString()) => {
     const bots = [{ id: 'bot_1', name: lockName(STACK), created_at: startedAt }];
-    const record = { stack: STACK, holder: 'ci@runner (pid 7)', run_id: 'r1', started_at: startedAt, lease_seconds: 3600, bot_user_id: 'bot_1', ...(process ? { process } : {}) };
+    const record = {
+      stack: STACK,
+      holder: 'ci@runner (pid 7)',
+      run_id: 'r1',
+      started_at: startedAt,
+      lease_seconds: 3600,
+      bot_user_id: 'bot_1',
+      ...(process ? { process } : {}),
+    };
     return lockOf(STACK, bots, [{ id: 'ipp_1', metadata: `gatehouse-lock:v1 ${JSON.stringify(record)}` }])!;
   };
 
   it('an apply that did not wait (--lock-timeout 0) does not claim it waited', async () => {
     const api = new MemoryLiveApi();
     api.intercept = (request) => {
-      if (request.method === 'POST' && request.path === '/bot_users' && api.objects('/bot_users').some((b) => b.name === request.body?.name)) throw new LiveApiError('name taken', 400, 'duplicate_name', false);
+      if (request.method === 'POST' && request.path === '/bot_users' && api.objects('/bot_users').some((b) => b.name === request.body?.name))
+        throw new LiveApiError('name taken', 400, 'duplicate_name', false);
       return undefined;
     };
     const first = await acquireLock(api, STACK, { process: null, holder: 'first@here' });
     // A slow API: the attempt itself takes time, which is no waiting on the user's part.
     let clock = Date.parse('2026-01-01T00:00:00Z');
-    const error = await acquireLock(api, STACK, { process: null, holder: 'second@here', timeoutMs: 0, now: () => new Date((clock += 1500)) }).catch((e: Error) => e);
+    const error = await acquireLock(api, STACK, { process: null, holder: 'second@here', timeoutMs: 0, now: () => new Date((clock += 1500)) }).catch(
+      (e: Error) => e,
+    );
     expect(error).toBeInstanceOf(LockHeld);
     expect((error as Error).message).toContain('locked by first@here');
     expect((error as Error).message).not.toContain('waited');
@@ -448,13 +469,21 @@ describe('waiting for a held lock', () => {
   it('tells onWait once, naming the holder, when it starts waiting; not at all with timeout 0', async () => {
     const api = new MemoryLiveApi();
     api.intercept = (request) => {
-      if (request.method === 'POST' && request.path === '/bot_users' && api.objects('/bot_users').some((b) => b.name === request.body?.name)) throw new LiveApiError('name taken', 400, 'duplicate_name', false);
+      if (request.method === 'POST' && request.path === '/bot_users' && api.objects('/bot_users').some((b) => b.name === request.body?.name))
+        throw new LiveApiError('name taken', 400, 'duplicate_name', false);
       return undefined;
     };
     const first = await acquireLock(api, 'web', { process: null, holder: 'first@here' });
     const told: (string | undefined)[] = [];
     let clock = 0;
-    const error = await acquireLock(api, 'web', { process: null, timeoutMs: 10_000, pollMs: 1000, now: () => new Date((clock += 1000)), sleep: async () => undefined, onWait: (lock) => told.push(lock?.holder) }).catch((e: Error) => e);
+    const error = await acquireLock(api, 'web', {
+      process: null,
+      timeoutMs: 10_000,
+      pollMs: 1000,
+      now: () => new Date((clock += 1000)),
+      sleep: async () => undefined,
+      onWait: (lock) => told.push(lock?.holder),
+    }).catch((e: Error) => e);
     expect(error).toBeInstanceOf(LockHeld);
     expect((error as Error).message).toMatch(/waited \d+ s \(--lock-timeout\)/);
     expect(told).toEqual(['first@here']);

@@ -314,7 +314,9 @@ function renewal(
     try {
       if (!(await api.get(`/bot_users/${held.botUserId}`))) return lose(`its bot user ${lockName(held.stack)} (${held.botUserId}) was removed`);
       if (stopped) return;
-      await api.update(`/ip_policies/${held.recordId}`, { metadata: `${LOCK_RECORD_PREFIX}${JSON.stringify({ ...record, renewed_at: options.now().toISOString() })}` });
+      await api.update(`/ip_policies/${held.recordId}`, {
+        metadata: `${LOCK_RECORD_PREFIX}${JSON.stringify({ ...record, renewed_at: options.now().toISOString() })}`,
+      });
     } catch (error) {
       if (stopped) return;
       if (error instanceof LiveApiError && error.status === 404) return lose(`its record (IP policy ${held.recordId}) was removed`);
@@ -329,9 +331,12 @@ function renewal(
   };
   const schedule = () => {
     if (stopped) return;
-    timer = setTimeout(() => {
-      inFlight = renew();
-    }, Math.max(1, options.everyMs));
+    timer = setTimeout(
+      () => {
+        inFlight = renew();
+      },
+      Math.max(1, options.everyMs),
+    );
     timer.unref();
   };
   schedule();

@@ -97,7 +97,9 @@ export function lockOf(stack: string, bots: readonly ApiObject[], policies: read
   if (!bot) return undefined;
   // Lists are newest first: the earliest record claiming the bot user is the holder's (see
   // `acquireLock` on two claims).
-  const record = policies.map((p) => ({ id: String(p.id), record: parseRecord(p.metadata) })).findLast((r) => r.record?.stack === stack && r.record.bot_user_id === bot.id);
+  const record = policies
+    .map((p) => ({ id: String(p.id), record: parseRecord(p.metadata) }))
+    .findLast((r) => r.record?.stack === stack && r.record.bot_user_id === bot.id);
   const since = record?.record?.started_at ?? (typeof bot.created_at === 'string' ? bot.created_at : '');
   const lease = record?.record?.lease_seconds ?? DEFAULT_LEASE_SECONDS;
   const renewed = record?.record?.renewed_at;
@@ -142,7 +144,11 @@ export function lockNote(lock: LockInfo, consequence: string, here: ProcessIdent
  * the caller chose to wait (0 with `--lock-timeout 0`, however long the attempt itself took).
  */
 export class LockHeld extends Error {
-  constructor(readonly lock: LockInfo | undefined, stack: string, waitedMs: number) {
+  constructor(
+    readonly lock: LockInfo | undefined,
+    stack: string,
+    waitedMs: number,
+  ) {
     const waited = waitedMs > 0 ? `waited ${Math.round(waitedMs / 1000)} s (--lock-timeout); ` : '';
     // A stale lock's description already says to unlock it: no apply is running to wait for.
     const advice = lock?.stale

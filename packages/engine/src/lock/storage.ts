@@ -37,7 +37,11 @@ const removeRecords = async (api: LiveApi, stack: string, select: (record: LockR
   removeListed(api, await lockRecords(api, stack), select);
 
 /** Removes the records of a listing already made that `select` picks (one already gone is fine). */
-export async function removeListed(api: LiveApi, records: readonly { id: string; record: LockRecord }[], select: (record: LockRecord) => boolean): Promise<void> {
+export async function removeListed(
+  api: LiveApi,
+  records: readonly { id: string; record: LockRecord }[],
+  select: (record: LockRecord) => boolean,
+): Promise<void> {
   for (const { id, record } of records) {
     if (select(record)) await api.remove(`/ip_policies/${id}`).catch(ignoreMissing);
   }
@@ -58,7 +62,6 @@ export function ownRecord(stack: string, runId: string, metadata: string): LookU
 /** Removes the lock records of `stack` written by run `runId`. */
 export const withdrawRecordsOf = (api: LiveApi, stack: string, runId: string) => removeRecords(api, stack, (r) => r.run_id === runId);
 
-
 /**
  * The bot user first, then the record: a bot user without its record would be claimable (see
  * `acquireLock`) while this holder still runs; a record left without its bot user claims nothing.
@@ -78,7 +81,8 @@ export async function breakLock(api: LiveApi, stack: string, expected?: LockInfo
   const lock = await readLock(api, stack);
   if (!lock) return undefined;
   // The lock changed hands since the person confirmed: not the one they meant to remove.
-  if (expected && expected.bot_user_id !== lock.bot_user_id) throw new Error(`the lock of stack "${stack}" changed since it was shown (now: ${describeLock(lock)}); run unlock again`);
+  if (expected && expected.bot_user_id !== lock.bot_user_id)
+    throw new Error(`the lock of stack "${stack}" changed since it was shown (now: ${describeLock(lock)}); run unlock again`);
   await api.remove(`/bot_users/${lock.bot_user_id}`).catch(ignoreMissing);
   if (lock.record_id) await api.remove(`/ip_policies/${lock.record_id}`).catch(ignoreMissing);
   return lock;

@@ -19,13 +19,14 @@ const MANIFESTS = [
   'kind: Backend\nname: both\nspec: {type: weighted, backends: {web: 1}}',
 ].join('\n---\n');
 
-test('a hash is the masked canonical normal form\'s; one that depends on live ids follows its tokens', async () => {
+test("a hash is the masked canonical normal form's; one that depends on live ids follows its tokens", async () => {
   const dir = mkdtempSync(join(tmpdir(), 'gatehouse-hash-'));
   writeFileSync(join(dir, 'm.yaml'), `${MANIFESTS}\n`);
   const { desired, problems } = await readManifests({ paths: [dir], env: {} });
   expect(problems).toEqual([]);
   expect(desired.map((d) => d.address)).toEqual(['IPPolicy/office', 'IPPolicyRule/office/10.0.0.0/8', 'BotUser/ci', 'Backend/web', 'Backend/both']);
-  const fresh = (d: (typeof desired)[number], tokens: Map<string, string>) => specHash(mask(d.descriptor.sensitive, null, canonical(d.descriptor, d.normal, tokens))[1]);
+  const fresh = (d: (typeof desired)[number], tokens: Map<string, string>) =>
+    specHash(mask(d.descriptor.sensitive, null, canonical(d.descriptor, d.normal, tokens))[1]);
   const tokens = new Map([['Backend/web', 'bkd_123']]);
   for (const d of desired) {
     expect(desiredHash(d), d.address).toBe(fresh(d, new Map()));

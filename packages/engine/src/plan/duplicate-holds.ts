@@ -75,7 +75,7 @@ function describe(duplicate: DuplicateObject, objects: readonly LiveObject[], st
   const message =
     `${live.descriptor.kind} ${live.id} ${cause === 'interrupted_replace' ? `was left by an interrupted replace (${keep.id} replaced it)` : `duplicates ${keep.id} (same stack and address)`}, ` +
     `but is not deleted: ${list} reference${many ? '' : 's'} it, and gatehouse does not change ${many ? 'them' : 'it'} here. ` +
-    `Re-point ${many ? 'them' : 'it'} to ${keep.id}${ownStale ? ' (or delete this stack\'s undeclared objects with apply --prune)' : ''}, then run apply again: it deletes the duplicate then`;
+    `Re-point ${many ? 'them' : 'it'} to ${keep.id}${ownStale ? " (or delete this stack's undeclared objects with apply --prune)" : ''}, then run apply again: it deletes the duplicate then`;
   return {
     address: `${live.descriptor.kind}/${live.marker?.name ?? live.id}#${live.id}`,
     kind: live.descriptor.kind,

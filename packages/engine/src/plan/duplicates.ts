@@ -83,6 +83,11 @@ export function findDuplicates(live: readonly LiveObject[], stack: string, desir
 
 /** The sentence a plan shows for a duplicate's delete. */
 export function duplicateReason(duplicate: DuplicateObject): string {
-  const what = duplicate.live.parentId !== undefined ? 'belongs to a duplicate' : duplicate.cause === 'interrupted_replace' ? 'left by an interrupted replace' : 'duplicate';
+  const what =
+    duplicate.live.parentId !== undefined
+      ? 'belongs to a duplicate'
+      : duplicate.cause === 'interrupted_replace'
+        ? 'left by an interrupted replace'
+        : 'duplicate';
   return `${what}; ${duplicate.keep.id} is kept and references are re-pointed to it`;
 }

@@ -75,16 +75,30 @@ describe('overlayIgnored and withoutIgnored', () => {
 
   it('overlays inside a module only when both sides have it; * visits every key both sides have', () => {
     const desired = { cb: { enabled: true, tripped_duration: 10 } };
-    expect(overlayIgnored(desired, { cb: { enabled: true, tripped_duration: 30 } }, [['cb', 'tripped_duration']], same)).toEqual({ cb: { enabled: true, tripped_duration: 30 } });
+    expect(overlayIgnored(desired, { cb: { enabled: true, tripped_duration: 30 } }, [['cb', 'tripped_duration']], same)).toEqual({
+      cb: { enabled: true, tripped_duration: 30 },
+    });
     // The module removed by the manifest is a change of the module, not of the ignored field in it.
     expect(overlayIgnored({}, { cb: { tripped_duration: 30 } }, [['cb', 'tripped_duration']], same)).toEqual({});
     const target = { target: { http: { url: 'a', x: 1 }, s3: { url: 'b' } } };
-    expect(overlayIgnored(target, { target: { http: { url: 'A', x: 2 } } }, [['target', '*', 'url']], same)).toEqual({ target: { http: { url: 'A', x: 1 }, s3: { url: 'b' } } });
+    expect(overlayIgnored(target, { target: { http: { url: 'A', x: 2 } } }, [['target', '*', 'url']], same)).toEqual({
+      target: { http: { url: 'A', x: 1 }, s3: { url: 'b' } },
+    });
   });
 
   it('pairs list elements by position; a final * takes the whole list', () => {
-    const desired = { sources: [{ type: 'a', filter: 'x' }, { type: 'b', filter: 'y' }] };
-    expect(overlayIgnored(desired, { sources: [{ type: 'a', filter: 'X' }] }, [['sources', '*', 'filter']], same)).toEqual({ sources: [{ type: 'a', filter: 'X' }, { type: 'b', filter: 'y' }] });
+    const desired = {
+      sources: [
+        { type: 'a', filter: 'x' },
+        { type: 'b', filter: 'y' },
+      ],
+    };
+    expect(overlayIgnored(desired, { sources: [{ type: 'a', filter: 'X' }] }, [['sources', '*', 'filter']], same)).toEqual({
+      sources: [
+        { type: 'a', filter: 'X' },
+        { type: 'b', filter: 'y' },
+      ],
+    });
     expect(overlayIgnored({ scopes: ['a'] }, { scopes: ['b', 'c'] }, [['scopes', '*']], same)).toEqual({ scopes: ['b', 'c'] });
   });
 
@@ -131,7 +145,8 @@ async function applied(text: string, ignore?: ProjectIgnoreRule[]) {
   expect(result.ok).toBe(true);
   return { api, dir };
 }
-const plan = (api: MemoryLiveApi, dir: string, ignore?: ProjectIgnoreRule[]) => computePlan({ api, stack: 'default', paths: [dir], env: {}, ...(ignore ? { ignore } : {}) });
+const plan = (api: MemoryLiveApi, dir: string, ignore?: ProjectIgnoreRule[]) =>
+  computePlan({ api, stack: 'default', paths: [dir], env: {}, ...(ignore ? { ignore } : {}) });
 const drift = (api: MemoryLiveApi, dir: string) => detectDrift({ api, stack: 'default', paths: [dir], env: {} });
 const policyOf = (api: MemoryLiveApi) => api.objects('/ip_policies').find((p) => parseMarker(p.metadata).marker?.name === 'office')!;
 
@@ -170,7 +185,12 @@ describe('ignore rules in plan, drift and apply', () => {
     expect(planned.changes.find((c) => c.address === 'IPPolicy/office')?.fields ?? []).toEqual([]);
     const result = await applyPlan({ api, stack: 'default', paths: [dir], env: {} });
     expect(result.ok).toBe(true);
-    expect(api.log.slice(written).filter((w) => w.path === `/ip_policies/${id}`).some((w) => w.body && 'description' in w.body)).toBe(false);
+    expect(
+      api.log
+        .slice(written)
+        .filter((w) => w.path === `/ip_policies/${id}`)
+        .some((w) => w.body && 'description' in w.body),
+    ).toBe(false);
     expect(policyOf(api).description).toBe('renamed by hand');
     // The hash is the same whatever the ignored field holds.
     expect(parseMarker(policyOf(api).metadata).marker!.hash).toBe(hashBefore);
@@ -186,7 +206,10 @@ describe('ignore rules in plan, drift and apply', () => {
     const { api, dir } = await applied(EDGE(10, 'lifecycle: {ignore_changes: ["routes[*].circuit_breaker.tripped_duration"]}\n'));
     const edge = api.objects('/edges/https')[0]!;
     const route = (edge.routes as Record<string, unknown>[])[0]!;
-    await api.replace(`/edges/https/${String(edge.id)}/routes/${String(route.id)}/circuit_breaker`, { ...(route.circuit_breaker as object), tripped_duration: 99 });
+    await api.replace(`/edges/https/${String(edge.id)}/routes/${String(route.id)}/circuit_breaker`, {
+      ...(route.circuit_breaker as object),
+      tripped_duration: 99,
+    });
     expect((await plan(api, dir)).changes).toEqual([]);
     // Another field of the module changes in git: the module is PUT whole, with the live value.
     rewrite(dir, EDGE(10, 'lifecycle: {ignore_changes: ["routes[*].circuit_breaker.tripped_duration"]}\n').replace('rolling_window: 10', 'rolling_window: 20'));
@@ -219,7 +242,9 @@ describe('ignore rules in plan, drift and apply', () => {
     const { api, dir } = await applied(POLICY('Office', IGNORING));
     await api.update(`/ip_policies/${String(policyOf(api).id)}`, { description: 'renamed by hand' });
     const planned = await plan(api, dir);
-    expect(renderText(planned)).toMatch(/Ignored \(lifecycle\.ignore_changes, gatehouse\.yaml ignore:\), left as they are live:\n\s+IPPolicy office: 1 field \(description\)/);
+    expect(renderText(planned)).toMatch(
+      /Ignored \(lifecycle\.ignore_changes, gatehouse\.yaml ignore:\), left as they are live:\n\s+IPPolicy office: 1 field \(description\)/,
+    );
     expect(renderMarkdown(planned)).toContain('| `IPPolicy` office | 1 | `description` |');
     expect(renderHtml(planned)).toMatch(/<h2>Ignored fields<\/h2>[^]*IPPolicy[^]*office[^]*description/);
     expect(parsePlanJson(renderJson(planned)).ignored).toEqual(planned.ignored);
@@ -249,7 +274,9 @@ spec: {type: tunnel_group, labels: {app: web}}
     const problems = await validateManifests({ paths: [dir], env: {} });
     const lines = problems.map((p) => `${p.at?.line} ${p.code} ${p.message}`);
     expect(lines).toEqual([
-      expect.stringMatching(/^6 ignore_path_invalid lifecycle.ignore_changes: "routes\[\*\]\.circut_breaker" can match no field of HTTPSEdge: routes\[\*\] has no field "circut_breaker"; did you mean circuit_breaker\?$/),
+      expect.stringMatching(
+        /^6 ignore_path_invalid lifecycle.ignore_changes: "routes\[\*\]\.circut_breaker" can match no field of HTTPSEdge: routes\[\*\] has no field "circut_breaker"; did you mean circuit_breaker\?$/,
+      ),
       expect.stringMatching(/^7 ignore_path_invalid .*objects of their own \(HTTPSEdgeRoute\)/),
       expect.stringMatching(/^8 ignore_path_invalid .*match identifies each of the routes/),
       expect.stringMatching(/^9 ignore_path_invalid .*"rules\[\*\]\.description" can match no field of HTTPSEdge: the spec of HTTPSEdge has no field "rules"/),
@@ -265,12 +292,19 @@ describe('gatehouse.yaml ignore:', () => {
     const file = join(dir, 'gatehouse.yaml');
     writeFileSync(file, 'manifests: [.]\nignore:\n  - kind: "*Edge"\n    paths: [description]\n');
     expect((await readProject(file, dir)).project?.ignore).toEqual([{ kind: '*Edge', paths: ['description'] }]);
-    writeFileSync(file, 'manifests: [.]\nignore:\n  - kind: HTTPSEdgeRoute\n    paths: [description]\n  - kind: "IP*"\n    paths: [description, "rules[*].descripton"]\n');
+    writeFileSync(
+      file,
+      'manifests: [.]\nignore:\n  - kind: HTTPSEdgeRoute\n    paths: [description]\n  - kind: "IP*"\n    paths: [description, "rules[*].descripton"]\n',
+    );
     const { project, problems } = await readProject(file, dir);
     expect(project).toBeUndefined();
     expect(problems.map((p) => `${p.at?.line}:${p.at?.col} ${p.code} ${p.message}`)).toEqual([
-      expect.stringMatching(/^3:11 ignore_path_invalid ignore: kind "HTTPSEdgeRoute" matches no manifest kind; HTTPSEdgeRoute objects are declared inside HTTPSEdge/),
-      expect.stringMatching(/^6:26 ignore_path_invalid ignore: "rules\[\*\]\.descripton" can match no field of any kind "IP\*" names \(IPPolicy, IPRestriction\).*did you mean description\?$/),
+      expect.stringMatching(
+        /^3:11 ignore_path_invalid ignore: kind "HTTPSEdgeRoute" matches no manifest kind; HTTPSEdgeRoute objects are declared inside HTTPSEdge/,
+      ),
+      expect.stringMatching(
+        /^6:26 ignore_path_invalid ignore: "rules\[\*\]\.descripton" can match no field of any kind "IP\*" names \(IPPolicy, IPRestriction\).*did you mean description\?$/,
+      ),
     ]);
   });
 });

@@ -96,7 +96,14 @@ export function applyIgnoreRules(matching: Matching): Matching {
     // The fields the plan would have shown, by its own comparison (sets sorted, references as tokens).
     const { fields } = fieldChanges(canonical(d.descriptor, normal, tokens), canonical(d.descriptor, d.normal, tokens), []);
     if (fields.length === 0) return pair;
-    return { desired: new IgnoringView(d, normal, fields.map((f) => f.path)), live: pair.live };
+    return {
+      desired: new IgnoringView(
+        d,
+        normal,
+        fields.map((f) => f.path),
+      ),
+      live: pair.live,
+    };
   });
   return { ...matching, pairs };
 }
@@ -105,7 +112,8 @@ export function applyIgnoreRules(matching: Matching): Matching {
 export function ignoredObjects(matching: Matching): IgnoredObject[] {
   const out: IgnoredObject[] = [];
   for (const { desired: d, live } of matching.pairs) {
-    if (d.ignoredFields && d.ignoredFields.length > 0) out.push({ address: d.address, kind: d.descriptor.kind, name: d.name, id: live.id, fields: [...d.ignoredFields] });
+    if (d.ignoredFields && d.ignoredFields.length > 0)
+      out.push({ address: d.address, kind: d.descriptor.kind, name: d.name, id: live.id, fields: [...d.ignoredFields] });
   }
   return out.sort((a, b) => a.address.localeCompare(b.address));
 }
@@ -129,19 +137,49 @@ class IgnoringView implements DesiredObject {
     readonly ignoredFields: readonly string[],
   ) {}
 
-  get address() { return this.original.address; }
-  get descriptor() { return this.original.descriptor; }
-  get name() { return this.original.name; }
-  get markerName() { return this.original.markerName; }
-  get parent() { return this.original.parent; }
-  get adopt() { return this.original.adopt; }
-  get preventDestroy() { return this.original.preventDestroy; }
-  get ignore() { return this.original.ignore; }
-  get idRefs() { return this.original.idRefs; }
-  get references() { return this.original.references; }
-  set references(value: string[]) { this.original.references = value; }
-  get manifestPath() { return this.original.manifestPath; }
-  get doc() { return this.original.doc; }
-  get specPath() { return this.original.specPath; }
-  get source() { return this.original.source; }
+  get address() {
+    return this.original.address;
+  }
+  get descriptor() {
+    return this.original.descriptor;
+  }
+  get name() {
+    return this.original.name;
+  }
+  get markerName() {
+    return this.original.markerName;
+  }
+  get parent() {
+    return this.original.parent;
+  }
+  get adopt() {
+    return this.original.adopt;
+  }
+  get preventDestroy() {
+    return this.original.preventDestroy;
+  }
+  get ignore() {
+    return this.original.ignore;
+  }
+  get idRefs() {
+    return this.original.idRefs;
+  }
+  get references() {
+    return this.original.references;
+  }
+  set references(value: string[]) {
+    this.original.references = value;
+  }
+  get manifestPath() {
+    return this.original.manifestPath;
+  }
+  get doc() {
+    return this.original.doc;
+  }
+  get specPath() {
+    return this.original.specPath;
+  }
+  get source() {
+    return this.original.source;
+  }
 }

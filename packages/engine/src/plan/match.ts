@@ -33,7 +33,12 @@ import { withArticle } from '../article.js';
  * `options.fromStack`: `--from-stack`, the other stack whose objects this plan may move (stacks.ts).
  * `options.registry`: the stack's bot user registry (bot-registry/registry.ts).
  */
-export function match(desired: DesiredObject[], everything: LiveObject[], stack: string, options: Omit<StackScope, 'stack'> & { registry?: BotRegistry; fromRegistry?: BotRegistry } = {}): Matching {
+export function match(
+  desired: DesiredObject[],
+  everything: LiveObject[],
+  stack: string,
+  options: Omit<StackScope, 'stack'> & { registry?: BotRegistry; fromRegistry?: BotRegistry } = {},
+): Matching {
   const { registry, fromRegistry } = options;
   const problems: Problem[] = [];
   const scope: StackScope = { stack, fromStack: options.fromStack };
@@ -76,16 +81,34 @@ export function match(desired: DesiredObject[], everything: LiveObject[], stack:
   for (let i = 0; i < desired.length; i++) {
     const d = desired[i]!;
     // (Most objects have no `{id}` reference: no iterator for them.)
-    if (d.idRefs) for (const ref of d.idRefs) {
-      const target = byId.get(ref.id);
-      if (!target) problems.push(problem('reference_id_missing', `no live ${ref.kind} has the id ${ref.id}; fix the id, or name ${withArticle(ref.kind)} manifest instead of {id: ...}`, ref.locate()));
-      else if (target.descriptor.kind !== ref.kind) problems.push(problem('reference_id_wrong_kind', `${ref.id} is ${withArticle(target.descriptor.title)}, but ${withArticle(ref.kind)} is expected here; fix the id`, ref.locate()));
-    }
+    if (d.idRefs)
+      for (const ref of d.idRefs) {
+        const target = byId.get(ref.id);
+        if (!target)
+          problems.push(
+            problem(
+              'reference_id_missing',
+              `no live ${ref.kind} has the id ${ref.id}; fix the id, or name ${withArticle(ref.kind)} manifest instead of {id: ...}`,
+              ref.locate(),
+            ),
+          );
+        else if (target.descriptor.kind !== ref.kind)
+          problems.push(
+            problem(
+              'reference_id_wrong_kind',
+              `${ref.id} is ${withArticle(target.descriptor.title)}, but ${withArticle(ref.kind)} is expected here; fix the id`,
+              ref.locate(),
+            ),
+          );
+      }
   }
   const stacks = stackRules(live, scope);
   const free = (o: LiveObject | undefined) => (o && !claimed.has(o) ? o : undefined);
   const byKey = (kind: string, parentId: string, key: string) =>
-    byNaturalKey.get(kind)?.get(`${parentId}\0${key}`)?.find((o) => !claimed.has(o));
+    byNaturalKey
+      .get(kind)
+      ?.get(`${parentId}\0${key}`)
+      ?.find((o) => !claimed.has(o));
 
   // Bot users the registry records, before natural keys, so no other manifest takes them by name.
   for (const [d, o] of registeredPairs(desired, registry, byId)) claim(d, o);
@@ -100,7 +123,13 @@ export function match(desired: DesiredObject[], everything: LiveObject[], stack:
     if (d.adopt !== undefined) {
       const target = byId.get(d.adopt);
       if (target && (target.descriptor.kind !== kind || claimed.has(target))) {
-        problems.push(problem('adopt_wrong_kind', `adopt: ${d.adopt} is ${claimed.has(target) ? `already matched to ${claimed.get(target)!.address}` : `${withArticle(target.descriptor.title)}, not ${withArticle(d.descriptor.title)}`}; fix the id`, d.doc.locate(['adopt'])));
+        problems.push(
+          problem(
+            'adopt_wrong_kind',
+            `adopt: ${d.adopt} is ${claimed.has(target) ? `already matched to ${claimed.get(target)!.address}` : `${withArticle(target.descriptor.title)}, not ${withArticle(d.descriptor.title)}`}; fix the id`,
+            d.doc.locate(['adopt']),
+          ),
+        );
         continue;
       }
       if (target) {
@@ -133,8 +162,7 @@ export function match(desired: DesiredObject[], everything: LiveObject[], stack:
   }
   // Aliases last, so that an object declared under its own key is never taken by another's alias.
   for (const d of aliased) {
-    const found = d.descriptor
-      .aliases!(d.normal, d.name)
+    const found = d.descriptor.aliases!(d.normal, d.name)
       .map((key) => byKey(d.descriptor.kind, '', key))
       .find((o) => o && (!d.descriptor.metadata || owned(o)));
     if (found) claim(d, found);
@@ -157,7 +185,13 @@ export function match(desired: DesiredObject[], everything: LiveObject[], stack:
       if (holder && !named.has(holder)) {
         named.add(holder);
         const { whose, how } = holderHint(holder, scope);
-        problems.push(problem('adoption_required', `${claimKey.key} is held by the live ${holder.descriptor.title} ${holder.id}, ${whose}; ${how}, or change the manifest`, d.doc.locate([...d.specPath, ...claimKey.path])));
+        problems.push(
+          problem(
+            'adoption_required',
+            `${claimKey.key} is held by the live ${holder.descriptor.title} ${holder.id}, ${whose}; ${how}, or change the manifest`,
+            d.doc.locate([...d.specPath, ...claimKey.path]),
+          ),
+        );
         reported.add(d);
       }
     }

@@ -44,4 +44,3 @@ export interface PruneScope {
    */
   covers(recorded: string | undefined, kind: string): boolean;
 }
-

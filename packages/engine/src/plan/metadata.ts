@@ -38,10 +38,16 @@ export function metadataWriter(matching: Matching, stack: string): MetadataFor {
   for (let i = 0; i < matching.pairs.length; i++) declare(matching.pairs[i]!.desired);
   for (let i = 0; i < matching.creates.length; i++) declare(matching.creates[i]!);
   const livePaths = new Map<string, string>(); // desired address -> path its live marker records
-  for (let i = 0; i < matching.pairs.length; i++) { const { desired, live } = matching.pairs[i]!; if (live.marker?.stack === stack && live.marker.path !== undefined) livePaths.set(desired.address, live.marker.path); }
+  for (let i = 0; i < matching.pairs.length; i++) {
+    const { desired, live } = matching.pairs[i]!;
+    if (live.marker?.stack === stack && live.marker.path !== undefined) livePaths.set(desired.address, live.marker.path);
+  }
   // Objects with write-only secrets (event destinations: few): their live marker keeps the digests to reuse.
   const liveOf = new Map<string, LiveObject>();
-  for (let i = 0; i < matching.pairs.length; i++) { const { desired, live } = matching.pairs[i]!; if (desired.descriptor.sensitive.length > 0) liveOf.set(desired.address, live); }
+  for (let i = 0; i < matching.pairs.length; i++) {
+    const { desired, live } = matching.pairs[i]!;
+    if (desired.descriptor.sensitive.length > 0) liveOf.set(desired.address, live);
+  }
   return (d) => {
     if (!d.descriptor.metadata) return undefined;
     const marker: Marker = { stack, name: d.markerName, hash: desiredHash(d, tokens) };

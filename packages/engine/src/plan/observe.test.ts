@@ -20,8 +20,17 @@ class PagedFakeApi extends FakeLiveApi {
 
 describe('observe', () => {
   const collections = () => ({
-    '/ip_policies': Array.from({ length: 150 }, (_, i) => ({ id: `ipp_${i}`, description: `p${i}`, metadata: i % 2 ? `gatehouse:v1 {"stack":"s","name":"p${i}","hash":"0000000000000000"}` : '' })),
-    '/ip_policy_rules': Array.from({ length: 230 }, (_, i) => ({ id: `ipr_${i}`, cidr: `10.0.${i}.0/24`, action: 'allow', ip_policy: { id: `ipp_${i % 150}` } })),
+    '/ip_policies': Array.from({ length: 150 }, (_, i) => ({
+      id: `ipp_${i}`,
+      description: `p${i}`,
+      metadata: i % 2 ? `gatehouse:v1 {"stack":"s","name":"p${i}","hash":"0000000000000000"}` : '',
+    })),
+    '/ip_policy_rules': Array.from({ length: 230 }, (_, i) => ({
+      id: `ipr_${i}`,
+      cidr: `10.0.${i}.0/24`,
+      action: 'allow',
+      ip_policy: { id: `ipp_${i % 150}` },
+    })),
     '/bot_users': [{ id: 'bot_1', name: 'ci', active: true }],
   });
 

@@ -3,11 +3,26 @@ import type { Change } from '../plan-model.js';
 import { DependencyCycleError, order } from './order.js';
 
 const change = (address: string, dependsOn: string[] = []): Change => ({
-  address, action: 'create', kind: address.split('/')[0]!, name: address, id: null, before: null, after: null, fields: [], patch: [], dependsOn,
+  address,
+  action: 'create',
+  kind: address.split('/')[0]!,
+  name: address,
+  id: null,
+  before: null,
+  after: null,
+  fields: [],
+  patch: [],
+  dependsOn,
 });
 
 test('each change comes after what it depends on; independent ones keep their order', () => {
-  const sorted = order([change('HTTPSEdgeRoute/a//', ['HTTPSEdge/a', 'Backend/b']), change('HTTPSEdge/a'), change('IPPolicy/x'), change('Backend/b', ['Backend/c']), change('Backend/c')]);
+  const sorted = order([
+    change('HTTPSEdgeRoute/a//', ['HTTPSEdge/a', 'Backend/b']),
+    change('HTTPSEdge/a'),
+    change('IPPolicy/x'),
+    change('Backend/b', ['Backend/c']),
+    change('Backend/c'),
+  ]);
   expect(sorted.map((c) => c.address)).toEqual(['HTTPSEdge/a', 'IPPolicy/x', 'Backend/c', 'Backend/b', 'HTTPSEdgeRoute/a//']);
 });
 

@@ -72,9 +72,13 @@ export function plan(input: PlanInput): Plan {
   const { stack } = input;
   // Duplicates that an object this run does not change references are not deleted (duplicate-holds.ts).
   const holds = holdDuplicates(input.matching, stack, input.prune === true);
-  const matching = holds.ids.size === 0 ? input.matching : { ...input.matching, duplicates: input.matching.duplicates.filter((d) => !holds.ids.has(d.live.id)) };
+  const matching =
+    holds.ids.size === 0 ? input.matching : { ...input.matching, duplicates: input.matching.duplicates.filter((d) => !holds.ids.has(d.live.id)) };
   const tokens = new Map<string, string>();
-  for (let i = 0; i < matching.pairs.length; i++) { const { desired, live } = matching.pairs[i]!; tokens.set(live.id, desired.address); }
+  for (let i = 0; i < matching.pairs.length; i++) {
+    const { desired, live } = matching.pairs[i]!;
+    tokens.set(live.id, desired.address);
+  }
   /**
    * Address of a live object no manifest declares: its marker's name, else parent + natural
    * key, else its id; a duplicate's is followed by `#<id>` (duplicates.ts). It never collides
@@ -118,7 +122,11 @@ export function plan(input: PlanInput): Plan {
     address: d?.address ?? liveAddress(o!),
     action,
     kind: (d ?? o)!.descriptor.kind,
-    name: d?.name ?? liveAddress(o!).slice(o!.descriptor.kind.length + 1).replace('/', ' '),
+    name:
+      d?.name ??
+      liveAddress(o!)
+        .slice(o!.descriptor.kind.length + 1)
+        .replace('/', ' '),
     id: o?.id ?? null,
     before: null,
     after: null,
@@ -143,7 +151,11 @@ export function plan(input: PlanInput): Plan {
     }
     const immutable = changed.filter((f) => d.descriptor.immutable.includes(f));
     const change = base(d, o, immutable.length > 0 ? 'replace' : 'update');
-    const [b, a] = maskEnv(envFields(d, after), ...mask(d.descriptor.sensitive, before, after), recordedFields(o.marker?.stack === stack ? o.marker.env : undefined));
+    const [b, a] = maskEnv(
+      envFields(d, after),
+      ...mask(d.descriptor.sensitive, before, after),
+      recordedFields(o.marker?.stack === stack ? o.marker.env : undefined),
+    );
     Object.assign(change, { before: b, after: a, ...fieldChanges(b!, a!, d.descriptor.sensitive) });
     if (immutable.length > 0) change.reason = `${immutable.join(', ')} cannot be updated`;
     else if (adopting) {
@@ -189,7 +201,9 @@ export function plan(input: PlanInput): Plan {
     for (let j = 0; j < matching.pairs.length; j++) {
       const { desired: d, live: o } = matching.pairs[j]!;
       if (planned.has(d.address)) continue;
-      const target = referenced(o.descriptor, liveNormal(o)).map((id) => replacedById.get(id)).find((c) => c !== undefined);
+      const target = referenced(o.descriptor, liveNormal(o))
+        .map((id) => replacedById.get(id))
+        .find((c) => c !== undefined);
       const pair = target && pairByLiveId.get(target.id!);
       if (!target || !pair || pair.desired.descriptor.uniqueKeys || pair.desired.descriptor.naturalKey || !d.references.includes(target.address)) continue;
       const change = base(d, o, 'update');
@@ -229,7 +243,10 @@ export function plan(input: PlanInput): Plan {
   // for the creates of its new siblings, so the parent never passes through having none (the
   // service refuses to delete the last rule of a policy a dashboard restriction uses).
   const createsByParent = new Map<string, DesiredObject[]>();
-  for (let i = 0; i < matching.creates.length; i++) { const d = matching.creates[i]!; if (d.parent) append(createsByParent, d.parent, d); }
+  for (let i = 0; i < matching.creates.length; i++) {
+    const d = matching.creates[i]!;
+    if (d.parent) append(createsByParent, d.parent, d);
+  }
   const deleteOf = new Map(changes.filter((c) => c.action === 'delete').map((c) => [c.id, c]));
   const childDeletes = new Map<string, Change[]>(); // parent address -> deletes of its children
   for (let i = 0; i < matching.deletes.length; i++) {
@@ -255,7 +272,10 @@ export function plan(input: PlanInput): Plan {
     }
   };
   // Only kinds that keep children (most do not: their normal forms are not built again for nothing).
-  for (let i = 0; i < matching.deletes.length; i++) { const o = matching.deletes[i]!; if (o.descriptor.keepsChildren) releases(o.descriptor, canonical(o.descriptor, liveNormal(o), tokens), null, liveAddress(o)); }
+  for (let i = 0; i < matching.deletes.length; i++) {
+    const o = matching.deletes[i]!;
+    if (o.descriptor.keepsChildren) releases(o.descriptor, canonical(o.descriptor, liveNormal(o), tokens), null, liveAddress(o));
+  }
   for (let i = 0; i < matching.pairs.length; i++) {
     const { desired: d, live: o } = matching.pairs[i]!;
     if (!d.descriptor.keepsChildren) continue;
@@ -299,9 +319,7 @@ export function plan(input: PlanInput): Plan {
 
   const rank = (c: Change) => (c.action === 'delete' ? 1 : 0);
   const kindOrder = (c: Change) => kindRank.get(c.kind) ?? KINDS.length;
-  const sorted = [...changes].sort(
-    (x, y) => rank(x) - rank(y) || (kindOrder(x) - kindOrder(y)) * (rank(x) ? -1 : 1) || x.address.localeCompare(y.address),
-  );
+  const sorted = [...changes].sort((x, y) => rank(x) - rank(y) || (kindOrder(x) - kindOrder(y)) * (rank(x) ? -1 : 1) || x.address.localeCompare(y.address));
   const count = (action: Change['action']) => changes.filter((c) => c.action === action && !c.needsPrune).length;
   const notPruned = changes.filter((c) => c.needsPrune).length;
   const ignored = ignoredObjects(matching);
@@ -311,15 +329,20 @@ export function plan(input: PlanInput): Plan {
     stack,
     ...(input.fromStack !== undefined ? { from_stack: input.fromStack } : {}),
     created_at: (input.now ?? new Date()).toISOString(),
-    summary: { create: count('create'), update: count('update'), delete: count('delete'), replace: count('replace'), unchanged, ...(notPruned > 0 ? { not_pruned: notPruned } : {}) },
+    summary: {
+      create: count('create'),
+      update: count('update'),
+      delete: count('delete'),
+      replace: count('replace'),
+      unchanged,
+      ...(notPruned > 0 ? { not_pruned: notPruned } : {}),
+    },
     changes: order(sorted),
-    unmanaged: matching.unmanaged.map(
-      (o): UnmanagedObject => ({
-        kind: o.descriptor.kind,
-        id: o.id,
-        label: o.marker ? `${o.marker.name} (stack ${o.marker.stack})` : o.descriptor.label(liveNormal(o)),
-      }),
-    ),
+    unmanaged: matching.unmanaged.map((o): UnmanagedObject => ({
+      kind: o.descriptor.kind,
+      id: o.id,
+      label: o.marker ? `${o.marker.name} (stack ${o.marker.stack})` : o.descriptor.label(liveNormal(o)),
+    })),
     ...(matching.unreadable ? { unreadable: matching.unreadable } : {}),
     ...(holds.held.length > 0 ? { held_duplicates: holds.held } : {}),
     ...(ignored.length > 0 ? { ignored } : {}),
@@ -337,13 +360,17 @@ export function plan(input: PlanInput): Plan {
  * metadata has no room for their digests (apply drops them rather than exceed 4096 bytes), or
  * the marker has none yet. A rotation of them is not seen until `secret_version` changes.
  */
-function notCompared(uncompared: ReadonlyMap<string, { d: DesiredObject; fields: string[] }>, metadataFor: (d: DesiredObject) => string | undefined): Pick<Plan, 'secrets_not_compared'> {
+function notCompared(
+  uncompared: ReadonlyMap<string, { d: DesiredObject; fields: string[] }>,
+  metadataFor: (d: DesiredObject) => string | undefined,
+): Pick<Plan, 'secrets_not_compared'> {
   if (uncompared.size === 0) return {};
   const list = [...uncompared.values()].map(({ d, fields }) => {
     const kept = parseMarker(metadataFor(d)).marker?.secrets;
-    const why = kept === undefined
-      ? 'the metadata has no room for their digests (4096 bytes); change spec.secret_version to send them again'
-      : 'the ownership marker keeps no digest of them; change spec.secret_version to send them again';
+    const why =
+      kept === undefined
+        ? 'the metadata has no room for their digests (4096 bytes); change spec.secret_version to send them again'
+        : 'the ownership marker keeps no digest of them; change spec.secret_version to send them again';
     return { address: d.address, fields, why };
   });
   return { secrets_not_compared: list.sort((a, b) => a.address.localeCompare(b.address)) };
@@ -366,12 +393,15 @@ function showSecretChanges(change: Change, secrets: SecretComparison): void {
 function markerReason(live: Marker | undefined, want: Marker): string {
   const what: string[] = [];
   if (live?.name !== undefined && live.name !== want.name) what.push(`records the manifest name "${want.name}" (renamed from "${live.name}")`);
-  if (live?.path !== want.path) what.push(want.path === undefined ? 'records no manifest path (read from standard input)' : `records the manifest path ${want.path}`);
+  if (live?.path !== want.path)
+    what.push(want.path === undefined ? 'records no manifest path (read from standard input)' : `records the manifest path ${want.path}`);
   if (Boolean(live?.preventDestroy) !== Boolean(want.preventDestroy)) what.push(`records lifecycle.prevent_destroy: ${Boolean(want.preventDestroy)}`);
   if (live?.children !== want.children) what.push('records the children the manifest declares');
   if (live?.hash !== want.hash) what.push('records the hash of the spec as applied');
-  if (JSON.stringify(live?.secrets) !== JSON.stringify(want.secrets) && want.secrets !== undefined) what.push('records the digests of the write-only secrets (sending them)');
+  if (JSON.stringify(live?.secrets) !== JSON.stringify(want.secrets) && want.secrets !== undefined)
+    what.push('records the digests of the write-only secrets (sending them)');
   if (live?.secretVersion !== want.secretVersion) what.push(`records secret_version ${want.secretVersion ?? 'none'}`);
-  if (JSON.stringify(live?.env) !== JSON.stringify(want.env)) what.push(want.env === undefined ? 'records no field from a secret variable' : 'records the fields written from secret variables (never their values)');
+  if (JSON.stringify(live?.env) !== JSON.stringify(want.env))
+    what.push(want.env === undefined ? 'records no field from a secret variable' : 'records the fields written from secret variables (never their values)');
   return `ownership marker refresh: ${what.length > 0 ? what.join('; ') : 'rewritten in the current format'}`;
 }

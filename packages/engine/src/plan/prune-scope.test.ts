@@ -48,9 +48,7 @@ kind: IPPolicy
 name: vpn
 spec: {description: VPN}
 `;
-const BACKENDS = ['a', 'b', 'c', 'd', 'e']
-  .map((n) => `kind: Backend\nname: ${n}\nspec: {type: http_response, status_code: 503}\n`)
-  .join('---\n');
+const BACKENDS = ['a', 'b', 'c', 'd', 'e'].map((n) => `kind: Backend\nname: ${n}\nspec: {type: http_response, status_code: 503}\n`).join('---\n');
 const RESTRICTION = 'kind: IPRestriction\nname: agents\nspec: {type: agent, enforced: false, ip_policies: [vpn]}\n';
 const FILES = { 'manifests/ip-policies.yaml': POLICIES, 'manifests/backends.yaml': BACKENDS, 'manifests/more/restriction.yaml': RESTRICTION };
 
@@ -64,7 +62,8 @@ async function applied(files: Record<string, string> = FILES) {
   const api = new MemoryLiveApi();
   const at = (...paths: string[]) => paths.map((p) => join(root, p));
   await applyPlan({ api, stack: 'default', paths: at('manifests'), env: {}, prune: true });
-  const plan = (paths: string[], options: { prune?: boolean; pruneAll?: boolean } = { prune: true }) => computePlan({ paths: at(...paths), env: {}, api, stack: 'default', ...options });
+  const plan = (paths: string[], options: { prune?: boolean; pruneAll?: boolean } = { prune: true }) =>
+    computePlan({ paths: at(...paths), env: {}, api, stack: 'default', ...options });
   return { root, api, at, plan };
 }
 
@@ -87,7 +86,7 @@ describe('manifest paths', () => {
     }
   });
 
-  it('without .git: the PATHs\' common root; standard input has no path and no scope', () => {
+  it("without .git: the PATHs' common root; standard input has no path and no scope", () => {
     const root = repo(FILES, 'none');
     const where = manifestPaths([join(root, 'manifests/ip-policies.yaml'), join(root, 'manifests/more'), '-'], root);
     expect(where.root).toBe(join(root, 'manifests'));
@@ -108,7 +107,11 @@ describe('manifest paths', () => {
   });
 
   it('markers written before paths were recorded still parse', () => {
-    expect(parseMarker('gatehouse:v1 {"stack":"default","name":"office","hash":"0123456789abcdef"}').marker).toEqual({ stack: 'default', name: 'office', hash: '0123456789abcdef' });
+    expect(parseMarker('gatehouse:v1 {"stack":"default","name":"office","hash":"0123456789abcdef"}').marker).toEqual({
+      stack: 'default',
+      name: 'office',
+      hash: '0123456789abcdef',
+    });
   });
 
   it('validate counts the recorded path in the metadata limit, at file:line:col', async () => {
@@ -119,7 +122,13 @@ describe('manifest paths', () => {
     expect((await readManifests({ paths: [join(fits, 'manifests')], env: {} })).problems).toEqual([]);
     const over = repo({ [path]: `kind: IPPolicy\nname: office\nspec:\n  metadata: "${'x'.repeat(room + 1)}"\n` });
     const { problems } = await readManifests({ paths: [join(over, 'manifests')], env: {} });
-    expect(problems).toEqual([expect.objectContaining({ code: 'metadata_too_long', at: expect.objectContaining({ line: 4, col: 13 }), message: expect.stringContaining(`at most ${room} bytes`) })]);
+    expect(problems).toEqual([
+      expect.objectContaining({
+        code: 'metadata_too_long',
+        at: expect.objectContaining({ line: 4, col: 13 }),
+        message: expect.stringContaining(`at most ${room} bytes`),
+      }),
+    ]);
   });
 
   it('a manifest path too long for any marker is a problem at its document, metadata or not', async () => {
@@ -127,15 +136,24 @@ describe('manifest paths', () => {
     const deep = ['a', 'b', 'c'].map((c) => c + '\u0001'.repeat(240)).join('/');
     const root = repo({ [`manifests/${deep}/p.yaml`]: 'kind: IPPolicy\nname: office\nspec: {description: deep}\n' });
     const { problems } = await readManifests({ paths: [join(root, 'manifests')], env: {} });
-    expect(problems).toEqual([expect.objectContaining({ code: 'metadata_too_long', at: expect.objectContaining({ line: 1, col: 1 }), message: expect.stringContaining('move the manifest to a shorter path') })]);
+    expect(problems).toEqual([
+      expect.objectContaining({
+        code: 'metadata_too_long',
+        at: expect.objectContaining({ line: 1, col: 1 }),
+        message: expect.stringContaining('move the manifest to a shorter path'),
+      }),
+    ]);
   });
 });
 
 describe('prune scope', () => {
-  it('apply records each object\'s manifest path in its marker, children included', async () => {
+  it("apply records each object's manifest path in its marker, children included", async () => {
     const { api } = await applied();
     expect(markerPath(api, '/ip_policies', 'Office')).toBe('manifests/ip-policies.yaml');
-    expect(api.objects('/ip_policy_rules').map((r) => parseMarker(r.metadata).marker?.path)).toEqual(['manifests/ip-policies.yaml', 'manifests/ip-policies.yaml']);
+    expect(api.objects('/ip_policy_rules').map((r) => parseMarker(r.metadata).marker?.path)).toEqual([
+      'manifests/ip-policies.yaml',
+      'manifests/ip-policies.yaml',
+    ]);
     expect(markerPath(api, '/backends/http_response')).toBe('manifests/backends.yaml');
     expect(markerPath(api, '/ip_restrictions')).toBe('manifests/more/restriction.yaml');
   });
@@ -145,8 +163,15 @@ describe('prune scope', () => {
     for (const options of [{ prune: true }, { prune: false }]) {
       const scoped = await plan(['manifests/ip-policies.yaml'], options);
       expect(scoped.changes).toEqual([]);
-      expect(scoped.prune_scope).toEqual({ mode: 'paths', paths: ['manifests/ip-policies.yaml'], outside: 6, outside_kinds: { IPRestriction: 1, Backend: 5 }, outside_without_path: 0 });
-      const sentence = 'Prune scope: 6 owned objects not declared in the manifests read were applied from outside the PATHs given (manifests/ip-policies.yaml): 1 IPRestriction, 5 Backend.';
+      expect(scoped.prune_scope).toEqual({
+        mode: 'paths',
+        paths: ['manifests/ip-policies.yaml'],
+        outside: 6,
+        outside_kinds: { IPRestriction: 1, Backend: 5 },
+        outside_without_path: 0,
+      });
+      const sentence =
+        'Prune scope: 6 owned objects not declared in the manifests read were applied from outside the PATHs given (manifests/ip-policies.yaml): 1 IPRestriction, 5 Backend.';
       expect(renderText(scoped)).toContain(sentence);
       expect(renderText(scoped)).toContain('--prune-all considers them');
       expect(renderKindSummary(scoped)).toContain(sentence);
@@ -158,12 +183,19 @@ describe('prune scope', () => {
 
   it('what the file PATH no longer declares is deleted: its documents and its rules (children follow their parent)', async () => {
     const { root, plan } = await applied();
-    write(root, 'manifests/ip-policies.yaml', POLICIES.replace('    - {cidr: 198.51.100.0/24, action: allow}\n', '').replace(/---\nkind: IPPolicy\nname: vpn[^]*$/, ''));
+    write(
+      root,
+      'manifests/ip-policies.yaml',
+      POLICIES.replace('    - {cidr: 198.51.100.0/24, action: allow}\n', '').replace(/---\nkind: IPPolicy\nname: vpn[^]*$/, ''),
+    );
     write(root, 'manifests/more/restriction.yaml', 'kind: BotUser\nname: keeper\nspec: {}\n');
     // vpn is still used by the restriction, which this PATH does not read: the service refuses
     // that delete at apply time, as before; the plan is what matters here.
     expect(deletes(await plan(['manifests/ip-policies.yaml']))).toEqual(['IPPolicyRule/office/198.51.100.0/24', 'IPPolicy/vpn']);
-    expect(deletes(await plan(['manifests/ip-policies.yaml'], {}))).toEqual(['IPPolicyRule/office/198.51.100.0/24 (needs --prune)', 'IPPolicy/vpn (needs --prune)']);
+    expect(deletes(await plan(['manifests/ip-policies.yaml'], {}))).toEqual([
+      'IPPolicyRule/office/198.51.100.0/24 (needs --prune)',
+      'IPPolicy/vpn (needs --prune)',
+    ]);
     // The whole directory: everything removed, as before scopes existed, and no note.
     const whole = await plan(['manifests']);
     expect(deletes(whole).sort()).toEqual(['IPPolicy/vpn', 'IPPolicyRule/office/198.51.100.0/24', 'IPRestriction/agents']);
@@ -182,7 +214,8 @@ describe('prune scope', () => {
 
   it('the destruction rail still counts every owned object, in scope or not; --prune-all meets it', async () => {
     const { api, at } = await applied();
-    const run = (options: { prune?: boolean; pruneAll?: boolean; force?: boolean }) => applyPlan({ api, stack: 'default', paths: at('manifests/ip-policies.yaml'), env: {}, ...options });
+    const run = (options: { prune?: boolean; pruneAll?: boolean; force?: boolean }) =>
+      applyPlan({ api, stack: 'default', paths: at('manifests/ip-policies.yaml'), env: {}, ...options });
     const refused = await run({ pruneAll: true }).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(ApplyRefused);
     expect((refused as ApplyRefused).refusals.map((r) => r.message).join('\n')).toContain('5 of the 5 Backend objects');
@@ -218,14 +251,20 @@ describe('prune scope', () => {
     // A file PATH never prunes them (Backend/e stays; the rules still record their path).
     const file = await plan(['manifests/backends.yaml']);
     expect(deletes(file)).toEqual([]);
-    expect(file.prune_scope).toMatchObject({ outside: 6, outside_without_path: 4, outside_kinds: { IPPolicy: 2, IPPolicyRule: 2, IPRestriction: 1, Backend: 1 } });
+    expect(file.prune_scope).toMatchObject({
+      outside: 6,
+      outside_without_path: 4,
+      outside_kinds: { IPPolicy: 2, IPPolicyRule: 2, IPRestriction: 1, Backend: 1 },
+    });
     expect(renderText(file)).toContain('4 of them record no manifest path');
     // The directory: Backend is declared under it (e goes); no IP restriction is declared any more, so agents stays.
     const whole = await plan(['manifests']);
     expect(deletes(whole)).toEqual(['Backend/e']);
     expect(whole.prune_scope).toMatchObject({ outside: 1, outside_without_path: 1, outside_kinds: { IPRestriction: 1 } });
     // Declared objects get their path recorded (a marker refresh that says so).
-    expect(whole.changes.filter((c) => c.cause === 'marker').map((c) => c.reason)).toContain('ownership marker refresh: records the manifest path manifests/ip-policies.yaml');
+    expect(whole.changes.filter((c) => c.cause === 'marker').map((c) => c.reason)).toContain(
+      'ownership marker refresh: records the manifest path manifests/ip-policies.yaml',
+    );
     expect(deletes(await plan(['manifests'], { pruneAll: true })).sort()).toEqual(['Backend/e', 'IPRestriction/agents']);
   });
 
@@ -244,7 +283,16 @@ describe('prune scope', () => {
     const planned = await computePlan({ paths: at('manifests/ip-policies.yaml'), env: {}, api, stack: 'default' });
     expect(deletes(planned)).toEqual(['IPPolicy/vpn (needs --prune)']);
     const saved = parsePlanJson(renderJson(planned));
-    const prepared = await prepareApply({ api, stack: 'default', paths: at('manifests/ip-policies.yaml'), env: {}, saved, prune: true, pruneAll: true, force: true });
+    const prepared = await prepareApply({
+      api,
+      stack: 'default',
+      paths: at('manifests/ip-policies.yaml'),
+      env: {},
+      saved,
+      prune: true,
+      pruneAll: true,
+      force: true,
+    });
     expect(prepared.refusals).toEqual([]);
     expect(prepared.subjects.map((s) => `${s.change.action} ${s.change.address}`)).toEqual(['delete IPPolicy/vpn']);
     // The restriction, outside the plan's scope, is neither run nor "already done".

@@ -38,7 +38,9 @@ export function limitPrune(matching: Matching, where: ManifestPaths, desired: re
   let kindsUnderDirectories: Set<string> | undefined;
   const kindUnderDirectories = (kind: string) => {
     kindsUnderDirectories ??= new Set(
-      desired.filter((d) => !d.parent && d.manifestPath !== undefined && where.entries.some((e) => e.directory && withinEntry(e, d.manifestPath!))).map((d) => d.descriptor.kind),
+      desired
+        .filter((d) => !d.parent && d.manifestPath !== undefined && where.entries.some((e) => e.directory && withinEntry(e, d.manifestPath!)))
+        .map((d) => d.descriptor.kind),
     );
     return kindsUnderDirectories.has(kind);
   };
@@ -47,7 +49,8 @@ export function limitPrune(matching: Matching, where: ManifestPaths, desired: re
   // Bot users the registry records from files outside the scope stay the stack's own (the
   // registry keeps their entries): never listed as unmanaged ("not owned by stack ...").
   const recordedOutside = new Set([...(matching.registry?.entries.values() ?? [])].filter((e) => !covers(e.path, 'BotUser')).map((e) => e.id));
-  if (recordedOutside.size > 0) matching = { ...matching, unmanaged: matching.unmanaged.filter((o) => o.descriptor.kind !== 'BotUser' || !recordedOutside.has(o.id)) };
+  if (recordedOutside.size > 0)
+    matching = { ...matching, unmanaged: matching.unmanaged.filter((o) => o.descriptor.kind !== 'BotUser' || !recordedOutside.has(o.id)) };
   if (all || matching.deletes.length === 0) return { ...matching, pruneScope: scope };
 
   const declared = new Set(matching.pairs.map((p) => p.live.id));

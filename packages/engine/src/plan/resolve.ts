@@ -26,7 +26,13 @@ export function resolve(documents: ValidDocument[], declaredElsewhere: string[] 
     const key = `${doc.value.kind}/${doc.value.name}`;
     const first = names.get(key);
     if (first) {
-      problems.push(problem('duplicate_name', `${doc.value.kind} "${doc.value.name}" is already declared at ${first.file}:${first.locate(['name']).line}; names are unique per kind, rename one`, doc.locate(['name'])));
+      problems.push(
+        problem(
+          'duplicate_name',
+          `${doc.value.kind} "${doc.value.name}" is already declared at ${first.file}:${first.locate(['name']).line}; names are unique per kind, rename one`,
+          doc.locate(['name']),
+        ),
+      );
       continue;
     }
     names.set(key, doc);
@@ -42,7 +48,15 @@ export function resolve(documents: ValidDocument[], declaredElsewhere: string[] 
   const declared = new Set(declaredElsewhere);
 
   /** A reference (name, `{id}`, or a weighted key `id:<id>`) -> token; problems when broken. */
-  const token = (ref: unknown, kind: string, doc: ValidDocument, path: () => (string | number)[], found: string[], isKey = false, ids: { id: string; kind: string; locate(): SourceLocation }[] = []): string => {
+  const token = (
+    ref: unknown,
+    kind: string,
+    doc: ValidDocument,
+    path: () => (string | number)[],
+    found: string[],
+    isKey = false,
+    ids: { id: string; kind: string; locate(): SourceLocation }[] = [],
+  ): string => {
     if (typeof ref === 'object' && ref !== null) {
       const id = String((ref as { id: string }).id);
       ids.push({ id, kind, locate: () => doc.locate(path()) });
@@ -63,21 +77,23 @@ export function resolve(documents: ValidDocument[], declaredElsewhere: string[] 
     const at = doc.locate(path(), { key: isKey });
     problems.push(
       others
-        ? problem('reference_wrong_kind', `"${name}" is ${others.map(withArticle).join(' and ')}, but ${withArticle(kind)} is expected here; name ${withArticle(kind)} manifest or write {id: "<id>"}`, at)
-        : problem('reference_missing', `no ${kind} manifest is named "${name}"; declare one, fix the name, or write {id: "<id>"} for an object gatehouse does not manage`, at),
+        ? problem(
+            'reference_wrong_kind',
+            `"${name}" is ${others.map(withArticle).join(' and ')}, but ${withArticle(kind)} is expected here; name ${withArticle(kind)} manifest or write {id: "<id>"}`,
+            at,
+          )
+        : problem(
+            'reference_missing',
+            `no ${kind} manifest is named "${name}"; declare one, fix the name, or write {id: "<id>"} for an object gatehouse does not manage`,
+            at,
+          ),
     );
     return name;
   };
 
   const desired: DesiredObject[] = [];
   /** `specPath` is `SPEC` for a document's own object, `{field, index}` for a child. */
-  const build = (
-    descriptor: KindDescriptor,
-    doc: ValidDocument,
-    spec: Spec,
-    specPath: SpecPath,
-    identity: Identity,
-  ) => {
+  const build = (descriptor: KindDescriptor, doc: ValidDocument, spec: Spec, specPath: SpecPath, identity: Identity) => {
     const found: string[] = [];
     // Most objects (every IP policy rule) reference nothing: no list of ids for them.
     let ids: { id: string; kind: string; locate(): SourceLocation }[] | undefined;
@@ -98,7 +114,13 @@ export function resolve(documents: ValidDocument[], declaredElsewhere: string[] 
     const object = new ResolvedObject(identity, descriptor, descriptor.fromManifest(resolved as Spec, doc.value.name), doc, specPath);
     if (doc.value.lifecycle?.prevent_destroy === true) object.preventDestroy = true;
     if (ids && ids.length > 0) object.idRefs = ids;
-    object.references = identity.parent ? (found.length === 0 ? (identity.parentOnly ?? [identity.parent]) : [...new Set([identity.parent, ...found])]) : found.length > 1 ? [...new Set(found)] : found;
+    object.references = identity.parent
+      ? found.length === 0
+        ? (identity.parentOnly ?? [identity.parent])
+        : [...new Set([identity.parent, ...found])]
+      : found.length > 1
+        ? [...new Set(found)]
+        : found;
     if (specPath === SPEC && doc.value.adopt !== undefined) object.adopt = doc.value.adopt;
     desired.push(object);
     return object;
@@ -150,19 +172,22 @@ function withoutFields(spec: Spec, children: readonly KindDescriptor[]): Spec {
  */
 function addRequirements(desired: DesiredObject[]): void {
   const byKey = new Map<string, string>(); // kind \0 natural key -> address
-  for (let i = 0; i < desired.length; i++) { const d = desired[i]!; if (!d.parent && d.descriptor.naturalKey) byKey.set(`${d.descriptor.kind}\0${d.descriptor.naturalKey(d.normal)}`, d.address); }
+  for (let i = 0; i < desired.length; i++) {
+    const d = desired[i]!;
+    if (!d.parent && d.descriptor.naturalKey) byKey.set(`${d.descriptor.kind}\0${d.descriptor.naturalKey(d.normal)}`, d.address);
+  }
   for (let i = 0; i < desired.length; i++) {
     const d = desired[i]!;
     const needs = d.descriptor.requires?.(d.normal);
-    if (needs) for (const need of needs) {
-      for (const key of need.keys) {
-        const address = byKey.get(`${need.kind}\0${key}`);
-        if (address !== undefined && !d.references.includes(address)) d.references = [...d.references, address];
+    if (needs)
+      for (const need of needs) {
+        for (const key of need.keys) {
+          const address = byKey.get(`${need.kind}\0${key}`);
+          if (address !== undefined && !d.references.includes(address)) d.references = [...d.references, address];
+        }
       }
-    }
   }
 }
-
 
 /** What `build` is told of an object's identity; a child's address is set once its key is known. */
 interface Identity {

@@ -75,7 +75,9 @@ describe('collisions', () => {
     expect(problems[0]!.message).toBe(
       `IPPolicy/office would duplicate the live IP policy ${String(policy.id)} of stack "default" (same kind and name); to move it into this stack, add "adopt: ${String(policy.id)}" to this manifest and run with --from-stack default (--from-stack default alone moves every object of that stack the manifests declare), or give this manifest another name`,
     );
-    expect(problems[1]!.message).toMatch(/owned by stack "default"; to move it into this stack, add "adopt: ipx_\d+" to this manifest and run with --from-stack default/);
+    expect(problems[1]!.message).toMatch(
+      /owned by stack "default"; to move it into this stack, add "adopt: ipx_\d+" to this manifest and run with --from-stack default/,
+    );
     // Apply fails the same way and writes nothing.
     await problemsOf(run(api, dir, 'platform'));
     expect(api.log).toEqual([]);
@@ -90,7 +92,7 @@ describe('collisions', () => {
     expect(problems.filter((p) => p.message.includes('HTTPS edge'))).toHaveLength(1);
   });
 
-  it('adopt: of another stack\'s object needs --from-stack; its children are not reported again', async () => {
+  it("adopt: of another stack's object needs --from-stack; its children are not reported again", async () => {
     const api = new MemoryLiveApi();
     const dir = manifests(SET);
     await run(api, dir, 'default');
@@ -98,7 +100,11 @@ describe('collisions', () => {
     const other = manifests(`kind: IPPolicy\nname: corp\nadopt: ${id}\nspec:\n  description: Office\n  rules:\n    - {cidr: 203.0.113.0/24, action: allow}\n`);
     const problems = await problemsOf(plan(api, other, 'platform'));
     expect(problems).toEqual([
-      expect.objectContaining({ code: 'owned_by_other_stack', at: expect.objectContaining({ line: 3, col: 8 }), message: expect.stringMatching(/^adopt: ipp_\d+ names a live IP policy that is owned by stack "default"; taking it over needs --from-stack default/) }),
+      expect.objectContaining({
+        code: 'owned_by_other_stack',
+        at: expect.objectContaining({ line: 3, col: 8 }),
+        message: expect.stringMatching(/^adopt: ipp_\d+ names a live IP policy that is owned by stack "default"; taking it over needs --from-stack default/),
+      }),
     ]);
     // With --from-stack naming yet another stack, it is still refused.
     expect((await problemsOf(plan(api, other, 'platform', { fromStack: 'team-c' }))).map((p) => p.code)).toEqual(['owned_by_other_stack']);
@@ -107,11 +113,20 @@ describe('collisions', () => {
   it('a child another stack owns, inside a parent this stack adopts from nobody, is a problem at the child', async () => {
     const api = new MemoryLiveApi();
     const policy = await api.create('/ip_policies', { description: 'by hand', metadata: '' });
-    await api.create('/ip_policy_rules', { ip_policy_id: policy.id, cidr: '10.0.0.0/8', action: 'allow', metadata: 'gatehouse:v1 {"stack":"team-b","name":"x/10.0.0.0/8","hash":""}' });
-    const dir = manifests(`kind: IPPolicy\nname: hand\nadopt: ${String(policy.id)}\nspec:\n  description: by hand\n  rules:\n    - {cidr: 10.0.0.0/8, action: allow}\n`);
+    await api.create('/ip_policy_rules', {
+      ip_policy_id: policy.id,
+      cidr: '10.0.0.0/8',
+      action: 'allow',
+      metadata: 'gatehouse:v1 {"stack":"team-b","name":"x/10.0.0.0/8","hash":""}',
+    });
+    const dir = manifests(
+      `kind: IPPolicy\nname: hand\nadopt: ${String(policy.id)}\nspec:\n  description: by hand\n  rules:\n    - {cidr: 10.0.0.0/8, action: allow}\n`,
+    );
     const problems = await problemsOf(plan(api, dir, 'default'));
     expect(problems.map((p) => [p.code, p.at?.line])).toEqual([['owned_by_other_stack', 7]]);
-    expect(problems[0]!.message).toMatch(/^the live IP policy rule ipr_\d+ \(under IPPolicy\/hand\) is owned by stack "team-b"; taking it over needs --from-stack team-b/);
+    expect(problems[0]!.message).toMatch(
+      /^the live IP policy rule ipr_\d+ \(under IPPolicy\/hand\) is owned by stack "team-b"; taking it over needs --from-stack team-b/,
+    );
     const moved = await plan(api, dir, 'default', { fromStack: 'team-b' });
     expect(moved.changes.map((c) => [c.address, c.reason])).toEqual([
       ['IPPolicy/hand', 'adopted into stack "default"'],
@@ -150,19 +165,27 @@ describe('moving objects between stacks', () => {
     expect(problems.map((p) => p.code)).toEqual(['owned_by_other_stack']);
     expect(problems[0]!.message).toContain(`${String(policy.id)} of stack "platform"`);
     // Once they do not: nothing to delete, listed as unmanaged (stack platform).
-    writeFileSync(join(dir, 'main.yaml'), SET.split('---\n').slice(1).join('---\n').replace('ip_policies: [office]', `ip_policies: [{id: ${String(policy.id)}}]`));
+    writeFileSync(
+      join(dir, 'main.yaml'),
+      SET.split('---\n')
+        .slice(1)
+        .join('---\n')
+        .replace('ip_policies: [office]', `ip_policies: [{id: ${String(policy.id)}}]`),
+    );
     const old = await plan(api, dir, 'default');
     // (The restriction's reference is now written as an id: its recorded hash is refreshed.)
     expect(old.changes.map((c) => [c.address, c.cause])).toEqual([['IPRestriction/dashboard', 'marker']]);
     expect(old.unmanaged).toContainEqual({ kind: 'IPPolicy', id: policy.id, label: 'office (stack platform)' });
   });
 
-  it('a rule the moved policy\'s new manifest leaves out stays with the old stack, which never deletes it from the new owner\'s policy', async () => {
+  it("a rule the moved policy's new manifest leaves out stays with the old stack, which never deletes it from the new owner's policy", async () => {
     const api = new MemoryLiveApi();
     const dir = manifests(SET);
     await run(api, dir, 'default');
     const policy = api.objects('/ip_policies')[0]!;
-    const office = SET.split('---\n')[0]!.replace('name: office\n', `name: office\nadopt: ${String(policy.id)}\n`).replace(/ *- \{cidr: 198.51.100.0\/24.*\n/, '');
+    const office = SET.split('---\n')[0]!
+      .replace('name: office\n', `name: office\nadopt: ${String(policy.id)}\n`)
+      .replace(/ *- \{cidr: 198.51.100.0\/24.*\n/, '');
     expect((await run(api, manifests(office), 'platform', 'default')).ok).toBe(true);
     expect(stackOf(api, '/ip_policy_rules').sort()).toEqual(['default', 'platform']);
     // The old stack's manifests no longer declare the policy (nor the restriction using it):

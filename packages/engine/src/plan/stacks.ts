@@ -104,7 +104,8 @@ export function stackRules(live: readonly LiveObject[], scope: StackScope): Stac
       if (!o.descriptor.metadata || owner === undefined || owner === stack || owner === fromStack) return undefined;
       refused.add(d.address);
       if (d.parent !== undefined && refused.has(d.parent)) return undefined;
-      const what = d.parent !== undefined ? `the live ${o.descriptor.title} ${o.id} (under ${d.parent})` : `adopt: ${o.id} names a live ${o.descriptor.title} that`;
+      const what =
+        d.parent !== undefined ? `the live ${o.descriptor.title} ${o.id} (under ${d.parent})` : `adopt: ${o.id} names a live ${o.descriptor.title} that`;
       return problem(
         'owned_by_other_stack',
         `${what} is owned by stack "${owner}"; taking it over needs --from-stack ${owner} (the object then moves to stack "${stack}"), or remove ${d.parent !== undefined ? 'it from this manifest' : 'adopt:'}`,
@@ -140,5 +141,8 @@ export function stackRules(live: readonly LiveObject[], scope: StackScope): Stac
 export function fromStackWarning(live: readonly LiveObject[], scope: StackScope): Problem | undefined {
   const { fromStack } = scope;
   if (fromStack === undefined || live.some((o) => o.marker?.stack === fromStack)) return undefined;
-  return problem('from_stack_empty', `--from-stack ${fromStack}: stack "${fromStack}" owns no live object, so nothing moves from it (a typo, or a move already done)`);
+  return problem(
+    'from_stack_empty',
+    `--from-stack ${fromStack}: stack "${fromStack}" owns no live object, so nothing moves from it (a typo, or a move already done)`,
+  );
 }

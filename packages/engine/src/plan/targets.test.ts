@@ -67,7 +67,9 @@ describe('target patterns', () => {
     expect(refusal(['IPPolcy/office'])).toMatch(/did you mean IPPolicy\/office\?/);
     expect(refusal(['Frobnicator/x'])).toMatch(/does not start with a known kind: A target is Kind\/NAME \(known kinds: IPPolicy, IPPolicyRule,/);
     expect(refusal(['office'])).not.toMatch(/did you mean/);
-    expect(refusal(['IPPolicy/ok', 'Backend/x\u001b[2J'])).toBe('--target "Backend/x\\\\u001b[2J" holds control characters; give an address such as IPPolicy/office');
+    expect(refusal(['IPPolicy/ok', 'Backend/x\u001b[2J'])).toBe(
+      '--target "Backend/x\\\\u001b[2J" holds control characters; give an address such as IPPolicy/office',
+    );
   });
 });
 
@@ -78,7 +80,12 @@ describe('every target unmatched', () => {
     );
     expect(() => checkTargetsMatched([{ requested: ['IPPolicy/a', 'IPPolicy/b'], unmatched: ['IPPolicy/b'] }])).not.toThrow();
     // Over environments: matched in one of them is enough.
-    expect(() => checkTargetsMatched([{ requested: ['IPPolicy/a'], unmatched: ['IPPolicy/a'] }, { requested: ['IPPolicy/a'], unmatched: [] }])).not.toThrow();
+    expect(() =>
+      checkTargetsMatched([
+        { requested: ['IPPolicy/a'], unmatched: ['IPPolicy/a'] },
+        { requested: ['IPPolicy/a'], unmatched: [] },
+      ]),
+    ).not.toThrow();
     expect(() => checkTargetsMatched([undefined])).not.toThrow();
   });
 });
@@ -190,7 +197,11 @@ describe('targeted plans', () => {
   it('never deletes: an undeclared object is named, not pruned; a typo is unmatched', async () => {
     const targeted = await plan(['IPPolicy/old', 'IPPolicy/offise', 'Backend/web']);
     expect(targeted.changes.map((c) => c.address)).toEqual(['Backend/web']);
-    expect(targeted.targets).toEqual({ requested: ['IPPolicy/old', 'IPPolicy/offise', 'Backend/web'], unmatched: ['IPPolicy/offise'], undeclared: ['IPPolicy/old'] });
+    expect(targeted.targets).toEqual({
+      requested: ['IPPolicy/old', 'IPPolicy/offise', 'Backend/web'],
+      unmatched: ['IPPolicy/offise'],
+      undeclared: ['IPPolicy/old'],
+    });
     expect(targeted.summary.not_pruned).toBeUndefined();
     const text = renderText(targeted);
     expect(text).toMatch(/Warning: Targeted plan \(--target IPPolicy\/old, IPPolicy\/offise, Backend\/web\): only these objects/);
@@ -202,7 +213,9 @@ describe('targeted plans', () => {
   });
 
   it('with --prune is refused', async () => {
-    await expect(computePlan({ paths: [dir], env: {}, api, stack: 'default', targets: ['Backend/web'], prune: true })).rejects.toThrow(/--target cannot be combined with --prune/);
+    await expect(computePlan({ paths: [dir], env: {}, api, stack: 'default', targets: ['Backend/web'], prune: true })).rejects.toThrow(
+      /--target cannot be combined with --prune/,
+    );
   });
 
   it('prints a hostile target escaped and a glob literally in Markdown', async () => {

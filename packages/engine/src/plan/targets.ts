@@ -115,7 +115,8 @@ export function parseTargets(texts: readonly string[]): TargetPattern[] {
  */
 export function targetPatterns(texts: readonly string[] | undefined, options: { prune?: boolean } = {}): TargetPattern[] | undefined {
   if (texts === undefined || texts.length === 0) return undefined;
-  if (options.prune) throw new TargetError('target_conflict', '--target cannot be combined with --prune: a targeted plan never deletes; prune with a full plan (no --target)');
+  if (options.prune)
+    throw new TargetError('target_conflict', '--target cannot be combined with --prune: a targeted plan never deletes; prune with a full plan (no --target)');
   return parseTargets(texts);
 }
 
@@ -251,7 +252,13 @@ function registryMatchingOf(matching: Matching, covers: (address: string) => boo
   const creates = matching.creates.filter(bot);
   if (pairs.length === 0 && creates.length === 0) return undefined;
   // Every recorded entry of a bot user not covered stays as recorded (as outside a prune scope).
-  return { pairs, creates, ...(matching.registry ? { registry: matching.registry } : {}), ...(matching.fromRegistry ? { fromRegistry: matching.fromRegistry } : {}), pruneScope: { covers: () => false } };
+  return {
+    pairs,
+    creates,
+    ...(matching.registry ? { registry: matching.registry } : {}),
+    ...(matching.fromRegistry ? { fromRegistry: matching.fromRegistry } : {}),
+    pruneScope: { covers: () => false },
+  };
 }
 
 /**
@@ -259,7 +266,14 @@ function registryMatchingOf(matching: Matching, covers: (address: string) => boo
  * the bot users the targets cover, every other entry as recorded (see the module comment).
  */
 export function targetRegistryMatching(matching: Matching, full: Plan, patterns: readonly TargetPattern[]): RegistryMatching {
-  return registryMatchingOf(matching, targetScope(patterns, matching, full.changes).covers) ?? { pairs: [], creates: [], ...(matching.registry ? { registry: matching.registry } : {}), pruneScope: { covers: () => false } };
+  return (
+    registryMatchingOf(matching, targetScope(patterns, matching, full.changes).covers) ?? {
+      pairs: [],
+      creates: [],
+      ...(matching.registry ? { registry: matching.registry } : {}),
+      pruneScope: { covers: () => false },
+    }
+  );
 }
 
 /**

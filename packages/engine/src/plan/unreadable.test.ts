@@ -42,7 +42,10 @@ const owned = (name: string) => `gatehouse:v1 {"stack":"default","name":"${name}
 describe('a kind the account cannot list', () => {
   it('when the manifests declare none of it, the plan goes on and says so in every format', async () => {
     // An object of the stack sits there: it is not deleted, since it was never seen.
-    const api = new PartialApi({ '/backends/static': [{ id: 'bkdsc_1', address: 'a:1', tls: { enabled: false }, metadata: owned('old') }] }, { ...STATIC_404, ...EDGES_403 });
+    const api = new PartialApi(
+      { '/backends/static': [{ id: 'bkdsc_1', address: 'a:1', tls: { enabled: false }, metadata: owned('old') }] },
+      { ...STATIC_404, ...EDGES_403 },
+    );
     const plan = await computePlan({ api, stack: 'default', paths: [manifests(POLICY)], env: {}, prune: true });
     expect(plan.unreadable).toEqual([
       { kind: 'Backend', path: '/backends/static', status: 404, code: 'route_not_found' },
@@ -53,7 +56,9 @@ describe('a kind the account cannot list', () => {
       ['IPPolicyRule/office/10.0.0.0/8', 'create'],
     ]);
     const heading = '2 kinds the account cannot list: not read, so none of their objects was planned, and none can be pruned';
-    expect(renderText(plan)).toContain(`Warning: ${heading}:\n    Backend at /backends/static: 404 route_not_found: the API does not serve it\n    HTTPSEdge (and its HTTPSEdgeRoute) at /edges/https: 403 feature_not_in_plan: the account's plan does not include it\n`);
+    expect(renderText(plan)).toContain(
+      `Warning: ${heading}:\n    Backend at /backends/static: 404 route_not_found: the API does not serve it\n    HTTPSEdge (and its HTTPSEdgeRoute) at /edges/https: 403 feature_not_in_plan: the account's plan does not include it\n`,
+    );
     expect(renderMarkdown(plan)).toContain(`> **Warning:** ${heading}:\n> - Backend at /backends/static: 404 route_not_found: the API does not serve it`);
     expect(renderHtml(plan)).toContain('<div class="targets" id="unreadable"><p><strong>Warning:</strong> 2 kinds the account cannot list');
     expect(JSON.parse(renderJson(plan)).unreadable).toEqual(plan.unreadable);
@@ -61,12 +66,24 @@ describe('a kind the account cannot list', () => {
 
   it('when the manifests declare an object of it, nothing is planned: a problem at each such object', async () => {
     const api = new PartialApi({}, { ...STATIC_404, ...EDGES_403 });
-    const dir = manifests(`${POLICY}---\nkind: Backend\nname: db\nspec: {type: static, address: "db.internal:5432"}\n---\nkind: Backend\nname: web\nspec: {type: tunnel_group, labels: {app: web}}\n---\nkind: HTTPSEdge\nname: api\nspec: {routes: [{match_type: path_prefix, match: /}]}\n`);
+    const dir = manifests(
+      `${POLICY}---\nkind: Backend\nname: db\nspec: {type: static, address: "db.internal:5432"}\n---\nkind: Backend\nname: web\nspec: {type: tunnel_group, labels: {app: web}}\n---\nkind: HTTPSEdge\nname: api\nspec: {routes: [{match_type: path_prefix, match: /}]}\n`,
+    );
     const failure = await computePlan({ api, stack: 'default', paths: [dir], env: {} }).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(ManifestProblems);
     expect((failure as ManifestProblems).problems.map((p) => [p.code, p.at?.line, p.message])).toEqual([
-      ['kind_unreadable', 5, expect.stringContaining('Backend/db cannot be planned: the account cannot list /backends/static (404 route_not_found: the API does not serve it)')],
-      ['kind_unreadable', 13, expect.stringContaining("HTTPSEdge/api cannot be planned: the account cannot list /edges/https (403 feature_not_in_plan: the account's plan does not include it)")],
+      [
+        'kind_unreadable',
+        5,
+        expect.stringContaining('Backend/db cannot be planned: the account cannot list /backends/static (404 route_not_found: the API does not serve it)'),
+      ],
+      [
+        'kind_unreadable',
+        13,
+        expect.stringContaining(
+          "HTTPSEdge/api cannot be planned: the account cannot list /edges/https (403 feature_not_in_plan: the account's plan does not include it)",
+        ),
+      ],
       ['kind_unreadable', 15, expect.stringContaining('HTTPSEdgeRoute/api//')],
     ]);
   });
@@ -85,7 +102,9 @@ describe('a kind the account cannot list', () => {
   });
 
   it('is no missing feature when nothing at all can be listed: that failure is the error', async () => {
-    const everything = Object.fromEntries(['/ip_policies', '/ip_policy_rules', '/ip_restrictions', '/bot_users'].map((p) => [p, { status: 403, code: 'forbidden' }]));
+    const everything = Object.fromEntries(
+      ['/ip_policies', '/ip_policy_rules', '/ip_restrictions', '/bot_users'].map((p) => [p, { status: 403, code: 'forbidden' }]),
+    );
     class NothingApi extends PartialApi {
       override async *list(path: string): AsyncIterable<ApiObject> {
         yield* [];

@@ -23,7 +23,9 @@ export const isUnreadable = (error: unknown): error is LiveApiError => error ins
 
 /** What observe records of a collection it could not list (its inline children are unread with it). */
 export function unreadableKind(descriptor: KindDescriptor, collection: Collection, error: LiveApiError): UnreadableKind {
-  const inline = childrenOf(descriptor.kind).filter((c) => 'inline' in c.observe).map((c) => c.kind);
+  const inline = childrenOf(descriptor.kind)
+    .filter((c) => 'inline' in c.observe)
+    .map((c) => c.kind);
   return {
     kind: descriptor.kind,
     path: collection.path,

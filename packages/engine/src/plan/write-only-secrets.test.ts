@@ -40,7 +40,9 @@ function manifests(text: string): string {
 const keyOf = (secret: string) => ({ AUDIT_STREAM_SECRET_KEY: secret });
 const markerOf = (api: MemoryLiveApi) => parseMarker(api.objects('/event_destinations')[0]!.metadata).marker!;
 const sentSecrets = (api: MemoryLiveApi) =>
-  api.log.filter((w) => w.path.startsWith('/event_destinations')).map((w) => (w.body as { target: { kinesis: { auth: { creds: { aws_secret_access_key: string } } } } }).target.kinesis.auth.creds.aws_secret_access_key);
+  api.log
+    .filter((w) => w.path.startsWith('/event_destinations'))
+    .map((w) => (w.body as { target: { kinesis: { auth: { creds: { aws_secret_access_key: string } } } } }).target.kinesis.auth.creds.aws_secret_access_key);
 
 async function applied(text: string, secret: string) {
   const paths = [manifests(text)];
@@ -84,7 +86,9 @@ describe('a rotated write-only secret', () => {
     const live = api.objects('/event_destinations')[0]!;
     live.metadata = String(live.metadata).replace(/,"secrets":\{[^}]*\}/, '');
     const plan = await computePlan({ api, stack: 'default', paths, env: keyOf('rotated-value') });
-    expect(plan.changes.map((c) => [c.cause, c.reason])).toEqual([['marker', 'ownership marker refresh: records the digests of the write-only secrets (sending them)']]);
+    expect(plan.changes.map((c) => [c.cause, c.reason])).toEqual([
+      ['marker', 'ownership marker refresh: records the digests of the write-only secrets (sending them)'],
+    ]);
     expect(plan.secrets_not_compared).toBeUndefined();
     await applyPlan({ api, stack: 'default', paths, env: keyOf('rotated-value') });
     expect(sentSecrets(api).at(-1)).toBe('rotated-value');
@@ -103,7 +107,11 @@ describe('when the metadata has no room for the digest', () => {
     const plan = await computePlan({ api, stack: 'default', paths, env: keyOf('rotated-value') });
     expect(plan.changes).toEqual([]);
     expect(plan.secrets_not_compared).toEqual([
-      { address: 'EventDestination/audit-stream', fields: [PATH], why: 'the metadata has no room for their digests (4096 bytes); change spec.secret_version to send them again' },
+      {
+        address: 'EventDestination/audit-stream',
+        fields: [PATH],
+        why: 'the metadata has no room for their digests (4096 bytes); change spec.secret_version to send them again',
+      },
     ]);
     expect(renderText(plan)).toContain(`EventDestination/audit-stream: ${PATH}: the metadata has no room`);
     expect(renderMarkdown(plan)).toContain('Write-only secrets that cannot be compared');

@@ -21,7 +21,11 @@ const TIMESTAMP = 'google.protobuf.Timestamp';
 const STRING: Shape = { kind: 'scalar', cel: 'string' };
 
 /** `HTTPSEdgeRoute` -> `https_edge_route`, for kinds without a `policyName`. */
-const snake = (kind: string) => kind.replace(/([a-z0-9])([A-Z])/g, '$1_$2').replace(/([A-Z]+)([A-Z][a-z])/g, '$1_$2').toLowerCase();
+const snake = (kind: string) =>
+  kind
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1_$2')
+    .toLowerCase();
 const variableName = (d: KindDescriptor) => d.policyName ?? snake(d.kind);
 
 type JsonSchema = Parameters<typeof shapeOf>[0] & { properties?: Record<string, JsonSchema & { items?: JsonSchema }> };

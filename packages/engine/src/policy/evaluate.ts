@@ -53,7 +53,9 @@ export function desiredSubjects(desired: readonly DesiredObject[], changes?: Rea
       normal: masked(d),
       ...(parent ? { parent: { descriptor: parent.descriptor, name: parent.name, normal: masked(parent) } } : {}),
       source: d.source,
-      ...(changes ? { change: change ? { action: change.action, fields: change.fields.map((f) => f.path) } : { action: 'unchanged' as const, fields: [] } } : {}),
+      ...(changes
+        ? { change: change ? { action: change.action, fields: change.fields.map((f) => f.path) } : { action: 'unchanged' as const, fields: [] } }
+        : {}),
     };
   });
 }
@@ -160,7 +162,11 @@ export function evaluatePolicies(rules: readonly PolicyRule[], subjects: readonl
     }
   }
   const rank = (r: PolicyResult) => (r.severity === 'error' ? 0 : 1);
-  results.sort((a, b) => rank(a) - rank(b) || (a.source && b.source ? a.source.file.localeCompare(b.source.file) || a.source.line - b.source.line : a.source ? -1 : b.source ? 1 : 0));
+  results.sort(
+    (a, b) =>
+      rank(a) - rank(b) ||
+      (a.source && b.source ? a.source.file.localeCompare(b.source.file) || a.source.line - b.source.line : a.source ? -1 : b.source ? 1 : 0),
+  );
   return { results, problems };
 }
 
@@ -175,7 +181,10 @@ function resultOf(rule: PolicyRule, subject: PolicySubject, now: Date): PolicyRe
     address: subject.address,
     kind: subject.descriptor.kind,
     name: subject.name,
-    message: verdict === false ? fill(rule.message, context) : `${fill(rule.message, context)} (the rule could not be evaluated: ${verdict}; guard optional fields with has())`,
+    message:
+      verdict === false
+        ? fill(rule.message, context)
+        : `${fill(rule.message, context)} (the rule could not be evaluated: ${verdict}; guard optional fields with has())`,
     ...(subject.source ? { source: subject.source } : {}),
     rule_source: rule.source,
   };
@@ -206,7 +215,9 @@ function judge(rule: PolicyRule, context: Record<string, unknown>): true | false
     if (rule.when && rule.when.evaluate(context) !== true) return true;
     return rule.require.evaluate(context) === true;
   } catch (error) {
-    return String((error as Error).message ?? error).split('\n')[0]!.trim();
+    return String((error as Error).message ?? error)
+      .split('\n')[0]!
+      .trim();
   }
 }
 

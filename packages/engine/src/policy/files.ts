@@ -86,7 +86,13 @@ export async function loadPolicies(paths: readonly string[]): Promise<LoadedPoli
     for (const rule of fileRules) {
       const first = names.get(rule.name);
       if (first) {
-        problems.push(problem('policy_invalid', `policy rule name "${rule.name}" is used twice (first at ${first.file}:${first.line}:${first.col}); rename one`, rule.source));
+        problems.push(
+          problem(
+            'policy_invalid',
+            `policy rule name "${rule.name}" is used twice (first at ${first.file}:${first.line}:${first.col}); rename one`,
+            rule.source,
+          ),
+        );
         continue;
       }
       names.set(rule.name, rule.source);
@@ -156,7 +162,10 @@ function compileDocument(doc: LoadedDocument, text: string, problems: Problem[],
     };
     const when = raw.when === undefined ? undefined : compile(raw.when, 'when', 0, true);
     const require = compile(raw.require, 'require', 0, true);
-    const message = raw.message === undefined ? [raw.description ?? `does not meet policy rule ${raw.name}`] : messageParts(raw.message, (source, offset) => compile(source, 'message', offset, false));
+    const message =
+      raw.message === undefined
+        ? [raw.description ?? `does not meet policy rule ${raw.name}`]
+        : messageParts(raw.message, (source, offset) => compile(source, 'message', offset, false));
     if (problems.length > before) return;
     rules.push({
       name: raw.name,
@@ -201,12 +210,16 @@ interface CelError {
  */
 function expressionProblem(field: string, source: string, error: unknown, text: string, node: SourceLocation, offset: number): Problem {
   const e = (error ?? {}) as CelError;
-  const first = celLimitMessage(String(e.message ?? error).split('\n')[0]!.trim());
+  const first = celLimitMessage(
+    String(e.message ?? error)
+      .split('\n')[0]!
+      .trim(),
+  );
   const position = offset + (e.node?.pos ?? e.range?.start ?? 0);
   const hint = /No such key/.test(first)
-    ? '; the field is not in the kind\'s schema (see schemas/json/manifests)'
+    ? "; the field is not in the kind's schema (see schemas/json/manifests)"
     : /Unknown variable/.test(first)
-      ? '; rules see the object by its kind\'s name (route, edge, rule, policy, ...), object, parent, change (plans only) and now'
+      ? "; rules see the object by its kind's name (route, edge, rule, policy, ...), object, parent, change (plans only) and now"
       : '';
   return problem('policy_expression', `${field}: ${first} in "${source}"${hint}`, positionIn(text, node, position));
 }
@@ -235,13 +248,24 @@ function positionIn(text: string, at: SourceLocation, offset: number): SourceLoc
 }
 
 function schemaProblem(doc: LoadedDocument, error: ErrorObject, index: number): Problem {
-  const path = [index, ...error.instancePath.split('/').slice(1).map((s) => (/^\d+$/.test(s) ? Number(s) : s))];
+  const path = [
+    index,
+    ...error.instancePath
+      .split('/')
+      .slice(1)
+      .map((s) => (/^\d+$/.test(s) ? Number(s) : s)),
+  ];
   const params = error.params as { additionalProperty?: string; missingProperty?: string; allowedValues?: unknown[] };
   if (error.keyword === 'additionalProperties') {
-    return problem('policy_invalid', `unknown field "${params.additionalProperty}" in a policy rule; a rule has name, description, kind, when, require, severity and message`, doc.locate([...path, params.additionalProperty!], { key: true }));
+    return problem(
+      'policy_invalid',
+      `unknown field "${params.additionalProperty}" in a policy rule; a rule has name, description, kind, when, require, severity and message`,
+      doc.locate([...path, params.additionalProperty!], { key: true }),
+    );
   }
   if (error.keyword === 'required') return problem('policy_invalid', `a policy rule needs "${params.missingProperty}"`, doc.locate(path));
   if (error.keyword === 'enum') return problem('policy_invalid', `${path.at(-1)} must be one of ${params.allowedValues!.join(', ')}`, doc.locate(path));
-  if (path.length === 1 && error.keyword === 'type') return problem('policy_invalid', 'a policy rule is a mapping with name, kind, require...', doc.locate(path));
+  if (path.length === 1 && error.keyword === 'type')
+    return problem('policy_invalid', 'a policy rule is a mapping with name, kind, require...', doc.locate(path));
   return problem('policy_invalid', `${path.join('.') || 'the file'} ${error.message ?? 'is invalid'}`, doc.locate(path));
 }

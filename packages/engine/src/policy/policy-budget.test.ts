@@ -48,7 +48,10 @@ describe('the cost of a rule, checked when it is loaded', () => {
   });
 
   it('nine nested map() (4 GB once) and a map inside a map are refused', async () => {
-    const { policies } = project(POLICY, [rule('nine-map', `size(${nested('map', 9, '[v0, v1]')}) > 0`), rule('map-in-map', `size(${nested('map', 2, '[v0, v1]')}) > 0`)].join(''));
+    const { policies } = project(
+      POLICY,
+      [rule('nine-map', `size(${nested('map', 9, '[v0, v1]')}) > 0`), rule('map-in-map', `size(${nested('map', 2, '[v0, v1]')}) > 0`)].join(''),
+    );
     const { problems } = await loadPolicies([policies]);
     expect(problems.map((p) => [p.code, p.at?.line, p.message.split(' in "')[0]])).toEqual([
       ['policy_expression', 3, 'require: map() inside the map() of a list builds a list of lists; compute a condition inside (exists, all, size) instead'],
@@ -59,7 +62,12 @@ describe('the cost of a rule, checked when it is loaded', () => {
   it('an expression larger than the parser allows is refused, said in words', async () => {
     const huge = `size(policy.description) < 0${'+1'.repeat(300)}`;
     const { problems } = await loadPolicies([project(POLICY, rule('huge', huge)).policies]);
-    expect(problems).toEqual([expect.objectContaining({ code: 'policy_expression', message: expect.stringMatching(/^require: the expression is too large \(more than 500 parts\); split it into several rules/) })]);
+    expect(problems).toEqual([
+      expect.objectContaining({
+        code: 'policy_expression',
+        message: expect.stringMatching(/^require: the expression is too large \(more than 500 parts\); split it into several rules/),
+      }),
+    ]);
   });
 });
 
@@ -73,13 +81,23 @@ describe('the time a rule may take, bounded while it runs', () => {
     const { problems, policy } = await checkManifests({ paths: [manifests], policies: [policies], policyBudget: { perObjectMs: 100, perRunMs: 10_000 } });
     expect(Date.now() - started).toBeLessThan(5_000);
     expect(policy).toEqual([]);
-    expect(problems).toEqual([expect.objectContaining({ code: 'policy_budget', at: expect.objectContaining({ file: expect.stringMatching(/p\.yaml$/), line: 1, col: 3 }) })]);
-    expect(problems[0]!.message).toMatch(/^policy rule "backtracks" ran longer than 100 ms on IPPolicy\/office \(.*m\.yaml:1:1\) and was stopped, and not evaluated on other objects; nothing was checked in full/);
+    expect(problems).toEqual([
+      expect.objectContaining({ code: 'policy_budget', at: expect.objectContaining({ file: expect.stringMatching(/p\.yaml$/), line: 1, col: 3 }) }),
+    ]);
+    expect(problems[0]!.message).toMatch(
+      /^policy rule "backtracks" ran longer than 100 ms on IPPolicy\/office \(.*m\.yaml:1:1\) and was stopped, and not evaluated on other objects; nothing was checked in full/,
+    );
   });
 
   it('a plan whose rule runs out is not made: the problem is thrown before anything is shown', async () => {
     const { manifests, policies } = project(POLICY, backtracking);
-    const planned = computePlan({ paths: [manifests], policies: [policies], api: new FakeLiveApi({}), stack: 'default', policyBudget: { perObjectMs: 100, perRunMs: 10_000 } });
+    const planned = computePlan({
+      paths: [manifests],
+      policies: [policies],
+      api: new FakeLiveApi({}),
+      stack: 'default',
+      policyBudget: { perObjectMs: 100, perRunMs: 10_000 },
+    });
     await expect(planned).rejects.toBeInstanceOf(ManifestProblems);
     await expect(planned).rejects.toThrow(/policy rule "backtracks" ran longer than 100 ms on IPPolicy\/office/);
   });

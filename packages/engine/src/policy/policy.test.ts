@@ -26,27 +26,32 @@ function write(name: string, text: string): string {
 }
 
 const EXAMPLES = new URL('../../../../examples/basic', import.meta.url).pathname;
-const SECRETS = { OIDC_CLIENT_SECRET: 'oidc-secret-value', GITHUB_WEBHOOK_SECRET: 'hook-secret-value', GITHUB_OAUTH_CLIENT_SECRET: 'oauth-secret-value', AUDIT_STREAM_SECRET_KEY: 'audit-secret-value' };
+const SECRETS = {
+  OIDC_CLIENT_SECRET: 'oidc-secret-value',
+  GITHUB_WEBHOOK_SECRET: 'hook-secret-value',
+  GITHUB_OAUTH_CLIENT_SECRET: 'oauth-secret-value',
+  AUDIT_STREAM_SECRET_KEY: 'audit-secret-value',
+};
 const POLICIES = new URL('../../../../examples/policies', import.meta.url).pathname;
 
 describe('loading policy files', () => {
   it('loads the example policies with no problem', async () => {
     const loaded = await loadPolicies([POLICIES]);
     expect(loaded.problems).toEqual([]);
-    expect(loaded.rules.map((r) => r.name).sort()).toEqual(
-      ['admin-paths-need-sso', 'ca-not-expiring', 'keep-enforced-restrictions', 'no-allow-everyone', 'restrictions-enforced', 'routes-need-auth'],
-    );
+    expect(loaded.rules.map((r) => r.name).sort()).toEqual([
+      'admin-paths-need-sso',
+      'ca-not-expiring',
+      'keep-enforced-restrictions',
+      'no-allow-everyone',
+      'restrictions-enforced',
+      'routes-need-auth',
+    ]);
     expect(loaded.rules.find((r) => r.name === 'keep-enforced-restrictions')!.usesChange).toBe(true);
     expect(loaded.rules.find((r) => r.name === 'routes-need-auth')!.usesChange).toBe(false);
   });
 
   it('a field the kind does not have is a problem at its line and column', async () => {
-    const file = write('p.yaml', [
-      '- name: bad-field',
-      '  kind: HTTPSEdgeRoute',
-      '  require: "has(route.oidcc) || route.match == \'/\'"',
-      '',
-    ].join('\n'));
+    const file = write('p.yaml', ['- name: bad-field', '  kind: HTTPSEdgeRoute', '  require: "has(route.oidcc) || route.match == \'/\'"', ''].join('\n'));
     const { problems, rules } = await loadPolicies([file]);
     expect(rules).toEqual([]);
     expect(problems).toEqual([expect.objectContaining({ code: 'policy_expression', at: { file: expect.stringMatching(/p\.yaml$/), line: 3, col: 23 } })]);
@@ -56,28 +61,31 @@ describe('loading policy files', () => {
   });
 
   it('a parent field, an unknown variable, bad syntax and a non-condition are each reported', async () => {
-    const file = write('p.yaml', [
-      '- name: parent-field',
-      '  kind: HTTPSEdgeRoute',
-      '  require: edge.hostportz.size() > 0',
-      '- name: unknown-variable',
-      '  kind: IPPolicyRule',
-      '  require: "rul.cidr != \'\'"',
-      '- name: syntax',
-      '  kind: IPPolicy',
-      '  require: "policy.description =="',
-      '- name: not-a-condition',
-      '  kind: IPPolicy',
-      '  require: policy.description',
-      '- name: bad-kind',
-      '  kind: Route',
-      '  require: "true"',
-      '- name: extra',
-      '  kind: IPPolicy',
-      '  require: "true"',
-      '  severty: warning',
-      '',
-    ].join('\n'));
+    const file = write(
+      'p.yaml',
+      [
+        '- name: parent-field',
+        '  kind: HTTPSEdgeRoute',
+        '  require: edge.hostportz.size() > 0',
+        '- name: unknown-variable',
+        '  kind: IPPolicyRule',
+        '  require: "rul.cidr != \'\'"',
+        '- name: syntax',
+        '  kind: IPPolicy',
+        '  require: "policy.description =="',
+        '- name: not-a-condition',
+        '  kind: IPPolicy',
+        '  require: policy.description',
+        '- name: bad-kind',
+        '  kind: Route',
+        '  require: "true"',
+        '- name: extra',
+        '  kind: IPPolicy',
+        '  require: "true"',
+        '  severty: warning',
+        '',
+      ].join('\n'),
+    );
     const { problems } = await loadPolicies([file]);
     const at = (line: number) => problems.find((p) => p.at?.line === line);
     expect(at(3)).toMatchObject({ code: 'policy_expression', message: expect.stringContaining('hostportz') });
@@ -90,9 +98,13 @@ describe('loading policy files', () => {
 
   it('a rule name used twice, and a file that is not a list', async () => {
     const twice = write('twice.yaml', '- {name: a, kind: IPPolicy, require: "true"}\n- {name: a, kind: IPPolicy, require: "true"}\n');
-    expect((await loadPolicies([twice])).problems).toEqual([expect.objectContaining({ code: 'policy_invalid', message: expect.stringContaining('used twice') })]);
+    expect((await loadPolicies([twice])).problems).toEqual([
+      expect.objectContaining({ code: 'policy_invalid', message: expect.stringContaining('used twice') }),
+    ]);
     const map = write('map.yaml', 'name: a\nkind: IPPolicy\n');
-    expect((await loadPolicies([map])).problems).toEqual([expect.objectContaining({ code: 'policy_invalid', message: expect.stringContaining('a list of rules') })]);
+    expect((await loadPolicies([map])).problems).toEqual([
+      expect.objectContaining({ code: 'policy_invalid', message: expect.stringContaining('a list of rules') }),
+    ]);
   });
 });
 
@@ -141,7 +153,9 @@ describe('finding policy files, as manifests are found', () => {
     writeFileSync(join(dir, 'policies', 'own.yaml'), RULE.replace('NAME', 'own'));
     expect(await names([join(dir, 'policies')])).toEqual(['own']);
     writeFileSync(join(dir, 'policies', 'latin1.yaml'), Buffer.from('- {name: caf\xe9, kind: IPPolicy, require: "true"}\n', 'latin1'));
-    expect((await loadPolicies([join(dir, 'policies')])).problems).toEqual([expect.objectContaining({ code: 'not_utf8', at: expect.objectContaining({ line: 1, col: 13 }) })]);
+    expect((await loadPolicies([join(dir, 'policies')])).problems).toEqual([
+      expect.objectContaining({ code: 'not_utf8', at: expect.objectContaining({ line: 1, col: 13 }) }),
+    ]);
   });
 });
 
@@ -150,24 +164,32 @@ describe('evaluating policies', () => {
     const { problems, policy } = await checkManifests({ paths: [EXAMPLES], env: SECRETS, policies: [POLICIES] });
     expect(problems).toEqual([]);
     expect(policy).toEqual([
-      expect.objectContaining({ rule: 'restrictions-enforced', severity: 'warning', address: 'IPRestriction/api', source: expect.objectContaining({ line: 11 }) }),
+      expect.objectContaining({
+        rule: 'restrictions-enforced',
+        severity: 'warning',
+        address: 'IPRestriction/api',
+        source: expect.objectContaining({ line: 11 }),
+      }),
     ]);
   });
 
   it('a route without identity is an error naming the rule, the route and its edge, at the route', async () => {
-    const edge = write('edge.yaml', [
-      'kind: HTTPSEdge',
-      'name: shop',
-      'spec:',
-      '  hostports: ["shop.example.com:443"]',
-      '  routes:',
-      '    - match_type: path_prefix',
-      '      match: /checkout',
-      '      oidc: {issuer: "https://id.example.com", client_id: shop, client_secret: "${env:SHOP_SECRET}"}',
-      '    - match_type: path_prefix',
-      '      match: /admin',
-      '',
-    ].join('\n'));
+    const edge = write(
+      'edge.yaml',
+      [
+        'kind: HTTPSEdge',
+        'name: shop',
+        'spec:',
+        '  hostports: ["shop.example.com:443"]',
+        '  routes:',
+        '    - match_type: path_prefix',
+        '      match: /checkout',
+        '      oidc: {issuer: "https://id.example.com", client_id: shop, client_secret: "${env:SHOP_SECRET}"}',
+        '    - match_type: path_prefix',
+        '      match: /admin',
+        '',
+      ].join('\n'),
+    );
     const { problems, policy } = await checkManifests({ paths: [edge], env: { SHOP_SECRET: 'shop-secret-value' }, policies: [POLICIES] });
     expect(problems).toEqual([]);
     expect(policy.map((r) => [r.rule, r.severity, r.address, r.message, r.source?.line])).toEqual([
@@ -177,17 +199,20 @@ describe('evaluating policies', () => {
   });
 
   it('a message can never show a secret, and an expression that cannot be evaluated fails the rule', async () => {
-    const file = write('p.yaml', [
-      '- name: leak',
-      '  kind: HTTPSEdgeRoute',
-      '  require: "false"',
-      '  message: "secret is {route.oidc.client_secret}"',
-      '- name: unguarded',
-      '  kind: HTTPSEdgeRoute',
-      '  require: "route.saml.force_authn"',
-      '  severity: warning',
-      '',
-    ].join('\n'));
+    const file = write(
+      'p.yaml',
+      [
+        '- name: leak',
+        '  kind: HTTPSEdgeRoute',
+        '  require: "false"',
+        '  message: "secret is {route.oidc.client_secret}"',
+        '- name: unguarded',
+        '  kind: HTTPSEdgeRoute',
+        '  require: "route.saml.force_authn"',
+        '  severity: warning',
+        '',
+      ].join('\n'),
+    );
     const { policy } = await checkManifests({ paths: [EXAMPLES], env: SECRETS, policies: [file] });
     const leak = policy.filter((r) => r.rule === 'leak');
     expect(leak.length).toBeGreaterThan(0);
@@ -200,15 +225,24 @@ describe('evaluating policies', () => {
 
   it('a certificate authority expiring within 30 days breaks ca-not-expiring', async () => {
     const pem = readFileSync(new URL('../../test-fixtures/ca.pem', import.meta.url), 'utf8');
-    const file = write('ca.yaml', `kind: CertificateAuthority\nname: corp\nspec:\n  ca_pem: |\n${pem.trimEnd().split('\n').map((l) => `    ${l}`).join('\n')}\n`);
+    const file = write(
+      'ca.yaml',
+      `kind: CertificateAuthority\nname: corp\nspec:\n  ca_pem: |\n${pem
+        .trimEnd()
+        .split('\n')
+        .map((l) => `    ${l}`)
+        .join('\n')}\n`,
+    );
     const expiry = new Date('2126-10-30T02:24:47Z');
     const early = await checkManifests({ paths: [file], env: {}, policies: [POLICIES], now: new Date(expiry.getTime() - 40 * 86_400_000) });
     expect(early.policy).toEqual([]);
     const late = await checkManifests({ paths: [file], env: {}, policies: [POLICIES], now: new Date(expiry.getTime() - 10 * 86_400_000) });
-    expect(late.policy).toEqual([expect.objectContaining({ rule: 'ca-not-expiring', message: 'certificate authority corp expires on 2126-10-30T02:24:47.000Z, within 30 days' })]);
+    expect(late.policy).toEqual([
+      expect.objectContaining({ rule: 'ca-not-expiring', message: 'certificate authority corp expires on 2126-10-30T02:24:47.000Z, within 30 days' }),
+    ]);
   });
 
-  it('plan: rules see `change`; results are in every format with the object\'s file:line:col; policy files under a manifest path are not manifests', async () => {
+  it("plan: rules see `change`; results are in every format with the object's file:line:col; policy files under a manifest path are not manifests", async () => {
     const dir = join(root, `plan-${n++}`);
     cpSync(EXAMPLES, dir, { recursive: true });
     cpSync(POLICIES, join(dir, 'policies'), { recursive: true });
@@ -218,18 +252,32 @@ describe('evaluating policies', () => {
     const failed = await computePlan({ paths: [dir], env: SECRETS, policies: [join(dir, 'policies')], api, stack: 'default' }).catch((error: unknown) => error);
     expect(failed).toBeInstanceOf(PolicyFailed);
     expect((failed as PolicyFailed).message).toBe('the manifests break 1 policy rule (no-allow-everyone)');
-    expect((failed as PolicyFailed).results.map((r) => [r.rule, r.severity])).toEqual([['no-allow-everyone', 'error'], ['restrictions-enforced', 'warning']]);
+    expect((failed as PolicyFailed).results.map((r) => [r.rule, r.severity])).toEqual([
+      ['no-allow-everyone', 'error'],
+      ['restrictions-enforced', 'warning'],
+    ]);
     expect(api.requests).toEqual([]);
     // Planned all the same (as a rule reading `change` can fail a plan), every format shows the results.
     const read = await readManifests({ paths: [dir], env: SECRETS, exclude: (await loadPolicies([join(dir, 'policies')])).files });
     const plan = await planFromRead({ read, rules: (await loadPolicies([join(dir, 'policies')])).rules }, { paths: [dir], api, stack: 'default' });
     const errors = plan.policy_results!.filter((r) => r.severity === 'error');
     expect(errors).toEqual([
-      expect.objectContaining({ rule: 'no-allow-everyone', address: 'IPPolicyRule/vpn/0.0.0.0/0', message: 'rule 0.0.0.0/0 of IP policy vpn allows every address', source: expect.objectContaining({ file: expect.stringMatching(/ip-policies\.yaml$/), line: 25, col: 7 }) }),
+      expect.objectContaining({
+        rule: 'no-allow-everyone',
+        address: 'IPPolicyRule/vpn/0.0.0.0/0',
+        message: 'rule 0.0.0.0/0 of IP policy vpn allows every address',
+        source: expect.objectContaining({ file: expect.stringMatching(/ip-policies\.yaml$/), line: 25, col: 7 }),
+      }),
     ]);
     const where = `ip-policies.yaml:25:7`;
-    expect(renderText(plan)).toMatch(new RegExp(`Policy checks: 1 error, 1 warning\\n  \\S*${where.replace(/\./g, '\\.')}: error: IPPolicyRule vpn 0\\.0\\.0\\.0/0: rule 0\\.0\\.0\\.0/0 of IP policy vpn allows every address \\[policy no-allow-everyone\\]`));
-    expect(renderMarkdown(plan)).toMatch(/#### Policy checks: 1 error, 1 warning[^]*\| \*\*error\*\* \| `no-allow-everyone` \| IPPolicyRule vpn 0\.0\.0\.0\/0 \| `\S*ip-policies\.yaml:25:7` \|/);
+    expect(renderText(plan)).toMatch(
+      new RegExp(
+        `Policy checks: 1 error, 1 warning\\n  \\S*${where.replace(/\./g, '\\.')}: error: IPPolicyRule vpn 0\\.0\\.0\\.0/0: rule 0\\.0\\.0\\.0/0 of IP policy vpn allows every address \\[policy no-allow-everyone\\]`,
+      ),
+    );
+    expect(renderMarkdown(plan)).toMatch(
+      /#### Policy checks: 1 error, 1 warning[^]*\| \*\*error\*\* \| `no-allow-everyone` \| IPPolicyRule vpn 0\.0\.0\.0\/0 \| `\S*ip-policies\.yaml:25:7` \|/,
+    );
     expect(JSON.parse(renderJson(plan)).policy_results[0]).toMatchObject({ rule: 'no-allow-everyone', severity: 'error', source: { line: 25, col: 7 } });
   });
 
@@ -246,7 +294,11 @@ describe('evaluating policies', () => {
     rmSync(dir, { recursive: true, force: true });
     expect(plan.changes.filter((c) => c.action === 'delete').map((c) => c.address)).toContain('IPRestriction/dashboard');
     expect(plan.policy_results!.filter((r) => r.rule === 'keep-enforced-restrictions')).toEqual([
-      expect.objectContaining({ severity: 'error', address: 'IPRestriction/dashboard', message: 'the plan would delete the enforced IP restriction dashboard' }),
+      expect.objectContaining({
+        severity: 'error',
+        address: 'IPRestriction/dashboard',
+        message: 'the plan would delete the enforced IP restriction dashboard',
+      }),
     ]);
     expect(plan.policy_results!.find((r) => r.rule === 'keep-enforced-restrictions')!.source).toBeUndefined();
   });

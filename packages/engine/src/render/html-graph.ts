@@ -47,7 +47,8 @@ const label = (c: Change) => {
 /** The SVG (or a sentence when there is nothing or too much to draw); `anchor(i)` is change i's id. */
 export function dependencyGraph(changes: readonly Change[], anchor: (index: number) => string): string {
   if (changes.length === 0) return '<p class="muted">No changes, no dependencies.</p>';
-  if (changes.length > MAX_NODES) return `<p class="muted">${changes.length} changes: too many to draw (at most ${MAX_NODES}). Each change lists what it waits for.</p>`;
+  if (changes.length > MAX_NODES)
+    return `<p class="muted">${changes.length} changes: too many to draw (at most ${MAX_NODES}). Each change lists what it waits for.</p>`;
   const column = waves(changes);
   const rows: number[] = [];
   const position = changes.map((_, i) => {
@@ -71,7 +72,9 @@ export function dependencyGraph(changes: readonly Change[], anchor: (index: numb
       const x2 = to.x - 3;
       const y2 = to.y + BOX_H / 2;
       const bend = Math.max(20, (x2 - x1) / 2);
-      edges.push(`<path class="edge" d="M${x1},${y1} C${x1 + bend},${y1} ${x2 - bend},${y2} ${x2},${y2}" marker-end="url(#arrow)"><title>${html(`${c.address} waits for ${dep}`)}</title></path>`);
+      edges.push(
+        `<path class="edge" d="M${x1},${y1} C${x1 + bend},${y1} ${x2 - bend},${y2} ${x2},${y2}" marker-end="url(#arrow)"><title>${html(`${c.address} waits for ${dep}`)}</title></path>`,
+      );
     }
   });
   const nodes = changes.map((c, i) => {

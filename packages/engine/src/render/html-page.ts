@@ -124,8 +124,15 @@ ${body}
 }
 
 /** The filter bar: kind and action (or drift) selects, the count shown, expand and collapse all. */
-export function filters(kinds: readonly string[], actions: readonly { value: string; label: string }[], total: number, noun: string, actionLabel = 'Action'): string {
-  const options = (values: readonly { value: string; label: string }[]) => values.map((v) => `<option value="${html(v.value)}">${html(v.label)}</option>`).join('');
+export function filters(
+  kinds: readonly string[],
+  actions: readonly { value: string; label: string }[],
+  total: number,
+  noun: string,
+  actionLabel = 'Action',
+): string {
+  const options = (values: readonly { value: string; label: string }[]) =>
+    values.map((v) => `<option value="${html(v.value)}">${html(v.label)}</option>`).join('');
   return `<div class="filters">
 <label>Kind <select id="filter-kind"><option value="">all kinds</option>${options(kinds.map((k) => ({ value: k, label: k })))}</select></label>
 <label>${html(actionLabel)} <select id="filter-action"><option value="">all</option>${options(actions)}</select></label>

@@ -45,7 +45,12 @@ export function renderHtml(plan: Plan): string {
     `<h2>Changes</h2>`,
     countChanges(plan.summary) === 0
       ? '<p id="no-changes"><strong>No changes.</strong> The live objects match the manifests.</p>'
-      : `${filters(kinds, ACTIONS.filter((a) => plan.summary[a] > 0).map((a) => ({ value: a, label: a })), changes.length, 'changes')}\n<div id="changes">${changes.map((c, i) => changeSection(c, i, index)).join('\n')}</div>`,
+      : `${filters(
+          kinds,
+          ACTIONS.filter((a) => plan.summary[a] > 0).map((a) => ({ value: a, label: a })),
+          changes.length,
+          'changes',
+        )}\n<div id="changes">${changes.map((c, i) => changeSection(c, i, index)).join('\n')}</div>`,
     `<h2>Dependency graph</h2>`,
     `<p class="muted">Each change starts once the changes it points from are done (apply runs the rest concurrently).</p>`,
     `<div class="graph" id="graph">${dependencyGraph(changes, anchor)}</div>`,
@@ -89,7 +94,11 @@ function fieldsTable(change: Change): string {
     });
     return `<table><thead><tr><th class="path">Field</th><th>${change.action === 'create' ? 'Value' : 'Value (deleted)'}</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
   }
-  return fieldChangesTable(change.fields.map((f) => ({ path: f.path, before: f.before, after: f.after, sensitive: f.sensitive })), 'Before', 'After');
+  return fieldChangesTable(
+    change.fields.map((f) => ({ path: f.path, before: f.before, after: f.after, sensitive: f.sensitive })),
+    'Before',
+    'After',
+  );
 }
 
 /** Field changes as rows `path | before | after`; a long value spans both columns as a diff. */

@@ -28,9 +28,7 @@ export function renderKindSummary(plan: Plan, options: { style?: Style } = {}): 
     }
     const width = Math.max(...[...byKind.keys()].map((kind) => kind.length));
     for (const [kind, counts] of byKind) {
-      const parts = ORDER.filter((action) => counts[action] > 0).map((action) =>
-        style[action](`${SYMBOLS[action]} ${counts[action]} to ${action}`),
-      );
+      const parts = ORDER.filter((action) => counts[action] > 0).map((action) => style[action](`${SYMBOLS[action]} ${counts[action]} to ${action}`));
       lines.push(`  ${sanitize(kind).padEnd(width)}  ${parts.join(', ')}`);
     }
     lines.push('', style.bold(`Plan: ${summaryLine(plan.summary)}`), style.dim('(--show-plan prints every change)'));

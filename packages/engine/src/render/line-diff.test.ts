@@ -24,19 +24,43 @@ function certificatePlan(): Plan {
     summary: { create: 0, update: 1, delete: 0, replace: 1, unchanged: 0 },
     changes: [
       {
-        address: 'CertificateAuthority/corp-ca', action: 'replace', kind: 'CertificateAuthority', name: 'corp-ca', id: 'ca_1',
-        before: { ca_pem: OLD_PEM }, after: { ca_pem: NEW_PEM }, patch: [], dependsOn: [], reason: 'ca_pem cannot be updated',
+        address: 'CertificateAuthority/corp-ca',
+        action: 'replace',
+        kind: 'CertificateAuthority',
+        name: 'corp-ca',
+        id: 'ca_1',
+        before: { ca_pem: OLD_PEM },
+        after: { ca_pem: NEW_PEM },
+        patch: [],
+        dependsOn: [],
+        reason: 'ca_pem cannot be updated',
         fields: [{ path: 'ca_pem', before: OLD_PEM, after: NEW_PEM, sensitive: false }],
       },
       {
-        address: 'Backend/hello', action: 'update', kind: 'Backend', name: 'hello', id: 'bkd_1', before: {}, after: {}, patch: [], dependsOn: [],
+        address: 'Backend/hello',
+        action: 'update',
+        kind: 'Backend',
+        name: 'hello',
+        id: 'bkd_1',
+        before: {},
+        after: {},
+        patch: [],
+        dependsOn: [],
         fields: [
-          { path: 'body', before: '{"rules":[{"name":"only-reads","expressions":["req.method == \'GET\'"]}],"mode":"on"}', after: '{"mode":"on","rules":[{"name":"only-reads","expressions":["req.method == \'POST\'"]}]}', sensitive: false },
+          {
+            path: 'body',
+            before: '{"rules":[{"name":"only-reads","expressions":["req.method == \'GET\'"]}],"mode":"on"}',
+            after: '{"mode":"on","rules":[{"name":"only-reads","expressions":["req.method == \'POST\'"]}]}',
+            sensitive: false,
+          },
           { path: 'auth.secret', before: SENSITIVE, after: SENSITIVE_CHANGED, sensitive: true },
         ],
       },
     ],
-    unmanaged: [], fingerprints: {}, manifest_checksum: 'sha256:0', requests: 3,
+    unmanaged: [],
+    fingerprints: {},
+    manifest_checksum: 'sha256:0',
+    requests: 3,
   };
 }
 
@@ -74,7 +98,9 @@ describe('line diff of long values', () => {
     const diff = longValueDiff(change('line one\nevil \u001b]0;pwned\u0007\n', 'line one\nfine\n'));
     expect(diff).toContainEqual({ kind: 'remove', text: 'evil \\u001b]0;pwned\\u0007' });
     expect(JSON.stringify(diff)).not.toContain('\u001b');
-    expect(longValueDiff(change('a\r\nb\r\n'.repeat(3), 'a\nb\n'.repeat(3)))).toEqual([{ kind: 'note', text: 'only line endings or a final line break differ' }]);
+    expect(longValueDiff(change('a\r\nb\r\n'.repeat(3), 'a\nb\n'.repeat(3)))).toEqual([
+      { kind: 'note', text: 'only line endings or a final line break differ' },
+    ]);
   });
 });
 
@@ -102,11 +128,26 @@ describe('renderers show long values as line diffs', () => {
 
   it('drift text and Markdown: live as -, manifests as +', () => {
     const report: DriftReport = {
-      format_version: 1, target: { url: 'https://api.example.com', embedded: false }, stack: 'default', checked_at: '2026-11-23T03:00:00.000Z', drifted: true,
+      format_version: 1,
+      target: { url: 'https://api.example.com', embedded: false },
+      stack: 'default',
+      checked_at: '2026-11-23T03:00:00.000Z',
+      drifted: true,
       summary: { changed_outside: 1, deleted_outside: 0, duplicate: 0, missing: 0, changed_in_manifests: 0, changed: 0, unmanaged: 0, in_sync: 0 },
-      objects: [{ address: 'CertificateAuthority/corp-ca', kind: 'CertificateAuthority', name: 'corp-ca', id: 'ca_1', drift: 'changed_outside', action: 'replace', message: 'changed outside gatehouse',
-        fields: [{ path: 'ca_pem', drift: 'changed_outside', live: OLD_PEM, desired: NEW_PEM, sensitive: false }] }],
-      unmanaged: [], requests: 1,
+      objects: [
+        {
+          address: 'CertificateAuthority/corp-ca',
+          kind: 'CertificateAuthority',
+          name: 'corp-ca',
+          id: 'ca_1',
+          drift: 'changed_outside',
+          action: 'replace',
+          message: 'changed outside gatehouse',
+          fields: [{ path: 'ca_pem', drift: 'changed_outside', live: OLD_PEM, desired: NEW_PEM, sensitive: false }],
+        },
+      ],
+      unmanaged: [],
+      requests: 1,
     };
     const text = renderDriftText(report);
     expect(text).toMatch(/ca_pem: \(\+\d+ -\d+ lines, - live, \+ manifests\)\n {8}@@ -1,12 \+1,11 @@/);

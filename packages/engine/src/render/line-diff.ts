@@ -13,7 +13,6 @@ import { SENSITIVE, SENSITIVE_CHANGED } from '../identity/mask.js';
 import { isEnvMask } from '../identity/env-fields.js';
 import { sanitize } from './sanitize.js';
 
-
 /** A string at least this long (or with a line break) is diffed by lines. */
 const LONG_VALUE_LENGTH = 80;
 /** Lines of unchanged context around each change. */

@@ -50,10 +50,15 @@ export function renderMarkdown(plan: Plan, options: MarkdownOptions = {}): strin
   const lockNote =
     (plan.lock ? `> **Locked:** ${escape(describeHeldLock(plan.lock, 'this plan may be outdated when it ends'))}.\n\n` : '') +
     targetMarkdown(plan) +
-    heldDuplicateSentences(plan).map((sentence) => `> **Warning:** ${escape(sentence)}\n\n`).join('') +
+    heldDuplicateSentences(plan)
+      .map((sentence) => `> **Warning:** ${escape(sentence)}\n\n`)
+      .join('') +
     unreadableMarkdown(plan.unreadable, 'planned');
   // Policy results come first, where a reviewer looks, and are never cut with the changes.
-  const noChanges = lockNote + policyMarkdown(plan.policy_results, Math.floor(maxLength / 4)) + (countChanges(plan.summary) === 0 ? '**No changes.** The live objects match the manifests.\n\n' : '');
+  const noChanges =
+    lockNote +
+    policyMarkdown(plan.policy_results, Math.floor(maxLength / 4)) +
+    (countChanges(plan.summary) === 0 ? '**No changes.** The live objects match the manifests.\n\n' : '');
   const uncompared = secretsNotCompared(plan);
   const tail = [
     ignoredMarkdown(plan),
@@ -91,7 +96,10 @@ export function renderMarkdown(plan: Plan, options: MarkdownOptions = {}): strin
 function ignoredMarkdown(plan: Plan): string {
   const { shown, more } = ignoredShown(plan);
   if (shown.length === 0) return '';
-  const rows = shown.map((o) => `| ${code(o.kind)} ${escape(o.name).replace(/\|/g, '\\|')} | ${o.fields.length} | ${o.fields.slice(0, 10).map(code).join(', ').replace(/\|/g, '\\|')}${o.fields.length > 10 ? ', …' : ''} |`);
+  const rows = shown.map(
+    (o) =>
+      `| ${code(o.kind)} ${escape(o.name).replace(/\|/g, '\\|')} | ${o.fields.length} | ${o.fields.slice(0, 10).map(code).join(', ').replace(/\|/g, '\\|')}${o.fields.length > 10 ? ', …' : ''} |`,
+  );
   const summary = `${(plan.ignored ?? []).length} object${(plan.ignored ?? []).length === 1 ? '' : 's'} with ignored fields`;
   return [
     `<details><summary>${summary}</summary>`,
@@ -144,9 +152,9 @@ function diffLines(change: Change): string[] {
           : isLongValueChange(field)
             ? markdownLineDiff(field.path, longValueDiff(field))
             : [
-              fence(`- ${sanitize(field.path)}: ${formatValue(field.before, VALUE_MAX)}`),
-              fence(`+ ${sanitize(field.path)}: ${formatValue(field.after, VALUE_MAX)}`),
-            ],
+                fence(`- ${sanitize(field.path)}: ${formatValue(field.before, VALUE_MAX)}`),
+                fence(`+ ${sanitize(field.path)}: ${formatValue(field.after, VALUE_MAX)}`),
+              ],
       );
   }
 }
@@ -159,7 +167,13 @@ function diffLines(change: Change): string[] {
 export function markdownLineDiff(path: string, diff: readonly DiffLine[]): string[] {
   const safePath = sanitize(path);
   const lines = diff.map((line) =>
-    fence(line.kind === 'hunk' ? line.text.replace(/^@@ /, `@@ ${safePath} `) : line.kind === 'note' ? `@@ ${safePath}: ${line.text} @@` : `${diffMarker(line.kind)}${line.text}`),
+    fence(
+      line.kind === 'hunk'
+        ? line.text.replace(/^@@ /, `@@ ${safePath} `)
+        : line.kind === 'note'
+          ? `@@ ${safePath}: ${line.text} @@`
+          : `${diffMarker(line.kind)}${line.text}`,
+    ),
   );
   if (lines.length <= DIFF_MAX_LINES) return lines;
   return [...lines.slice(0, DIFF_MAX_LINES), `@@ ${safePath}: ${lines.length - DIFF_MAX_LINES} more diff lines not shown; run gatehouse plan for all @@`];

@@ -24,7 +24,9 @@ export function pruneScopeSentence(plan: Pick<Plan, 'prune_scope' | 'stack'>): s
   ];
   if (scope.outside_without_path > 0) {
     const m = scope.outside_without_path;
-    parts.push(`${m} of them record${m === 1 ? 's' : ''} no manifest path (applied before gatehouse recorded it): applying the manifest that declares ${m === 1 ? 'it' : 'them'} records it.`);
+    parts.push(
+      `${m} of them record${m === 1 ? 's' : ''} no manifest path (applied before gatehouse recorded it): applying the manifest that declares ${m === 1 ? 'it' : 'them'} records it.`,
+    );
   }
   if (scope.stdin) parts.push('Manifests read from standard input have no file, so they widen no scope.');
   return parts.join(' ');

@@ -49,7 +49,9 @@ describe('unmanaged objects', () => {
       ],
     };
     const text = renderText(many);
-    expect(text).toContain('    IPPolicy (40): ipp_0 (policy 0), ipp_1 (policy 1), ipp_2 (policy 2) and 37 more\n    BotUser (8): bot_0 (bot 0), bot_1 (bot 1), bot_2 (bot 2) and 5 more\n');
+    expect(text).toContain(
+      '    IPPolicy (40): ipp_0 (policy 0), ipp_1 (policy 1), ipp_2 (policy 2) and 37 more\n    BotUser (8): bot_0 (bot 0), bot_1 (bot 1), bot_2 (bot 2) and 5 more\n',
+    );
     expect(text).not.toContain('ipp_39');
     // The JSON form keeps them all.
     expect(JSON.parse(renderJson(many)).unmanaged).toHaveLength(48);

@@ -19,9 +19,12 @@ export function targetLines(targets: PlanTargets | undefined, what: 'plan' | 'dr
         'The rest of the live state may differ from the manifests: run a full plan once the emergency is over.'
       : `Targeted drift report (--target ${list(targets.requested)}): only these objects and their children were compared.`;
   const notes: string[] = [];
-  if (targets.unmatched.length > 0) notes.push(`--target ${list(targets.unmatched)} matched nothing: no declared object and no live object this stack owns has such an address.`);
+  if (targets.unmatched.length > 0)
+    notes.push(`--target ${list(targets.unmatched)} matched nothing: no declared object and no live object this stack owns has such an address.`);
   if (targets.undeclared && targets.undeclared.length > 0) {
-    notes.push(`--target ${list(targets.undeclared)} matched only live objects the manifests no longer declare; a targeted plan never deletes: delete them with a full plan and --prune.`);
+    notes.push(
+      `--target ${list(targets.undeclared)} matched only live objects the manifests no longer declare; a targeted plan never deletes: delete them with a full plan and --prune.`,
+    );
   }
   return { warning, notes };
 }

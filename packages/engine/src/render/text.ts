@@ -26,7 +26,12 @@ export interface TextOptions {
 
 export function renderText(plan: Plan, options: TextOptions = {}): string {
   const style = options.style ?? plainStyle;
-  const lines: string[] = [style.bold(`gatehouse plan for ${describeTarget(plan)}, stack "${sanitize(plan.stack)}"${plan.from_stack !== undefined ? `, moving objects from stack "${sanitize(plan.from_stack)}"` : ''}`), ''];
+  const lines: string[] = [
+    style.bold(
+      `gatehouse plan for ${describeTarget(plan)}, stack "${sanitize(plan.stack)}"${plan.from_stack !== undefined ? `, moving objects from stack "${sanitize(plan.from_stack)}"` : ''}`,
+    ),
+    '',
+  ];
   if (plan.lock) lines.push(style.update(`Note: ${sanitize(lockNote(plan.lock, 'this plan may be outdated when it ends'))}.`), '');
   lines.push(...targetText(plan, style));
   if (countChanges(plan.summary) === 0) {
@@ -37,7 +42,8 @@ export function renderText(plan: Plan, options: TextOptions = {}): string {
   lines.push(...heldDuplicateText(plan, style));
   lines.push(...ignoredText(plan, style));
   const uncompared = secretsNotCompared(plan);
-  if (uncompared.length > 0) lines.push(style.update(`${SECRETS_NOT_COMPARED_HEADING}:`), ...uncompared.map((line) => style.update(sanitize(`    ${line}`))), '');
+  if (uncompared.length > 0)
+    lines.push(style.update(`${SECRETS_NOT_COMPARED_HEADING}:`), ...uncompared.map((line) => style.update(sanitize(`    ${line}`))), '');
   if (plan.unmanaged.length > 0) {
     if (lines.at(-1) !== '') lines.push('');
     lines.push(style.dim(`Unmanaged objects (not declared, not owned by stack "${sanitize(plan.stack)}"; never touched):`));
@@ -57,7 +63,11 @@ export function renderText(plan: Plan, options: TextOptions = {}): string {
 /** The kinds the account cannot list (render/unreadable.ts), a warning and a line each, then a blank line. */
 export function unreadableText(unreadable: readonly UnreadableKind[] | undefined, what: string, style: Style): string[] {
   if (!unreadable || unreadable.length === 0) return [];
-  return [style.update(`Warning: ${unreadableHeading(unreadable.length, what)}:`), ...unreadable.map((u) => style.update(sanitize(`    ${unreadableLine(u)}`))), ''];
+  return [
+    style.update(`Warning: ${unreadableHeading(unreadable.length, what)}:`),
+    ...unreadable.map((u) => style.update(sanitize(`    ${unreadableLine(u)}`))),
+    '',
+  ];
 }
 
 /** Duplicates that are not deleted (render/held-duplicates.ts), each a warning followed by a blank line. */

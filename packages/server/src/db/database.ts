@@ -69,9 +69,7 @@ function migrate(db: Db): void {
   const version = (): number => db.pragma('user_version', { simple: true }) as number;
   const current = version();
   if (current > MIGRATIONS.length) {
-    throw new Error(
-      `database schema version ${current} is newer than this server knows (${MIGRATIONS.length}); upgrade gatehouse`,
-    );
+    throw new Error(`database schema version ${current} is newer than this server knows (${MIGRATIONS.length}); upgrade gatehouse`);
   }
   if (current === MIGRATIONS.length) return;
   db.pragma('foreign_keys = OFF');

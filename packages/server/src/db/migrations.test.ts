@@ -27,10 +27,16 @@ function versionTwoFile(): void {
   const object = db.prepare('INSERT INTO objects (id, kind, parent_id, created_at, data) VALUES (?, ?, ?, ?, ?)');
   object.run('ipp_1', 'ip_policy', null, '2026-01-01T00:00:00.000Z', '{"description":"one"}');
   object.run('ipr_1', 'ip_policy_rule', 'ipp_1', '2026-01-01T00:00:01.000Z', '{"cidr":"10.0.0.0/8"}');
-  object.run('esb_1', 'event_subscription', null, '2026-01-01T00:00:02.000Z', JSON.stringify({
-    destination_ids: ['ede_1'],
-    sources: [{ type: 'ip_policy_created.v0' }],
-  }));
+  object.run(
+    'esb_1',
+    'event_subscription',
+    null,
+    '2026-01-01T00:00:02.000Z',
+    JSON.stringify({
+      destination_ids: ['ede_1'],
+      sources: [{ type: 'ip_policy_created.v0' }],
+    }),
+  );
   object.run('ipp_2', 'ip_policy', null, '2026-01-01T00:00:03.000Z', '{"description":"two"}');
   db.prepare("UPDATE objects SET deleted_at = '2026-01-02T00:00:00.000Z' WHERE id = 'ipp_2'").run();
   const event = db.prepare('INSERT INTO audit_events (event_id, event_type, event_timestamp, body) VALUES (?, ?, ?, ?)');
@@ -62,9 +68,7 @@ describe('migration 3 (fewer pages per create)', () => {
       // No AUTOINCREMENT bookkeeping left for either table.
       expect(rows(db, "SELECT name FROM sqlite_sequence WHERE name IN ('objects', 'audit_events')")).toEqual([]);
 
-      const inserted = db
-        .prepare("INSERT INTO objects (id, kind, parent_id, created_at, data) VALUES ('ipp_3', 'ip_policy', NULL, 'x', '{}')")
-        .run();
+      const inserted = db.prepare("INSERT INTO objects (id, kind, parent_id, created_at, data) VALUES ('ipp_3', 'ip_policy', NULL, 'x', '{}')").run();
       expect(Number(inserted.lastInsertRowid)).toBe(objects.length + 1);
       // The trigger is back: a matching event still fans out to the subscription.
       const event = db
@@ -76,9 +80,7 @@ describe('migration 3 (fewer pages per create)', () => {
         { event_seq: 3, subscription_id: 'esb_1', destination_id: 'ede_1' },
       ]);
       // The outbox still references audit_events.
-      expect(() => db.prepare("INSERT INTO event_outbox (event_seq, subscription_id, destination_id) VALUES (99, 'a', 'b')").run()).toThrow(
-        /FOREIGN KEY/,
-      );
+      expect(() => db.prepare("INSERT INTO event_outbox (event_seq, subscription_id, destination_id) VALUES (99, 'a', 'b')").run()).toThrow(/FOREIGN KEY/);
     } finally {
       db.close();
     }
@@ -93,9 +95,9 @@ describe('migration 3 (fewer pages per create)', () => {
       const indexed = db.prepare('SELECT count(*) FROM objects INDEXED BY objects_parent WHERE parent_id IS NOT NULL AND deleted_at IS NULL').pluck();
       expect(indexed.get()).toBe(1);
       const plan = (sql: string) => (rows(db, `EXPLAIN QUERY PLAN ${sql}`) as { detail: string }[]).map((r) => r.detail).join('; ');
-      expect(plan("SELECT id FROM objects WHERE kind = 'ip_policy_rule' AND parent_id = 'ipp_1' AND deleted_at IS NULL AND seq < 10 ORDER BY seq DESC LIMIT 5")).toMatch(
-        /USING INDEX objects_parent/,
-      );
+      expect(
+        plan("SELECT id FROM objects WHERE kind = 'ip_policy_rule' AND parent_id = 'ipp_1' AND deleted_at IS NULL AND seq < 10 ORDER BY seq DESC LIMIT 5"),
+      ).toMatch(/USING INDEX objects_parent/);
       expect(plan("SELECT id FROM objects WHERE kind = 'ip_policy_rule' AND parent_id = 'ipp_1' AND deleted_at IS NULL ORDER BY seq ASC")).toMatch(
         /USING INDEX objects_parent/,
       );
@@ -133,7 +135,9 @@ describe('opening a database', () => {
   it('refuses a directory, naming a file in it to give instead', () => {
     const directory = join(dir, 'data');
     mkdirSync(directory);
-    expect(() => openDatabase(directory)).toThrow(`cannot open the database ${directory}: it is a directory; name a file in it, such as ${join(directory, 'server.db')}`);
+    expect(() => openDatabase(directory)).toThrow(
+      `cannot open the database ${directory}: it is a directory; name a file in it, such as ${join(directory, 'server.db')}`,
+    );
   });
 
   it('names the file it cannot open, keeping the cause and its code', () => {

@@ -33,20 +33,31 @@ function versionThreeFile(): void {
     db.pragma(`user_version = ${version + 1}`);
   }
   const insert = db.prepare('INSERT INTO objects (id, kind, parent_id, created_at, data) VALUES (?, ?, NULL, ?, ?)');
-  insert.run('bkdsa_old', 'backend_static_address', '2026-01-01T00:00:00.000Z', JSON.stringify({ address: 'db.internal:5432', tls: { enabled: true }, metadata: 'gatehouse:v1 {"stack":"default","name":"db","hash":"0000000000000000"}' }));
+  insert.run(
+    'bkdsa_old',
+    'backend_static_address',
+    '2026-01-01T00:00:00.000Z',
+    JSON.stringify({ address: 'db.internal:5432', tls: { enabled: true }, metadata: 'gatehouse:v1 {"stack":"default","name":"db","hash":"0000000000000000"}' }),
+  );
   insert.run('bkdfo_old', 'backend_failover', '2026-01-01T00:00:01.000Z', JSON.stringify({ backends: ['bkdsa_old'] }));
   insert.run('edgtcp_old', 'tcp_edge', '2026-01-01T00:00:02.000Z', JSON.stringify({ hostports: [], backend: { enabled: true, backend_id: 'bkdsa_old' } }));
   db.close();
 }
 
 describe('migration 4 (static backends at /backends/static)', () => {
-  it('serves an older file\'s static address backends at /backends/static with their ids, references and markers', async () => {
+  it("serves an older file's static address backends at /backends/static with their ids, references and markers", async () => {
     versionThreeFile();
     h = await startHarness({ db: path });
     const list = await h.call('GET', '/backends/static');
     expect(list.status).toBe(200);
     expect(list.body.backends).toEqual([
-      expect.objectContaining({ id: 'bkdsa_old', uri: `${TEST_BASE_URL}/backends/static/bkdsa_old`, address: 'db.internal:5432', tls: { enabled: true }, metadata: expect.stringContaining('gatehouse:v1') }),
+      expect.objectContaining({
+        id: 'bkdsa_old',
+        uri: `${TEST_BASE_URL}/backends/static/bkdsa_old`,
+        address: 'db.internal:5432',
+        tls: { enabled: true },
+        metadata: expect.stringContaining('gatehouse:v1'),
+      }),
     ]);
     expect((await h.call('GET', '/backends/static/bkdsa_old')).status).toBe(200);
     expect((await h.call('GET', '/backends/static_address')).status).toBe(404);

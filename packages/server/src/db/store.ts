@@ -47,15 +47,9 @@ export class Store {
       insert: db.prepare('INSERT INTO objects (id, kind, parent_id, created_at, data) VALUES (?, ?, ?, ?, ?)'),
       get: db.prepare(`SELECT ${COLUMNS} FROM objects WHERE id = ? AND deleted_at IS NULL`),
       seqOf: db.prepare('SELECT seq FROM objects WHERE id = ? AND kind = ?'),
-      page: db.prepare(
-        `SELECT ${COLUMNS} FROM objects WHERE kind = ? AND deleted_at IS NULL AND seq < ? ORDER BY seq DESC LIMIT ?`,
-      ),
-      childPage: db.prepare(
-        `SELECT ${COLUMNS} FROM objects WHERE kind = ? AND parent_id = ? AND deleted_at IS NULL AND seq < ? ORDER BY seq DESC LIMIT ?`,
-      ),
-      childrenAsc: db.prepare(
-        `SELECT ${COLUMNS} FROM objects WHERE kind = ? AND parent_id = ? AND deleted_at IS NULL ORDER BY seq ASC`,
-      ),
+      page: db.prepare(`SELECT ${COLUMNS} FROM objects WHERE kind = ? AND deleted_at IS NULL AND seq < ? ORDER BY seq DESC LIMIT ?`),
+      childPage: db.prepare(`SELECT ${COLUMNS} FROM objects WHERE kind = ? AND parent_id = ? AND deleted_at IS NULL AND seq < ? ORDER BY seq DESC LIMIT ?`),
+      childrenAsc: db.prepare(`SELECT ${COLUMNS} FROM objects WHERE kind = ? AND parent_id = ? AND deleted_at IS NULL ORDER BY seq ASC`),
       allOfKind: db.prepare(`SELECT ${COLUMNS} FROM objects WHERE kind = ? AND deleted_at IS NULL ORDER BY seq DESC`),
       update: db.prepare('UPDATE objects SET data = ? WHERE id = ? AND deleted_at IS NULL'),
       remove: db.prepare('UPDATE objects SET deleted_at = ? WHERE id = ? AND deleted_at IS NULL'),
@@ -93,10 +87,7 @@ export class Store {
    * One page of a kind, newest first. `beforeId` must name an object of that kind (live or
    * deleted); `undefined` is returned when it does not, for the caller to report.
    */
-  page<T>(
-    kind: string,
-    opts: { limit: number; beforeId?: string; parentId?: string },
-  ): Page<T> | undefined {
+  page<T>(kind: string, opts: { limit: number; beforeId?: string; parentId?: string }): Page<T> | undefined {
     let before = Number.MAX_SAFE_INTEGER;
     if (opts.beforeId !== undefined) {
       const found = this.stmts.seqOf.get(opts.beforeId, kind) as { seq: number } | undefined;
@@ -104,9 +95,7 @@ export class Store {
       before = found.seq;
     }
     const rows = (
-      opts.parentId === undefined
-        ? this.stmts.page.all(kind, before, opts.limit + 1)
-        : this.stmts.childPage.all(kind, opts.parentId, before, opts.limit + 1)
+      opts.parentId === undefined ? this.stmts.page.all(kind, before, opts.limit + 1) : this.stmts.childPage.all(kind, opts.parentId, before, opts.limit + 1)
     ) as Row[];
     const hasMore = rows.length > opts.limit;
     return { items: rows.slice(0, opts.limit).map((r) => toObject<T>(r)), hasMore };

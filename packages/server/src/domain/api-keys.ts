@@ -39,9 +39,7 @@ export class ApiKeys {
     const token = `gh_${randomBytes(24).toString('base64url')}`;
     const id = newId('ak');
     const hash = hashToken(token);
-    this.db
-      .prepare('INSERT INTO api_keys (id, token_hash, created_at) VALUES (?, ?, ?)')
-      .run(id, hash, new Date().toISOString());
+    this.db.prepare('INSERT INTO api_keys (id, token_hash, created_at) VALUES (?, ?, ?)').run(id, hash, new Date().toISOString());
     this.byHash.set(hash, id);
     return { id, token };
   }

@@ -6,7 +6,7 @@ import { AuditLog } from './audit.js';
 let db: Db | undefined;
 afterEach(() => db?.close());
 
-const bodies = (d: Db): string[] => (d.prepare('SELECT body FROM audit_events ORDER BY seq').pluck().all() as string[]);
+const bodies = (d: Db): string[] => d.prepare('SELECT body FROM audit_events ORDER BY seq').pluck().all() as string[];
 
 describe('AuditLog.record', () => {
   it('stores exactly JSON.stringify of the event it returns, escapes and all', () => {
@@ -33,10 +33,7 @@ describe('AuditLog.record', () => {
     audit.record('ip_policy', 'created', { id: 'ipp_1' }, { apiKeyId: 'ak_1' });
     urls.rebase('http://two.test');
     audit.record('ip_policy', 'created', { id: 'ipp_2' }, { apiKeyId: 'ak_1' });
-    expect(audit.read().map((event) => event.principal.credential.uri)).toEqual([
-      'http://one.test/api_keys/ak_1',
-      'http://two.test/api_keys/ak_1',
-    ]);
+    expect(audit.read().map((event) => event.principal.credential.uri)).toEqual(['http://one.test/api_keys/ak_1', 'http://two.test/api_keys/ak_1']);
   });
 
   it('leaves out an object that serializes to nothing, as JSON.stringify of the event does', () => {

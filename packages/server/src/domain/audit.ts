@@ -30,9 +30,7 @@ export class AuditLog {
     db: Db,
     private readonly urls: Urls,
   ) {
-    this.insert = db.prepare(
-      'INSERT INTO audit_events (event_id, event_type, event_timestamp, body) VALUES (?, ?, ?, ?)',
-    );
+    this.insert = db.prepare('INSERT INTO audit_events (event_id, event_type, event_timestamp, body) VALUES (?, ?, ?, ?)');
     this.select = db.prepare('SELECT body FROM audit_events WHERE seq > ? ORDER BY seq ASC LIMIT ?');
   }
 

@@ -82,17 +82,7 @@ export class DeliveryLog {
     const now = new Date().toISOString();
     this.db
       .transaction(() => {
-        this.stmts.record.run(
-          row.outboxSeq,
-          row.eventId,
-          row.eventType,
-          row.subscriptionId,
-          row.destinationId,
-          row.attempts + 1,
-          outcome,
-          detail,
-          now,
-        );
+        this.stmts.record.run(row.outboxSeq, row.eventId, row.eventType, row.subscriptionId, row.destinationId, row.attempts + 1, outcome, detail, now);
         if (outcome === 'failed') this.stmts.postpone.run(retryAt ?? now, row.outboxSeq);
         else this.stmts.finish.run(now, row.outboxSeq);
       })

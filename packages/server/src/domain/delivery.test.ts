@@ -75,17 +75,19 @@ describe('event delivery', () => {
     const body = await deliveries(h);
     expect(body.pending).toBe(0);
     expect(body.next_after).toBeNull();
-    expect(body.deliveries).toEqual([a, b].map((destinationId, i) => ({
-      seq: i + 1,
-      event_id: updated.event_id,
-      event_type: 'ip_policy_updated.v0',
-      subscription_id: sub,
-      destination_id: destinationId,
-      attempt: 1,
-      outcome: 'delivered',
-      detail: null,
-      recorded_at: expect.any(String),
-    })));
+    expect(body.deliveries).toEqual(
+      [a, b].map((destinationId, i) => ({
+        seq: i + 1,
+        event_id: updated.event_id,
+        event_type: 'ip_policy_updated.v0',
+        subscription_id: sub,
+        destination_id: destinationId,
+        attempt: 1,
+        outcome: 'delivered',
+        detail: null,
+        recorded_at: expect.any(String),
+      })),
+    );
     // ip_policy_created.v0 and the configuration's own events are not subscribed to.
     expect((await deliveries(h, `?destination_id=${b}`)).deliveries).toHaveLength(1);
     expect((await deliveries(h, '?limit=1')).next_after).toBe(1);
@@ -201,7 +203,7 @@ describe('event delivery', () => {
     await h.app.deliverer!.flush();
     const other = new Database(db, { readonly: true });
     try {
-      const rows = other.prepare("SELECT outcome FROM event_deliveries WHERE destination_id = ?").pluck().all(d);
+      const rows = other.prepare('SELECT outcome FROM event_deliveries WHERE destination_id = ?').pluck().all(d);
       expect(rows).toEqual(['delivered', 'delivered']);
     } finally {
       other.close();

@@ -101,13 +101,15 @@ export class Deliverer {
    * dropped (failures are not progress, so `flush` ends while a destination keeps failing).
    */
   private runPass(): Promise<number> {
-    this.chain = this.chain.then(
-      () => (this.stopped ? 0 : this.pass()),
-      () => 0,
-    ).catch((error: unknown) => {
-      this.logger.warn({ err: error }, 'event delivery pass failed');
-      return 0;
-    });
+    this.chain = this.chain
+      .then(
+        () => (this.stopped ? 0 : this.pass()),
+        () => 0,
+      )
+      .catch((error: unknown) => {
+        this.logger.warn({ err: error }, 'event delivery pass failed');
+        return 0;
+      });
     return this.chain;
   }
 
@@ -142,10 +144,7 @@ export class Deliverer {
       const delay = Math.min(this.backoffMs * 2 ** row.attempts, this.maxBackoffMs);
       const detail = `sink write failed: ${(error as Error).message}`;
       this.log.settle(row, 'failed', detail, new Date(Date.now() + delay).toISOString());
-      this.logger.warn(
-        { event_id: row.eventId, destination_id: row.destinationId, attempt: row.attempts + 1, retry_in_ms: delay },
-        detail,
-      );
+      this.logger.warn({ event_id: row.eventId, destination_id: row.destinationId, attempt: row.attempts + 1, retry_in_ms: delay }, detail);
       return false;
     }
     this.log.settle(row, 'delivered', null);

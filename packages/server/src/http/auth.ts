@@ -47,10 +47,7 @@ function checkVersion(request: FastifyRequest): void {
     throw new ApiError('missing_version', `Send the header \`Service-Version: ${SERVICE_VERSION}\`.`);
   }
   if (version !== SERVICE_VERSION) {
-    throw new ApiError(
-      'unsupported_version',
-      `Service-Version '${String(version)}' is not supported; send \`Service-Version: ${SERVICE_VERSION}\`.`,
-    );
+    throw new ApiError('unsupported_version', `Service-Version '${String(version)}' is not supported; send \`Service-Version: ${SERVICE_VERSION}\`.`);
   }
 }
 

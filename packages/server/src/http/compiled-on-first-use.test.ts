@@ -12,7 +12,7 @@ function validatorOf(errorsOnFalse: unknown): Validate {
 }
 
 describe('compiledOnFirstUse', () => {
-  it('compiles at the first call, once, and carries the compiled validator\'s errors after each call', () => {
+  it("compiles at the first call, once, and carries the compiled validator's errors after each call", () => {
     const compile = vi.fn(() => validatorOf([{ keyword: 'type' }]));
     const lazy = compiledOnFirstUse(compile);
     expect(compile).not.toHaveBeenCalled();

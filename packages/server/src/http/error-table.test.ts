@@ -22,9 +22,7 @@ describe("docs/server.md's error table", () => {
     const current = extractErrorTable(readFileSync(DOC_PATH, 'utf8'));
     expect(current, 'docs/server.md lost its error-codes markers').toBeDefined();
     const expected = renderErrorTable(ERROR_CODES);
-    expect(current === expected, `docs/server.md's error table is stale: run \`${REGENERATE_COMMAND}\` (after tsc -b)`).toBe(
-      true,
-    );
+    expect(current === expected, `docs/server.md's error table is stale: run \`${REGENERATE_COMMAND}\` (after tsc -b)`).toBe(true);
   });
 
   it('lists every code with its status, one row each', () => {

@@ -9,12 +9,15 @@ import { ApiError } from '../errors.js';
 import { describeValidationError } from './validation.js';
 
 export function sendError(request: FastifyRequest, reply: FastifyReply, error: ApiError) {
-  return reply.code(error.status).type('application/json').send({
-    error_code: error.code,
-    status_code: error.status,
-    msg: error.message,
-    details: { ...error.details, operation_id: request.id },
-  });
+  return reply
+    .code(error.status)
+    .type('application/json')
+    .send({
+      error_code: error.code,
+      status_code: error.status,
+      msg: error.message,
+      details: { ...error.details, operation_id: request.id },
+    });
 }
 
 /** Maps anything thrown while handling a request to the `ApiError` the client should see. */
@@ -86,10 +89,6 @@ export function registerErrorHandling(app: FastifyInstance): void {
     return sendError(request, reply, apiError);
   });
   app.setNotFoundHandler((request, reply) =>
-    sendError(
-      request,
-      reply,
-      new ApiError('route_not_found', `No endpoint ${request.method} ${request.url.split('?')[0]}.`),
-    ),
+    sendError(request, reply, new ApiError('route_not_found', `No endpoint ${request.method} ${request.url.split('?')[0]}.`)),
   );
 }

@@ -19,8 +19,7 @@ async function harness(faults: FaultInjection): Promise<Harness> {
   return h;
 }
 
-const count = (app: GatehouseApp, table: 'objects' | 'audit_events') =>
-  (app.db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+const count = (app: GatehouseApp, table: 'objects' | 'audit_events') => (app.db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
 
 describe('parseFaultInjection', () => {
   it('reads a rate, a seed and modes', () => {

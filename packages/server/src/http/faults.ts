@@ -45,7 +45,10 @@ export function parseFaultInjection(rate: string, seed?: string, modes?: string)
     result.seed = Number(seed);
   }
   if (modes !== undefined) {
-    const list = modes.split(',').map((m) => m.trim()).filter((m) => m !== '');
+    const list = modes
+      .split(',')
+      .map((m) => m.trim())
+      .filter((m) => m !== '');
     const unknown = list.filter((m) => !(FAULT_MODES as readonly string[]).includes(m));
     if (list.length === 0 || unknown.length > 0) {
       throw new Error(`fault modes '${modes}' must be a comma-separated subset of ${FAULT_MODES.join(', ')}`);

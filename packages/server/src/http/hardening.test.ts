@@ -75,11 +75,18 @@ describe('server hardening over raw sockets', () => {
   });
 
   it('a DELETE declared as JSON with no body is accepted', async () => {
-    const created = await app.inject({ method: 'POST', url: '/ip_policies', headers: { authorization: `Bearer ${TEST_API_KEY}`, 'service-version': '2', 'content-type': 'application/json' }, payload: '{}' });
+    const created = await app.inject({
+      method: 'POST',
+      url: '/ip_policies',
+      headers: { authorization: `Bearer ${TEST_API_KEY}`, 'service-version': '2', 'content-type': 'application/json' },
+      payload: '{}',
+    });
     const id = (created.json() as { id: string }).id;
     const deleted = await exchange(`DELETE /ip_policies/${id} HTTP/1.1\r\nHost: x\r\n${AUTH}Content-Type: application/json\r\nConnection: close\r\n\r\n`);
     expect(deleted.status).toBe(204);
-    const again = await exchange(`DELETE /ip_policies/${id} HTTP/1.1\r\nHost: x\r\n${AUTH}Content-Type: application/json\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`);
+    const again = await exchange(
+      `DELETE /ip_policies/${id} HTTP/1.1\r\nHost: x\r\n${AUTH}Content-Type: application/json\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`,
+    );
     expect(again.json).toMatchObject({ error_code: 'not_found' });
   });
 
@@ -125,7 +132,9 @@ describe('the Host header', () => {
 
   it('nor can a write without Host change anything; HTTP/1.0, which has no Host, is served', async () => {
     const body = '{"description":"no host"}';
-    const write = await exchange(`POST /ip_policies HTTP/1.1\r\n${AUTH}Content-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`);
+    const write = await exchange(
+      `POST /ip_policies HTTP/1.1\r\n${AUTH}Content-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+    );
     expect(write.json).toMatchObject({ error_code: 'bad_request' });
     const list = await exchange(`GET /ip_policies HTTP/1.0\r\n${AUTH}\r\n`);
     expect(/^HTTP\/1\.[01] 200/.test(list.text)).toBe(true);
@@ -166,7 +175,9 @@ describe('limits on string fields', () => {
     const label = await send('POST', '/backends/tunnel_group', { labels: { app: long } });
     expect(label.status).toBe(400);
     expect(label.body).toMatchObject({ error_code: 'invalid_value', details: { field: 'labels.app' } });
-    expect((await send('POST', '/backends/http_response', { body: 'x', status_code: 200, headers: { 'x-big': long } })).body.details).toMatchObject({ field: 'headers.x-big' });
+    expect((await send('POST', '/backends/http_response', { body: 'x', status_code: 200, headers: { 'x-big': long } })).body.details).toMatchObject({
+      field: 'headers.x-big',
+    });
     const edge = (await send('POST', '/edges/https', {})).body as { id: string };
     const route = (await send('POST', `/edges/https/${edge.id}/routes`, { match_type: 'path_prefix', match: '/long' })).body as { id: string };
     expect((await send('PUT', `/edges/https/${edge.id}/routes/${route.id}/user_agent_filter`, { allow: [long] })).status).toBe(400);
@@ -178,7 +189,11 @@ describe('limits on string fields', () => {
     const route = (await send('POST', `/edges/https/${edge.id}/routes`, { match_type: 'path_prefix', match: '/ua' })).body as { id: string };
     const url = `/edges/https/${edge.id}/routes/${route.id}/user_agent_filter`;
     expect((await send('PUT', url, { allow: ['Mozilla/(5|4)\\.0', '(?i)bot'] })).status).toBe(200);
-    for (const [field, pattern] of [['deny', '(a)\\1'], ['allow', '(?=curl)'], ['deny', '[z-a]']] as const) {
+    for (const [field, pattern] of [
+      ['deny', '(a)\\1'],
+      ['allow', '(?=curl)'],
+      ['deny', '[z-a]'],
+    ] as const) {
       const res = await send('PUT', url, { [field]: [pattern] });
       expect(res.status, pattern).toBe(400);
       expect(res.body).toMatchObject({ error_code: 'invalid_module', details: { field: `${field}[0]` } });

@@ -45,7 +45,9 @@ export function registerJsonBody(app: FastifyInstance): void {
       else {
         const field = fieldOf(path);
         done(
-          new ApiError('invalid_encoding', `Field '${field}' holds a lone surrogate (half of a \\ud800-\\udfff pair), which is not text; send valid Unicode.`, { field }),
+          new ApiError('invalid_encoding', `Field '${field}' holds a lone surrogate (half of a \\ud800-\\udfff pair), which is not text; send valid Unicode.`, {
+            field,
+          }),
         );
       }
     });

@@ -159,7 +159,11 @@ describe('latency', () => {
   it('delays every answer, errors included, by about the time asked', async () => {
     const h = await startHarness({ latencyMs: 150 });
     open.push(h);
-    for (const [method, url, body] of [['GET', '/ip_policies'], ['POST', '/ip_policies', {}], ['GET', '/nowhere']] as const) {
+    for (const [method, url, body] of [
+      ['GET', '/ip_policies'],
+      ['POST', '/ip_policies', {}],
+      ['GET', '/nowhere'],
+    ] as const) {
       const started = performance.now();
       await h.call(method, url, body);
       expect(performance.now() - started).toBeGreaterThanOrEqual(145);

@@ -57,11 +57,7 @@ describe('bodies', () => {
   });
 
   it('a body that is not JSON is 400 unsupported_content_type', async () => {
-    expectEnvelope(
-      await raw('POST', '/ip_policies', { 'content-type': 'text/plain' }, 'description=x'),
-      400,
-      'unsupported_content_type',
-    );
+    expectEnvelope(await raw('POST', '/ip_policies', { 'content-type': 'text/plain' }, 'description=x'), 400, 'unsupported_content_type');
   });
 
   it('Content-Type JSON with a charset is accepted', async () => {

@@ -71,7 +71,10 @@ function withStringLimit<T>(schema: T): T {
 
 /** JSON pointer `/a/b/0` -> `a.b[0]`, the field name users see in messages. */
 export function fieldName(instancePath: string, child?: string): string {
-  const parts = instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const parts = instancePath
+    .split('/')
+    .slice(1)
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
   if (child !== undefined) parts.push(child);
   return parts.reduce((acc, part) => (/^\d+$/.test(part) ? `${acc}[${part}]` : acc ? `${acc}.${part}` : part), '');
 }
@@ -81,8 +84,7 @@ export function describeValidationError(error: ErrorObject, part: string): ApiEr
   const inQuery = part === 'querystring';
   const params = error.params as Record<string, unknown>;
   const at = (child?: string) => fieldName(error.instancePath, child);
-  const fail = (code: ErrorCode, field: string, message: string) =>
-    new ApiError(code, message, { field, ...(inQuery ? { location: 'query' } : {}) });
+  const fail = (code: ErrorCode, field: string, message: string) => new ApiError(code, message, { field, ...(inQuery ? { location: 'query' } : {}) });
 
   switch (error.keyword) {
     case 'additionalProperties': {

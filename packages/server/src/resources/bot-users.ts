@@ -28,8 +28,7 @@ export const botUsers: ResourceDefinition<StoredBotUser> = {
   uniqueKeys: (data) => [
     {
       key: `bot_user.name:${data.name}`,
-      conflict: () =>
-        new ApiError('duplicate_name', `name: a bot user named '${data.name}' already exists.`, { field: 'name' }),
+      conflict: () => new ApiError('duplicate_name', `name: a bot user named '${data.name}' already exists.`, { field: 'name' }),
     },
   ],
   render: (object, { urls }): BotUser => ({

@@ -5,12 +5,7 @@
  * with it; ca_pem cannot change afterwards, only description and metadata. Deleting an
  * authority that edges reference succeeds and leaves the references, as for IP policies.
  */
-import {
-  CertificateAuthority,
-  CertificateAuthorityCreate,
-  CertificateAuthorityList,
-  CertificateAuthorityUpdate,
-} from '@gatehouse/schemas';
+import { CertificateAuthority, CertificateAuthorityCreate, CertificateAuthorityList, CertificateAuthorityUpdate } from '@gatehouse/schemas';
 import { ApiError } from '../errors.js';
 import { parseCaPem, type CertificateInfo } from '../domain/x509.js';
 import { merge, type ResourceDefinition } from './define.js';

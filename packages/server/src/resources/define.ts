@@ -116,7 +116,10 @@ export function registerResource<Stored>(app: FastifyInstance, def: ResourceDefi
       const owner = services().store.keyOwner(key);
       if (owner !== undefined && owner !== object.id) throw conflict();
     }
-    services().store.setKeys(object.id, keys.map((k) => k.key));
+    services().store.setKeys(
+      object.id,
+      keys.map((k) => k.key),
+    );
   };
 
   /**

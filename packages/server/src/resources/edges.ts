@@ -11,7 +11,20 @@
  * address for TCP edges. An HTTPS edge also has routes (routes.ts), rendered inline in creation
  * order and deleted with it.
  */
-import { HttpsEdge, HttpsEdgeCreate, HttpsEdgeList, HttpsEdgeUpdate, TcpEdge, TcpEdgeCreate, TcpEdgeList, TcpEdgeUpdate, TlsEdge, TlsEdgeCreate, TlsEdgeList, TlsEdgeUpdate } from '@gatehouse/schemas';
+import {
+  HttpsEdge,
+  HttpsEdgeCreate,
+  HttpsEdgeList,
+  HttpsEdgeUpdate,
+  TcpEdge,
+  TcpEdgeCreate,
+  TcpEdgeList,
+  TcpEdgeUpdate,
+  TlsEdge,
+  TlsEdgeCreate,
+  TlsEdgeList,
+  TlsEdgeUpdate,
+} from '@gatehouse/schemas';
 import type { FastifyInstance } from 'fastify';
 import type { StoredObject } from '../db/store.js';
 import { ApiError } from '../errors.js';
@@ -86,8 +99,7 @@ function checkHostports(hostports: readonly string[], onlyPort?: string): string
 function hostportKeys(hostports: readonly string[]): UniqueKey[] {
   return hostports.map((hostport) => ({
     key: `hostport:${hostport}`,
-    conflict: () =>
-      new ApiError('hostport_in_use', `hostports: '${hostport}' already belongs to another edge.`, { field: 'hostports', hostport }),
+    conflict: () => new ApiError('hostport_in_use', `hostports: '${hostport}' already belongs to another edge.`, { field: 'hostports', hostport }),
   }));
 }
 

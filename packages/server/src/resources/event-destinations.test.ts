@@ -43,10 +43,7 @@ describe('event destinations', () => {
       },
     });
     await h.call('PATCH', `/event_destinations/${res.body.id}`, { description: 'rotated' });
-    const seen = [
-      await h.call('GET', `/event_destinations/${res.body.id}`),
-      await h.call('GET', '/event_destinations'),
-    ].map((r) => JSON.stringify(r.body));
+    const seen = [await h.call('GET', `/event_destinations/${res.body.id}`), await h.call('GET', '/event_destinations')].map((r) => JSON.stringify(r.body));
     seen.push(JSON.stringify(h.app.audit.read()));
     for (const text of seen) expect(text).not.toContain(SECRET);
     expect(h.app.audit.read().map((e) => e.event_type)).toEqual(['event_destination_created.v0', 'event_destination_updated.v0']);

@@ -56,40 +56,28 @@ export function registerEventSubscriptionSources(app: FastifyInstance): void {
     ctx.audit.record('event_subscription', 'updated', eventSubscriptions.render(updated, ctx), ctx.principal);
   };
 
-  app.get(
-    BASE,
-    { schema: { params: IdParams, response: { 200: EventSubscriptionSourceList } } },
-    async (request) => {
-      const subscription = load(request);
-      const uri = subscriptionUri(subscription.id);
-      return { sources: subscription.data.sources.map((s) => renderSource(uri, s)), uri: `${uri}/sources` };
-    },
-  );
+  app.get(BASE, { schema: { params: IdParams, response: { 200: EventSubscriptionSourceList } } }, async (request) => {
+    const subscription = load(request);
+    const uri = subscriptionUri(subscription.id);
+    return { sources: subscription.data.sources.map((s) => renderSource(uri, s)), uri: `${uri}/sources` };
+  });
 
-  app.post(
-    BASE,
-    { schema: { params: IdParams, body: EventSubscriptionSourceCreate, response: { 201: EventSubscriptionSource } } },
-    async (request, reply) => {
-      const ctx = ctxOf(request);
-      const source = request.body as EventSubscriptionSourceInput;
-      const rendered = ctx.store.transaction(() => {
-        const subscription = load(request);
-        save(ctx, subscription, [...subscription.data.sources, source]);
-        return renderSource(subscriptionUri(subscription.id), source);
-      });
-      return reply.code(201).send(rendered);
-    },
-  );
-
-  app.get(
-    `${BASE}/:type`,
-    { schema: { params: EventSubscriptionSourceParams, response: { 200: EventSubscriptionSource } } },
-    async (request) => {
+  app.post(BASE, { schema: { params: IdParams, body: EventSubscriptionSourceCreate, response: { 201: EventSubscriptionSource } } }, async (request, reply) => {
+    const ctx = ctxOf(request);
+    const source = request.body as EventSubscriptionSourceInput;
+    const rendered = ctx.store.transaction(() => {
       const subscription = load(request);
-      const source = subscription.data.sources[sourceOf(subscription, (request.params as { type: string }).type)]!;
+      save(ctx, subscription, [...subscription.data.sources, source]);
       return renderSource(subscriptionUri(subscription.id), source);
-    },
-  );
+    });
+    return reply.code(201).send(rendered);
+  });
+
+  app.get(`${BASE}/:type`, { schema: { params: EventSubscriptionSourceParams, response: { 200: EventSubscriptionSource } } }, async (request) => {
+    const subscription = load(request);
+    const source = subscription.data.sources[sourceOf(subscription, (request.params as { type: string }).type)]!;
+    return renderSource(subscriptionUri(subscription.id), source);
+  });
 
   app.patch(
     `${BASE}/:type`,
@@ -101,7 +89,12 @@ export function registerEventSubscriptionSources(app: FastifyInstance): void {
         const index = sourceOf(subscription, (request.params as { type: string }).type);
         const source = { ...subscription.data.sources[index]!, ...(request.body as EventSubscriptionSourceUpdate) };
         // `{}` (the service's documentation sends it) changes nothing: no write, no event.
-        if (!isEmptyBody(request.body)) save(ctx, subscription, subscription.data.sources.map((s, i) => (i === index ? source : s)));
+        if (!isEmptyBody(request.body))
+          save(
+            ctx,
+            subscription,
+            subscription.data.sources.map((s, i) => (i === index ? source : s)),
+          );
         return renderSource(subscriptionUri(subscription.id), source);
       });
     },
@@ -119,7 +112,11 @@ export function registerEventSubscriptionSources(app: FastifyInstance): void {
           { field: 'sources' },
         );
       }
-      save(ctx, subscription, subscription.data.sources.filter((_, i) => i !== index));
+      save(
+        ctx,
+        subscription,
+        subscription.data.sources.filter((_, i) => i !== index),
+      );
     });
     return reply.code(204).send();
   });

@@ -7,7 +7,9 @@ let destinationId: string;
 beforeEach(async () => {
   h = await startHarness();
   const destination = await h.call('POST', '/event_destinations', {
-    target: { kinesis: { stream_arn: 'arn:aws:kinesis:us-east-1:123456789012:stream/audit', auth: { role: { role_arn: 'arn:aws:iam::123456789012:role/events' } } } },
+    target: {
+      kinesis: { stream_arn: 'arn:aws:kinesis:us-east-1:123456789012:stream/audit', auth: { role: { role_arn: 'arn:aws:iam::123456789012:role/events' } } },
+    },
   });
   destinationId = destination.body.id;
 });
@@ -18,9 +20,23 @@ afterEach(() => h.close());
  * typed out here so that a name missing from the catalogue fails.
  */
 const TRIPLES = [
-  'api_key', 'certificate_authority', 'domain', 'event_destination', 'event_subscription', 'ip_policy',
-  'ip_policy_rule', 'ip_restriction', 'secret', 'ssh_certificate_authority', 'ssh_host_certificate', 'ssh_public_key',
-  'ssh_user_certificate', 'tcp_address', 'tls_certificate', 'tunnel_credential', 'vault',
+  'api_key',
+  'certificate_authority',
+  'domain',
+  'event_destination',
+  'event_subscription',
+  'ip_policy',
+  'ip_policy_rule',
+  'ip_restriction',
+  'secret',
+  'ssh_certificate_authority',
+  'ssh_host_certificate',
+  'ssh_public_key',
+  'ssh_user_certificate',
+  'tcp_address',
+  'tls_certificate',
+  'tunnel_credential',
+  'vault',
 ];
 const SPEC_EVENT_NAMES = [
   'agent_session_start.v0',
@@ -125,8 +141,7 @@ describe('event subscriptions', () => {
   });
 
   it('rejects filters on non-filterable or unknown fields, naming the field and its column', async () => {
-    const filterError = async (type: string, filter: string) =>
-      errorOf(await subscribe([{ type, filter }]));
+    const filterError = async (type: string, filter: string) => errorOf(await subscribe([{ type, filter }]));
     expect(await filterError('http_request_complete.v0', 'conn.server_port == 443 && http.request.user_agent == "x"')).toMatchObject({
       code: 'invalid_event_source',
       field: 'sources[0].filter',
@@ -138,9 +153,7 @@ describe('event subscriptions', () => {
       "field 'http.request.headers' (column 1) is not filterable",
     );
     expect((await filterError('tcp_connection_closed.v0', 'conn.bytes_in > 100')).msg).toContain("field 'conn.bytes_in' (column 1) is not filterable");
-    expect((await filterError('tcp_connection_closed.v0', 'request.path == "/"')).msg).toContain(
-      "'request.path' (column 1) is not a field of this event type",
-    );
+    expect((await filterError('tcp_connection_closed.v0', 'request.path == "/"')).msg).toContain("'request.path' (column 1) is not a field of this event type");
     expect((await filterError('tcp_connection_closed.v0', 'conn == 1')).msg).toContain("'conn' (column 1) is not a field");
     expect((await filterError('tcp_connection_closed.v0', 'conn.client_ip')).msg).toBe(
       'sources[0].filter: must be a condition (a comparison, a logical combination, has(...) or a method such as endsWith), not a value.',
@@ -183,7 +196,10 @@ describe('event subscriptions', () => {
     const { body: sub } = await subscribe([{ type: 'ip_policy_created.v0' }]);
     await h.call('PATCH', `/event_subscriptions/${sub.id}`, { description: 'd' });
     await h.call('DELETE', `/event_subscriptions/${sub.id}`);
-    const types = h.app.audit.read().map((e) => e.event_type).filter((t) => t.startsWith('event_subscription'));
+    const types = h.app.audit
+      .read()
+      .map((e) => e.event_type)
+      .filter((t) => t.startsWith('event_subscription'));
     expect(types).toEqual(['event_subscription_created.v0', 'event_subscription_updated.v0', 'event_subscription_deleted.v0']);
   });
 });

@@ -208,9 +208,7 @@ describe('HTTPS edges: validation', () => {
       code: 'missing_field',
       field: 'mutual_tls.certificate_authority_ids',
     });
-    expect(errorOf(await create({ mutual_tls: { certificate_authority_ids: [ca], certificate_authorities: [] } })).code).toBe(
-      'unknown_field',
-    );
+    expect(errorOf(await create({ mutual_tls: { certificate_authority_ids: [ca], certificate_authorities: [] } })).code).toBe('unknown_field');
   });
 });
 
@@ -230,9 +228,7 @@ describe('HTTPS edge modules: PUT/GET/DELETE', () => {
     expect(tls.body).toEqual({ enabled: true, terminate_at: 'edge', min_version: '1.2' });
     expect((await h.call('GET', base)).body).toMatchObject({ mutual_tls: mtls.body, tls_termination: tls.body });
 
-    expect(errorOf(await h.call('PUT', `${base}/tls_termination`, { terminate_at: 'upstream', min_version: '1.2' })).code).toBe(
-      'invalid_module',
-    );
+    expect(errorOf(await h.call('PUT', `${base}/tls_termination`, { terminate_at: 'upstream', min_version: '1.2' })).code).toBe('invalid_module');
     expect((await h.call('GET', `${base}/tls_termination`)).body).toEqual(tls.body);
 
     expect((await h.call('DELETE', `${base}/mutual_tls`)).status).toBe(204);

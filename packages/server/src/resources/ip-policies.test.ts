@@ -110,11 +110,7 @@ describe('IP policies', () => {
     await h.call('PATCH', `/ip_policies/${body.id}`, { description: 'never' });
 
     const events = h.app.audit.read();
-    expect(events.map((e) => e.event_type)).toEqual([
-      'ip_policy_created.v0',
-      'ip_policy_updated.v0',
-      'ip_policy_deleted.v0',
-    ]);
+    expect(events.map((e) => e.event_type)).toEqual(['ip_policy_created.v0', 'ip_policy_updated.v0', 'ip_policy_deleted.v0']);
     expect(events[1]).toMatchObject({
       event_id: expect.stringMatching(/^ev_/),
       event_timestamp: expect.stringMatching(TIMESTAMP),

@@ -126,11 +126,7 @@ describe('IP restrictions', () => {
     await h.call('PATCH', `/ip_restrictions/${body.id}`, { ip_policy_ids: ['ipp_missing'] });
     await h.call('DELETE', `/ip_restrictions/${body.id}`);
     const events = h.app.audit.read().filter((e) => e.event_type.startsWith('ip_restriction'));
-    expect(events.map((e) => e.event_type)).toEqual([
-      'ip_restriction_created.v0',
-      'ip_restriction_updated.v0',
-      'ip_restriction_deleted.v0',
-    ]);
+    expect(events.map((e) => e.event_type)).toEqual(['ip_restriction_created.v0', 'ip_restriction_updated.v0', 'ip_restriction_deleted.v0']);
     expect(events[0]!.object).toEqual(body);
     expect(events[1]).toMatchObject({
       principal: { source: 'API', credential: { id: expect.stringMatching(/^ak_/) } },

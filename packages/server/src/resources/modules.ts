@@ -61,11 +61,7 @@ export interface ModuleOwner {
 }
 
 /** Writes every module present in a create or PATCH body; returns the fields to store. */
-export function writeModules(
-  input: Record<string, unknown>,
-  modules: readonly AnyModule[],
-  ctx: RequestContext,
-): Record<string, unknown> {
+export function writeModules(input: Record<string, unknown>, modules: readonly AnyModule[], ctx: RequestContext): Record<string, unknown> {
   const written: Record<string, unknown> = {};
   for (const module of modules) {
     const value = input[module.name];
@@ -77,12 +73,7 @@ export function writeModules(
 }
 
 /** Every module of an owner as it is returned: rendered, or `null` when unset. */
-export function renderModules(
-  data: Record<string, unknown>,
-  modules: readonly AnyModule[],
-  ctx: Services,
-  owner?: ModuleOwnerRef,
-): Record<string, unknown> {
+export function renderModules(data: Record<string, unknown>, modules: readonly AnyModule[], ctx: Services, owner?: ModuleOwnerRef): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const module of modules) {
     const stored = data[module.name];
@@ -122,18 +113,14 @@ export function registerModules(app: FastifyInstance, owner: ModuleOwner, module
       return module.render(stored, app.services, object);
     });
 
-    app.get(
-      path,
-      { schema: { response: { 200: module.output } } },
-      async (request) => {
-        const object = load(request);
-        const stored = object.data[module.name];
-        if (stored === undefined || stored === null) {
-          throw notFound(`${module.name} module of ${owner.label}`, object.id);
-        }
-        return module.render(stored, app.services, object);
-      },
-    );
+    app.get(path, { schema: { response: { 200: module.output } } }, async (request) => {
+      const object = load(request);
+      const stored = object.data[module.name];
+      if (stored === undefined || stored === null) {
+        throw notFound(`${module.name} module of ${owner.label}`, object.id);
+      }
+      return module.render(stored, app.services, object);
+    });
 
     app.delete(path, async (request, reply) => {
       app.services.store.transaction(() => {

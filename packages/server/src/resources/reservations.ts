@@ -121,8 +121,7 @@ export const reservedAddrs: ResourceDefinition<StoredAddr, ReservedAddr> = {
       conflict: () => new ApiError('duplicate_name', `addr: '${data.addr}' is already reserved.`, { field: 'addr' }),
     },
   ],
-  render: (object, { urls }) =>
-    withCommonFields(object, urls.of(`/reserved_addrs/${object.id}`), { addr: object.data.addr, region: object.data.region }),
+  render: (object, { urls }) => withCommonFields(object, urls.of(`/reserved_addrs/${object.id}`), { addr: object.data.addr, region: object.data.region }),
 };
 
 /**

@@ -179,9 +179,7 @@ describe('TCP edge module endpoints (api-spec 4.5)', () => {
       code: 'missing_field',
       field: 'backend_id',
     });
-    expect(errorOf(await h.call('PUT', `/edges/tcp/${edgeId}/backend`, { backend_id: backendId, weight: 1 })).code).toBe(
-      'unknown_field',
-    );
+    expect(errorOf(await h.call('PUT', `/edges/tcp/${edgeId}/backend`, { backend_id: backendId, weight: 1 })).code).toBe('unknown_field');
     expect(errorOf(await h.call('PUT', '/edges/tcp/edgtcp_missing/backend', { backend_id: backendId })).code).toBe('not_found');
     expect((await h.call('GET', `/edges/tcp/${edgeId}`)).body.backend).toBeNull();
   });
@@ -191,9 +189,7 @@ describe('TCP edge module endpoints (api-spec 4.5)', () => {
     expect(put.body).toEqual({ enabled: true, ip_policies: [policyRef(policyId)] });
     await h.call('DELETE', `/ip_policies/${policyId}`);
     expect((await h.call('GET', `/edges/tcp/${edgeId}/ip_restriction`)).body).toEqual(put.body);
-    expect(errorOf(await h.call('PUT', `/edges/tcp/${edgeId}/ip_restriction`, { ip_policy_ids: [policyId] })).code).toBe(
-      'invalid_reference',
-    );
+    expect(errorOf(await h.call('PUT', `/edges/tcp/${edgeId}/ip_restriction`, { ip_policy_ids: [policyId] })).code).toBe('invalid_reference');
     expect((await h.call('DELETE', `/edges/tcp/${edgeId}/ip_restriction`)).status).toBe(204);
     expect((await h.call('GET', `/edges/tcp/${edgeId}`)).body.ip_restriction).toBeNull();
   });

@@ -67,11 +67,23 @@ export function generateTestCa(request: TestCaRequest = {}): TestCa {
   try {
     const out = join(dir, 'ca.pem');
     const args = [
-      'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes',
-      '-keyout', join(dir, 'key.pem'), '-out', out,
-      '-days', String(request.days ?? 30),
-      '-subj', `/CN=${request.commonName ?? 'Gatehouse Test CA'}`,
-      '-addext', 'basicConstraints=critical,CA:TRUE',
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:P-256',
+      '-nodes',
+      '-keyout',
+      join(dir, 'key.pem'),
+      '-out',
+      out,
+      '-days',
+      String(request.days ?? 30),
+      '-subj',
+      `/CN=${request.commonName ?? 'Gatehouse Test CA'}`,
+      '-addext',
+      'basicConstraints=critical,CA:TRUE',
     ];
     if (request.keyUsage) args.push('-addext', `keyUsage=critical,${request.keyUsage.join(',')}`);
     if (request.extendedKeyUsage) args.push('-addext', `extendedKeyUsage=${request.extendedKeyUsage.join(',')}`);

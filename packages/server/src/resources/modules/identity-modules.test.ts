@@ -122,7 +122,9 @@ describe('OAuth', () => {
 
   it('takes exactly one known provider', async () => {
     expect(errorOf(await put('oauth', { provider: {} }))).toMatchObject({ code: 'invalid_module', field: 'oauth.provider' });
-    expect(errorOf(await put('oauth', { provider: { google: { email_domains: ['a.com'] }, github: { email_domains: ['a.com'] } } })).code).toBe('invalid_module');
+    expect(errorOf(await put('oauth', { provider: { google: { email_domains: ['a.com'] }, github: { email_domains: ['a.com'] } } })).code).toBe(
+      'invalid_module',
+    );
     expect(errorOf(await put('oauth', { provider: { okta: {} } }))).toMatchObject({ code: 'unknown_field', field: 'provider.okta' });
     expect(errorOf(await put('oauth', {}))).toMatchObject({ code: 'missing_field', field: 'provider' });
     expect(errorOf(await put('oauth', { provider: { google: {} }, auth_check_interval: -5 })).code).toBe('invalid_value');
@@ -169,9 +171,7 @@ describe('SAML', () => {
 
   it('takes exactly one of idp_metadata and idp_metadata_url, and a known nameid_format', async () => {
     expect(errorOf(await put('saml', {}))).toMatchObject({ code: 'invalid_module', field: 'saml' });
-    expect(errorOf(await put('saml', { idp_metadata: '<x/>', idp_metadata_url: 'https://idp.example.com/m' })).code).toBe(
-      'invalid_module',
-    );
+    expect(errorOf(await put('saml', { idp_metadata: '<x/>', idp_metadata_url: 'https://idp.example.com/m' })).code).toBe('invalid_module');
     expect(errorOf(await put('saml', { idp_metadata_url: 'not a url' }))).toMatchObject({
       code: 'invalid_module',
       field: 'saml.idp_metadata_url',

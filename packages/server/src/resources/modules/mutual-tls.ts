@@ -8,7 +8,6 @@ import { invalidReference } from '../../errors.js';
 import { CERTIFICATE_AUTHORITY } from '../certificate-authorities.js';
 import type { ModuleDefinition } from '../modules.js';
 
-
 interface StoredMutualTls {
   enabled: boolean;
   certificate_authority_ids: string[];

@@ -9,13 +9,7 @@
  * omitted lists `[]`, omitted session settings and `auth_check_interval` their zero values.
  * Secrets are returned as the spec says and never appear in a message.
  */
-import {
-  EndpointOAuth,
-  EndpointOAuthInput,
-  OAUTH_PROVIDERS,
-  oauthProviderProblems,
-  type OAuthProviderName,
-} from '@gatehouse/schemas';
+import { EndpointOAuth, EndpointOAuthInput, OAUTH_PROVIDERS, oauthProviderProblems, type OAuthProviderName } from '@gatehouse/schemas';
 import { invalidModule } from '../../errors.js';
 import type { ModuleDefinition } from '../modules.js';
 import { sessionOf } from './session.js';
@@ -45,10 +39,7 @@ export const oauthModule: ModuleDefinition<EndpointOAuth> = {
     const given = input as EndpointOAuthInput;
     const named = OAUTH_PROVIDERS.filter((name) => given.provider[name] !== undefined);
     if (named.length !== 1) {
-      throw invalidModule(
-        `${field}.provider`,
-        `must name exactly one identity provider (one of ${OAUTH_PROVIDERS.join(', ')}); ${named.length} given.`,
-      );
+      throw invalidModule(`${field}.provider`, `must name exactly one identity provider (one of ${OAUTH_PROVIDERS.join(', ')}); ${named.length} given.`);
     }
     const name = named[0]!;
     return {

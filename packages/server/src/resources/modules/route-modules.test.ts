@@ -141,7 +141,23 @@ describe('webhook verification', () => {
   });
 
   it("accepts the documentation's provider ids and refuses ids it does not list", async () => {
-    for (const provider of ['aftership', 'autodesk', 'brex', 'go1', 'graphcms', 'heroku', 'hostedhooks', 'instagram', 'microsoft_teams', 'signal_sciences', 'terraform', 'worldline', 'alchemy', 'jira', 'sonatype_nexus']) {
+    for (const provider of [
+      'aftership',
+      'autodesk',
+      'brex',
+      'go1',
+      'graphcms',
+      'heroku',
+      'hostedhooks',
+      'instagram',
+      'microsoft_teams',
+      'signal_sciences',
+      'terraform',
+      'worldline',
+      'alchemy',
+      'jira',
+      'sonatype_nexus',
+    ]) {
       expect((await put('webhook_verification', { provider, secret: 's' })).status, provider).toBe(200);
     }
     for (const provider of ['autodesk_forge', 'hosted_hooks', 'terraform_cloud', 'instagram_graph_api', 'linear', 'workos']) {

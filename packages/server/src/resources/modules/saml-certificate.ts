@@ -46,9 +46,7 @@ export function certificateSerial(random: Uint8Array): Uint8Array<ArrayBuffer> {
 export function issueSigningCertificate(commonName: string, now = new Date(), random: Uint8Array = randomBytes(16)): string {
   const { publicKey, privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
   const name = new Name([
-    new RelativeDistinguishedName([
-      new AttributeTypeAndValue({ type: COMMON_NAME_OID, value: new AttributeValue({ utf8String: commonName }) }),
-    ]),
+    new RelativeDistinguishedName([new AttributeTypeAndValue({ type: COMMON_NAME_OID, value: new AttributeValue({ utf8String: commonName }) })]),
   ]);
   const algorithm = new AlgorithmIdentifier({ algorithm: ECDSA_WITH_SHA256_OID });
   const serial = certificateSerial(random);
@@ -65,9 +63,7 @@ export function issueSigningCertificate(commonName: string, now = new Date(), ra
   });
   const signature = sign('sha256', Buffer.from(AsnConvert.serialize(tbs)), { key: privateKey, dsaEncoding: 'der' });
   const der = Buffer.from(
-    AsnConvert.serialize(
-      new Certificate({ tbsCertificate: tbs, signatureAlgorithm: algorithm, signatureValue: new Uint8Array(signature).buffer }),
-    ),
+    AsnConvert.serialize(new Certificate({ tbsCertificate: tbs, signatureAlgorithm: algorithm, signatureValue: new Uint8Array(signature).buffer })),
   );
   const lines = der.toString('base64').match(/.{1,64}/g)!;
   return `-----BEGIN CERTIFICATE-----\n${lines.join('\n')}\n-----END CERTIFICATE-----\n`;

@@ -7,12 +7,7 @@
  * (it comes back as ""). The secret is returned by the API as the spec says; no message
  * ever contains it.
  */
-import {
-  EndpointWebhookValidation,
-  EndpointWebhookValidationInput,
-  SECRETLESS_WEBHOOK_PROVIDER,
-  WEBHOOK_PROVIDERS,
-} from '@gatehouse/schemas';
+import { EndpointWebhookValidation, EndpointWebhookValidationInput, SECRETLESS_WEBHOOK_PROVIDER, WEBHOOK_PROVIDERS } from '@gatehouse/schemas';
 import { invalidModule, invalidValue } from '../../errors.js';
 import type { ModuleDefinition } from '../modules.js';
 
