@@ -21,7 +21,7 @@ function repo(text: string) {
   write(text);
   return { dir, write };
 }
-const apply = (api: MemoryLiveApi, dir: string) => applyPlan({ api, stack: 'default', paths: [dir], env: {}, prune: true });
+const apply = (api: MemoryLiveApi, dir: string, force = false) => applyPlan({ api, stack: 'default', paths: [dir], env: {}, prune: true, force });
 const calls = (api: MemoryLiveApi) => api.log.map((r) => `${r.method} ${r.path.replace(/_\d+/g, '_*')}`);
 
 it('deletes an object only after the update that stops referencing it', async () => {
@@ -76,4 +76,24 @@ it('deletes the rules of a policy a dashboard restriction stops using only after
   const update = log.indexOf('PATCH /ip_restrictions/ipx_*');
   expect(update).toBeGreaterThanOrEqual(0);
   expect(log.indexOf('DELETE /ip_policy_rules/ipr_*')).toBeGreaterThan(update);
+});
+
+it('deletes the rules of a policy a dashboard restriction uses only after the restriction is deleted', async () => {
+  // Everything pruned at once: were the rules' deletes not ordered after the restriction's, the
+  // service would refuse the last one whenever it ran first. The restriction's delete is made
+  // slow so that any part free to run before it does.
+  const api = new MemoryLiveApi();
+  const backend = 'kind: Backend\nname: kept\nspec: {type: tunnel_group, labels: {app: x}}\n';
+  const { dir, write } = repo(
+    `${backend}---\nkind: IPPolicy\nname: office\nspec: {rules: [{cidr: 203.0.113.0/24, action: allow}]}\n---\nkind: IPRestriction\nname: dashboard\nspec: {type: dashboard, enforced: true, ip_policies: [office]}\n`,
+  );
+  expect((await apply(api, dir)).ok).toBe(true);
+  api.log.length = 0;
+  api.intercept = async (request) => {
+    if (request.method === 'DELETE' && request.path.startsWith('/ip_restrictions/')) await new Promise((resolve) => setTimeout(resolve, 50));
+    return undefined;
+  };
+  write(backend);
+  expect((await apply(api, dir, true)).ok).toBe(true);
+  expect(calls(api)).toEqual(['DELETE /ip_restrictions/ipx_*', 'DELETE /ip_policy_rules/ipr_*', 'DELETE /ip_policies/ipp_*']);
 });

@@ -8,7 +8,8 @@
  *    included) its final state: its create, its update, or its replace's create. Parents first.
  * 2. Deletes wait for the deletes of their live children and of live objects that reference
  *    them, and for the updates that stop referencing them (or their parent, when the plan says
- *    so: a dashboard restriction's policy keeps a rule). Children first.
+ *    so: a dashboard restriction's policy keeps a rule, so the rule's delete waits for the
+ *    restriction's update or delete). Children first.
  * 3. A create or update that claims a unique key (a hostport) waits for the delete of the live
  *    object that holds it now.
  * 4. Replace. When live objects that stay declared still reference the object, and its kind
@@ -75,6 +76,7 @@ export function buildParts(subjects: Subject[], matching: Matching): Part[] {
   };
   const final = new Map<string, string>(); // address -> part giving its final state
   const deleteOf = new Map<string, string>(); // live id -> part deleting it
+  const deleteByAddress = new Map<string, string>(); // address of a deleted object -> its delete part
   const updateOf = new Map<string, Part>(); // address -> update part
   const createFirst = new Set<string>(); // addresses of replaces done create-first
 
@@ -96,7 +98,11 @@ export function buildParts(subjects: Subject[], matching: Matching): Part[] {
       updateOf.set(change.address, part);
       if (!subject.markerOnly) final.set(change.address, part.key);
     }
-    if (change.action === 'delete') deleteOf.set(live!.id, add(subject, 'delete').key);
+    if (change.action === 'delete') {
+      const part = add(subject, 'delete');
+      deleteOf.set(live!.id, part.key);
+      deleteByAddress.set(change.address, part.key);
+    }
     if (change.action === 'replace') {
       const staying = referrersOf(live!.id).filter((o) => pairedByLiveId.get(o.id)?.references.includes(change.address));
       const unique = desired!.descriptor.uniqueKeys !== undefined || desired!.descriptor.naturalKey !== undefined;
@@ -181,12 +187,13 @@ export function buildParts(subjects: Subject[], matching: Matching): Part[] {
         const update = d && updateOf.get(d.address);
         if (update) deps.add(update.key);
       }
-      // The updates the plan orders a delete after beyond its own referrers': a dashboard
-      // restriction that stops using a policy before the policy's rules go (`keepsChildren`).
+      // The updates and deletes the plan orders a delete after beyond its own referrers': a
+      // dashboard restriction that stops using a policy, or is deleted, before the policy's
+      // rules go (`keepsChildren`; the service refuses to delete the last rule while it is used).
       if (change.action === 'delete')
         for (const address of change.dependsOn) {
-          const update = updateOf.get(address);
-          if (update) deps.add(update.key);
+          const dep = updateOf.get(address)?.key ?? deleteByAddress.get(address);
+          if (dep) deps.add(dep);
         }
       if (createFirst.has(change.address)) {
         deps.add(`${change.address}#create`);
