@@ -4,7 +4,14 @@
  * normal form (server defaults filled in, header names lowercased, sets sorted), how the
  * normal form becomes the request body (Refs become ids), and the service's rules.
  */
-import { DEFAULT_SAML_NAMEID_FORMAT, OAUTH_PROVIDERS, WEBHOOK_PROVIDERS, isWebhookProvider, oauthProviderProblems } from '@gatehouse/schemas/runtime';
+import {
+  DEFAULT_SAML_NAMEID_FORMAT,
+  OAUTH_PROVIDERS,
+  ROUTE_MODULE_NAMES,
+  WEBHOOK_PROVIDERS,
+  isWebhookProvider,
+  oauthProviderProblems,
+} from '@gatehouse/schemas/runtime';
 import type { ApiObject } from '../ports.js';
 import { problem, type Problem } from '../problems.js';
 import { lowerKeys, refToken, sorted, sortedKeys } from './shared.js';
@@ -261,27 +268,14 @@ const MODULES = {
 } satisfies Record<string, ModuleDef>;
 export type ModuleName = keyof typeof MODULES;
 
-export const ROUTE_MODULES: ModuleName[] = [
-  'backend',
-  'ip_restriction',
-  'circuit_breaker',
-  'compression',
-  'request_headers',
-  'response_headers',
-  'webhook_verification',
-  'oauth',
-  'saml',
-  'oidc',
-  'websocket_tcp_converter',
-  'user_agent_filter',
-  'traffic_policy',
-];
+/** A route's modules, in the specification's order (the schemas' list). */
+export const ROUTE_MODULES: readonly ModuleName[] = ROUTE_MODULE_NAMES;
 export const HTTPS_EDGE_MODULES: ModuleName[] = ['mutual_tls', 'tls_termination'];
 export const TCP_EDGE_MODULES: ModuleName[] = ['backend', 'ip_restriction', 'traffic_policy'];
 export const TLS_EDGE_MODULES: ModuleName[] = ['backend', 'ip_restriction', 'mutual_tls', 'tls_termination', 'traffic_policy'];
 
 /** What a descriptor needs from a set of modules, prefixed by the module's field name. */
-export function moduleSet(names: ModuleName[]) {
+export function moduleSet(names: readonly ModuleName[]) {
   const defs = names.map((name) => [name, MODULES[name] as ModuleDef] as const);
   return {
     names,
