@@ -18,10 +18,9 @@ import { isVerbose } from '../request-log.js';
 import { formatUsage, requestUsage } from '../request-usage.js';
 import { manifestFlags, readingOptions } from '../manifest-flags.js';
 import { terminalStyle } from '../output.js';
+import { REPORT_FORMATS, printOut, type ReportFormat } from '../plan-output.js';
 import { CliError } from '../errors.js';
 import { targetFlags, targetsOf, unmatchedWarnings } from '../target-flags.js';
-
-const FORMATS = ['text', 'json', 'markdown', 'html'] as const;
 
 /** An environment ready to check: everything read and checked that needs no request. */
 interface Prepared {
@@ -53,7 +52,7 @@ export default class Drift extends Command {
   static override strict = false;
   static override args = { path: Args.string({ description: 'manifest file or directory (repeatable; default: the current directory)' }) };
   static override flags = {
-    format: Flags.string({ description: 'output format', options: [...FORMATS], default: 'text' }),
+    format: Flags.string({ description: 'output format', options: [...REPORT_FORMATS], default: 'text' }),
     ...targetFlags,
     ...manifestFlags,
     ...connectionFlags,
@@ -78,7 +77,7 @@ export default class Drift extends Command {
       allowAll: true,
       command: 'drift',
     }).catch((error: unknown) => failCommand(this, error, 'drift was not checked'));
-    const format = flags.format as (typeof FORMATS)[number];
+    const format = flags.format as ReportFormat;
     const reading = readingOptions(flags, (line) => this.logToStderr(line));
     if (selection.all && format === 'html') {
       failCommand(
@@ -136,7 +135,7 @@ export default class Drift extends Command {
           : format === 'html'
             ? renderDriftHtml(report)
             : renderDriftText(report, { style: terminalStyle() });
-    await new Promise<void>((resolve) => process.stdout.write(output, () => resolve()));
+    await printOut(output);
     sayUsage(report);
     if (report.drifted) this.exit(2);
   }

@@ -11,7 +11,7 @@ import {
   type PlanRead,
 } from '@gatehouse/engine/core';
 import { anyChanges, renderPlansJson, renderPlansMarkdown, renderPlansText, type EnvironmentPlan } from '@gatehouse/engine/environments';
-import { countChanges, isSavedPlanText, renderHtml, renderJson, renderMarkdown, renderText } from '@gatehouse/engine/render';
+import { countChanges, isSavedPlanText, renderJson } from '@gatehouse/engine/render';
 import { catchAsJson } from '../json-errors.js';
 import { failCommand, withConnection } from '../command-run.js';
 import { connectionFlags } from '../connection/flags.js';
@@ -29,11 +29,10 @@ import { CliError } from '../errors.js';
 import { manifestFlags, readingOptions } from '../manifest-flags.js';
 import { checkPlanOutName } from '../saved-plan.js';
 import { foreignFiles, terminalStyle, writeFileAtomic } from '../output.js';
+import { REPORT_FORMATS, printOut, renderPlanAs, type ReportFormat } from '../plan-output.js';
 import { policyFlags, policyPaths } from '../policy-flags.js';
 import { targetFlags, targetsOf, unmatchedWarnings } from '../target-flags.js';
 import { fromStackFlag, fromStackOption } from '../stack-flags.js';
-
-const FORMATS = ['text', 'json', 'markdown', 'html'] as const;
 
 /** An environment ready to plan: everything read and checked that needs no request. */
 interface Prepared {
@@ -64,7 +63,7 @@ export default class Plan extends Command {
   static override strict = false;
   static override args = { path: Args.string({ description: 'manifest file or directory (repeatable; default: the current directory)' }) };
   static override flags = {
-    format: Flags.string({ description: 'output format', options: [...FORMATS], default: 'text' }),
+    format: Flags.string({ description: 'output format', options: [...REPORT_FORMATS], default: 'text' }),
     out: Flags.string({ description: 'also save the plan as JSON to this file (atomically), for apply --plan and show (whatever --format prints)' }),
     'detailed-exitcode': Flags.boolean({ description: 'exit 2 when the plan has changes (deletes that need --prune included)', default: false }),
     prune: Flags.boolean({
@@ -107,7 +106,7 @@ export default class Plan extends Command {
       allowAll: true,
       command: 'plan',
     }).catch((error: unknown) => this.#fail(error));
-    const format = flags.format as (typeof FORMATS)[number];
+    const format = flags.format as ReportFormat;
     const reading = readingOptions(flags, (line) => this.logToStderr(line));
     const policies = policyPaths(flags, selection.project);
     // --prune-all implies --prune (plan/prune-scope.ts).
@@ -148,7 +147,7 @@ export default class Plan extends Command {
           : format === 'markdown'
             ? renderPlansMarkdown(environmentPlans)
             : renderPlansText(environmentPlans, { style: terminalStyle() });
-      await new Promise<void>((resolve) => process.stdout.write(output, () => resolve()));
+      await printOut(output);
       for (const { environment, plan } of environmentPlans) this.#sayUsage(plan, environment);
       this.#failOnPolicyErrors(plans);
       if (flags['detailed-exitcode'] && anyChanges(environmentPlans)) this.exit(2);
@@ -156,16 +155,7 @@ export default class Plan extends Command {
     }
     const plan = plans[0]!;
     this.#checkTargets([plan], format);
-    const output =
-      format === 'json'
-        ? renderJson(plan)
-        : format === 'markdown'
-          ? renderMarkdown(plan)
-          : format === 'html'
-            ? renderHtml(plan)
-            : renderText(plan, { style: terminalStyle() });
-    // Flushed before any exit: on some platforms a pipe is written asynchronously.
-    await new Promise<void>((resolve) => process.stdout.write(output, () => resolve()));
+    await printOut(renderPlanAs(plan, format));
     // A plan that breaks a policy is not saved.
     if (flags.out && policyErrors(plan.policy_results).length === 0) {
       await writeFileAtomic(flags.out, renderJson(plan)).catch((error: unknown) => this.#fail(error));

@@ -1,12 +1,9 @@
-import { renderHtml, renderJson, renderMarkdown, renderText } from '@gatehouse/engine/render';
 import { Args, Errors, Flags } from '../oclif.js';
 import { Command } from '../command.js';
 import { catchAsJson } from '../json-errors.js';
 import { failCommand } from '../command-run.js';
-import { terminalStyle } from '../output.js';
+import { REPORT_FORMATS, printOut, renderPlanAs, type ReportFormat } from '../plan-output.js';
 import { readSavedPlan } from '../saved-plan.js';
-
-const FORMATS = ['text', 'json', 'markdown', 'html'] as const;
 
 /** `gatehouse show PLAN.json`: a saved plan in any format, as `terraform show` renders a saved plan. */
 export default class Show extends Command {
@@ -18,7 +15,7 @@ export default class Show extends Command {
     'Exit 0 on success, 1 when the file cannot be read or is not a saved plan.';
   static override args = { plan: Args.string({ description: 'the saved plan (plan --out FILE)', required: true }) };
   static override flags = {
-    format: Flags.string({ description: 'output format', options: [...FORMATS], default: 'text' }),
+    format: Flags.string({ description: 'output format', options: [...REPORT_FORMATS], default: 'text' }),
   };
   static override examples = [
     '<%= config.bin %> plan manifests/ --out plan.json && <%= config.bin %> show plan.json',
@@ -29,16 +26,7 @@ export default class Show extends Command {
   async run(): Promise<void> {
     const { args, flags } = await this.parse(Show);
     const plan = await readSavedPlan(args.plan).catch((error: unknown) => failCommand(this, error, 'nothing was shown'));
-    const format = flags.format as (typeof FORMATS)[number];
-    const output =
-      format === 'json'
-        ? renderJson(plan)
-        : format === 'markdown'
-          ? renderMarkdown(plan)
-          : format === 'html'
-            ? renderHtml(plan)
-            : renderText(plan, { style: terminalStyle() });
-    await new Promise<void>((resolve) => process.stdout.write(output, () => resolve()));
+    await printOut(renderPlanAs(plan, flags.format as ReportFormat));
   }
 
   /** With --format json, every failure is one JSON error document on stdout (json-errors.ts). */
