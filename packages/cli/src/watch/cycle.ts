@@ -20,7 +20,7 @@ import type { Connection } from '../connection/connect.js';
 import type { EnvironmentRun } from '../environments/select.js';
 import { formatProblem } from '../output.js';
 import { LiveApiError, LockHeld, lockOf, ManifestProblems, sanitize, type LockInfo, type Problem } from '@gatehouse/engine/core';
-import { executeApply, observe, planApply, readForApply, type ApplyRead, type PrepareOptions } from '@gatehouse/engine/apply';
+import { executeApply, observe, planApply, readForApply, type ApplyRead, type Observation, type PrepareOptions } from '@gatehouse/engine/apply';
 import { classifyDrift, selectHealable, type DriftReport, type HeldChange } from '@gatehouse/engine/drift';
 import { lockStacksWhileReading } from '../stack-flags.js';
 import type { ApplyOutcome, CycleOutcome } from './metrics.js';
@@ -105,14 +105,7 @@ async function reconcile(env: WatchedEnvironment, options: CycleOptions): Promis
   const read = await readForApply({ ...prepareOptions, env: process.env, ...options.reading });
   if (stop.aborted) throw new Stopped();
   const observation = await observe(new StoppableApi(env.connection.api, stop));
-  const prepared = planApply(prepareOptions, read, observation);
-  const report = classifyDrift({
-    matching: prepared.matching,
-    desired: read.read.desired,
-    stack,
-    target: env.connection.target,
-    requests: observation.requests,
-  });
+  const { prepared, report } = planAndClassify(env, prepareOptions, read, observation);
   const drift = report.objects.map(toCycleDrift);
   const ignoredFields = (prepared.plan.ignored ?? []).reduce((sum, o) => sum + o.fields.length, 0);
   const lock = lockOf(stack, observation.lockObjects.bots, observation.lockObjects.policies);
@@ -133,6 +126,19 @@ async function reconcile(env: WatchedEnvironment, options: CycleOptions): Promis
     selection.selected.map((s) => s.address),
   );
   return { outcome: heal.outcome === 'interrupted' ? 'interrupted' : 'success', drift, ignoredFields, held, heal };
+}
+
+/** The plan of `read` against one reading of the live state, and the drift its evidence shows. */
+function planAndClassify(env: WatchedEnvironment, prepareOptions: PrepareOptions, read: ApplyRead, observation: Observation) {
+  const prepared = planApply(prepareOptions, read, observation);
+  const report = classifyDrift({
+    matching: prepared.matching,
+    desired: read.read.desired,
+    stack: env.connection.stack,
+    target: env.connection.target,
+    requests: observation.requests,
+  });
+  return { prepared, report };
 }
 
 /** Step 3: under the stack's lock, plan and select again on a fresh reading, and apply. */
@@ -170,14 +176,7 @@ async function healUnderLock(
   }
   const { lock, value: observation } = held;
   try {
-    const prepared = planApply(prepareOptions, read, observation);
-    const report = classifyDrift({
-      matching: prepared.matching,
-      desired: read.read.desired,
-      stack,
-      target: env.connection.target,
-      requests: observation.requests,
-    });
+    const { prepared, report } = planAndClassify(env, prepareOptions, read, observation);
     const selection = selectHealable(prepared, report, settings.allow);
     // Another watcher (or a pipeline) set it right between the two readings.
     if (selection.selected.length === 0) return { outcome: 'nothing', healed: [], failed: [] };
