@@ -58,7 +58,8 @@ import type {
 } from '@gatehouse/schemas';
 import { ROUTE_MODULE_NAMES as ROUTE_MODULES } from '@gatehouse/schemas/runtime';
 import { collection, listableCollection, moduleAccessor, paginate, paginatePages, type Collection, type ModuleAccessor } from './resources.js';
-import { Transport, type ClientOptions, type Method, type RequestCounts, type RequestOptions } from './transport.js';
+import { Transport } from './transport.js';
+import type { ClientOptions, Method, RequestCounts, RequestOptions } from './client-options.js';
 
 /** A backend's PATCH body: any of its create fields, at least one. */
 type BackendUpdate<C> = Partial<C>;

@@ -1,6 +1,6 @@
 export { GatehouseClient, ROUTE_MODULE_NAMES, type RouteModules, type HttpsEdgeRoutes } from './client.js';
+export { Transport } from './transport.js';
 export {
-  Transport,
   SERVICE_VERSION,
   type ClientOptions,
   type Method,
@@ -8,7 +8,7 @@ export {
   type RequestCounts,
   type RequestEvent,
   type RequestOptions,
-} from './transport.js';
+} from './client-options.js';
 export { GatehouseApiError, CLIENT_ERROR_CODES, type ClientErrorCode, type ApiErrorInit } from './errors.js';
 export { DEFAULT_RETRY, DEFAULT_TIMEOUT_MS, CONNECT_TIMEOUT_MS, shouldRetry, backoffDelay, worstCaseMs, type RetryOptions } from './retry.js';
 export { SERVICE_BUDGET, SERVICE_CONCURRENCY } from './pace.js';

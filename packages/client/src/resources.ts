@@ -3,7 +3,8 @@
  * and a module (replace, get, delete). Every typed accessor of `client.ts` is one of these
  * with its path and types, so a new resource family is one line there, not new code.
  */
-import type { Method, RequestOptions, Transport } from './transport.js';
+import type { Method, RequestOptions } from './client-options.js';
+import type { Transport } from './transport.js';
 
 /** Items per list request: the API's maximum, so N objects cost about N/100 requests. */
 export const PAGE_LIMIT = 100;

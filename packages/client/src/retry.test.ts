@@ -4,7 +4,7 @@ import { GatehouseClient } from './client.js';
 import { GatehouseApiError } from './errors.js';
 import { parseRetryAfter } from './rate-headers.js';
 import { backoffDelay, DEFAULT_RETRY, DEFAULT_TIMEOUT_MS, worstCaseMs } from './retry.js';
-import type { RequestEvent } from './transport.js';
+import type { RequestEvent } from './client-options.js';
 
 const ORIGIN = 'http://api.test';
 const ERROR = (code: string, status: number) => ({ error_code: code, status_code: status, msg: `${code} happened`, details: { operation_id: 'op_1' } });

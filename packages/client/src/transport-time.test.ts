@@ -9,7 +9,8 @@ import { createServer, type AddressInfo, type Server, type Socket } from 'node:n
 import { MockAgent } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { GatehouseApiError } from './errors.js';
-import { Transport, type RequestEvent } from './transport.js';
+import { Transport } from './transport.js';
+import type { RequestEvent } from './client-options.js';
 
 /** Accepts connections and never answers. */
 let hung: Server;
