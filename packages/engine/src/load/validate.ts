@@ -14,6 +14,7 @@ import { unknownKindProblem } from './kind-hint.js';
 // per kind, so a run neither compiles the schemas nor loads the code of kinds it never reads.
 import { VALIDATOR_LOADERS } from './validators/index.generated.js';
 import { withArticle } from '../article.js';
+import { pathOf } from '../identity/env-fields.js';
 
 const validators = new Map<string, ValidateFunction>();
 
@@ -88,15 +89,6 @@ export function validate(documents: LoadedDocument[]): Validation {
   return { valid, declared, problems };
 }
 
-const segments = (pointer: string): (string | number)[] =>
-  pointer === ''
-    ? []
-    : pointer
-        .slice(1)
-        .split('/')
-        .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
-        .map((s) => (/^\d+$/.test(s) ? Number(s) : s));
-
 const field = (path: (string | number)[]) =>
   path.length === 0 ? 'the document' : path.map((s, i) => (typeof s === 'number' ? `[${s}]` : i === 0 ? s : `.${s}`)).join('');
 
@@ -120,12 +112,12 @@ export function explain(errors: ErrorObject[], doc: LoadedDocument): Problem[] {
   );
   const out = new Map<string, Problem>();
   for (const error of errors) {
-    const path = segments(error.instancePath);
+    const path = pathOf(error.instancePath);
     const inUnion = [...unions].some((u) => error.instancePath === u || error.instancePath.startsWith(`${u}/`));
     let p: Problem;
     if (inUnion) {
       const union = [...unions].find((u) => error.instancePath === u || error.instancePath.startsWith(`${u}/`))!;
-      const unionPath = segments(union);
+      const unionPath = pathOf(union);
       const schema = errors.find((e) => e.instancePath === union && (e.keyword === 'anyOf' || e.keyword === 'oneOf'))?.parentSchema as
         { description?: string } | undefined;
       p = problem('wrong_type', `${field(unionPath)} must be ${schema?.description ?? 'one of the accepted forms'}`, doc.locate(unionPath));
@@ -191,7 +183,7 @@ function prune(doc: LoadedDocument, errors: ErrorObject[], check: ValidateFuncti
   const fields = new Set<string>();
   const excluded = new Set<string>();
   for (const error of errors) {
-    const path = segments(error.instancePath);
+    const path = pathOf(error.instancePath);
     if (error.keyword === 'additionalProperties') path.push((error.params as { additionalProperty: string }).additionalProperty);
     if (path[0] !== 'spec' || path.length < 2) return undefined;
     const field = String(path[1]);

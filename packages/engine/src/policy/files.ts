@@ -16,6 +16,7 @@ import { findManifestFiles, readManifestFile, STDIN_PATH } from '../load/files.j
 import { parseFile, type LoadedDocument } from '../load/documents.js';
 import { celCostProblem, celLimitMessage } from '@gatehouse/schemas/runtime';
 import { unknownHasFields } from './cel-types.js';
+import { pathOf } from '../identity/env-fields.js';
 import { kindEnvironment, loadManifestSchemas, POLICY_KINDS } from './environment.js';
 import type { CompiledExpression, PolicyRule, PolicySeverity } from './model.js';
 
@@ -248,13 +249,7 @@ function positionIn(text: string, at: SourceLocation, offset: number): SourceLoc
 }
 
 function schemaProblem(doc: LoadedDocument, error: ErrorObject, index: number): Problem {
-  const path = [
-    index,
-    ...error.instancePath
-      .split('/')
-      .slice(1)
-      .map((s) => (/^\d+$/.test(s) ? Number(s) : s)),
-  ];
+  const path = [index, ...pathOf(error.instancePath)];
   const params = error.params as { additionalProperty?: string; missingProperty?: string; allowedValues?: unknown[] };
   if (error.keyword === 'additionalProperties') {
     return problem(
