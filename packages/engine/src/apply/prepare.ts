@@ -17,14 +17,11 @@
  */
 import type { DesiredObject } from '../desired.js';
 import { matchObservation, readManifests, type Desired, type EngineOptions } from '../engine.js';
-import type { ExcludeRules } from '../load/exclude.js';
 import type { Redact } from '../load/redact.js';
-import type { EnvironmentInput } from '../environments/documents.js';
 import type { Change, Plan } from '../plan-model.js';
 import type { LiveApi } from '../ports.js';
-import { ManifestProblems, type Problem } from '../problems.js';
+import { ManifestProblems } from '../problems.js';
 import type { Matching } from '../plan/matching.js';
-import type { ProjectIgnoreRule } from '../plan/ignore.js';
 import { metadataWriter } from '../plan/metadata.js';
 import { observe, type Observation } from '../plan/observe.js';
 import { plan as makePlan } from '../plan/plan.js';
@@ -34,14 +31,17 @@ import { railRefusals } from './rails.js';
 import { changedManifests, staleManifestsMessage } from './stale-manifests.js';
 import { movedRegistryWriter, registryWriter } from '../bot-registry/writer.js';
 
-export interface PrepareOptions {
+/** What apply reads the manifests with, as `readManifests` does (see `EngineOptions`). */
+type ReadOptions = Pick<
+  EngineOptions,
+  'env' | 'environment' | 'ignore' | 'excludeFiles' | 'notManifests' | 'envVariables' | 'credentials' | 'maxFileSize' | 'onWarning'
+>;
+
+export interface PrepareOptions extends ReadOptions {
   api: LiveApi;
   stack: string;
   /** Manifest files or directories; with a saved plan, default its `manifest_paths`. */
   paths?: string[];
-  env?: Record<string, string | undefined>;
-  /** The environment (gatehouse.yaml, `--env`) whose overlays and variables apply. */
-  environment?: EnvironmentInput | undefined;
   /** A saved plan (`apply --plan FILE`), as `parsePlanJson` read it. */
   saved?: Plan;
   prune?: boolean;
@@ -52,18 +52,6 @@ export interface PrepareOptions {
   targets?: readonly string[];
   /** `--from-stack` (plan/stacks.ts); with a saved plan, default the plan's own. */
   fromStack?: string | undefined;
-  /** gatehouse.yaml's `ignore:` rules, as in `EngineOptions`. */
-  ignore?: readonly ProjectIgnoreRule[] | undefined;
-  /** gatehouse.yaml's `exclude:` globs, as in `EngineOptions`. */
-  excludeFiles?: ExcludeRules | undefined;
-  /** What a directory search never reads as manifests (policy rules, the project file), as in `EngineOptions`. */
-  notManifests?: readonly string[] | undefined;
-  /** gatehouse.yaml's `variables:` and the credentials no `${env:}` may read, as in `EngineOptions`. */
-  envVariables?: EngineOptions['envVariables'];
-  credentials?: EngineOptions['credentials'];
-  /** As in `EngineOptions`. */
-  maxFileSize?: number;
-  onWarning?: (warning: Problem) => void;
 }
 
 export interface PreparedApply {
@@ -119,19 +107,7 @@ export async function readForApply(options: Omit<PrepareOptions, 'api'>): Promis
   const refused = options.saved ? savedPlanRefusals(options.saved, options) : [];
   if (refused.length > 0) throw new ApplyRefused(refused);
   const paths = pathsToRead(options);
-  const read = await readManifests({
-    paths,
-    env: options.env ?? process.env,
-    stack: options.stack,
-    environment: options.environment,
-    ignore: options.ignore,
-    excludeFiles: options.excludeFiles,
-    notManifests: options.notManifests,
-    envVariables: options.envVariables,
-    credentials: options.credentials,
-    ...(options.maxFileSize !== undefined ? { maxFileSize: options.maxFileSize } : {}),
-    ...(options.onWarning ? { onWarning: options.onWarning } : {}),
-  });
+  const read = await readManifests({ ...options, paths });
   if (read.problems.length > 0) throw new ManifestProblems(read.problems);
   return { read, paths };
 }
