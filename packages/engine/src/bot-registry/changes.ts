@@ -3,8 +3,7 @@
  * change (`BotUserRegistry/<stack>`, cause `registry`) that writes them, plus, with
  * `--from-stack OLD`, the change of OLD's registry that stops recording the bot users that moved.
  */
-import { canonicalJson } from '../identity/canonical-json.js';
-import { desiredHash } from '../identity/hash.js';
+import { desiredHash, fingerprint } from '../identity/hash.js';
 import type { DesiredObject } from '../desired.js';
 import type { LiveObject } from '../live.js';
 import type { Change } from '../plan-model.js';
@@ -12,7 +11,6 @@ import type { ApiCall } from '../kinds/types.js';
 import { fieldChanges } from '../plan/diff.js';
 import type { PruneScope } from '../plan/matching.js';
 import { listSome } from '../render/list-some.js';
-import { createHash } from 'node:crypto';
 import {
   BOT_KIND,
   emptyRegistry,
@@ -171,10 +169,7 @@ export function registryChange(
     reason: `records which bot users stack "${stack}" manages: ${what.join('; ')}`,
   };
   if (!first) return { change };
-  const value = createHash('sha256')
-    .update(canonicalJson(registry.records.map((r) => r.raw)))
-    .digest('hex');
-  return { change, fingerprint: { id: first.id, value } };
+  return { change, fingerprint: { id: first.id, value: fingerprint(registry.records.map((r) => r.raw)) } };
 }
 
 /** The entries of OLD's registry (`matching.fromRegistry`) that stay: those of bot users this stack does not declare. */
@@ -215,8 +210,5 @@ export function movedRegistryChange(
     cause: 'registry',
     reason: `records which bot users stack ${JSON.stringify(old.stack)} manages: stops recording ${list} (moved to stack ${JSON.stringify(stack)}; the bot user is left in place)`,
   };
-  const value = createHash('sha256')
-    .update(canonicalJson(old.records.map((r) => r.raw)))
-    .digest('hex');
-  return { change, fingerprint: { id: first.id, value } };
+  return { change, fingerprint: { id: first.id, value: fingerprint(old.records.map((r) => r.raw)) } };
 }
