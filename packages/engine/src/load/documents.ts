@@ -69,7 +69,8 @@ export interface LoadOptions {
   notManifests?: readonly string[] | undefined;
 }
 
-const display = (path: string) => {
+/** A path as problems name it: relative to the working directory when inside it, `<stdin>` for `-`. */
+export const displayPath = (path: string) => {
   if (path === STDIN_PATH) return STDIN_NAME;
   const rel = relative(process.cwd(), path);
   return rel && !rel.startsWith('..') ? rel : path;
@@ -89,7 +90,7 @@ export async function load(paths: string[], options: LoadOptions = {}): Promise<
   const checksums: Record<string, string> = {};
   const notes = found.notes;
   for (const file of [...files].sort()) {
-    const name = display(file);
+    const name = displayPath(file);
     const read = await readManifestFile(file, name, options.maxFileSize);
     if ('problem' in read) {
       problems.push(read.problem);
@@ -107,7 +108,7 @@ export async function load(paths: string[], options: LoadOptions = {}): Promise<
     problems.push(
       problem(
         'no_manifests',
-        `${files.length === 1 ? `${display(files[0]!)} holds` : `the ${files.length} files under ${paths.join(', ')} hold`} no YAML document (only comments, --- or nothing); give manifests that declare something`,
+        `${files.length === 1 ? `${displayPath(files[0]!)} holds` : `the ${files.length} files under ${paths.join(', ')} hold`} no YAML document (only comments, --- or nothing); give manifests that declare something`,
       ),
     );
   }

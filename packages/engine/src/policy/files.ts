@@ -8,12 +8,11 @@
  * name used twice. Rules come back only when their file
  * has no problem, so a broken policy never silently checks less.
  */
-import { relative } from 'node:path';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { problem, type Problem } from '../problems.js';
 import type { SourceLocation } from '../source.js';
 import { findManifestFiles, readManifestFile, STDIN_PATH } from '../load/files.js';
-import { parseFile, type LoadedDocument } from '../load/documents.js';
+import { displayPath, parseFile, type LoadedDocument } from '../load/documents.js';
 import { celCostProblem, celLimitMessage } from '@gatehouse/schemas/runtime';
 import { unknownHasFields } from './cel-types.js';
 import { pathOf } from '../identity/env-fields.js';
@@ -39,11 +38,6 @@ export interface LoadedPolicies {
   /** The policy files read (as given or found), so manifest loading can leave them out. */
   files: string[];
 }
-
-const display = (path: string) => {
-  const rel = relative(process.cwd(), path);
-  return rel && !rel.startsWith('..') ? rel : path;
-};
 
 /**
  * Policy files under `paths`, found as manifests are (load/files.ts): links to files and
@@ -72,14 +66,14 @@ export async function loadPolicies(paths: readonly string[]): Promise<LoadedPoli
   const validate = files.length > 0 ? (await Promise.all([ruleValidator(), loadManifestSchemas()]))[0] : undefined;
   for (const file of files) {
     // Checked as a manifest is: its size before it is read, its bytes UTF-8.
-    const read = await readManifestFile(file, display(file));
+    const read = await readManifestFile(file, displayPath(file));
     if ('problem' in read) {
       problems.push(read.problem);
       continue;
     }
     const { text } = read;
     const before = problems.length;
-    const { documents, problems: yamlProblems } = parseFile(display(file), text);
+    const { documents, problems: yamlProblems } = parseFile(displayPath(file), text);
     problems.push(...yamlProblems);
     const fileRules: PolicyRule[] = [];
     for (const doc of documents) fileRules.push(...compileDocument(doc, text, problems, validate!));
