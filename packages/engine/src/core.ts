@@ -26,7 +26,6 @@ export {
   readManifests,
   readAndMatch,
   matchObservation,
-  observeAndMatch,
   DEFAULT_STACK,
   type EngineOptions,
   type Desired,

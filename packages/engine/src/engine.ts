@@ -187,18 +187,6 @@ export async function checkManifests(options: EngineOptions): Promise<ManifestCh
   return { problems: sortProblems([...all, ...evaluation.problems]), policy: evaluation.results };
 }
 
-/** Steps 4-5 for tests and callers that need the matching itself, without the prune scope. */
-export async function observeAndMatch(
-  desired: DesiredObject[],
-  api: LiveApi,
-  stack: string,
-): Promise<{ matching: Matching; requests: number; lock?: LockInfo }> {
-  const observation = await observe(api);
-  const lock = lockOf(stack, observation.lockObjects.bots, observation.lockObjects.policies);
-  const matched = withUnreadable(match(desired, observation.live, stack, { registry: readRegistry(stack, observation.registryObjects) }), observation);
-  return { matching: applyIgnoreRules(matched), requests: observation.requests, ...(lock ? { lock } : {}) };
-}
-
 export interface Matched {
   matching: Matching;
   /** List requests the observation took. */

@@ -7,7 +7,8 @@ import { cpSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { observeAndMatch, readManifests } from '../engine.js';
+import { matchObservation, readManifests } from '../engine.js';
+import { observe } from '../plan/observe.js';
 import { composeMetadata } from '../identity/marker.js';
 import type { ApiObject } from '../ports.js';
 import { FakeLiveApi } from '../testing/fake-api.js';
@@ -39,8 +40,9 @@ export function findRaw(live: Live, id: string): ApiObject {
 /** The scenario's live state, with each matched object marked as `apply` would have marked it. */
 export async function appliedLive(manifests = join(SCENARIO, 'manifests'), stack = 'default'): Promise<Live> {
   const live = JSON.parse(readFileSync(join(SCENARIO, 'live.json'), 'utf8')) as Live;
-  const { desired } = await readManifests({ paths: [manifests], env: ENV, stack });
-  const { matching } = await observeAndMatch(desired, new FakeLiveApi(live), stack);
+  const read = await readManifests({ paths: [manifests], env: ENV, stack });
+  const { desired } = read;
+  const { matching } = matchObservation(read, await observe(new FakeLiveApi(live)), stack, { paths: [manifests] });
   const tokens = referenceTokens(matching);
   for (const { desired: d, live: o } of matching.pairs) {
     if (!o.descriptor.metadata) continue;
