@@ -24,7 +24,6 @@ export {
   checkManifests,
   type ManifestCheck,
   readManifests,
-  readAndMatch,
   matchObservation,
   DEFAULT_STACK,
   type EngineOptions,

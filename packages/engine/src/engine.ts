@@ -233,21 +233,6 @@ function withUnreadable(matching: Matching, observation: Observation): Matching 
   return { ...matching, unreadable: observation.unreadable, problems: [...matching.problems, ...unreadableProblems(desired, observation.unreadable)] };
 }
 
-/**
- * Steps 1-5: the manifests are read, validated and resolved first, and only then is the live
- * API listed, so that manifests with a problem cost no request (`ManifestProblems` is thrown
- * before the first one). Matching problems are thrown the same way.
- */
-export async function readAndMatch(
-  options: EngineOptions & { exclude?: readonly string[]; pruneAll?: boolean },
-  api: LiveApi,
-  stack: string,
-): Promise<Matched & { read: Desired }> {
-  const read = await readManifests({ ...options, stack });
-  if (read.problems.length > 0) throw new ManifestProblems(read.problems);
-  return { read, ...matchObservation(read, await observe(api), stack, options) };
-}
-
 /** What a plan reads before its first request: the manifests, and the policy rules to evaluate once live state is read. */
 export interface PlanRead {
   read: Desired;

@@ -10,7 +10,8 @@ import { applyPlan } from '../apply/apply.js';
 import { prepareApply } from '../apply/prepare.js';
 import { MemoryLiveApi } from '../apply/memory-api.js';
 import { ApplyRefused } from '../apply/model.js';
-import { computePlan, readAndMatch, readManifests } from '../engine.js';
+import { computePlan, matchObservation, readManifests } from '../engine.js';
+import { observe } from './observe.js';
 import { metadataWriter } from './metadata.js';
 import { composeMetadata, metadataRoom, parseMarker } from '../identity/marker.js';
 import type { Plan } from '../plan-model.js';
@@ -332,7 +333,8 @@ describe('prune scope', () => {
 
   it('an object read from standard input (no file) keeps the path its live marker records', async () => {
     const { api, at } = await applied();
-    const { matching } = await readAndMatch({ paths: at('manifests'), env: {} }, api, 'default');
+    const read = await readManifests({ paths: at('manifests'), env: {} });
+    const { matching } = matchObservation(read, await observe(api), 'default', { paths: at('manifests') });
     const office = matching.pairs.find((p) => p.desired.address === 'IPPolicy/office')!;
     delete office.desired.manifestPath; // as `load` leaves it for `<stdin>`
     const metadata = metadataWriter(matching, 'default')(office.desired);
