@@ -37,14 +37,18 @@ export type LookUp = (api: LiveApi, path: string) => Promise<{ found?: ApiObject
  */
 export const ipPolicyLookUp =
   (matches: (raw: ApiObject) => boolean): LookUp =>
-  async (api) => {
-    let seen = 0;
-    for await (const raw of api.list('/ip_policies', 'ip_policies')) {
-      seen += 1;
-      if (matches(raw)) return { found: raw, requests: Math.ceil(seen / 100) };
-    }
-    return { requests: Math.max(1, Math.ceil(seen / 100)) };
-  };
+  (api) =>
+    findInList(api, '/ip_policies', 'ip_policies', matches);
+
+/** The first object of a collection that `matches`, listed page by page (a page is 100), and the requests that took. */
+async function findInList(api: LiveApi, path: string, listKey: string, matches: (raw: ApiObject) => boolean): ReturnType<LookUp> {
+  let seen = 0;
+  for await (const raw of api.list(path, listKey)) {
+    seen += 1;
+    if (matches(raw)) return { found: raw, requests: Math.ceil(seen / 100) };
+  }
+  return { requests: Math.max(1, Math.ceil(seen / 100)) };
+}
 
 export interface CallOptions {
   api: LiveApi;
@@ -122,12 +126,5 @@ export async function findByIdentity(api: LiveApi, path: string, identity: Ident
     return found ? { found, requests: 1 } : { requests: 1 };
   }
   const collection = descriptor.observe.lists.find((c) => c.path === path) ?? descriptor.observe.lists[0]!;
-  let requests = 0;
-  let seen = 0;
-  for await (const raw of api.list(collection.path, collection.listKey)) {
-    seen += 1;
-    if (matches(raw)) return { found: raw, requests: requests + Math.ceil(seen / 100) };
-  }
-  requests += Math.max(1, Math.ceil(seen / 100));
-  return { requests };
+  return findInList(api, collection.path, collection.listKey, matches);
 }
