@@ -7,7 +7,7 @@
  * one) is a new optional top-level property here, and the schema stays strict so that a typo
  * (`enviroments:`) is an error rather than silently ignored.
  */
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import { IgnorePath } from './manifests/common.js';
 
 /** `${env:NAME}` exactly: where a value must come from the environment (a key, never in git). */
@@ -96,3 +96,4 @@ export const ProjectFile = Type.Object(
   },
   { additionalProperties: false, title: 'gatehouse project file', description: 'gatehouse.yaml: base manifests and environments' },
 );
+export type ProjectFile = Static<typeof ProjectFile>;

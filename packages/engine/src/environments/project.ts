@@ -11,6 +11,7 @@
 import { access } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { ValidateFunction } from 'ajv';
+import type { ProjectFile } from '@gatehouse/schemas';
 import { problem, type Problem } from '../problems.js';
 import { formatLocation, type SourceLocation } from '../source.js';
 import { readManifestFile } from '../load/files.js';
@@ -104,14 +105,7 @@ export async function readProject(path: string, cwd: string = process.cwd()): Pr
   if (!validateProject(doc.value)) {
     return { problems: explain(validateProject.errors ?? [], doc).map((p) => ({ ...p, message: plainer(p.message) })) };
   }
-  const value = doc.value as {
-    manifests: string[];
-    policies?: string[];
-    ignore?: ProjectIgnoreRule[];
-    exclude?: string[];
-    variables?: Record<string, EnvVariable>;
-    environments?: Record<string, { stack?: string; api_url?: string; api_key?: string; vars?: Record<string, unknown>; overlays?: string[] }>;
-  };
+  const value = doc.value as ProjectFile;
   const dir = dirname(resolve(cwd, path));
   const local = (p: string) => display(resolve(dir, p), cwd);
   const manifests = value.manifests.map(local);
