@@ -9,6 +9,7 @@
  * has no problem, so a broken policy never silently checks less.
  */
 import type { ErrorObject, ValidateFunction } from 'ajv';
+import type { PolicyRule as RuleDocument } from '@gatehouse/schemas';
 import { problem, type Problem } from '../problems.js';
 import type { SourceLocation } from '../source.js';
 import { findManifestFiles, readManifestFile, STDIN_PATH } from '../load/files.js';
@@ -17,7 +18,7 @@ import { celCostProblem, celLimitMessage } from '@gatehouse/schemas/runtime';
 import { unknownHasFields } from './cel-types.js';
 import { pathOf } from '../identity/env-fields.js';
 import { kindEnvironment, loadManifestSchemas, POLICY_KINDS } from './environment.js';
-import type { CompiledExpression, PolicyRule, PolicySeverity } from './model.js';
+import type { CompiledExpression, PolicyRule } from './model.js';
 
 /**
  * The rule schema's validator, compiled (ajv imported) when the first policy file is read: a
@@ -95,16 +96,6 @@ export async function loadPolicies(paths: readonly string[]): Promise<LoadedPoli
     }
   }
   return { rules, problems, warnings, files };
-}
-
-interface RuleDocument {
-  name: string;
-  description?: string;
-  kind: string;
-  when?: string;
-  require: string;
-  severity?: PolicySeverity;
-  message?: string;
 }
 
 /** The rules of one document (the file's list): each checked against the rule schema, then compiled. */
