@@ -13,7 +13,7 @@
  * bot users a stack applied, not that nobody else relies on them (see docs/architecture.md, "The
  * bot user registry").
  */
-import { requireId } from './shared.js';
+import { collectionCalls } from './shared.js';
 import type { KindDescriptor } from './types.js';
 
 export const botUser: KindDescriptor = {
@@ -33,11 +33,9 @@ export const botUser: KindDescriptor = {
   sensitive: [],
   immutable: [],
   label: (normal) => String(normal.name),
-  calls: {
-    create: (normal) => [{ method: 'POST', path: '/bot_users', body: { name: normal.name, active: normal.active } }],
-    update: (_before, after, changed, ctx) => [
-      { method: 'PATCH', path: `/bot_users/${requireId(ctx)}`, body: Object.fromEntries(changed.map((f) => [f, after[f]])) },
-    ],
-    delete: (_normal, ctx) => [{ method: 'DELETE', path: `/bot_users/${requireId(ctx)}` }],
-  },
+  calls: collectionCalls(
+    '/bot_users',
+    (normal) => ({ name: normal.name, active: normal.active }),
+    (after, changed) => Object.fromEntries(changed.map((f) => [f, after[f]])),
+  ),
 };

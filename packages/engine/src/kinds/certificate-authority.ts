@@ -11,7 +11,7 @@
 import { X509Certificate } from 'node:crypto';
 import { caPemProblem, splitPemCertificates } from '@gatehouse/schemas/runtime';
 import { problem } from '../problems.js';
-import { commonBody, commonFields, requireId } from './shared.js';
+import { collectionCalls, commonBody, commonFields } from './shared.js';
 import type { KindDescriptor } from './types.js';
 
 /** The canonical text of a PEM bundle; text that is not a bundle is only trimmed (validate reports it). */
@@ -59,9 +59,9 @@ export const certificateAuthority: KindDescriptor = {
     const reason = caPemProblem(String(ctx.manifest?.ca_pem ?? normal.ca_pem));
     return reason ? [problem('ca_pem_invalid', `ca_pem: ${reason}; give the authority's certificate(s) in PEM form`, ctx.at(['ca_pem']))] : [];
   },
-  calls: {
-    create: (normal, ctx) => [{ method: 'POST', path: '/certificate_authorities', body: { ...commonBody(normal, ctx), ca_pem: normal.ca_pem } }],
-    update: (_before, after, changed, ctx) => [{ method: 'PATCH', path: `/certificate_authorities/${requireId(ctx)}`, body: commonBody(after, ctx, changed) }],
-    delete: (_normal, ctx) => [{ method: 'DELETE', path: `/certificate_authorities/${requireId(ctx)}` }],
-  },
+  calls: collectionCalls(
+    '/certificate_authorities',
+    (normal, ctx) => ({ ...commonBody(normal, ctx), ca_pem: normal.ca_pem }),
+    (after, changed, ctx) => commonBody(after, ctx, changed),
+  ),
 };

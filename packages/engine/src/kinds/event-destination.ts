@@ -12,7 +12,7 @@
  * visible change (the description, say) or re-create the destination.
  */
 import type { ApiObject } from '../ports.js';
-import { commonBody, commonFields, requireId } from './shared.js';
+import { collectionCalls, commonBody, commonFields } from './shared.js';
 import type { KindDescriptor, Spec } from './types.js';
 import { keepSecret, secretOf } from './write-only.js';
 
@@ -91,26 +91,14 @@ export const eventDestination: KindDescriptor = {
   sensitive: [['target', '*', 'auth', 'creds', SECRET], ...Object.entries(KEYED_TARGETS).map(([type, t]) => ['target', type, t.secret])],
   immutable: [],
   label: (normal, name) => name ?? String(normal.description ?? Object.keys(normal.target as Spec)[0] ?? 'event destination'),
-  calls: {
-    create: (normal, ctx) => [
-      {
-        method: 'POST',
-        path: '/event_destinations',
-        body: { ...commonBody(normal, ctx), format: normal.format, target: targetBody(normal.target as Spec) },
-      },
-    ],
+  calls: collectionCalls(
+    '/event_destinations',
+    (normal, ctx) => ({ ...commonBody(normal, ctx), format: normal.format, target: targetBody(normal.target as Spec) }),
     // The whole target on every update: the write-only key is written whenever the destination is.
-    update: (_before, after, changed, ctx) => [
-      {
-        method: 'PATCH',
-        path: `/event_destinations/${requireId(ctx)}`,
-        body: {
-          ...commonBody(after, ctx, changed),
-          ...(changed.includes('format') ? { format: after.format } : {}),
-          target: targetBody(after.target as Spec),
-        },
-      },
-    ],
-    delete: (_normal, ctx) => [{ method: 'DELETE', path: `/event_destinations/${requireId(ctx)}` }],
-  },
+    (after, changed, ctx) => ({
+      ...commonBody(after, ctx, changed),
+      ...(changed.includes('format') ? { format: after.format } : {}),
+      target: targetBody(after.target as Spec),
+    }),
+  ),
 };

@@ -8,7 +8,7 @@
  */
 import { eventSourceProblems, type EventSourceInput } from '@gatehouse/schemas/runtime';
 import { problem } from '../problems.js';
-import { commonBody, commonFields, refToken, requireId, sorted } from './shared.js';
+import { collectionCalls, commonBody, commonFields, refToken, sorted } from './shared.js';
 import type { KindDescriptor, Spec } from './types.js';
 
 /** Sources in normal form: sorted by type, fields sorted, only what the manifest can say. */
@@ -44,29 +44,13 @@ export const eventSubscription: KindDescriptor = {
       problem('event_source_invalid', `${p.field}: ${p.message}; see api-spec part 6 for the event types and their fields`, ctx.at(p.path)),
     );
   },
-  calls: {
-    create: (normal, ctx) => [
-      {
-        method: 'POST',
-        path: '/event_subscriptions',
-        body: {
-          ...commonBody(normal, ctx),
-          sources: normal.sources,
-          destination_ids: (normal.destinations as string[]).map(ctx.resolve),
-        },
-      },
-    ],
-    update: (_before, after, changed, ctx) => [
-      {
-        method: 'PATCH',
-        path: `/event_subscriptions/${requireId(ctx)}`,
-        body: {
-          ...commonBody(after, ctx, changed),
-          ...(changed.includes('sources') ? { sources: after.sources } : {}),
-          ...(changed.includes('destinations') ? { destination_ids: (after.destinations as string[]).map(ctx.resolve) } : {}),
-        },
-      },
-    ],
-    delete: (_normal, ctx) => [{ method: 'DELETE', path: `/event_subscriptions/${requireId(ctx)}` }],
-  },
+  calls: collectionCalls(
+    '/event_subscriptions',
+    (normal, ctx) => ({ ...commonBody(normal, ctx), sources: normal.sources, destination_ids: (normal.destinations as string[]).map(ctx.resolve) }),
+    (after, changed, ctx) => ({
+      ...commonBody(after, ctx, changed),
+      ...(changed.includes('sources') ? { sources: after.sources } : {}),
+      ...(changed.includes('destinations') ? { destination_ids: (after.destinations as string[]).map(ctx.resolve) } : {}),
+    }),
+  ),
 };

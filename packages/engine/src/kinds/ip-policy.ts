@@ -1,7 +1,7 @@
 /** IP policies (api-spec 2.2, 4.2) and their rules, declared inline in the policy's manifest. */
 import { checkCidr } from '@gatehouse/schemas/runtime';
 import { problem, type Problem } from '../problems.js';
-import { commonBody, commonFields, refToken, requireId } from './shared.js';
+import { collectionCalls, commonBody, commonFields, refToken } from './shared.js';
 import type { KindDescriptor } from './types.js';
 
 export const ipPolicy: KindDescriptor = {
@@ -17,11 +17,11 @@ export const ipPolicy: KindDescriptor = {
   sensitive: [],
   immutable: [],
   label: (normal, name) => name ?? String(normal.description ?? ''),
-  calls: {
-    create: (normal, ctx) => [{ method: 'POST', path: '/ip_policies', body: commonBody(normal, ctx) }],
-    update: (_before, after, changed, ctx) => [{ method: 'PATCH', path: `/ip_policies/${requireId(ctx)}`, body: commonBody(after, ctx, changed) }],
-    delete: (_normal, ctx) => [{ method: 'DELETE', path: `/ip_policies/${requireId(ctx)}` }],
-  },
+  calls: collectionCalls(
+    '/ip_policies',
+    (normal, ctx) => commonBody(normal, ctx),
+    (after, changed, ctx) => commonBody(after, ctx, changed),
+  ),
 };
 
 export const ipPolicyRule: KindDescriptor = {
@@ -55,21 +55,9 @@ export const ipPolicyRule: KindDescriptor = {
     // `fromManifest` already canonicalized valid CIDRs, so re-check the text the user wrote.
     return result.ok ? [] : [problem('cidr_invalid', result.reason, ctx.at(['cidr']))];
   },
-  calls: {
-    create: (normal, ctx) => [
-      {
-        method: 'POST',
-        path: '/ip_policy_rules',
-        body: { ...commonBody(normal, ctx), cidr: normal.cidr, action: normal.action, ip_policy_id: ctx.parentId },
-      },
-    ],
-    update: (_before, after, changed, ctx) => [
-      {
-        method: 'PATCH',
-        path: `/ip_policy_rules/${requireId(ctx)}`,
-        body: { ...commonBody(after, ctx, changed), ...(changed.includes('cidr') ? { cidr: after.cidr } : {}) },
-      },
-    ],
-    delete: (_normal, ctx) => [{ method: 'DELETE', path: `/ip_policy_rules/${requireId(ctx)}` }],
-  },
+  calls: collectionCalls(
+    '/ip_policy_rules',
+    (normal, ctx) => ({ ...commonBody(normal, ctx), cidr: normal.cidr, action: normal.action, ip_policy_id: ctx.parentId }),
+    (after, changed, ctx) => ({ ...commonBody(after, ctx, changed), ...(changed.includes('cidr') ? { cidr: after.cidr } : {}) }),
+  ),
 };

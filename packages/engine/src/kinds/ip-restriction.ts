@@ -4,7 +4,7 @@
  * refuses to delete the last rule of a policy a dashboard restriction uses (its error 1419),
  * so that nobody locks everyone out of the dashboard.
  */
-import { commonBody, commonFields, refToken, requireId } from './shared.js';
+import { collectionCalls, commonBody, commonFields, refToken } from './shared.js';
 import type { KindDescriptor } from './types.js';
 
 export const ipRestriction: KindDescriptor = {
@@ -41,30 +41,18 @@ export const ipRestriction: KindDescriptor = {
           childKind: 'IPPolicyRule',
           why: 'the service refuses to delete the last rule of a policy a dashboard restriction uses, so that nobody is locked out of the dashboard',
         })),
-  calls: {
-    create: (normal, ctx) => [
-      {
-        method: 'POST',
-        path: '/ip_restrictions',
-        body: {
-          ...commonBody(normal, ctx),
-          type: normal.type,
-          enforced: normal.enforced,
-          ip_policy_ids: (normal.ip_policies as string[]).map(ctx.resolve),
-        },
-      },
-    ],
-    update: (_before, after, changed, ctx) => [
-      {
-        method: 'PATCH',
-        path: `/ip_restrictions/${requireId(ctx)}`,
-        body: {
-          ...commonBody(after, ctx, changed),
-          ...(changed.includes('enforced') ? { enforced: after.enforced } : {}),
-          ...(changed.includes('ip_policies') ? { ip_policy_ids: (after.ip_policies as string[]).map(ctx.resolve) } : {}),
-        },
-      },
-    ],
-    delete: (_normal, ctx) => [{ method: 'DELETE', path: `/ip_restrictions/${requireId(ctx)}` }],
-  },
+  calls: collectionCalls(
+    '/ip_restrictions',
+    (normal, ctx) => ({
+      ...commonBody(normal, ctx),
+      type: normal.type,
+      enforced: normal.enforced,
+      ip_policy_ids: (normal.ip_policies as string[]).map(ctx.resolve),
+    }),
+    (after, changed, ctx) => ({
+      ...commonBody(after, ctx, changed),
+      ...(changed.includes('enforced') ? { enforced: after.enforced } : {}),
+      ...(changed.includes('ip_policies') ? { ip_policy_ids: (after.ip_policies as string[]).map(ctx.resolve) } : {}),
+    }),
+  ),
 };

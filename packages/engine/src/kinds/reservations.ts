@@ -14,7 +14,7 @@
  */
 import { problem } from '../problems.js';
 import { DNS_LABEL } from './hostports.js';
-import { commonBody, commonFields, requireId } from './shared.js';
+import { collectionCalls, commonBody, commonFields } from './shared.js';
 import type { KindDescriptor, Spec } from './types.js';
 
 const policyOf = (source: Spec): Spec => {
@@ -53,31 +53,19 @@ export const reservedDomain: KindDescriptor = {
       ? [problem('invalid_value', `domain "${String(normal.domain)}" must be a DNS name such as api.example.com or *.example.com`, ctx.at(['domain']))]
       : [];
   },
-  calls: {
-    create: (normal, ctx) => [
-      {
-        method: 'POST',
-        path: '/reserved_domains',
-        body: {
-          ...commonBody(normal, ctx),
-          domain: normal.domain,
-          ...(normal.region !== undefined ? { region: normal.region } : {}),
-          certificate_management_policy: normal.certificate_management_policy,
-        },
-      },
-    ],
-    update: (_before, after, changed, ctx) => [
-      {
-        method: 'PATCH',
-        path: `/reserved_domains/${requireId(ctx)}`,
-        body: {
-          ...commonBody(after, ctx, changed),
-          ...(changed.includes('certificate_management_policy') ? { certificate_management_policy: after.certificate_management_policy } : {}),
-        },
-      },
-    ],
-    delete: (_normal, ctx) => [{ method: 'DELETE', path: `/reserved_domains/${requireId(ctx)}` }],
-  },
+  calls: collectionCalls(
+    '/reserved_domains',
+    (normal, ctx) => ({
+      ...commonBody(normal, ctx),
+      domain: normal.domain,
+      ...(normal.region !== undefined ? { region: normal.region } : {}),
+      certificate_management_policy: normal.certificate_management_policy,
+    }),
+    (after, changed, ctx) => ({
+      ...commonBody(after, ctx, changed),
+      ...(changed.includes('certificate_management_policy') ? { certificate_management_policy: after.certificate_management_policy } : {}),
+    }),
+  ),
 };
 
 export const reservedTcpAddress: KindDescriptor = {
@@ -94,9 +82,9 @@ export const reservedTcpAddress: KindDescriptor = {
   immutable: ['region'],
   serverChosen: [['addr']],
   label: (normal, name) => name ?? String(normal.addr ?? normal.region),
-  calls: {
-    create: (normal, ctx) => [{ method: 'POST', path: '/reserved_addrs', body: { ...commonBody(normal, ctx), region: normal.region } }],
-    update: (_before, after, changed, ctx) => [{ method: 'PATCH', path: `/reserved_addrs/${requireId(ctx)}`, body: commonBody(after, ctx, changed) }],
-    delete: (_normal, ctx) => [{ method: 'DELETE', path: `/reserved_addrs/${requireId(ctx)}` }],
-  },
+  calls: collectionCalls(
+    '/reserved_addrs',
+    (normal, ctx) => ({ ...commonBody(normal, ctx), region: normal.region }),
+    (after, changed, ctx) => commonBody(after, ctx, changed),
+  ),
 };

@@ -1,6 +1,6 @@
 /** Helpers the kind descriptors share: normal-form building blocks and REST call builders. */
 import type { ApiObject } from '../ports.js';
-import type { ApiCall, CallContext, Spec } from './types.js';
+import type { ApiCall, CallContext, KindDescriptor, Spec } from './types.js';
 
 /** `description`/`metadata`: absent and "" are the same thing to the service's readers. */
 export function commonFields(source: Spec): Spec {
@@ -84,3 +84,19 @@ export const requireParent = (ctx: CallContext): string => {
   if (!ctx.parentId) throw new Error('a child object needs its parent id');
   return ctx.parentId;
 };
+
+/**
+ * The calls of an object of the collection at `path` that is created by a POST, updated by a
+ * PATCH of its changed fields and deleted by id: `create` and `update` give the bodies.
+ */
+export function collectionCalls(
+  path: string,
+  create: (normal: Spec, ctx: CallContext) => ApiObject,
+  update: (after: Spec, changed: string[], ctx: CallContext) => ApiObject,
+): KindDescriptor['calls'] {
+  return {
+    create: (normal, ctx) => [{ method: 'POST', path, body: create(normal, ctx) }],
+    update: (_before, after, changed, ctx) => [{ method: 'PATCH', path: `${path}/${requireId(ctx)}`, body: update(after, changed, ctx) }],
+    delete: (_normal, ctx) => [{ method: 'DELETE', path: `${path}/${requireId(ctx)}` }],
+  };
+}
