@@ -54,10 +54,9 @@ export function hostportEdge(options: HostportEdgeOptions): KindDescriptor {
         },
       ],
       update: (_before, after, changed, ctx) =>
-        updateWithModules(`${path}/${requireId(ctx)}`, after, changed, ctx, modules.inputs, (a, fields, c) => ({
-          ...(fields.some((f) => f === 'description' || f === 'metadata') || c.metadata !== undefined ? commonBody(a, c, fields) : {}),
-          ...(fields.includes('hostports') ? { hostports: hostportsBody(a, c) } : {}),
-        })),
+        updateWithModules(`${path}/${requireId(ctx)}`, after, changed, ctx, modules.inputs, (a, fields, c) =>
+          fields.includes('hostports') ? { hostports: hostportsBody(a, c) } : {},
+        ),
       delete: (_normal, ctx) => [{ method: 'DELETE', path: `${path}/${requireId(ctx)}` }],
     },
   };

@@ -41,10 +41,9 @@ export const httpsEdge: KindDescriptor = {
       },
     ],
     update: (_before, after, changed, ctx) =>
-      updateWithModules(`/edges/https/${requireId(ctx)}`, after, changed, ctx, edgeModules.inputs, (a, fields, c) => ({
-        ...(fields.some((f) => f === 'description' || f === 'metadata') || c.metadata !== undefined ? commonBody(a, c, fields) : {}),
-        ...(fields.includes('hostports') ? { hostports: a.hostports } : {}),
-      })),
+      updateWithModules(`/edges/https/${requireId(ctx)}`, after, changed, ctx, edgeModules.inputs, (a, fields) =>
+        fields.includes('hostports') ? { hostports: a.hostports } : {},
+      ),
     delete: (_normal, ctx) => [{ method: 'DELETE', path: `/edges/https/${requireId(ctx)}` }],
   },
 };
@@ -96,10 +95,9 @@ export const httpsEdgeRoute: KindDescriptor = {
       },
     ],
     update: (_before, after, changed, ctx) =>
-      updateWithModules(`/edges/https/${requireParent(ctx)}/routes/${requireId(ctx)}`, after, changed, ctx, routeModules.inputs, (a, fields, c) => ({
-        ...(fields.some((f) => f === 'description' || f === 'metadata') || c.metadata !== undefined ? commonBody(a, c, fields) : {}),
-        ...Object.fromEntries(['match_type', 'match'].filter((f) => fields.includes(f)).map((f) => [f, a[f]])),
-      })),
+      updateWithModules(`/edges/https/${requireParent(ctx)}/routes/${requireId(ctx)}`, after, changed, ctx, routeModules.inputs, (a, fields) =>
+        Object.fromEntries(['match_type', 'match'].filter((f) => fields.includes(f)).map((f) => [f, a[f]])),
+      ),
     delete: (_normal, ctx) => [{ method: 'DELETE', path: `/edges/https/${requireParent(ctx)}/routes/${requireId(ctx)}` }],
   },
 };

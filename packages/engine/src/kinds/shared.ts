@@ -38,6 +38,8 @@ export function commonBody(normal: Spec, ctx: CallContext, fields?: readonly str
 /**
  * Calls for an object whose plain fields are PATCHed and whose modules are PUT or DELETEd
  * on their own (`<item>/<module>`), as the service requires: a PATCH cannot remove a module.
+ * The PATCH carries description and metadata (`commonBody`) when they change or the marker is
+ * written, and what `plain` gives for the kind's other changed fields.
  */
 export function updateWithModules(
   item: string,
@@ -49,7 +51,8 @@ export function updateWithModules(
 ): ApiCall[] {
   const calls: ApiCall[] = [];
   const plainFields = changed.filter((f) => !(f in modules));
-  const body = plain(after, plainFields, ctx);
+  const common = plainFields.some((f) => f === 'description' || f === 'metadata') || ctx.metadata !== undefined;
+  const body = { ...(common ? commonBody(after, ctx, plainFields) : {}), ...plain(after, plainFields, ctx) };
   if (Object.keys(body).length > 0) calls.push({ method: 'PATCH', path: item, body });
   for (const field of changed.filter((f) => f in modules)) {
     const value = after[field] as Spec | undefined;
