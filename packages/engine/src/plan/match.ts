@@ -28,6 +28,7 @@ import { findDuplicates, type DuplicateObject } from './duplicates.js';
 import type { Matching } from './matching.js';
 import { holderHint, stackRules, type StackScope } from './stacks.js';
 import { withArticle } from '../article.js';
+import { append } from '../append.js';
 
 /**
  * `options.fromStack`: `--from-stack`, the other stack whose objects this plan may move (stacks.ts).
@@ -71,10 +72,7 @@ export function match(
     if (owned(o)) slot(byMarker, o.descriptor.kind).set(o.marker!.name, o);
     if (o.descriptor.naturalKey) {
       const key = `${o.parentId ?? ''}\0${o.descriptor.naturalKey(o.descriptor.fromLive(o.raw, o.collection))}`;
-      const keyed = slot(byNaturalKey, o.descriptor.kind);
-      const holders = keyed.get(key);
-      if (holders) holders.push(o);
-      else keyed.set(key, [o]);
+      append(slot(byNaturalKey, o.descriptor.kind), key, o);
     }
   }
   // `{id: ...}` references name live objects: checked against what was read, before any write.

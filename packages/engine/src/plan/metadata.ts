@@ -14,6 +14,7 @@ import { secretDigestsFor, secretVersionOf } from './write-only-secrets.js';
 import { envRecord } from '../identity/env-fields.js';
 import { canonical } from '../identity/normal-form.js';
 import type { LiveObject } from '../live.js';
+import { append } from '../append.js';
 
 export type MetadataFor = (d: DesiredObject) => string | undefined;
 
@@ -29,11 +30,7 @@ export function metadataWriter(matching: Matching, stack: string): MetadataFor {
   const tokens = referenceTokens(matching);
   const childKeys = new Map<string, string[]>(); // parent address -> natural keys of its declared children
   const declare = (d: DesiredObject) => {
-    if (d.parent === undefined) return;
-    const keys = childKeys.get(d.parent);
-    const key = d.descriptor.naturalKey!(d.normal);
-    if (keys) keys.push(key);
-    else childKeys.set(d.parent, [key]);
+    if (d.parent !== undefined) append(childKeys, d.parent, d.descriptor.naturalKey!(d.normal));
   };
   for (let i = 0; i < matching.pairs.length; i++) declare(matching.pairs[i]!.desired);
   for (let i = 0; i < matching.creates.length; i++) declare(matching.creates[i]!);

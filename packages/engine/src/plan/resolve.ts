@@ -13,6 +13,7 @@ import type { SourceLocation } from '../source.js';
 import type { ValidDocument } from '../load/validate.js';
 import { isMap, rewrite } from '../identity/patterns.js';
 import { withArticle } from '../article.js';
+import { append } from '../append.js';
 
 const byManifestKind = new Map(KINDS.filter((k) => k.manifestKind).map((k) => [k.manifestKind!, k]));
 
@@ -39,12 +40,7 @@ export function resolve(documents: ValidDocument[], declaredElsewhere: string[] 
     unique.push(doc);
   }
   const kindsByName = new Map<string, string[]>();
-  for (let i = 0; i < unique.length; i++) {
-    const doc = unique[i]!;
-    const kinds = kindsByName.get(doc.value.name);
-    if (kinds) kinds.push(doc.value.kind);
-    else kindsByName.set(doc.value.name, [doc.value.kind]);
-  }
+  for (const doc of unique) append(kindsByName, doc.value.name, doc.value.kind);
   const declared = new Set(declaredElsewhere);
 
   /** A reference (name, `{id}`, or a weighted key `id:<id>`) -> token; problems when broken. */

@@ -36,6 +36,7 @@
 import type { DesiredObject } from '../desired.js';
 import type { LiveObject } from '../live.js';
 import { problem, type Problem } from '../problems.js';
+import { append } from '../append.js';
 
 export interface StackScope {
   /** The stack being planned. */
@@ -86,9 +87,7 @@ export function stackRules(live: readonly LiveObject[], scope: StackScope): Stac
     if (!o.marker || o.marker.stack === stack || o.descriptor.child || !o.descriptor.metadata) continue;
     let byName = others.get(o.descriptor.kind);
     if (!byName) others.set(o.descriptor.kind, (byName = new Map()));
-    const holders = byName.get(o.marker.name);
-    if (holders) holders.push(o);
-    else byName.set(o.marker.name, [o]);
+    append(byName, o.marker.name, o);
   }
   const refused = new Set<string>(); // addresses of desired objects reported by takeOver
   const named = (d: DesiredObject) => others.get(d.descriptor.kind)?.get(d.markerName) ?? [];
