@@ -83,7 +83,6 @@ export async function breakLock(api: LiveApi, stack: string, expected?: LockInfo
   // The lock changed hands since the person confirmed: not the one they meant to remove.
   if (expected && expected.bot_user_id !== lock.bot_user_id)
     throw new Error(`the lock of stack "${stack}" changed since it was shown (now: ${describeLock(lock)}); run unlock again`);
-  await api.remove(`/bot_users/${lock.bot_user_id}`).catch(ignoreMissing);
-  if (lock.record_id) await api.remove(`/ip_policies/${lock.record_id}`).catch(ignoreMissing);
+  await release(api, { botUserId: lock.bot_user_id, recordId: lock.record_id });
   return lock;
 }
