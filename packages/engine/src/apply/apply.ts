@@ -41,9 +41,7 @@ export type ApplyOptions = PrepareOptions & RunOptions;
 
 /** Prepares, refuses (throws `ApplyRefused`) or runs. */
 export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
-  const prepared = await prepareApply(options);
-  if (prepared.refusals.length > 0) throw new ApplyRefused(prepared.refusals);
-  return executeApply(prepared, options.api, options);
+  return executeApply(await prepareApply(options), options.api, options);
 }
 
 /** Runs a prepared apply; refuses when it has refusals. */
