@@ -1,4 +1,4 @@
-import { Args, Errors, Flags } from '../oclif.js';
+import { Args, Flags } from '../oclif.js';
 import { Command } from '../command.js';
 import {
   checkTargetsMatched,
@@ -25,7 +25,6 @@ import {
 } from '@gatehouse/engine/apply';
 import { canAsk, confirm, PromptCancelled } from '../apply/confirm.js';
 import { formatSummary, Progress } from '../apply/progress.js';
-import { catchAsJson } from '../json-errors.js';
 import { failCommand, stop, withConnection } from '../command-run.js';
 import type { Connection } from '../connection/connect.js';
 import { connectionFlags } from '../connection/flags.js';
@@ -67,6 +66,7 @@ export default class Apply extends Command {
     'apply one environment at a time.\n\n' +
     'Exit 0 when every change is done, 1 otherwise.';
   static override strict = false;
+  static override jsonErrors = true;
   static override args = {
     path: Args.string({ description: "manifest file or directory (repeatable; default: the saved plan's paths, or the current directory)" }),
   };
@@ -340,12 +340,6 @@ export default class Apply extends Command {
     }
     if (error instanceof DependencyCycleError || error instanceof WalkError) stop(this, `${sanitize(error.message)}; nothing was written`, error);
     return failCommand(this, error, 'nothing was applied');
-  }
-
-  /** With --format json, every failure is one JSON error document on stdout (json-errors.ts). */
-  protected override async catch(error: Error & { exitCode?: number }): Promise<unknown> {
-    if (await catchAsJson(this, error)) throw new Errors.ExitError(1);
-    return super.catch(error);
   }
 }
 

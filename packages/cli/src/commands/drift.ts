@@ -1,9 +1,8 @@
-import { Args, Errors, Flags } from '../oclif.js';
+import { Args, Flags } from '../oclif.js';
 import { Command } from '../command.js';
 import { checkTargetsMatched, LiveApiError, type Desired, type EngineOptions } from '@gatehouse/engine/core';
 import { renderDriftsJson, renderDriftsMarkdown, renderDriftsText, type EnvironmentDrift } from '@gatehouse/engine/environments';
 import { driftFromRead, readForDrift, renderDriftHtml, renderDriftJson, renderDriftMarkdown, renderDriftText, type DriftReport } from '@gatehouse/engine/drift';
-import { catchAsJson } from '../json-errors.js';
 import { failCommand, withConnection } from '../command-run.js';
 import { connectionFlags } from '../connection/flags.js';
 import { environmentFlags } from '../environments/flags.js';
@@ -50,6 +49,7 @@ export default class Drift extends Command {
     'Exit 0 when live matches the manifests, 2 when it does not (in any environment), 1 on error. --format json is the versioned document of ' +
     'docs/drift-json.md.';
   static override strict = false;
+  static override jsonErrors = true;
   static override args = { path: Args.string({ description: 'manifest file or directory (repeatable; default: the current directory)' }) };
   static override flags = {
     format: Flags.string({ description: 'output format', options: [...REPORT_FORMATS], default: 'text' }),
@@ -184,11 +184,5 @@ export default class Drift extends Command {
         ? new LiveApiError(`environment ${environment.name}: ${error.message}`, error.status, error.code, error.retryable, error.outcomeUnknown)
         : error;
     });
-  }
-
-  /** With --format json, every failure is one JSON error document on stdout (json-errors.ts). */
-  protected override async catch(error: Error & { exitCode?: number }): Promise<unknown> {
-    if (await catchAsJson(this, error)) throw new Errors.ExitError(1);
-    return super.catch(error);
   }
 }

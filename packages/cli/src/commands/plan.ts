@@ -1,4 +1,4 @@
-import { Args, Errors, Flags } from '../oclif.js';
+import { Args, Flags } from '../oclif.js';
 import { Command } from '../command.js';
 import {
   checkTargetsMatched,
@@ -12,7 +12,6 @@ import {
 } from '@gatehouse/engine/core';
 import { anyChanges, renderPlansJson, renderPlansMarkdown, renderPlansText, type EnvironmentPlan } from '@gatehouse/engine/environments';
 import { countChanges, isSavedPlanText, renderJson } from '@gatehouse/engine/render';
-import { catchAsJson } from '../json-errors.js';
 import { failCommand, withConnection } from '../command-run.js';
 import { connectionFlags } from '../connection/flags.js';
 import { environmentFlags } from '../environments/flags.js';
@@ -61,6 +60,7 @@ export default class Plan extends Command {
     '--format html is a self-contained report page. Exit 0 on success, 1 on error, and with ' +
     '--detailed-exitcode 2 when there are changes (in any environment).';
   static override strict = false;
+  static override jsonErrors = true;
   static override args = { path: Args.string({ description: 'manifest file or directory (repeatable; default: the current directory)' }) };
   static override flags = {
     format: Flags.string({ description: 'output format', options: [...REPORT_FORMATS], default: 'text' }),
@@ -262,12 +262,6 @@ export default class Plan extends Command {
 
   #fail(error: unknown, environment?: string, notDone?: string): never {
     return failCommand(this, error, notDone ?? (environment ? `environment ${environment} was not planned` : 'nothing was planned'));
-  }
-
-  /** With --format json, every failure is one JSON error document on stdout (json-errors.ts). */
-  protected override async catch(error: Error & { exitCode?: number }): Promise<unknown> {
-    if (await catchAsJson(this, error)) throw new Errors.ExitError(1);
-    return super.catch(error);
   }
 }
 

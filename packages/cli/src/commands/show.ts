@@ -1,6 +1,5 @@
-import { Args, Errors, Flags } from '../oclif.js';
+import { Args, Flags } from '../oclif.js';
 import { Command } from '../command.js';
-import { catchAsJson } from '../json-errors.js';
 import { failCommand } from '../command-run.js';
 import { REPORT_FORMATS, printOut, renderPlanAs, type ReportFormat } from '../plan-output.js';
 import { readSavedPlan } from '../saved-plan.js';
@@ -13,6 +12,7 @@ export default class Show extends Command {
     'request comment, a self-contained HTML report page, or the JSON of the saved plan. It makes no request and reads no ' +
     'manifest: it shows what was reviewed, exactly as apply --plan will apply it (secrets were masked when it was saved). ' +
     'Exit 0 on success, 1 when the file cannot be read or is not a saved plan.';
+  static override jsonErrors = true;
   static override args = { plan: Args.string({ description: 'the saved plan (plan --out FILE)', required: true }) };
   static override flags = {
     format: Flags.string({ description: 'output format', options: [...REPORT_FORMATS], default: 'text' }),
@@ -27,11 +27,5 @@ export default class Show extends Command {
     const { args, flags } = await this.parse(Show);
     const plan = await readSavedPlan(args.plan).catch((error: unknown) => failCommand(this, error, 'nothing was shown'));
     await printOut(renderPlanAs(plan, flags.format as ReportFormat));
-  }
-
-  /** With --format json, every failure is one JSON error document on stdout (json-errors.ts). */
-  protected override async catch(error: Error & { exitCode?: number }): Promise<unknown> {
-    if (await catchAsJson(this, error)) throw new Errors.ExitError(1);
-    return super.catch(error);
   }
 }
