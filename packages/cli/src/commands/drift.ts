@@ -1,39 +1,26 @@
 import { Args, Flags } from '../oclif.js';
 import { Command } from '../command.js';
-import { checkTargetsMatched, LiveApiError, type Desired, type EngineOptions } from '@gatehouse/engine/core';
+import type { Desired, EngineOptions } from '@gatehouse/engine/core';
 import { renderDriftsJson, renderDriftsMarkdown, renderDriftsText, type EnvironmentDrift } from '@gatehouse/engine/environments';
-import { driftFromRead, readForDrift, renderDriftHtml, renderDriftJson, renderDriftMarkdown, renderDriftText, type DriftReport } from '@gatehouse/engine/drift';
-import { failCommand, withConnection } from '../command-run.js';
+import { driftFromRead, readForDrift, renderDriftHtml, renderDriftJson, renderDriftMarkdown, renderDriftText } from '@gatehouse/engine/drift';
+import { failCommand } from '../command-run.js';
 import { connectionFlags } from '../connection/flags.js';
 import { environmentFlags } from '../environments/flags.js';
-import { budgetKey, byTarget } from '../environments/by-target.js';
+import { budgetKey } from '../environments/by-target.js';
+import { checkTargets, readEach, sayUsage, type Readable } from '../environments/read-each.js';
 import { explicitFlags, selectEnvironments, type EnvironmentRun } from '../environments/select.js';
-import type { ConnectionFlagValues } from '../connection/flags.js';
-import { printAbove } from '../progress/live-line.js';
-import { ReadingProgress } from '../progress/listing.js';
-import { paceOf } from '../progress/pace-source.js';
-import { progressMode } from '../progress/status.js';
 import { isVerbose } from '../request-log.js';
-import { formatUsage, requestUsage } from '../request-usage.js';
+import { requestUsage } from '../request-usage.js';
 import { manifestFlags, readingOptions } from '../manifest-flags.js';
 import { terminalStyle } from '../output.js';
 import { REPORT_FORMATS, printOut, type ReportFormat } from '../plan-output.js';
 import { CliError } from '../errors.js';
-import { targetFlags, targetsOf, unmatchedWarnings } from '../target-flags.js';
+import { targetFlags, targetsOf } from '../target-flags.js';
 
 /** An environment ready to check: everything read and checked that needs no request. */
-interface Prepared {
-  run: EnvironmentRun;
-  connection: ConnectionFlagValues;
-  /** Environments with the same key share a budget (by-target.ts). */
-  budget: string;
+interface Prepared extends Readable {
   options: EngineOptions & { stack: string; targets?: readonly string[] };
   read: Desired;
-}
-
-/** The requests a check cost and the share of the budget they were, on stderr (stdout is the report). */
-function sayUsage(report: DriftReport, environment?: string): void {
-  if (report.api_requests) printAbove(process.stderr, `${environment ? `${environment}: ` : ''}${formatUsage(report.api_requests, report.target.embedded)}\n`);
 }
 
 /** `gatehouse drift`: for a nightly job; exit 0 in sync, 2 drifted, 1 error. */
@@ -92,41 +79,34 @@ export default class Drift extends Command {
     // Every environment's manifests and settings first: a problem in any costs no request.
     const prepared: Prepared[] = [];
     for (const run of selection.runs) prepared.push(await this.#prepare(run, reading, targets, selection.all));
-    const progress = new ReadingProgress(process.stderr, progressMode(process.stderr, process.env, isVerbose(flags)));
-    const detected = await byTarget(
-      prepared,
-      (p) => p.budget,
-      (p) => this.#detect(p, progress, prepared.length > 1),
-    )
-      .catch((error: unknown) =>
-        failCommand(
-          this,
-          error,
-          prepared.length === 1 && prepared[0]!.run.environment
-            ? `drift of environment ${prepared[0]!.run.environment.name} was not checked`
-            : 'drift was not checked',
-        ),
-      )
-      .finally(() => progress.stop());
+    const detected = await readEach(prepared, isVerbose(flags), async ({ options, read }, connection, api) => {
+      const report = await driftFromRead(read, { ...options, api, stack: connection.stack });
+      return { ...report, api_requests: requestUsage(connection.client) };
+    }).catch((error: unknown) =>
+      failCommand(
+        this,
+        error,
+        prepared.length === 1 && prepared[0]!.run.environment
+          ? `drift of environment ${prepared[0]!.run.environment.name} was not checked`
+          : 'drift was not checked',
+      ),
+    );
     if (selection.all) {
       const reports: EnvironmentDrift[] = detected.map((report, i) => ({ environment: selection.runs[i]!.environment!.name, report }));
-      this.#checkTargets(detected, format);
-      await new Promise<void>((resolve) =>
-        process.stdout.write(
-          format === 'json'
-            ? renderDriftsJson(reports)
-            : format === 'markdown'
-              ? renderDriftsMarkdown(reports)
-              : renderDriftsText(reports, { style: terminalStyle() }),
-          () => resolve(),
-        ),
+      checkTargets(this, detected, format, 'drift was not checked');
+      await printOut(
+        format === 'json'
+          ? renderDriftsJson(reports)
+          : format === 'markdown'
+            ? renderDriftsMarkdown(reports)
+            : renderDriftsText(reports, { style: terminalStyle() }),
       );
       for (const { environment, report } of reports) sayUsage(report, environment);
       if (reports.some((r) => r.report.drifted)) this.exit(2);
       return;
     }
     const report = detected[0]!;
-    this.#checkTargets([report], format);
+    checkTargets(this, [report], format, 'drift was not checked');
     const output =
       format === 'json'
         ? renderDriftJson(report)
@@ -138,16 +118,6 @@ export default class Drift extends Command {
     await printOut(output);
     sayUsage(report);
     if (report.drifted) this.exit(2);
-  }
-
-  /** Every target unmatched fails (nothing printed); some unmatched are said on stderr too when stdout is a document. */
-  #checkTargets(reports: readonly DriftReport[], format: string): void {
-    try {
-      checkTargetsMatched(reports.map((r) => r.targets));
-    } catch (error) {
-      failCommand(this, error, 'drift was not checked');
-    }
-    if (format !== 'text') for (const report of reports) for (const line of unmatchedWarnings(report.targets)) this.logToStderr(line);
   }
 
   /** An environment's drift check up to its first request: connection settings and manifests read and checked. */
@@ -170,19 +140,5 @@ export default class Drift extends Command {
             : `drift of environment ${environment.name} was not checked`,
       );
     }
-  }
-
-  #detect({ run, connection: flags, options, read }: Prepared, progress: ReadingProgress, several: boolean): Promise<DriftReport> {
-    const environment = run.environment;
-    return withConnection(flags, async (connection) => {
-      const api = progress.add(paceOf(connection.client)).wrap(connection.api);
-      const report = await driftFromRead(read, { ...options, api, stack: connection.stack });
-      return { ...report, api_requests: requestUsage(connection.client) };
-    }).catch((error: unknown) => {
-      // Which environment failed, when several were checked.
-      throw several && environment && error instanceof LiveApiError
-        ? new LiveApiError(`environment ${environment.name}: ${error.message}`, error.status, error.code, error.retryable, error.outcomeUnknown)
-        : error;
-    });
   }
 }

@@ -1,44 +1,27 @@
 import { Args, Flags } from '../oclif.js';
 import { Command } from '../command.js';
-import {
-  checkTargetsMatched,
-  LiveApiError,
-  planFromRead,
-  policyErrors,
-  readForPlan,
-  type EngineOptions,
-  type Plan as PlanValue,
-  type PlanRead,
-} from '@gatehouse/engine/core';
+import { planFromRead, policyErrors, readForPlan, type EngineOptions, type Plan as PlanValue, type PlanRead } from '@gatehouse/engine/core';
 import { anyChanges, renderPlansJson, renderPlansMarkdown, renderPlansText, type EnvironmentPlan } from '@gatehouse/engine/environments';
 import { countChanges, isSavedPlanText, renderJson } from '@gatehouse/engine/render';
-import { failCommand, withConnection } from '../command-run.js';
+import { failCommand } from '../command-run.js';
 import { connectionFlags } from '../connection/flags.js';
 import { environmentFlags } from '../environments/flags.js';
-import { budgetKey, byTarget } from '../environments/by-target.js';
+import { budgetKey } from '../environments/by-target.js';
+import { checkTargets, readEach, sayUsage, type Readable } from '../environments/read-each.js';
 import { explicitFlags, selectEnvironments, type EnvironmentRun } from '../environments/select.js';
-import type { ConnectionFlagValues } from '../connection/flags.js';
-import { printAbove } from '../progress/live-line.js';
-import { ReadingProgress } from '../progress/listing.js';
-import { paceOf } from '../progress/pace-source.js';
-import { progressMode } from '../progress/status.js';
 import { isVerbose } from '../request-log.js';
-import { formatUsage, requestUsage } from '../request-usage.js';
+import { requestUsage } from '../request-usage.js';
 import { CliError } from '../errors.js';
 import { manifestFlags, readingOptions } from '../manifest-flags.js';
 import { checkPlanOutName } from '../saved-plan.js';
 import { foreignFiles, terminalStyle, writeFileAtomic } from '../output.js';
 import { REPORT_FORMATS, printOut, renderPlanAs, type ReportFormat } from '../plan-output.js';
 import { policyFlags, policyPaths } from '../policy-flags.js';
-import { targetFlags, targetsOf, unmatchedWarnings } from '../target-flags.js';
+import { targetFlags, targetsOf } from '../target-flags.js';
 import { fromStackFlag, fromStackOption } from '../stack-flags.js';
 
 /** An environment ready to plan: everything read and checked that needs no request. */
-interface Prepared {
-  run: EnvironmentRun;
-  connection: ConnectionFlagValues;
-  /** Environments with the same key share a budget (by-target.ts). */
-  budget: string;
+interface Prepared extends Readable {
   engineOptions: EngineOptions;
   read: PlanRead;
 }
@@ -140,7 +123,7 @@ export default class Plan extends Command {
     const plans = await this.#computeAll(prepared, prune, targets, isVerbose(flags));
     if (selection.all) {
       const environmentPlans: EnvironmentPlan[] = plans.map((plan, i) => ({ environment: selection.runs[i]!.environment!.name, plan }));
-      this.#checkTargets(plans, format);
+      checkTargets(this, plans, format, 'nothing was planned');
       const output =
         format === 'json'
           ? renderPlansJson(environmentPlans)
@@ -148,32 +131,22 @@ export default class Plan extends Command {
             ? renderPlansMarkdown(environmentPlans)
             : renderPlansText(environmentPlans, { style: terminalStyle() });
       await printOut(output);
-      for (const { environment, plan } of environmentPlans) this.#sayUsage(plan, environment);
+      for (const { environment, plan } of environmentPlans) sayUsage(plan, environment);
       this.#failOnPolicyErrors(plans);
       if (flags['detailed-exitcode'] && anyChanges(environmentPlans)) this.exit(2);
       return;
     }
     const plan = plans[0]!;
-    this.#checkTargets([plan], format);
+    checkTargets(this, [plan], format, 'nothing was planned');
     await printOut(renderPlanAs(plan, format));
     // A plan that breaks a policy is not saved.
     if (flags.out && policyErrors(plan.policy_results).length === 0) {
       await writeFileAtomic(flags.out, renderJson(plan)).catch((error: unknown) => this.#fail(error));
       this.logToStderr(`Saved the plan to ${flags.out}.`);
     }
-    this.#sayUsage(plan);
+    sayUsage(plan);
     this.#failOnPolicyErrors([plan], flags.out);
     if (flags['detailed-exitcode'] && countChanges(plan.summary) > 0) this.exit(2);
-  }
-
-  /** Every target unmatched fails (nothing printed); some unmatched are said on stderr too when stdout is a document. */
-  #checkTargets(plans: readonly PlanValue[], format: string): void {
-    try {
-      checkTargetsMatched(plans.map((p) => p.targets));
-    } catch (error) {
-      this.#fail(error);
-    }
-    if (format !== 'text') for (const plan of plans) for (const line of unmatchedWarnings(plan.targets)) this.logToStderr(line);
   }
 
   /**
@@ -197,8 +170,7 @@ export default class Plan extends Command {
 
   /**
    * The plans of the prepared environments, in their order: environments on different targets
-   * (another URL or key: another budget) read at once, those sharing one in turn (by-target.ts).
-   * Progress on stderr while live state is read.
+   * (another URL or key: another budget) read at once, those sharing one in turn (read-each.ts).
    */
   async #computeAll(
     prepared: readonly Prepared[],
@@ -206,45 +178,12 @@ export default class Plan extends Command {
     targets: string[] | undefined,
     verbose: boolean,
   ): Promise<PlanValue[]> {
-    const progress = new ReadingProgress(process.stderr, progressMode(process.stderr, process.env, verbose));
-    try {
-      return await byTarget(
-        prepared,
-        (p) => p.budget,
-        (p) => this.#compute(p, progress, prepared.length > 1, prune, targets),
-      );
-    } catch (error) {
-      return this.#fail(error, prepared.length > 1 ? undefined : prepared[0]?.run.environment?.name);
-    } finally {
-      progress.stop();
-    }
-  }
-
-  #compute(
-    { run, connection: flags, engineOptions, read }: Prepared,
-    progress: ReadingProgress,
-    several: boolean,
-    prune: { prune: boolean; pruneAll: boolean },
-    targets?: string[],
-  ): Promise<PlanValue> {
-    const environment = run.environment;
     // manifest_paths: where `apply --plan` reads the manifests again (docs/plan-json.md).
-    return withConnection(flags, async (connection) => {
-      const api = progress.add(paceOf(connection.client)).wrap(connection.api);
+    return readEach(prepared, verbose, async ({ run, engineOptions, read }, connection, api) => {
       const plan = await planFromRead(read, { ...engineOptions, api, stack: connection.stack, ...prune, ...(targets ? { targets } : {}) });
-      return { ...plan, manifest_paths: run.paths, ...(environment ? { environment: environment.name } : {}), api_requests: requestUsage(connection.client) };
-    }).catch((error: unknown) => {
-      // Which environment failed, when several were planned.
-      throw several && environment && error instanceof LiveApiError
-        ? new LiveApiError(`environment ${environment.name}: ${error.message}`, error.status, error.code, error.retryable, error.outcomeUnknown)
-        : error;
-    });
-  }
-
-  /** The requests a plan cost and the share of the budget they were, on stderr (stdout is the plan). */
-  #sayUsage(plan: PlanValue, environment?: string): void {
-    if (!plan.api_requests) return;
-    printAbove(process.stderr, `${environment ? `${environment}: ` : ''}${formatUsage(plan.api_requests, plan.target.embedded)}\n`);
+      const environment = run.environment ? { environment: run.environment.name } : {};
+      return { ...plan, manifest_paths: run.paths, ...environment, api_requests: requestUsage(connection.client) };
+    }).catch((error: unknown) => this.#fail(error, prepared.length > 1 ? undefined : prepared[0]?.run.environment?.name));
   }
 
   /** Exit 1 when a plan breaks a policy rule of severity error (after its output was written, which is kept whole). */
