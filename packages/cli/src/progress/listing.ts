@@ -8,6 +8,7 @@
  * the time left is a lower bound: one request per collection not read yet.
  */
 import { KINDS, type ApiObject, type LiveApi } from '@gatehouse/engine/core';
+import { withListings } from '../live-listings.js';
 import type { PaceSource } from './pace-source.js';
 import type { TerminalStream } from './live-line.js';
 import { formatDuration, StatusReporter, type ProgressMode, type ProgressView } from './status.js';
@@ -27,17 +28,7 @@ export class ListingProgress {
 
   /** `api` with its listings counted. */
   wrap(api: LiveApi): LiveApi {
-    const counted = (path: string, listKey: string) => this.#count(api.listPages ? api.listPages(path, listKey) : pagesOf(api.list(path, listKey)));
-    return {
-      target: api.target,
-      list: (path, listKey) => flatten(counted(path, listKey)),
-      listPages: counted,
-      get: (path) => api.get(path),
-      create: (path, body, options) => api.create(path, body, options),
-      update: (path, body) => api.update(path, body),
-      replace: (path, body) => api.replace(path, body),
-      remove: (path) => api.remove(path),
-    };
+    return withListings(api, (pages) => this.#count(pages));
   }
 
   get finished(): number {
@@ -61,14 +52,6 @@ export class ListingProgress {
     this.#finished += 1;
     this.onChange();
   }
-}
-
-async function* pagesOf(items: AsyncIterable<ApiObject>): AsyncIterable<readonly ApiObject[]> {
-  for await (const item of items) yield [item];
-}
-
-async function* flatten(pages: AsyncIterable<readonly ApiObject[]>): AsyncIterable<ApiObject> {
-  for await (const page of pages) yield* page;
 }
 
 /**

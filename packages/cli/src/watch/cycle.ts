@@ -25,7 +25,7 @@ import { classifyDrift, selectHealable, type DriftReport, type HeldChange } from
 import { lockStacksWhileReading } from '../stack-flags.js';
 import type { ApplyOutcome, CycleOutcome } from './metrics.js';
 import type { WatchSettings } from './settings.js';
-import { Stopped, StoppableApi } from './stoppable-api.js';
+import { Stopped, stoppableApi } from './stoppable-api.js';
 
 /** One environment a watcher reconciles. */
 export interface WatchedEnvironment {
@@ -104,7 +104,7 @@ async function reconcile(env: WatchedEnvironment, options: CycleOptions): Promis
   };
   const read = await readForApply({ ...prepareOptions, env: process.env, ...options.reading });
   if (stop.aborted) throw new Stopped();
-  const observation = await observe(new StoppableApi(env.connection.api, stop));
+  const observation = await observe(stoppableApi(env.connection.api, stop));
   const { prepared, report } = planAndClassify(env, prepareOptions, read, observation);
   const drift = report.objects.map(toCycleDrift);
   const ignoredFields = (prepared.plan.ignored ?? []).reduce((sum, o) => sum + o.fields.length, 0);
@@ -165,7 +165,7 @@ async function healUnderLock(
         onReleaseError: (error) =>
           warn(`could not release the lock of stack "${sanitize(stack)}": ${sanitize(error.message)}; run gatehouse unlock --stack ${sanitize(stack)}`),
       },
-      () => observe(new StoppableApi(api, stop)),
+      () => observe(stoppableApi(api, stop)),
       (observed) => observed.lockObjects.policies,
     );
   } catch (error) {

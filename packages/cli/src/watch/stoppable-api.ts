@@ -5,7 +5,8 @@
  * unchanged (apply's own interrupt lets those in flight finish), and so do the lock's requests,
  * which must be able to release it after the stop.
  */
-import type { ApiObject, LiveApi, Target } from '@gatehouse/engine/core';
+import type { LiveApi } from '@gatehouse/engine/core';
+import { withListings } from '../live-listings.js';
 
 /** A cycle ended by the stop signal. */
 export class Stopped extends Error {
@@ -15,57 +16,15 @@ export class Stopped extends Error {
   }
 }
 
-export class StoppableApi implements LiveApi {
-  constructor(
-    private readonly api: LiveApi,
-    private readonly stop: AbortSignal,
-  ) {}
-
-  get target(): Target {
-    return this.api.target;
-  }
-
-  async *list(path: string, listKey: string): AsyncIterable<ApiObject> {
-    this.#check();
-    for await (const page of this.listPages(path, listKey)) yield* page;
-  }
-
-  async *listPages(path: string, listKey: string): AsyncIterable<readonly ApiObject[]> {
-    this.#check();
-    if (this.api.listPages) {
-      for await (const page of this.api.listPages(path, listKey)) {
-        yield page;
-        this.#check();
-      }
-      return;
+export function stoppableApi(api: LiveApi, stop: AbortSignal): LiveApi {
+  const check = () => {
+    if (stop.aborted) throw new Stopped();
+  };
+  return withListings(api, async function* (pages) {
+    check();
+    for await (const page of pages) {
+      yield page;
+      check();
     }
-    for await (const item of this.api.list(path, listKey)) {
-      yield [item];
-      this.#check();
-    }
-  }
-
-  get(path: string): Promise<ApiObject | undefined> {
-    return this.api.get(path);
-  }
-
-  create(path: string, body: ApiObject): Promise<ApiObject> {
-    return this.api.create(path, body);
-  }
-
-  update(path: string, body: ApiObject): Promise<ApiObject> {
-    return this.api.update(path, body);
-  }
-
-  replace(path: string, body: ApiObject): Promise<ApiObject> {
-    return this.api.replace(path, body);
-  }
-
-  remove(path: string): Promise<void> {
-    return this.api.remove(path);
-  }
-
-  #check(): void {
-    if (this.stop.aborted) throw new Stopped();
-  }
+  });
 }
