@@ -42,9 +42,8 @@ type Outcome<T> =
 export class Transport {
   readonly baseUrl: string;
   readonly #base: URL;
-  /** The base URL's origin, and its path without the final slash (`''` at the root). */
+  /** The base URL's origin. */
   readonly #origin: string;
-  readonly #pathPrefix: string;
   readonly #apiKey: string;
   readonly #retry: Required<RetryOptions>;
   readonly #pacer: Pacer;
@@ -69,7 +68,6 @@ export class Transport {
     this.#base = new URL(options.baseUrl.endsWith('/') ? options.baseUrl : `${options.baseUrl}/`);
     this.baseUrl = this.#base.href.replace(/\/$/, '');
     this.#origin = this.#base.origin;
-    this.#pathPrefix = this.#base.pathname.replace(/\/$/, '');
     this.#apiKey = options.apiKey;
     this.#retry = { ...DEFAULT_RETRY, ...options.retry };
     const concurrency = options.concurrency ?? SERVICE_CONCURRENCY;
@@ -401,20 +399,13 @@ export class Transport {
 
   /**
    * The path and query to send for `path` (relative to the base URL, starting with `/`): the
-   * base URL's path and `path`, resolved as a URL relative to the base URL would be. Paths of
-   * plain characters without dot segments (every path the client makes) are joined as they
-   * are; anything else goes through the URL parser (percent-encoding, `.` and `..` segments).
+   * base URL's path and `path`, resolved as a URL relative to the base URL is (percent-encoding,
+   * `.` and `..` segments).
    */
   #target(path: string): string {
-    if (PLAIN_PATH.test(path) && !DOT_SEGMENT.test(path)) return `${this.#pathPrefix}${path}`;
     const url = new URL(path.replace(/^\//, ''), this.#base);
     return `${url.pathname}${url.search}`;
   }
 }
-
-/** A path and query of characters the URL parser keeps as they are. */
-const PLAIN_PATH = /^\/[A-Za-z0-9_.~\-/]*(?:\?[A-Za-z0-9_.~\-=&%+,:/]+)?$/;
-/** A `.` or `..` path segment, which the URL parser resolves. */
-const DOT_SEGMENT = /\/\.\.?(?:[/?]|$)/;
 
 const where = (place: AttemptPlace) => ({ method: place.method, path: place.path, baseUrl: place.baseUrl });
