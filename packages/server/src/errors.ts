@@ -74,6 +74,11 @@ export class ApiError extends Error {
     this.name = 'ApiError';
     this.status = ERROR_CODES[code].status;
   }
+
+  /** The error envelope of service-behaviour.md that answers with this error. */
+  envelope(operationId: string) {
+    return { error_code: this.code, status_code: this.status, msg: this.message, details: { ...this.details, operation_id: operationId } };
+  }
 }
 
 export const notFound = (what: string, id: string) => new ApiError('not_found', `${what} '${id}' does not exist.`, { id });

@@ -30,7 +30,7 @@ export function clientErrorHandler(error: Error & { code?: string }, socket: Soc
   if (socket.writable) {
     const apiError = clientErrorOf(error);
     const operationId = newId('op');
-    const body = JSON.stringify({ error_code: apiError.code, status_code: apiError.status, msg: apiError.message, details: { operation_id: operationId } });
+    const body = JSON.stringify(apiError.envelope(operationId));
     socket.write(
       `HTTP/1.1 ${apiError.status} ${STATUS_CODES[apiError.status]}\r\n` +
         `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +

@@ -9,15 +9,7 @@ import { ApiError } from '../errors.js';
 import { describeValidationError } from './validation.js';
 
 export function sendError(request: FastifyRequest, reply: FastifyReply, error: ApiError) {
-  return reply
-    .code(error.status)
-    .type('application/json')
-    .send({
-      error_code: error.code,
-      status_code: error.status,
-      msg: error.message,
-      details: { ...error.details, operation_id: request.id },
-    });
+  return reply.code(error.status).type('application/json').send(error.envelope(request.id));
 }
 
 /** Maps anything thrown while handling a request to the `ApiError` the client should see. */

@@ -115,11 +115,6 @@ export function registerFaultInjection(app: FastifyInstance, options: FaultInjec
     }
     const error = unavailable('after it was processed (the change, if any, was made)');
     reply.code(error.status).type('application/json');
-    return JSON.stringify({
-      error_code: error.code,
-      status_code: error.status,
-      msg: error.message,
-      details: { ...error.details, operation_id: request.id },
-    });
+    return JSON.stringify(error.envelope(request.id));
   });
 }
