@@ -4,7 +4,7 @@
  * variable left set in a pipeline would keep taking objects over; a move is a one-off command.
  */
 import { Flags } from './oclif.js';
-import { acquireLock, lockWhileReading, type AcquireOptions, type ApiObject, type HeldLock, type LiveApi } from '@gatehouse/engine/core';
+import { acquireLock, lockWhileReading, sanitize, type AcquireOptions, type ApiObject, type HeldLock, type LiveApi } from '@gatehouse/engine/core';
 import { CliError } from './errors.js';
 
 export const fromStackFlag = {
@@ -37,6 +37,19 @@ export function fromStackOption(value: string | undefined, stack: string): { fro
   if (value === stack)
     throw new CliError('bad_from_stack', `--from-stack names the stack being planned ("${stack}"); name the other stack that owns the objects to move`);
   return { fromStack: value };
+}
+
+/**
+ * The warnings of a stack's lock, said through `warn`: a renewal that failed (tried again) and
+ * a release that failed (the lock stays until `gatehouse unlock` or its lease ends).
+ */
+export function lockWarnings(stack: string, warn: (message: string) => void): Required<Pick<AcquireOptions, 'onRenewalError' | 'onReleaseError'>> {
+  const name = sanitize(stack);
+  const reason = (error: unknown) => sanitize(error instanceof Error ? error.message : String(error));
+  return {
+    onRenewalError: (error) => warn(`could not renew the lock of stack "${name}" (trying again): ${reason(error)}`),
+    onReleaseError: (error) => warn(`could not release the lock of stack "${name}": ${reason(error)}; run gatehouse unlock --stack ${name}`),
+  };
 }
 
 /**

@@ -35,7 +35,7 @@ import { CliError } from '../errors.js';
 import { readSavedPlan } from '../saved-plan.js';
 import { lockTimeoutFlag } from '../lock-flags.js';
 import { targetFlags, targetsOf, unmatchedWarnings } from '../target-flags.js';
-import { fromStackFlag, fromStackOption, lockStacksWhileReading } from '../stack-flags.js';
+import { fromStackFlag, fromStackOption, lockStacksWhileReading, lockWarnings } from '../stack-flags.js';
 import { colourEnabled, terminalStyle } from '../output.js';
 import { printAbove } from '../progress/live-line.js';
 import { ReadingProgress } from '../progress/listing.js';
@@ -133,10 +133,7 @@ export default class Apply extends Command {
       if (saved) this.#checkTarget(saved, connection);
       const moving = fromStackOption(flags['from-stack'] ?? saved?.from_stack, connection.stack);
       const preparing = this.#prepareOptions(saved, run, { ...flags, ...moving, targets }, connection);
-      const releaseFailed = (error: unknown) =>
-        this.logToStderr(
-          `warning: could not release the lock of stack "${sanitize(connection.stack)}": ${sanitize(String((error as Error).message ?? error))}; run gatehouse unlock --stack ${sanitize(connection.stack)}`,
-        );
+      const lockWarned = lockWarnings(connection.stack, (message) => printAbove(process.stderr, `warning: ${message}\n`));
       // The manifests first: a manifest problem costs no request and takes no lock.
       const manifests = await readForApply(preparing);
       // Live state is read under the stack's lock (a plan read before another apply ended would
@@ -151,12 +148,7 @@ export default class Apply extends Command {
         {
           timeoutMs: flags['lock-timeout'],
           ...testLease(),
-          onRenewalError: (error) =>
-            printAbove(
-              process.stderr,
-              `warning: could not renew the lock of stack "${sanitize(connection.stack)}" (trying again): ${sanitize(error.message)}\n`,
-            ),
-          onReleaseError: releaseFailed,
+          ...lockWarned,
           onWait: (held) =>
             printAbove(
               process.stderr,
@@ -175,7 +167,7 @@ export default class Apply extends Command {
         const prepared = planApply(preparing, manifests, observation);
         outcome = await this.#locked(lock, prepared, preparing, flags, connection, colour, info, json, progress);
       } finally {
-        await lock.release().catch(releaseFailed);
+        await lock.release().catch(lockWarned.onReleaseError);
       }
       // Counted once the lock is released: its requests are the apply's too.
       return { ...outcome, api_requests: requestUsage(connection.client) };

@@ -22,7 +22,7 @@ import { formatProblem } from '../output.js';
 import { LiveApiError, LockHeld, lockOf, ManifestProblems, sanitize, type LockInfo, type Problem } from '@gatehouse/engine/core';
 import { executeApply, observe, planApply, readForApply, type ApplyRead, type Observation, type PrepareOptions } from '@gatehouse/engine/apply';
 import { classifyDrift, selectHealable, type DriftReport, type HeldChange } from '@gatehouse/engine/drift';
-import { lockStacksWhileReading } from '../stack-flags.js';
+import { lockStacksWhileReading, lockWarnings } from '../stack-flags.js';
 import type { ApplyOutcome, CycleOutcome } from './metrics.js';
 import type { WatchSettings } from './settings.js';
 import { Stopped, stoppableApi } from './stoppable-api.js';
@@ -152,6 +152,7 @@ async function healUnderLock(
   const { settings, stop, warn } = options;
   const { api, stack } = env.connection;
   const failedAll = (reason: string) => wanted.map((address) => ({ address, reason }));
+  const lockWarned = lockWarnings(stack, warn);
   let held;
   try {
     held = await lockStacksWhileReading(
@@ -161,9 +162,7 @@ async function healUnderLock(
       {
         timeoutMs: settings.lockTimeoutMs,
         holder: `gatehouse watch on ${hostname()} (pid ${process.pid})`,
-        onRenewalError: (error) => warn(`could not renew the lock of stack "${sanitize(stack)}" (trying again): ${sanitize(error.message)}`),
-        onReleaseError: (error) =>
-          warn(`could not release the lock of stack "${sanitize(stack)}": ${sanitize(error.message)}; run gatehouse unlock --stack ${sanitize(stack)}`),
+        ...lockWarned,
       },
       () => observe(stoppableApi(api, stop)),
       (observed) => observed.lockObjects.policies,
@@ -205,13 +204,7 @@ async function healUnderLock(
     const message = describeFailure(error).error;
     return { outcome: 'failed', healed: [], failed: failedAll(message), message };
   } finally {
-    await lock
-      .release()
-      .catch((error: unknown) =>
-        warn(
-          `could not release the lock of stack "${sanitize(stack)}": ${sanitize((error as Error).message)}; run gatehouse unlock --stack ${sanitize(stack)}`,
-        ),
-      );
+    await lock.release().catch(lockWarned.onReleaseError);
   }
 }
 
