@@ -115,8 +115,6 @@ export default class Apply extends Command {
       // A saved plan made for an environment is applied to it unless --env says otherwise.
       flags: { ...flags, env: flags.env ?? saved?.environment },
       explicit: explicitFlags(flags, metadata),
-      withoutEnv: 'required',
-      allowAll: false,
       command: 'apply',
     }).catch((error: unknown) => this.#fail(error));
     const run = selection.runs[0]!;

@@ -60,7 +60,6 @@ export default class Drift extends Command {
       argv: argv as string[],
       flags,
       explicit: explicitFlags(flags, metadata),
-      withoutEnv: 'required',
       allowAll: true,
       command: 'drift',
     }).catch((error: unknown) => failCommand(this, error, 'drift was not checked'));

@@ -43,8 +43,6 @@ export default class Export extends Command {
       argv: [],
       flags,
       explicit: explicitFlags(flags, metadata),
-      withoutEnv: 'required',
-      allowAll: false,
       command: 'export',
     }).catch((error: unknown) => this.#fail(error));
     const connection = await Promise.resolve()

@@ -85,7 +85,6 @@ export default class Plan extends Command {
       argv: argv as string[],
       flags,
       explicit: explicitFlags(flags, metadata),
-      withoutEnv: 'required',
       allowAll: true,
       command: 'plan',
     }).catch((error: unknown) => this.#fail(error));

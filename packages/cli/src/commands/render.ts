@@ -35,9 +35,6 @@ the full offline check. Exit 0 on success, 1 when the overlays or variables have
     const selection = await selectEnvironments({
       argv: argv as string[],
       flags: { ...flags, stack: '' },
-      explicit: new Set(),
-      withoutEnv: 'required',
-      allowAll: false,
       command: 'render',
     }).catch((error: unknown) => this.#fail(error));
     const run = selection.runs[0]!;

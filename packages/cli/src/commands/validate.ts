@@ -46,7 +46,6 @@ export default class Validate extends Command {
     const selection = await selectEnvironments({
       argv: argv as string[],
       flags: { ...flags, stack: '' },
-      explicit: new Set(),
       withoutEnv: 'every',
       allowAll: true,
       command: 'validate',

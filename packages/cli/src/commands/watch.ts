@@ -83,7 +83,6 @@ export default class Watch extends Command {
       argv: argv as string[],
       flags,
       explicit: explicitFlags(flags, metadata),
-      withoutEnv: 'required',
       allowAll: true,
       command: 'watch',
     }).catch(fail);

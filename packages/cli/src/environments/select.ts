@@ -61,14 +61,14 @@ export interface Selection {
 export interface SelectOptions {
   argv: readonly string[];
   flags: { env?: string | undefined; config?: string | undefined } & ConnectionFlagValues;
-  /** Connection flags given by the user (flag or variable), not taken from their defaults. */
-  explicit: ReadonlySet<string>;
+  /** Connection flags given by the user (flag or variable), not taken from their defaults; none by default. */
+  explicit?: ReadonlySet<string>;
   /**
-   * What no --env means when the project has environments: `every` (validate) or `required`.
-   * `--env all` is accepted only with `allowAll`.
+   * What no --env means when the project has environments: `every` (validate) or `required`
+   * (the default). `--env all` is accepted only with `allowAll`.
    */
-  withoutEnv: 'every' | 'required';
-  allowAll: boolean;
+  withoutEnv?: 'every' | 'required';
+  allowAll?: boolean;
   /** The command, for messages (`apply`). */
   command: string;
   env?: Record<string, string | undefined>;
@@ -142,7 +142,7 @@ export async function selectEnvironments(options: SelectOptions): Promise<Select
         `${options.command} --env all is refused: ${options.command} one environment at a time (--env ${names[0] ?? 'NAME'}, then the next)`,
       );
     }
-    const overrides = CONNECTION_OVERRIDES.filter((name) => options.explicit.has(name));
+    const overrides = CONNECTION_OVERRIDES.filter((name) => options.explicit?.has(name));
     if (overrides.length > 0) {
       throw new CliError(
         'environment_all_refused',
@@ -188,11 +188,12 @@ function connectionOf(environment: ProjectEnvironment, options: SelectOptions, e
     }
   };
   const flags = options.flags;
+  const explicit = options.explicit ?? new Set<string>();
   // --embedded on purpose replaces the environment's API (a URL given too is #8's conflict error).
-  const embedded = options.explicit.has('embedded') && flags.embedded === true;
-  const apiUrl = options.explicit.has('api-url') ? flags['api-url'] : embedded ? undefined : setting('api_url');
-  const apiKey = options.explicit.has('api-key') ? flags['api-key'] : embedded ? undefined : setting('api_key');
-  const stack = options.explicit.has('stack') ? flags.stack : (setting('stack') ?? flags.stack);
+  const embedded = explicit.has('embedded') && flags.embedded === true;
+  const apiUrl = explicit.has('api-url') ? flags['api-url'] : embedded ? undefined : setting('api_url');
+  const apiKey = explicit.has('api-key') ? flags['api-key'] : embedded ? undefined : setting('api_key');
+  const stack = explicit.has('stack') ? flags.stack : (setting('stack') ?? flags.stack);
   const { env: _env, config: _config, ...connection } = flags;
   return { ...connection, 'api-url': apiUrl, 'api-key': apiKey, stack };
 }
