@@ -24,7 +24,7 @@ export interface UniqueKey {
   conflict: () => ApiError;
 }
 
-interface ParentSpec {
+export interface ParentSpec {
   /** Storage kind of the parent (e.g. 'https_edge'). */
   kind: string;
   /** Path parameter that holds the parent's id (e.g. 'edge_id'). */
@@ -89,25 +89,28 @@ export function objectPath(def: ResourceDefinition<unknown>, object: { id: strin
   return `${collectionPath(def, object.parentId)}/${object.id}`;
 }
 
+/** The id of the parent the URL names, checked to exist (`not_found`); null for a kind without one. */
+function parentIdOf(request: FastifyRequest, parent: ParentSpec | undefined): string | null {
+  if (!parent) return null;
+  const parentId = (request.params as Record<string, string>)[parent.param]!;
+  if (!request.server.services.store.get(parentId, parent.kind)) throw notFound(parent.label, parentId);
+  return parentId;
+}
+
+/** The object the URL names (`:id`, of `kind`, under the parent it names), or `not_found`. */
+export function loadFromUrl<Stored>(request: FastifyRequest, what: { kind: string; label: string; parent?: ParentSpec | undefined }): StoredObject<Stored> {
+  const parentId = parentIdOf(request, what.parent);
+  const id = (request.params as { id: string }).id;
+  const object = request.server.services.store.get<Stored>(id, what.kind);
+  if (!object || (parentId !== null && object.parentId !== parentId)) throw notFound(what.label, id);
+  return object;
+}
+
 export function registerResource<Stored>(app: FastifyInstance, def: ResourceDefinition<Stored>): void {
   const services = () => app.services;
   const ctxOf = (request: FastifyRequest): RequestContext => requestContext(services(), request.principal);
   const itemPath = `${def.path}/:id`;
-
-  const parentIdOf = (request: FastifyRequest): string | null => {
-    if (!def.parent) return null;
-    const parentId = (request.params as Record<string, string>)[def.parent.param]!;
-    if (!services().store.get(parentId, def.parent.kind)) throw notFound(def.parent.label, parentId);
-    return parentId;
-  };
-
-  const load = (request: FastifyRequest): StoredObject<Stored> => {
-    const parentId = parentIdOf(request);
-    const id = (request.params as { id: string }).id;
-    const object = services().store.get<Stored>(id, def.kind);
-    if (!object || (parentId !== null && object.parentId !== parentId)) throw notFound(def.label, id);
-    return object;
-  };
+  const load = (request: FastifyRequest) => loadFromUrl<Stored>(request, def);
 
   const claimKeys = (data: Stored, object: { id: string; parentId: string | null }) => {
     if (!def.uniqueKeys) return;
@@ -138,7 +141,7 @@ export function registerResource<Stored>(app: FastifyInstance, def: ResourceDefi
     const ctx = ctxOf(request);
     const created = ctx.store.transaction(() => {
       const body = request.body as Record<string, unknown>;
-      const parentId = def.parentFromBody ? def.parentFromBody(body, ctx) : parentIdOf(request);
+      const parentId = def.parentFromBody ? def.parentFromBody(body, ctx) : parentIdOf(request, def.parent);
       const id = newId(def.idPrefix);
       const data = def.write(body, undefined, writeContext(ctx, id, parentId));
       claimKeys(data, { id, parentId });
@@ -154,7 +157,7 @@ export function registerResource<Stored>(app: FastifyInstance, def: ResourceDefi
     const listKey = def.listKey;
     app.get(def.path, { schema: { querystring: ListQuery, response: { 200: def.schemas.list } } }, async (request) => {
       const query = request.query as ListQuery;
-      const parentId = parentIdOf(request);
+      const parentId = parentIdOf(request, def.parent);
       const limit = query.limit ?? 100;
       const { store, urls } = services();
       const page = store.page<Stored>(def.kind, {

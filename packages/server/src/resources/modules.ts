@@ -9,9 +9,9 @@
  */
 import type { TSchema } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { StoredObject } from '../db/store.js';
 import { notFound } from '../errors.js';
 import { requestContext, type RequestContext, type Services } from './context.js';
+import { loadFromUrl, type ParentSpec } from './define.js';
 
 export interface ModuleDefinition<Stored = Record<string, unknown>> {
   /** Field name on the owner and last path segment (`oidc`, `response_headers`). */
@@ -51,7 +51,7 @@ export interface ModuleOwner {
   /** Item path of the owner with Fastify params; the owner's id is `:id`. */
   path: string;
   /** When the owner sits under a parent in the URL (a route under its edge). */
-  parent?: { param: string; kind: string; label: string };
+  parent?: ParentSpec;
   /**
    * Rules across the owner's modules (at most one identity module enabled on a route), run on
    * the owner's data as a module PUT leaves it, with the name of the module just written (to
@@ -84,18 +84,7 @@ export function renderModules(data: Record<string, unknown>, modules: readonly A
 
 /** Registers `PUT/GET/DELETE <owner path>/<module>` for each module. */
 export function registerModules(app: FastifyInstance, owner: ModuleOwner, modules: readonly AnyModule[]): void {
-  const load = (request: FastifyRequest): StoredObject<Record<string, unknown>> => {
-    const params = request.params as Record<string, string>;
-    const { store } = app.services;
-    if (owner.parent && !store.get(params[owner.parent.param]!, owner.parent.kind)) {
-      throw notFound(owner.parent.label, params[owner.parent.param]!);
-    }
-    const object = store.get<Record<string, unknown>>(params.id!, owner.kind);
-    if (!object || (owner.parent && object.parentId !== params[owner.parent.param])) {
-      throw notFound(owner.label, params.id!);
-    }
-    return object;
-  };
+  const load = (request: FastifyRequest) => loadFromUrl<Record<string, unknown>>(request, owner);
 
   for (const module of modules) {
     const path = `${owner.path}/${module.name}`;
