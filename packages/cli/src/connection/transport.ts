@@ -14,6 +14,7 @@ import { DEFAULT_RETRY, DEFAULT_TIMEOUT_MS, type ClientOptions } from '@gatehous
 import { getProxyForUrl } from 'proxy-from-env';
 import { Flags } from '../oclif.js';
 import { CliError } from '../errors.js';
+import { parseDuration as parseAnyDuration } from '../lock-flags.js';
 import { sourceOf } from './check.js';
 
 const DEFAULT_TIMEOUT = `${DEFAULT_TIMEOUT_MS / 1000}s`;
@@ -44,14 +45,10 @@ export interface TransportFlagValues {
   'ca-file'?: string | undefined;
 }
 
-const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-
-/** `30s`, `500ms`, `2m`, `1h` or a number of seconds, as milliseconds; undefined when unreadable or not positive. */
+/** `30s`, `500ms`, `2m`, `1h` or a number of seconds, as milliseconds (lock-flags.ts); undefined when unreadable or not positive. */
 export function parseDuration(text: string): number | undefined {
-  const match = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h)?$/.exec(text.trim());
-  if (!match) return undefined;
-  const ms = Number(match[1]) * UNITS[match[2] ?? 's']!;
-  return ms > 0 && Number.isFinite(ms) ? Math.round(ms) : undefined;
+  const ms = parseAnyDuration(text);
+  return ms !== undefined && ms > 0 && Number.isFinite(ms) ? ms : undefined;
 }
 
 function readDuration(text: string, flag: string, variable: string): number {
