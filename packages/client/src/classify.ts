@@ -115,25 +115,24 @@ export function classify(error: unknown, place: AttemptPlace): GatehouseApiError
   });
 }
 
-/** The first error of type `type` in the chain of causes. */
-function causeOfType<T>(error: unknown, type: abstract new (...args: never[]) => T): T | undefined {
+/** `error` and its causes (`cause`), at most four deep. */
+function* causes(error: unknown): Generator<{ code?: unknown; message?: unknown; hostname?: unknown }> {
   let current: unknown = error;
   for (let depth = 0; depth < 4 && current && typeof current === 'object'; depth++) {
-    if (current instanceof type) return current;
+    yield current;
     current = (current as { cause?: unknown }).cause;
   }
+}
+
+/** The first error of type `type` in the chain of causes. */
+function causeOfType<T>(error: unknown, type: abstract new (...args: never[]) => T): T | undefined {
+  for (const cause of causes(error)) if (cause instanceof type) return cause;
   return undefined;
 }
 
 /** The host name a DNS failure was about (Node's `hostname` on the error or a cause). */
 function hostOf(error: unknown): string | undefined {
-  let current: unknown = error;
-  for (let depth = 0; depth < 4 && current && typeof current === 'object'; depth++) {
-    const { hostname } = current as { hostname?: unknown };
-    if (typeof hostname === 'string' && hostname !== '') return hostname;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return undefined;
+  return [...causes(error)].map((cause) => cause.hostname).find((hostname): hostname is string => typeof hostname === 'string' && hostname !== '');
 }
 
 /**
@@ -142,24 +141,15 @@ function hostOf(error: unknown): string | undefined {
  * and a sentence instead of OpenSSL's internal record line when the server does not speak TLS.
  */
 function tlsReason(error: unknown): string {
-  let current: unknown = error;
-  for (let depth = 0; depth < 4 && current && typeof current === 'object'; depth++) {
-    const { code, message } = current as { code?: unknown; message?: unknown };
+  for (const { code, message } of causes(error)) {
     if (code === 'ERR_SSL_WRONG_VERSION_NUMBER') return 'the server does not speak TLS at this port';
     if (typeof code === 'string' && TLS_FAILURES.test(code) && typeof message === 'string' && !message.includes('SSL routines')) return message.split('\n')[0]!;
-    current = (current as { cause?: unknown }).cause;
   }
   return 'no details';
 }
 
 function errorCodeOf(error: unknown): string | undefined {
-  let current: unknown = error;
-  for (let depth = 0; depth < 4 && current && typeof current === 'object'; depth++) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string') return code;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return undefined;
+  return [...causes(error)].map((cause) => cause.code).find((code): code is string => typeof code === 'string');
 }
 
 /**
