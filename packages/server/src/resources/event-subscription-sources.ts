@@ -29,18 +29,13 @@ import type { StoredObject } from '../db/store.js';
 import { ApiError, notFound } from '../errors.js';
 import { requestContext, type RequestContext } from './context.js';
 import { EVENT_SUBSCRIPTION, eventSubscriptions, renderSource, type StoredSubscription } from './event-subscriptions.js';
-import { isEmptyBody } from './define.js';
+import { isEmptyBody, loadFromUrl } from './define.js';
 
 const BASE = '/event_subscriptions/:id/sources';
 
 export function registerEventSubscriptionSources(app: FastifyInstance): void {
   const ctxOf = (request: FastifyRequest): RequestContext => requestContext(app.services, request.principal);
-  const load = (request: FastifyRequest): StoredObject<StoredSubscription> => {
-    const { id } = request.params as { id: string };
-    const found = app.services.store.get<StoredSubscription>(id, EVENT_SUBSCRIPTION);
-    if (!found) throw notFound('Event subscription', id);
-    return found;
-  };
+  const load = (request: FastifyRequest) => loadFromUrl<StoredSubscription>(request, { kind: EVENT_SUBSCRIPTION, label: 'Event subscription' });
   const sourceOf = (subscription: StoredObject<StoredSubscription>, type: string) => {
     const index = subscription.data.sources.findIndex((s) => s.type === type);
     if (index < 0) throw notFound(`Source of event subscription '${subscription.id}' for event type`, type);
