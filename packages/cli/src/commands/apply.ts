@@ -1,16 +1,6 @@
 import { Args, Flags } from '../oclif.js';
 import { Command } from '../command.js';
-import {
-  checkTargetsMatched,
-  describeLock,
-  LockHeld,
-  ApplyRefused,
-  type EnvironmentInput,
-  type HeldLock,
-  DependencyCycleError,
-  sanitize,
-  type Plan,
-} from '@gatehouse/engine/core';
+import { checkTargetsMatched, describeLock, LockHeld, ApplyRefused, type HeldLock, DependencyCycleError, sanitize, type Plan } from '@gatehouse/engine/core';
 import { renderJsonDocument, renderKindSummary, renderText } from '@gatehouse/engine/render';
 import {
   executeApply,
@@ -29,7 +19,7 @@ import { failCommand, stop, withConnection } from '../command-run.js';
 import type { Connection } from '../connection/connect.js';
 import { connectionFlags } from '../connection/flags.js';
 import { environmentFlags } from '../environments/flags.js';
-import { explicitFlags, selectEnvironments, type ProjectOptions } from '../environments/select.js';
+import { explicitFlags, selectEnvironments } from '../environments/select.js';
 import { manifestFlags, readingOptions } from '../manifest-flags.js';
 import { CliError } from '../errors.js';
 import { readSavedPlan } from '../saved-plan.js';
@@ -130,7 +120,21 @@ export default class Apply extends Command {
     const result = await withConnection(connectionFlags, async (connection) => {
       if (saved) this.#checkTarget(saved, connection);
       const moving = fromStackOption(flags['from-stack'] ?? saved?.from_stack, connection.stack);
-      const preparing = this.#prepareOptions(saved, run, { ...flags, ...moving, targets }, connection);
+      const preparing: PrepareOptions = {
+        api: connection.api,
+        stack: connection.stack,
+        paths: run.paths,
+        ...run.options,
+        env: process.env,
+        environment: run.environment,
+        ...(saved ? { saved } : {}),
+        prune: flags.prune || flags['prune-all'],
+        pruneAll: flags['prune-all'],
+        force: flags.force,
+        ...(targets ? { targets } : {}),
+        ...moving,
+        ...readingOptions(flags, (line) => this.logToStderr(line)),
+      };
       const lockWarned = lockWarnings(connection.stack, (message) => printAbove(process.stderr, `warning: ${message}\n`));
       // The manifests first: a manifest problem costs no request and takes no lock.
       const manifests = await readForApply(preparing);
@@ -175,30 +179,6 @@ export default class Apply extends Command {
     if (!result.ok) this.exit(1);
   }
 
-  /** What `prepareApply` is given. */
-  #prepareOptions(
-    saved: Plan | undefined,
-    run: { paths: string[]; options: ProjectOptions; environment?: EnvironmentInput | undefined },
-    flags: { prune: boolean; 'prune-all': boolean; force: boolean; 'max-file-size': number; fromStack?: string | undefined; targets: string[] | undefined },
-    connection: Connection,
-  ): PrepareOptions {
-    return {
-      api: connection.api,
-      stack: connection.stack,
-      paths: run.paths,
-      ...run.options,
-      env: process.env,
-      environment: run.environment,
-      ...(saved ? { saved } : {}),
-      prune: flags.prune || flags['prune-all'],
-      pruneAll: flags['prune-all'],
-      force: flags.force,
-      ...(flags.targets ? { targets: flags.targets } : {}),
-      fromStack: flags.fromStack,
-      ...readingOptions(flags, (line) => this.logToStderr(line)),
-    };
-  }
-
   /** The apply itself (its plan prepared), while this process holds the stack's lock. */
   async #locked(
     lock: HeldLock,
@@ -218,7 +198,8 @@ export default class Apply extends Command {
     // line per kind unless --show-plan.
     const render = flags.yes && !flags['show-plan'] ? renderKindSummary : renderText;
     info(render(prepared.plan, { style: terminalStyle(colour) }));
-    this.#refuse(prepared);
+    // Printed, with the reasons, by #fail (and listed in the JSON error document).
+    if (prepared.refusals.length > 0) throw new ApplyRefused(prepared.refusals);
     for (const subject of prepared.subjects) if (subject.stale) this.logToStderr(`stale: ${sanitize(subject.stale.message)}`);
     if (prepared.subjects.length > 0 && !flags.yes) await this.#confirm(prepared, connection);
     const outcome = await this.#execute(prepared, connection, flags.parallelism, colour, info, lock.lost, progress);
@@ -286,12 +267,6 @@ export default class Apply extends Command {
       process.removeListener('SIGTERM', onSignal);
       progress.end();
     }
-  }
-
-  #refuse(prepared: PreparedApply): void {
-    if (prepared.refusals.length === 0) return;
-    // Printed, with the reasons, by #fail (and listed in the JSON error document).
-    throw new ApplyRefused(prepared.refusals);
   }
 
   async #confirm(prepared: PreparedApply, connection: Connection): Promise<void> {
