@@ -24,6 +24,7 @@ import { executeApply, observe, planApply, readForApply, type ApplyRead, type Ob
 import { classifyDrift, selectHealable, type DriftReport, type HeldChange } from '@gatehouse/engine/drift';
 import { lockStacksWhileReading, lockWarnings } from '../stack-flags.js';
 import type { ApplyOutcome, CycleOutcome } from './metrics.js';
+import type { DriftedItem } from './notify.js';
 import type { WatchSettings } from './settings.js';
 import { Stopped, stoppableApi } from './stoppable-api.js';
 
@@ -43,14 +44,6 @@ export interface CycleOptions {
   warn: (message: string) => void;
 }
 
-/** A drifted object as the cycle found it. */
-interface CycleDrift {
-  address: string;
-  kind: string;
-  cause: string;
-  fields: string[];
-}
-
 interface HealReport {
   outcome: ApplyOutcome | 'nothing';
   /** Addresses set right. */
@@ -66,7 +59,7 @@ export interface CycleReport {
   /** Requests the cycle sent (its client's attempts, retries included). */
   requests: number;
   /** Drifted objects before any heal (absent when the cycle failed before classifying). */
-  drift?: CycleDrift[];
+  drift?: DriftedItem[];
   /** Fields left alone by ignore rules that differ, over all objects. */
   ignoredFields?: number;
   /** Another holder's lock seen while reading: nothing was healed or notified. */
@@ -208,7 +201,7 @@ async function healUnderLock(
   }
 }
 
-const toCycleDrift = (o: DriftReport['objects'][number]): CycleDrift => ({
+const toCycleDrift = (o: DriftReport['objects'][number]): DriftedItem => ({
   address: o.address,
   kind: o.kind,
   cause: o.drift,

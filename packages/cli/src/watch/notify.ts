@@ -42,14 +42,8 @@ export interface CycleFindings {
   failed: readonly { address: string; reason: string }[];
 }
 
-interface NotificationObject {
-  address: string;
-  kind: string;
-  cause: string;
-  fields: string[];
-  /** heal_failed: why. */
-  reason?: string;
-}
+/** A drifted object as a message names it; `reason` (heal_failed) says why its heal failed. */
+type NotificationObject = DriftedItem & { reason?: string };
 
 export interface Notification {
   /** What Slack and Teams show. */
