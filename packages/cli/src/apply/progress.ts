@@ -11,10 +11,6 @@ import { plural } from '../progress/listing.js';
 import type { PaceSource } from '../progress/pace-source.js';
 import { formatDuration, StatusReporter, type ProgressMode, type ProgressView } from '../progress/status.js';
 
-export interface ProgressStream {
-  write(text: string): unknown;
-}
-
 /** The status column of a line, with and without colour; built once, not per line. */
 const STATUS_LABELS = [false, true].map((colour) => {
   const c = pc.createColors(colour);
@@ -102,7 +98,7 @@ export class Progress {
   readonly #status: StatusReporter;
 
   constructor(
-    private readonly out: ProgressStream,
+    private readonly out: TerminalStream,
     private readonly total: number,
     private readonly pace: PaceSource,
     private readonly colour: boolean,

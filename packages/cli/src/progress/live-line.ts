@@ -72,7 +72,7 @@ export class LiveLine {
 }
 
 /** Writes `text` (whole lines) to `stream`, below the live line's place when one is drawn. */
-export function printAbove(stream: { write(text: string): unknown }, text: string): void {
+export function printAbove(stream: TerminalStream, text: string): void {
   if (live.line) live.line.around(() => stream.write(text));
   else stream.write(text);
 }
