@@ -3,7 +3,7 @@
  * the engine's reading options: the file size limit, and warnings printed on stderr.
  */
 import { Flags } from './oclif.js';
-import { DEFAULT_MAX_FILE_SIZE, type Problem } from '@gatehouse/engine/core';
+import { DEFAULT_MAX_FILE_SIZE, type EngineOptions } from '@gatehouse/engine/core';
 import { formatProblem } from './output.js';
 import { isVerbose, noteWriter } from './request-log.js';
 
@@ -47,10 +47,9 @@ export const manifestFlags = {
  * The engine's reading options for these flags; warnings go to `warn` (stderr), and with
  * `--verbose` (or GATEHOUSE_LOG=debug) so do notes of what the directory search skipped.
  */
-export function readingOptions(
-  flags: { 'max-file-size': number; verbose?: boolean | undefined },
-  warn: (line: string) => void,
-): { maxFileSize: number; onWarning: (warning: Problem) => void; onNote: (note: string) => void } {
+export type ReadingOptions = Required<Pick<EngineOptions, 'maxFileSize' | 'onWarning' | 'onNote'>>;
+
+export function readingOptions(flags: { 'max-file-size': number; verbose?: boolean | undefined }, warn: (line: string) => void): ReadingOptions {
   return {
     maxFileSize: flags['max-file-size'],
     onWarning: (warning) => warn(`warning: ${formatProblem(warning)}`),

@@ -11,7 +11,7 @@ import { checkTargets, readEach, sayUsage, type Readable } from '../environments
 import { explicitFlags, selectEnvironments, type EnvironmentRun } from '../environments/select.js';
 import { isVerbose } from '../request-log.js';
 import { requestUsage } from '../request-usage.js';
-import { manifestFlags, readingOptions } from '../manifest-flags.js';
+import { manifestFlags, readingOptions, type ReadingOptions } from '../manifest-flags.js';
 import { terminalStyle } from '../output.js';
 import { REPORT_FORMATS, printOut, type ReportFormat } from '../plan-output.js';
 import { CliError } from '../errors.js';
@@ -120,7 +120,7 @@ export default class Drift extends Command {
   }
 
   /** An environment's drift check up to its first request: connection settings and manifests read and checked. */
-  async #prepare(run: EnvironmentRun, reading: ReturnType<typeof readingOptions>, targets: string[] | undefined, all: boolean): Promise<Prepared> {
+  async #prepare(run: EnvironmentRun, reading: ReadingOptions, targets: string[] | undefined, all: boolean): Promise<Prepared> {
     const environment = run.environment;
     try {
       // The target first (checked, not opened), then the manifests: as connecting does.

@@ -19,7 +19,8 @@ import { hostname } from 'node:os';
 import type { Connection } from '../connection/connect.js';
 import type { EnvironmentRun } from '../environments/select.js';
 import { formatProblem } from '../output.js';
-import { LiveApiError, LockHeld, lockOf, ManifestProblems, sanitize, type LockInfo, type Problem } from '@gatehouse/engine/core';
+import { LiveApiError, LockHeld, lockOf, ManifestProblems, sanitize, type LockInfo } from '@gatehouse/engine/core';
+import type { ReadingOptions } from '../manifest-flags.js';
 import { executeApply, observe, planApply, readForApply, type ApplyRead, type Observation, type PrepareOptions } from '@gatehouse/engine/apply';
 import { classifyDrift, selectHealable, type DriftReport, type HeldChange } from '@gatehouse/engine/drift';
 import { lockStacksWhileReading, lockWarnings } from '../stack-flags.js';
@@ -38,7 +39,7 @@ export interface WatchedEnvironment {
 
 export interface CycleOptions {
   settings: WatchSettings;
-  reading: { maxFileSize: number; onWarning: (warning: Problem) => void; onNote: (note: string) => void };
+  reading: ReadingOptions;
   stop: AbortSignal;
   /** Told of what does not end the cycle (a lock renewal or release that failed). */
   warn: (message: string) => void;
