@@ -223,10 +223,11 @@ export class Transport {
       return;
     }
     if (this.#deadline !== undefined && performance.now() + delay >= this.#deadline) {
-      throw this.#notSent(
+      throw this.#failure(
         { ...place, attempt: attempt + 1 },
         'deadline_exceeded',
         `the deadline passes before the next attempt; the last one failed: ${error.msg}`,
+        false,
         mayHaveRun(error),
       );
     }
@@ -249,13 +250,13 @@ export class Transport {
     });
     if (signal?.aborted) return failed(this.#cancelled(place, signal, false), false);
     if (this.#silence.remainingMs() <= 0) {
-      return failed(this.#notSent(place, 'timeout', `not sent: ${this.#silent()}`, false), false);
+      return failed(this.#failure(place, 'timeout', `not sent: ${this.#silent()}`, false), false);
     }
     let slot: Slot;
     try {
       slot = await this.#pacer.acquire(this.#deadline, signal);
     } catch (error) {
-      if (error instanceof PaceRefused) return failed(this.#notSent(place, 'deadline_exceeded', `not sent: ${error.message}`, false), false);
+      if (error instanceof PaceRefused) return failed(this.#failure(place, 'deadline_exceeded', `not sent: ${error.message}`, false), false);
       return failed(this.#cancelled(place, signal, false), false);
     }
     const started = performance.now();
@@ -265,7 +266,7 @@ export class Transport {
     const deadlineLeft = this.#deadline === undefined ? Infinity : this.#deadline - started;
     if (deadlineLeft <= 0) {
       slot.cancel();
-      return failed(this.#notSent(place, 'deadline_exceeded', 'not sent: the deadline passed', false), false);
+      return failed(this.#failure(place, 'deadline_exceeded', 'not sent: the deadline passed', false), false);
     }
     const timeoutMs = Math.ceil(Math.min(this.#timeoutMs, silenceLeft, deadlineLeft));
     const cause = timeoutMs >= this.#timeoutMs ? 'timeout' : deadlineLeft <= silenceLeft ? 'deadline' : 'silence';
@@ -357,14 +358,7 @@ export class Transport {
       silence: `no answer: ${this.#silent()}`,
       deadline: 'the deadline passed before an answer arrived',
     }[cause];
-    return new GatehouseApiError({
-      ...where(place),
-      status: undefined,
-      errorCode: cause === 'deadline' ? 'deadline_exceeded' : 'timeout',
-      msg,
-      attempts: place.attempt,
-      outcomeUnknown: true,
-    });
+    return this.#failure(place, cause === 'deadline' ? 'deadline_exceeded' : 'timeout', msg, true);
   }
 
   #silent(): string {
@@ -382,19 +376,15 @@ export class Transport {
       : deadline
         ? 'the deadline passed before it was sent'
         : 'aborted before it was sent';
-    return new GatehouseApiError({
-      ...where(place),
-      status: undefined,
-      errorCode: deadline ? 'deadline_exceeded' : 'aborted',
-      msg,
-      attempts: sent ? place.attempt : place.attempt - 1,
-      outcomeUnknown: sent,
-    });
+    return this.#failure(place, deadline ? 'deadline_exceeded' : 'aborted', msg, sent);
   }
 
-  /** A request given up before attempt `place.attempt` was sent. */
-  #notSent(place: AttemptPlace, errorCode: string, msg: string, outcomeUnknown: boolean): GatehouseApiError {
-    return new GatehouseApiError({ ...where(place), status: undefined, errorCode, msg, attempts: place.attempt - 1, outcomeUnknown });
+  /**
+   * A request that ended without an answer: attempt `place.attempt` was sent (it counts, and may
+   * have been carried out) or was given up before it was sent.
+   */
+  #failure(place: AttemptPlace, errorCode: string, msg: string, sent: boolean, outcomeUnknown = sent): GatehouseApiError {
+    return new GatehouseApiError({ ...where(place), status: undefined, errorCode, msg, attempts: sent ? place.attempt : place.attempt - 1, outcomeUnknown });
   }
 
   /**
