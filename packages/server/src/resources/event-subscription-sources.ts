@@ -21,14 +21,13 @@ import {
   EventSubscriptionSourceParams,
   EventSubscriptionSourceUpdate,
   IdParams,
-  checkEventSources,
   type EventSubscriptionSourceInput,
 } from '@gatehouse/schemas';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { StoredObject } from '../db/store.js';
 import { ApiError, notFound } from '../errors.js';
 import { requestContext, type RequestContext } from './context.js';
-import { EVENT_SUBSCRIPTION, eventSubscriptions, renderSource, type StoredSubscription } from './event-subscriptions.js';
+import { checkSources, EVENT_SUBSCRIPTION, eventSubscriptions, renderSource, type StoredSubscription } from './event-subscriptions.js';
 import { isEmptyBody, loadFromUrl } from './define.js';
 
 const BASE = '/event_subscriptions/:id/sources';
@@ -45,8 +44,7 @@ export function registerEventSubscriptionSources(app: FastifyInstance): void {
 
   /** Stores `sources` on the subscription after the shared checks, with its audit event. */
   const save = (ctx: RequestContext, subscription: StoredObject<StoredSubscription>, sources: EventSubscriptionSourceInput[]) => {
-    const problem = checkEventSources(sources);
-    if (problem) throw new ApiError('invalid_event_source', `${problem.field}: ${problem.message}.`, { field: problem.field });
+    checkSources(sources);
     const updated = ctx.store.update(subscription, { ...subscription.data, sources });
     ctx.audit.record('event_subscription', 'updated', eventSubscriptions.render(updated, ctx), ctx.principal);
   };

@@ -37,6 +37,12 @@ export function renderSource(subscriptionUri: string, { type, fields, filter }: 
   };
 }
 
+/** Throws `invalid_event_source` naming the field when `sources` break a rule of the event catalogue. */
+export function checkSources(sources: readonly EventSubscriptionSourceInput[]): void {
+  const problem = checkEventSources(sources);
+  if (problem) throw new ApiError('invalid_event_source', `${problem.field}: ${problem.message}.`, { field: problem.field });
+}
+
 export const eventSubscriptions: ResourceDefinition<StoredSubscription, EventSubscription> = {
   kind: EVENT_SUBSCRIPTION,
   label: 'event subscription',
@@ -52,12 +58,7 @@ export const eventSubscriptions: ResourceDefinition<StoredSubscription, EventSub
   },
   write(input, current, { store }) {
     const given = input as EventSubscriptionUpdate;
-    if (given.sources) {
-      const problem = checkEventSources(given.sources);
-      if (problem) {
-        throw new ApiError('invalid_event_source', `${problem.field}: ${problem.message}.`, { field: problem.field });
-      }
-    }
+    if (given.sources) checkSources(given.sources);
     given.destination_ids?.forEach((id, index) => {
       if (!store.get(id, EVENT_DESTINATION)) throw invalidReference(`destination_ids[${index}]`, id, 'Event destination');
     });
