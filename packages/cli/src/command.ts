@@ -4,8 +4,7 @@
  * empty-values.ts), so that no command can forget it; and, for the commands that set
  * `jsonErrors`, every failure as one JSON error document when `--format json` is asked for.
  */
-import type { Interfaces } from '@oclif/core';
-import { Command as OclifCommand, Errors } from './oclif.js';
+import { Command as OclifCommand, Errors, type Interfaces } from '@oclif/core';
 import { refuseEmptyFlags, refuseEmptyVariables } from './empty-values.js';
 import { catchAsJson } from './json-errors.js';
 

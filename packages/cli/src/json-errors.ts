@@ -5,8 +5,7 @@
  * exit 1; the human message still goes to stderr. The commands that take `--format json`
  * (apply, plan, drift) route every failure, flag errors included, through `catch` below.
  */
-import { Errors } from './oclif.js';
-import type { Command, Errors as OclifErrors } from '@oclif/core';
+import { Errors, type Command } from '@oclif/core';
 import {
   ApplyRefused,
   LiveApiError,
@@ -70,7 +69,7 @@ export function errorDocument(error: unknown): ErrorDocument {
   }
   if (cause instanceof Errors.CLIError) {
     // oclif's own: a flag or argument refused while parsing, or `this.error(..., { code })`.
-    const code = (cause as OclifErrors.CLIError & { code?: string }).code ?? ('parse' in cause ? 'usage' : 'failed');
+    const code = (cause as Errors.CLIError & { code?: string }).code ?? ('parse' in cause ? 'usage' : 'failed');
     return { error: { code, message: sanitize(cause.message.replace(/\s*\n\s*/g, ' '), { keepNewlines: true }) } };
   }
   return { error: { code: 'internal', message } };

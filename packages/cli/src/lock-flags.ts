@@ -1,5 +1,5 @@
 /** The flags of the per-stack lock (engine lock/record.ts): how long apply waits for it. */
-import { Flags } from './oclif.js';
+import { Flags } from '@oclif/core';
 
 const UNITS: Record<string, number> = { '': 1000, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 

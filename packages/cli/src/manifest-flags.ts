@@ -2,7 +2,7 @@
  * Flags of the commands that read manifests (validate, plan, apply, drift), and how they become
  * the engine's reading options: the file size limit, and warnings printed on stderr.
  */
-import { Flags } from './oclif.js';
+import { Flags } from '@oclif/core';
 import { DEFAULT_MAX_FILE_SIZE, type EngineOptions } from '@gatehouse/engine/core';
 import { formatProblem } from './output.js';
 import { isVerbose, noteWriter } from './request-log.js';

@@ -6,7 +6,7 @@
  */
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { Flags } from './oclif.js';
+import { Flags } from '@oclif/core';
 
 /** The directory searched for policy files without any flag. */
 const DEFAULT_POLICY_DIR = 'policies';

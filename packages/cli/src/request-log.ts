@@ -8,7 +8,7 @@
  */
 import type { RequestEvent } from '@gatehouse/client';
 import { sanitize } from '@gatehouse/engine/core';
-import { Flags } from './oclif.js';
+import { Flags } from '@oclif/core';
 import { printAbove } from './progress/live-line.js';
 
 export const verboseFlag = {

@@ -3,7 +3,7 @@
  * the current stack (engine plan/stacks.ts). It has no environment variable on purpose: a
  * variable left set in a pipeline would keep taking objects over; a move is a one-off command.
  */
-import { Flags } from './oclif.js';
+import { Flags } from '@oclif/core';
 import { acquireLock, lockWhileReading, sanitize, type AcquireOptions, type ApiObject, type HeldLock, type LiveApi } from '@gatehouse/engine/core';
 import { CliError } from './errors.js';
 

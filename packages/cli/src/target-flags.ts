@@ -6,7 +6,7 @@
  * before connecting, and a run whose every target matched nothing fails (a typo in a CI script
  * must not pass as "No changes").
  */
-import { Flags } from './oclif.js';
+import { Flags } from '@oclif/core';
 import { parseTargets, sanitize, TargetError, type PlanTargets } from '@gatehouse/engine/core';
 import { CliError } from './errors.js';
 

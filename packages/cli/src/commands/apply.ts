@@ -1,4 +1,4 @@
-import { Args, Flags } from '../oclif.js';
+import { Args, Flags } from '@oclif/core';
 import { Command } from '../command.js';
 import { checkTargetsMatched, describeLock, LockHeld, ApplyRefused, type HeldLock, DependencyCycleError, sanitize, type Plan } from '@gatehouse/engine/core';
 import { renderJsonDocument, renderKindSummary, renderText } from '@gatehouse/engine/render';

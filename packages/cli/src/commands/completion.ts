@@ -1,4 +1,4 @@
-import { Args } from '../oclif.js';
+import { Args } from '@oclif/core';
 import { Command } from '../command.js';
 
 /** The generator class of @oclif/plugin-autocomplete (its hidden `autocomplete:create`). */

@@ -1,4 +1,4 @@
-import { Args, Flags } from '../oclif.js';
+import { Args, Flags } from '@oclif/core';
 import { Command } from '../command.js';
 import type { Desired, EngineOptions } from '@gatehouse/engine/core';
 import { renderDriftsJson, renderDriftsMarkdown, renderDriftsText, type EnvironmentDrift } from '@gatehouse/engine/environments';

@@ -1,4 +1,4 @@
-import { Flags } from '../oclif.js';
+import { Flags } from '@oclif/core';
 import { Command } from '../command.js';
 import { sanitize, unreadableLine } from '@gatehouse/engine/core';
 import { exportLive, recordedDirectory, type ExportResult } from '@gatehouse/engine/export';

@@ -1,4 +1,4 @@
-import { Args, Flags } from '../oclif.js';
+import { Args, Flags } from '@oclif/core';
 import { Command } from '../command.js';
 import { planFromRead, policyErrors, readForPlan, type EngineOptions, type Plan as PlanValue, type PlanRead } from '@gatehouse/engine/core';
 import { anyChanges, renderPlansJson, renderPlansMarkdown, renderPlansText, type EnvironmentPlan } from '@gatehouse/engine/environments';

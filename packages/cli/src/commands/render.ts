@@ -1,5 +1,5 @@
 import { join, normalize } from 'node:path';
-import { Args, Flags } from '../oclif.js';
+import { Args, Flags } from '@oclif/core';
 import { Command } from '../command.js';
 import { isRenderedText, renderEnvironment } from '@gatehouse/engine/environments';
 import { failCommand } from '../command-run.js';

@@ -1,4 +1,4 @@
-import { Flags } from '../oclif.js';
+import { Flags } from '@oclif/core';
 import { Command } from '../command.js';
 import { CliError } from '../errors.js';
 import { parseDuration } from '../lock-flags.js';

@@ -1,4 +1,4 @@
-import { Args, Flags } from '../oclif.js';
+import { Args, Flags } from '@oclif/core';
 import { Command } from '../command.js';
 import { failCommand } from '../command-run.js';
 import { REPORT_FORMATS, printOut, renderPlanAs, type ReportFormat } from '../plan-output.js';

@@ -1,4 +1,4 @@
-import { Flags } from '../oclif.js';
+import { Flags } from '@oclif/core';
 import { Command } from '../command.js';
 import { breakLock, describeLock, readLock, sanitize } from '@gatehouse/engine/core';
 import { canAsk, confirm, PromptCancelled } from '../apply/confirm.js';

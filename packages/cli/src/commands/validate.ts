@@ -1,4 +1,4 @@
-import { Args, Flags } from '../oclif.js';
+import { Args, Flags } from '@oclif/core';
 import { Command } from '../command.js';
 import { checkManifests, formatPolicyResult, policyCounts, type PolicyResult, type Problem } from '@gatehouse/engine/core';
 import { failCommand } from '../command-run.js';

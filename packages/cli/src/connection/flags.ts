@@ -4,7 +4,7 @@
  * embedded reference server with `--embedded` / `GATEHOUSE_API_URL=embedded`, or by default
  * outside CI.
  */
-import { Flags } from '../oclif.js';
+import { Flags } from '@oclif/core';
 import { verboseFlag } from '../request-log.js';
 import { transportFlags, type TransportFlagValues } from './transport.js';
 

@@ -12,7 +12,7 @@
 import { readFile } from 'node:fs/promises';
 import { DEFAULT_RETRY, DEFAULT_TIMEOUT_MS, type ClientOptions } from '@gatehouse/client';
 import { getProxyForUrl } from 'proxy-from-env';
-import { Flags } from '../oclif.js';
+import { Flags } from '@oclif/core';
 import { CliError } from '../errors.js';
 import { parseDuration as parseAnyDuration } from '../lock-flags.js';
 import { sourceOf } from './check.js';

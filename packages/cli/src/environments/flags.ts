@@ -1,5 +1,5 @@
 /** The flags that choose a project file and an environment, shared by every command. */
-import { Flags } from '../oclif.js';
+import { Flags } from '@oclif/core';
 
 export const environmentFlags = {
   env: Flags.string({

@@ -4,8 +4,7 @@
  * error itself names the closest command, and exits 1 as every error does (the exit codes are
  * 0, 1 and 2, and 130 for an interrupted apply: a pipeline tells them apart; the root help says so).
  */
-import { Errors, toConfiguredId } from '../oclif.js';
-import type { Hook } from '@oclif/core';
+import { Errors, toConfiguredId, type Hook } from '@oclif/core';
 import { closestName } from '@gatehouse/schemas/runtime';
 
 const hook: Hook<'command_not_found'> = async function (options) {
