@@ -19,18 +19,16 @@ import { merge, objectPath, registerResource, type ResourceDefinition } from './
 import { registerModules, renderModules, writeModules, type AnyModule } from './modules.js';
 import { backendModule } from './modules/backend.js';
 import { circuitBreakerModule } from './modules/circuit-breaker.js';
-import { compressionModule } from './modules/compression.js';
 import { ipRestrictionModule } from './modules/ip-restriction.js';
 import { oauthModule } from './modules/oauth.js';
 import { oidcModule } from './modules/oidc.js';
-import { requestHeadersModule } from './modules/request-headers.js';
-import { responseHeadersModule } from './modules/response-headers.js';
+import { requestHeadersModule, responseHeadersModule } from './modules/headers.js';
 import { samlModule } from './modules/saml.js';
 import { IDENTITY_MODULES } from './modules/session.js';
 import { trafficPolicyModule } from './modules/traffic-policy.js';
 import { userAgentFilterModule } from './modules/user-agent-filter.js';
 import { webhookVerificationModule } from './modules/webhook-verification.js';
-import { websocketTcpConverterModule } from './modules/websocket-tcp-converter.js';
+import { compressionModule, websocketTcpConverterModule } from './modules/switch.js';
 import type { CommonFields } from './common.js';
 
 export const HTTPS_EDGE = 'https_edge';

@@ -1,14 +1,15 @@
 /**
- * Request and response header modules (EndpointRequestHeaders, EndpointResponseHeaders,
- * api-spec 2.6/2.7): header names in `add` are stored lowercased (HTTP header names are
- * case-insensitive, and the service returns them so), two names that differ only in case are
- * a 400 rather than one silently winning, and `remove` is `[]` when not given.
+ * The request and response header modules of a route (EndpointRequestHeaders,
+ * EndpointResponseHeaders, api-spec 2.6/2.7): headers added and removed before the request goes
+ * upstream, or from the response. Header names in `add` are stored lowercased (HTTP header
+ * names are case-insensitive, and the service returns them so), two names that differ only in
+ * case are a 400 rather than one silently winning, and `remove` is `[]` when not given.
  */
 import { EndpointHeaders, EndpointHeadersInput } from '@gatehouse/schemas';
 import { invalidModule } from '../../errors.js';
 import type { ModuleDefinition } from '../modules.js';
 
-export function headersModule(name: 'request_headers' | 'response_headers'): ModuleDefinition<EndpointHeaders> {
+function headersModule(name: 'request_headers' | 'response_headers'): ModuleDefinition<EndpointHeaders> {
   return {
     name,
     input: EndpointHeadersInput,
@@ -26,3 +27,6 @@ export function headersModule(name: 'request_headers' | 'response_headers'): Mod
     render: (stored): EndpointHeaders => ({ enabled: stored.enabled, add: { ...stored.add }, remove: [...stored.remove] }),
   };
 }
+
+export const requestHeadersModule = headersModule('request_headers');
+export const responseHeadersModule = headersModule('response_headers');

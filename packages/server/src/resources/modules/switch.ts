@@ -1,11 +1,12 @@
 /**
- * Modules that carry nothing but `enabled` (compression, websocket_tcp_converter): `enabled`
- * is true when unspecified and stored as given otherwise.
+ * Modules of a route that carry nothing but `enabled` (EndpointCompression,
+ * EndpointWebsocketTCPConverter, api-spec 2.7): `enabled` is true when unspecified and stored
+ * as given otherwise.
  */
 import { EndpointSwitch, EndpointSwitchInput } from '@gatehouse/schemas';
 import type { ModuleDefinition } from '../modules.js';
 
-export function switchModule(name: string): ModuleDefinition<EndpointSwitch> {
+function switchModule(name: string): ModuleDefinition<EndpointSwitch> {
   return {
     name,
     input: EndpointSwitchInput,
@@ -14,3 +15,6 @@ export function switchModule(name: string): ModuleDefinition<EndpointSwitch> {
     render: (stored): EndpointSwitch => ({ enabled: stored.enabled }),
   };
 }
+
+export const compressionModule = switchModule('compression');
+export const websocketTcpConverterModule = switchModule('websocket_tcp_converter');
