@@ -45,8 +45,8 @@ export function thisMachine() {
   return { commit, cpus: cpus().length, cpuModel: cpus()[0]?.model.trim() ?? 'unknown', os: `${platform()} ${release()}`, node: process.version };
 }
 
-/** Replaces the table of `file` (docs/performance.md) with this run's rows, measured on this machine (in `rounds` rounds, when given). */
-export function writePerformanceTable(rows, { rounds } = {}, file = PERFORMANCE_PAGE) {
-  const table = performanceTable(rows, { ...thisMachine(), ...(rounds ? { rounds } : {}) });
-  writeFileSync(file, replaceTable(readFileSync(file, 'utf8'), table));
+/** Replaces the table of docs/performance.md with this run's rows, measured on this machine. */
+export function writePerformanceTable(rows) {
+  const table = performanceTable(rows, thisMachine());
+  writeFileSync(PERFORMANCE_PAGE, replaceTable(readFileSync(PERFORMANCE_PAGE, 'utf8'), table));
 }
