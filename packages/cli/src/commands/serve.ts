@@ -80,7 +80,11 @@ export default class Serve extends Command {
   async run(): Promise<void> {
     const { flags } = await this.parse(Serve);
     const apiKeys = flags['api-key'] ?? splitKeys(process.env.GATEHOUSE_API_KEYS);
-    const server = await this.loadServer();
+    // The server is an optional dependency: without it, exit 1 saying how to install it.
+    const server = await loadServer('serve').catch((error: unknown) => {
+      if (error instanceof CliError) this.error(error.message, { exit: 1 });
+      throw error;
+    });
     const refusedAs = <T>(flag: string, parse: () => T): T => {
       try {
         return parse();
@@ -143,16 +147,6 @@ export default class Serve extends Command {
     };
     process.once('SIGINT', () => void stop('SIGINT'));
     process.once('SIGTERM', () => void stop('SIGTERM'));
-  }
-
-  /** The server package, or exit 1 saying how to install it (it is an optional dependency). */
-  private async loadServer() {
-    try {
-      return await loadServer('serve');
-    } catch (error) {
-      if (error instanceof CliError) this.error(error.message, { exit: 1 });
-      throw error;
-    }
   }
 }
 
