@@ -26,20 +26,22 @@ const DEFAULT_CLI = fileURLToPath(new URL('../../cli/bin/run.js', import.meta.ur
 export async function measureDurablePosts({ cli = DEFAULT_CLI, seconds = 5, connections = 10 } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'gatehouse-server-bench-'));
   const child = spawn(process.execPath, [cli, 'serve', '--port', '0', '--db', join(dir, 'bench.db'), '--api-key', KEY, '--log-format', 'json'], {
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   try {
+    // The start-up lines come on stderr (stdout is the JSON log); whatever follows them, on either
+    // stream, is read and dropped, so that the server never waits on a pipe.
     const url = await new Promise((resolve, reject) => {
       let out = '';
       const onData = (chunk) => {
         out += chunk;
         const found = /listening on (\S+)/.exec(out)?.[1];
         if (!found) return;
-        // From here on the log is read and dropped, so that the server never waits on the pipe.
-        child.stdout.off('data', onData).resume();
+        for (const stream of [child.stdout, child.stderr]) stream.off('data', onData).resume();
         resolve(found);
       };
       child.stdout.on('data', onData);
+      child.stderr.on('data', onData);
       child.once('exit', (code) => reject(new Error(`gatehouse serve exited (${code}) before it listened: ${out}`)));
     });
     const result = await autocannon({
