@@ -115,11 +115,16 @@ export async function load(paths: string[], options: LoadOptions = {}): Promise<
   return { documents, problems, checksum: hash.digest('hex'), files: checksums, warnings: found.warnings, notes };
 }
 
-/** sha256 over the canonical JSON of a file's documents, in order: what they say, not how. */
-const documentsChecksum = (documents: readonly LoadedDocument[]): string =>
-  createHash('sha256')
-    .update(canonicalJson(documents.map((d) => d.value)))
-    .digest('hex');
+/**
+ * sha256 over the canonical JSON of a file's documents as a list, in order: what they say, not
+ * how. Hashed a document at a time (the same text as the whole list's canonical JSON, where a
+ * value with no JSON form is null), so that a large file is never held twice more as one string.
+ */
+function documentsChecksum(documents: readonly LoadedDocument[]): string {
+  const hash = createHash('sha256').update('[');
+  documents.forEach((d, i) => hash.update(`${i > 0 ? ',' : ''}${canonicalJson(d.value) || 'null'}`));
+  return hash.update(']').digest('hex');
+}
 
 /**
  * Reads one file's documents with `yaml`, one at a time. A document with a syntax error is a
