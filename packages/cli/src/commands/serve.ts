@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { Command } from '../command.js';
 import { CliError } from '../errors.js';
-import { parseDuration } from '../lock-flags.js';
+import { parseDuration } from '../duration.js';
 import { colourEnabled } from '../output.js';
 import { chooseLogFormat, LOG_FORMATS, LOG_LEVELS, serverLogger } from '../serve/logger.js';
 import { DEFAULT_DB_PATH, DEFAULT_HOST, DEFAULT_PORT } from '../server/defaults.js';

@@ -14,7 +14,7 @@ import { DEFAULT_RETRY, DEFAULT_TIMEOUT_MS, type ClientOptions } from '@gatehous
 import { getProxyForUrl } from 'proxy-from-env';
 import { Flags } from '@oclif/core';
 import { CliError } from '../errors.js';
-import { parseDuration as parseAnyDuration } from '../lock-flags.js';
+import { parseDuration as parseAnyDuration } from '../duration.js';
 import { sourceOf } from './check.js';
 
 const DEFAULT_TIMEOUT = `${DEFAULT_TIMEOUT_MS / 1000}s`;
@@ -45,7 +45,7 @@ export interface TransportFlagValues {
   'ca-file'?: string | undefined;
 }
 
-/** `30s`, `500ms`, `2m`, `1h` or a number of seconds, as milliseconds (lock-flags.ts); undefined when unreadable or not positive. */
+/** `30s`, `500ms`, `2m`, `1h` or a number of seconds, as milliseconds (duration.ts); undefined when unreadable or not positive. */
 export function parseDuration(text: string): number | undefined {
   const ms = parseAnyDuration(text);
   return ms !== undefined && ms > 0 && Number.isFinite(ms) ? ms : undefined;

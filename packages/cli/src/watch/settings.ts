@@ -4,7 +4,7 @@
  * refusal says which flag and what to give instead (exit 1, nothing started).
  */
 import { CliError } from '../errors.js';
-import { parseDuration } from '../lock-flags.js';
+import { parseDuration } from '../duration.js';
 import type { HealPermissions } from '@gatehouse/engine/drift';
 
 /** The shortest interval: a cycle lists every kind (some 17 requests), so faster only spends the budget. */
