@@ -15,13 +15,13 @@
  * would gather a listener per request in flight (Node warns past ten).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { Dispatcher } from 'undici';
 import { classify, concurrencyRefusal, errorFromResponse, type AttemptPlace } from './classify.js';
 import { createDispatcher, withoutCredentials } from './dispatcher.js';
 import { GatehouseApiError } from './errors.js';
 import { Pacer, PaceRefused, SERVICE_BUDGET, SERVICE_CONCURRENCY, type Slot } from './pace.js';
 import { limitsOf, MAX_SERVER_WAIT_MS } from './rate-headers.js';
 import { backoffDelay, DEFAULT_RETRY, DEFAULT_TIMEOUT_MS, mayHaveRun, shouldRetry, type RetryOptions } from './retry.js';
-import type { Dispatcher } from 'undici';
 import {
   SERVICE_VERSION,
   type ClientOptions,
