@@ -53,7 +53,7 @@ export function isMissingServer(error: unknown): boolean {
 /** The message of a missing server: what needed it, why it may be missing, what to do. */
 function serverNotInstalled(use: ServerUse, cause: Error): CliError {
   const version = cliVersion();
-  const install = `npm install ${SERVER_PACKAGE}@${version}\`, or \`npm install ./gatehouse-server-${version}.tgz\` beside a release tarball`;
+  const install = `\`npm install ${SERVER_PACKAGE}@${version}\`, or \`npm install ./gatehouse-server-${version}.tgz\` beside a release tarball`;
   const what =
     use === 'serve'
       ? `gatehouse serve needs the reference server (${SERVER_PACKAGE}), which is not installed`
@@ -64,8 +64,8 @@ function serverNotInstalled(use: ServerUse, cause: Error): CliError {
     `or skipped because ${NATIVE_PACKAGE} could not be built on this machine)`;
   const todo =
     use === 'serve'
-      ? `Install it next to the CLI (\`${install}\`; ${NATIVE_PACKAGE} needs a prebuilt binary or a C++ toolchain), or run the container image.`
-      : `Set GATEHOUSE_API_URL and GATEHOUSE_API_KEY to work against an API, or install it (\`${install}\`).`;
+      ? `Install it next to the CLI (${install}; ${NATIVE_PACKAGE} needs a prebuilt binary or a C++ toolchain), or run the container image.`
+      : `Set GATEHOUSE_API_URL and GATEHOUSE_API_KEY to work against an API, or install it (${install}).`;
   const detail = firstLine(cause.message);
   return new CliError('server_not_installed', `${what}: ${why}. ${todo}${detail ? ` (${detail})` : ''}`);
 }
