@@ -62,7 +62,11 @@ export function classify(error: unknown, place: AttemptPlace): GatehouseApiError
   const { method, path, baseUrl, attempt } = place;
   const at = { method, path, baseUrl, status: undefined, attempts: attempt };
   const proxyError = causeOfType(error, ProxyError);
-  if (proxyError) {
+  // A tunnel that failed because the proxy itself could not be reached is that failure (its name
+  // does not resolve, it refuses connections), not a tunnel the proxy dropped.
+  const reaching = proxyError ? errorCodeOf(proxyError.cause) : undefined;
+  const proxyUnreachable = reaching !== undefined && (DNS_FAILURES.has(reaching) || NOT_SENT.has(reaching));
+  if (proxyError && !proxyUnreachable) {
     const refused = proxyError.status !== undefined && proxyError.status < 500;
     const advice =
       proxyError.status === 407
@@ -80,9 +84,10 @@ export function classify(error: unknown, place: AttemptPlace): GatehouseApiError
       retryable: false,
     });
   }
-  const code = errorCodeOf(error);
+  const failure = proxyUnreachable ? proxyError!.cause : error;
+  const code = errorCodeOf(failure);
   if (code !== undefined && DNS_FAILURES.has(code)) {
-    const host = hostOf(error) ?? 'the host name';
+    const host = hostOf(failure) ?? 'the host name';
     const temporary = code === 'EAI_AGAIN';
     return new GatehouseApiError({
       ...at,
@@ -92,7 +97,8 @@ export function classify(error: unknown, place: AttemptPlace): GatehouseApiError
     });
   }
   if (code !== undefined && NOT_SENT.has(code)) {
-    return new GatehouseApiError({ ...at, errorCode: 'connection_refused', msg: `cannot connect (${code})` });
+    const to = proxyUnreachable ? ` to the proxy ${proxyError!.proxy}` : '';
+    return new GatehouseApiError({ ...at, errorCode: 'connection_refused', msg: `cannot connect${to} (${code})` });
   }
   if (code !== undefined && TLS_FAILURES.test(code)) {
     return new GatehouseApiError({ ...at, errorCode: 'tls_error', msg: `TLS handshake failed (${code}: ${tlsReason(error)})` });

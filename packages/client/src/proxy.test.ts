@@ -93,12 +93,32 @@ describe('through an HTTP proxy', () => {
   });
 });
 
+describe('a proxy that cannot be reached', () => {
+  it('is a refused connection to the proxy, named, for an https:// API (not a dropped tunnel)', async () => {
+    const closed = await listen(createServer());
+    servers.pop()!.close();
+    const client = new Transport({ baseUrl: 'https://api.example', apiKey: 'k', proxy: closed, retry: { maxAttempts: 1 } });
+    const error = await failure(client.request('GET', '/ip_policies'));
+    expect(error).toMatchObject({ errorCode: 'connection_refused', outcomeUnknown: false });
+    expect(error!.msg).toBe(`cannot connect to the proxy ${closed} (ECONNREFUSED)`);
+    await client.close();
+  });
+});
+
 describe('a name that does not resolve', () => {
   it('is a DNS failure, named, never "connection refused", and not tried again', async () => {
     const client = new Transport({ baseUrl: 'http://gatehouse-test.invalid', apiKey: 'k' });
     const error = await failure(client.request('GET', '/ip_policies'));
     expect(error).toMatchObject({ errorCode: 'dns_error', retryable: false, attempts: 1 });
     expect(error!.msg).toBe('DNS lookup of gatehouse-test.invalid failed (ENOTFOUND: no such name)');
+    await client.close();
+  });
+
+  it("names the proxy's host when it does not resolve, for an https:// API too (not a dropped tunnel)", async () => {
+    const client = new Transport({ baseUrl: 'https://api.example', apiKey: 'k', proxy: 'http://gatehouse-proxy.invalid:3128' });
+    const error = await failure(client.request('GET', '/ip_policies'));
+    expect(error).toMatchObject({ errorCode: 'dns_error', retryable: false, attempts: 1 });
+    expect(error!.msg).toBe('DNS lookup of gatehouse-proxy.invalid failed (ENOTFOUND: no such name)');
     await client.close();
   });
 
