@@ -11,7 +11,7 @@ import { exportStream, STDOUT_PATH, writeExport } from '../export/write.js';
 
 /** `gatehouse export`: the live configuration as manifests, the way into gatehouse. */
 export default class Export extends Command {
-  static override summary = 'Write the live configuration as manifests, one file per kind.';
+  static override summary = 'Write the live configuration as manifests, each object in the file it was applied from.';
   static override description =
     'Reads live state (list requests only) and writes manifests into --out: each object the stack owns in the file its ' +
     'ownership marker records (relative to the repository root, so --out is best the root, or the directory the manifests ' +
