@@ -175,6 +175,21 @@ describe('gatehouse watch', () => {
     expect((await reporter.stop()).code).toBe(0);
   });
 
+  it('an object deleted by hand that the previous cycle saw live is deleted outside, and --self-heal creates it again', async () => {
+    // A top-level policy nothing references: only the watcher's own previous reading shows it was applied.
+    const { dir, id } = await appliedPolicy('watch-deleted');
+    const healer = await startWatcher(dir, 'watch-deleted', ['--self-heal']);
+    await healer.cycle((line) => line.drifted === 0);
+    await client.ipPolicies.delete(id);
+    const healed = await healer.cycle((line) => line.heal === 'done');
+    expect(healed).toMatchObject({ drifted: 2, drift: { deleted_outside: 2 }, healed: 2 });
+    const policies: string[] = [];
+    for await (const policy of client.ipPolicies.list()) if (policy.description === 'Office of watch-deleted') policies.push(policy.id);
+    expect(policies).toHaveLength(1);
+    expect(policies[0]).not.toBe(id);
+    expect((await healer.stop()).code).toBe(0);
+  });
+
   it('two watchers of one stack heal a change once', async () => {
     const { dir, id } = await appliedPolicy('watch-twice');
     const [a, b] = await Promise.all([startWatcher(dir, 'watch-twice', ['--self-heal']), startWatcher(dir, 'watch-twice', ['--self-heal'])]);

@@ -35,6 +35,11 @@ export interface WatchedEnvironment {
   name: string;
   run: EnvironmentRun;
   connection: Connection;
+  /**
+   * The addresses the last cycle found live and matched to their manifests (set by each cycle
+   * that read the live state): drift's evidence that one missing now was deleted by hand.
+   */
+  seenLive?: ReadonlySet<string>;
 }
 
 export interface CycleOptions {
@@ -99,7 +104,9 @@ async function reconcile(env: WatchedEnvironment, options: CycleOptions): Promis
   const read = await readForApply({ ...prepareOptions, env: process.env, ...options.reading });
   if (stop.aborted) throw new Stopped();
   const observation = await observe(stoppableApi(env.connection.api, stop));
-  const { prepared, report } = planAndClassify(env, prepareOptions, read, observation);
+  const seenLive = env.seenLive;
+  const { prepared, report } = planAndClassify(env, prepareOptions, read, observation, seenLive);
+  env.seenLive = new Set(prepared.matching.pairs.map((pair) => pair.desired.address));
   const drift = report.objects.map(toCycleDrift);
   const ignoredFields = (prepared.plan.ignored ?? []).reduce((sum, o) => sum + o.fields.length, 0);
   const lock = lockOf(stack, observation.lockObjects.bots, observation.lockObjects.policies);
@@ -118,12 +125,19 @@ async function reconcile(env: WatchedEnvironment, options: CycleOptions): Promis
     prepareOptions,
     read,
     selection.selected.map((s) => s.address),
+    seenLive,
   );
   return { outcome: heal.outcome === 'interrupted' ? 'interrupted' : 'success', drift, ignoredFields, held, heal };
 }
 
 /** The plan of `read` against one reading of the live state, and the drift its evidence shows. */
-function planAndClassify(env: WatchedEnvironment, prepareOptions: PrepareOptions, read: ApplyRead, observation: Observation) {
+function planAndClassify(
+  env: WatchedEnvironment,
+  prepareOptions: PrepareOptions,
+  read: ApplyRead,
+  observation: Observation,
+  seenLive: ReadonlySet<string> | undefined,
+) {
   const prepared = planApply(prepareOptions, read, observation);
   const report = classifyDrift({
     matching: prepared.matching,
@@ -131,6 +145,7 @@ function planAndClassify(env: WatchedEnvironment, prepareOptions: PrepareOptions
     stack: env.connection.stack,
     target: env.connection.target,
     requests: observation.requests,
+    ...(seenLive ? { seenLive } : {}),
   });
   return { prepared, report };
 }
@@ -142,6 +157,7 @@ async function healUnderLock(
   prepareOptions: PrepareOptions,
   read: ApplyRead,
   wanted: string[],
+  seenLive: ReadonlySet<string> | undefined,
 ): Promise<HealReport> {
   const { settings, stop, warn } = options;
   const { api, stack } = env.connection;
@@ -169,7 +185,7 @@ async function healUnderLock(
   }
   const { lock, value: observation } = held;
   try {
-    const { prepared, report } = planAndClassify(env, prepareOptions, read, observation);
+    const { prepared, report } = planAndClassify(env, prepareOptions, read, observation, seenLive);
     const selection = selectHealable(prepared, report, settings.allow);
     // Another watcher (or a pipeline) set it right between the two readings.
     if (selection.selected.length === 0) return { outcome: 'nothing', healed: [], failed: [] };

@@ -41,6 +41,12 @@ export interface DriftInput {
   target: Target;
   requests: number;
   now?: Date;
+  /**
+   * Addresses a long-running caller (`gatehouse watch`) saw live, matched to their manifests, at
+   * its previous reading: one of them missing now was deleted outside gatehouse, whatever else
+   * shows it (a top-level object nothing references leaves no other evidence).
+   */
+  seenLive?: ReadonlySet<string>;
 }
 
 type Verdict = { drift: DriftedObject['drift']; message: string; manifestsChanged?: true };
@@ -65,7 +71,7 @@ export function classifyDrift(input: DriftInput): DriftReport {
     let verdict: Verdict;
     if (change.action === 'create') {
       const d = byAddress.get(change.address)!;
-      verdict = missingVerdict(d, applied, deletedOutside);
+      verdict = missingVerdict(d, applied, deletedOutside, input.seenLive);
       if (verdict.drift === 'deleted_outside') deletedOutside.add(d.address);
     } else if (change.duplicate) {
       verdict = {
@@ -147,10 +153,11 @@ function appliedEvidence(input: DriftInput, tokens: Map<string, string>): Set<st
   return applied;
 }
 
-function missingVerdict(d: DesiredObject, applied: Set<string>, deletedOutside: Set<string>): Verdict {
+function missingVerdict(d: DesiredObject, applied: Set<string>, deletedOutside: Set<string>, seenLive?: ReadonlySet<string>): Verdict {
   if (d.parent !== undefined && deletedOutside.has(d.parent)) {
     return { drift: 'deleted_outside', message: `deleted outside gatehouse together with its parent ${d.parent}` };
   }
+  if (seenLive?.has(d.address)) return { drift: 'deleted_outside', message: 'deleted outside gatehouse: it was live at the previous reading' };
   if (applied.has(d.address)) {
     const why =
       d.parent !== undefined

@@ -115,4 +115,29 @@ describe('selectHealable', () => {
     expect(selection.selected).toEqual([]);
     expect(selection.held).toEqual([{ address: 'IPRestriction/dashboard', cause: 'outside', needs: ['--apply-git'] }]);
   });
+
+  it('a top-level object deleted outside is missing without evidence, and deleted outside when the previous reading saw it live', async () => {
+    const api = new MemoryLiveApi();
+    const dir = manifests(MANIFESTS);
+    await applyPlan({ api, stack: 'default', paths: [dir], env: {} });
+    const lab = api.objects('/ip_policies').find((p) => parseMarker(p.metadata).marker?.name === 'lab')!;
+    await api.remove(`/ip_policies/${String(lab.id)}`);
+    const read = await readForApply({ stack: 'default', paths: [dir], env: {} });
+    const all = planApply({ api, stack: 'default', paths: [dir], prune: true }, read, await observe(api));
+    const classify = (seenLive?: ReadonlySet<string>) =>
+      classifyDrift({
+        matching: all.matching,
+        desired: read.read.desired,
+        stack: 'default',
+        target: api.target,
+        requests: 0,
+        ...(seenLive ? { seenLive } : {}),
+      });
+    expect(classify().objects).toEqual([expect.objectContaining({ address: 'IPPolicy/lab', drift: 'missing' })]);
+    const seen = classify(new Set(['IPPolicy/lab']));
+    expect(seen.objects).toEqual([
+      expect.objectContaining({ address: 'IPPolicy/lab', drift: 'deleted_outside', message: 'deleted outside gatehouse: it was live at the previous reading' }),
+    ]);
+    expect(selectHealable(all, seen, { outside: true, git: false, prune: false }).selected).toEqual([{ address: 'IPPolicy/lab', cause: 'outside' }]);
+  });
 });
