@@ -34,6 +34,9 @@ describe('validate: structure (schemas)', () => {
   test('a valid set has no problems', async () => {
     expect(await problems(policy)).toEqual([]);
   });
+  test('a kind of several types without its type: one missing_field, not also an invalid value "undefined"', async () => {
+    expect(await problems('kind: Backend\nname: b\nspec:\n  status_code: 200\n')).toEqual(['missing_field@4:3']);
+  });
   test('YAML syntax error at its position', async () => {
     expect(await problems('kind: IPPolicy\nname: [unclosed\n')).toEqual(['yaml_syntax@3:1']);
   });

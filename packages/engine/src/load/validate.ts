@@ -111,6 +111,8 @@ export function explain(errors: ErrorObject[], doc: LoadedDocument): Problem[] {
     errors.filter((e) => e.keyword === 'anyOf' || (e.keyword === 'oneOf' && !e.schemaPath.includes('discriminator'))).map((e) => e.instancePath),
   );
   const out = new Map<string, Problem>();
+  const missingField = (path: (string | number)[], name: string) =>
+    problem('missing_field', `${field(path)} is missing the required field "${name}"`, doc.locate(path));
   for (const error of errors) {
     const path = pathOf(error.instancePath);
     const inUnion = [...unions].some((u) => error.instancePath === u || error.instancePath.startsWith(`${u}/`));
@@ -131,8 +133,7 @@ export function explain(errors: ErrorObject[], doc: LoadedDocument): Problem[] {
         doc.locate([...path, name], { key: true }),
       );
     } else if (error.keyword === 'required') {
-      const name = (error.params as { missingProperty: string }).missingProperty;
-      p = problem('missing_field', `${field(path)} is missing the required field "${name}"`, doc.locate(path));
+      p = missingField(path, (error.params as { missingProperty: string }).missingProperty);
     } else if (error.keyword === 'type' || error.keyword === 'const') {
       const expected =
         error.keyword === 'const'
@@ -149,11 +150,15 @@ export function explain(errors: ErrorObject[], doc: LoadedDocument): Problem[] {
       p = problem('invalid_value', `${field(path)} must be at most ${String(error.schema)} bytes of UTF-8`, doc.locate(path));
     } else if (error.keyword === 'discriminator') {
       const params = error.params as { tag: string; tagValue?: unknown };
-      p = problem(
-        'invalid_value',
-        `${field([...path, params.tag])} must be one of the accepted values, not ${JSON.stringify(params.tagValue)}`,
-        doc.locate([...path, params.tag]),
-      );
+      // No tag at all is the missing field the `required` error reports too (one problem, not two).
+      p =
+        params.tagValue === undefined
+          ? missingField(path, params.tag)
+          : problem(
+              'invalid_value',
+              `${field([...path, params.tag])} must be one of the accepted values, not ${JSON.stringify(params.tagValue)}`,
+              doc.locate([...path, params.tag]),
+            );
     } else if (error.keyword === 'oneOf') {
       continue; // a discriminated union's summary; its branch's errors say what is wrong
     } else {
