@@ -46,7 +46,7 @@ export { liveNormal } from './identity/normal-form.js';
 export * from './policy/index.js';
 export { acquireLock, lockWhileReading, type HeldLock, type AcquireOptions } from './lock/protocol.js';
 export { breakLock, readLock } from './lock/storage.js';
-export { describeLock, isLockObject, lockName, lockOf, LockHeld, LockLost, DEFAULT_LEASE_SECONDS, type LockInfo } from './lock/record.js';
+export { describeLock, isLockObject, lockIsActive, lockName, lockOf, LockHeld, LockLost, DEFAULT_LEASE_SECONDS, type LockInfo } from './lock/record.js';
 export type { Variables } from './load/interpolate.js';
 // An error every command's --json output may report (apply/model.ts imports types only).
 export { ApplyRefused } from './apply/model.js';

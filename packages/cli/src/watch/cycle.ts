@@ -19,7 +19,7 @@ import { hostname } from 'node:os';
 import type { Connection } from '../connection/connect.js';
 import type { EnvironmentRun } from '../environments/select.js';
 import { formatProblem } from '../output.js';
-import { LiveApiError, LockHeld, lockOf, ManifestProblems, sanitize, type LockInfo } from '@gatehouse/engine/core';
+import { LiveApiError, LockHeld, lockIsActive, lockOf, ManifestProblems, sanitize, type LockInfo } from '@gatehouse/engine/core';
 import type { ReadingOptions } from '../manifest-flags.js';
 import { executeApply, observe, planApply, readForApply, type ApplyRead, type Observation, type PrepareOptions } from '@gatehouse/engine/apply';
 import { classifyDrift, selectHealable, type DriftReport, type HeldChange } from '@gatehouse/engine/drift';
@@ -110,7 +110,9 @@ async function reconcile(env: WatchedEnvironment, options: CycleOptions): Promis
   const drift = report.objects.map(toCycleDrift);
   const ignoredFields = (prepared.plan.ignored ?? []).reduce((sum, o) => sum + o.fields.length, 0);
   const lock = lockOf(stack, observation.lockObjects.bots, observation.lockObjects.policies);
-  if (lock && !lock.stale) return { outcome: 'success', drift, ignoredFields, lock };
+  // While an apply runs, report only. A lock whose holder died on this machine, the heal's own
+  // lock takes over (as apply's does); a stale one makes the heal `locked`, saying to unlock it.
+  if (lock && lockIsActive(lock)) return { outcome: 'success', drift, ignoredFields, lock };
   if (!settings.allow.outside && !settings.allow.git) return { outcome: 'success', drift, ignoredFields };
 
   const selection = selectHealable(prepared, report, settings.allow);

@@ -9,7 +9,7 @@ import { LiveApiError } from '../ports.js';
 import { acquireLock, lockWhileReading } from './protocol.js';
 import { breakLock, readLock } from './storage.js';
 import { currentProcess, holderIsDead, type ProcessIdentity } from './process.js';
-import { isLockObject, LockHeld, lockName, LockLost, lockNote, lockOf } from './record.js';
+import { isLockObject, LockHeld, lockIsActive, lockName, LockLost, lockNote, lockOf } from './record.js';
 
 const here: ProcessIdentity = { boot_id: 'boot-1', pid_ns: 'pid:[4026531836]', pid: process.pid };
 /** A pid that ran and has exited (its number is free unless reused at once). */
@@ -462,6 +462,12 @@ describe('what is said of a held lock (LockHeld, lockNote)', () => {
     expect(note).toContain('no longer runs on this machine');
     expect(note).toContain('the next apply takes the lock over');
     expect(note).not.toContain('probably running');
+  });
+
+  it('is active (an apply probably runs) unless stale or its holder is known dead here', () => {
+    expect(lockIsActive(heldBy({ ...here, pid: process.ppid }), here)).toBe(true);
+    expect(lockIsActive(heldBy({ ...here, pid: Number(exitedPid()) }), here)).toBe(false);
+    expect(lockIsActive(heldBy(undefined, new Date(Date.now() - 2 * 3600_000).toISOString()), here)).toBe(false);
   });
 });
 

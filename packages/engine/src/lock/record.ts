@@ -133,6 +133,14 @@ export function describeLock(lock: LockInfo): string {
  * not a running apply (`describeLock` says to unlock it); a holder known dead on this machine
  * (`holderIsDead`) is not either: the next apply takes its lock over.
  */
+/**
+ * Whether an apply probably runs under `lock`: it is neither stale (its lease renewed) nor held
+ * by a process known dead on this machine (which the next apply takes over).
+ */
+export function lockIsActive(lock: LockInfo, here: ProcessIdentity | undefined = currentProcess()): boolean {
+  return !lock.stale && !holderIsDead(lock.process, here);
+}
+
 export function lockNote(lock: LockInfo, consequence: string, here: ProcessIdentity | undefined = currentProcess()): string {
   if (holderIsDead(lock.process, here)) return `${describeLock(lock)}; its holder no longer runs on this machine, so the next apply takes the lock over`;
   if (lock.stale) return describeLock(lock);
