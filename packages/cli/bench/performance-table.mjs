@@ -16,15 +16,17 @@ export const PERFORMANCE_PAGE = fileURLToPath(new URL('../../../docs/performance
 
 /**
  * The table's Markdown: one line per row (`figure`, `measured`, `baseline`, `ratio`, `aim`, `ok`,
- * as the bench's `row()` records them; `ratio` is the result, a ratio or a count), then the
- * machine and the commit it was measured on (and the rounds, when the rows share a number).
+ * as the bench's `row()` records them; `ratio` is the result, a ratio or a count; a row without
+ * `ok` is a figure for information, with no aim), then the machine and the commit it was
+ * measured on (and the rounds, when the rows share a number).
  */
 export function performanceTable(rows, machine) {
   return [
     '| Figure | gatehouse | Baseline | Result | Aim | |',
     '|---|--:|--:|--:|---|---|',
     ...rows.map(
-      (r) => `| ${cell(r.figure)} | ${cell(r.measured)} | ${cell(r.baseline)} | ${cell(r.ratio)} | ${cell(r.aim)} | ${r.ok ? 'met' : '**missed**'} |`,
+      (r) =>
+        `| ${cell(r.figure)} | ${cell(r.measured)} | ${cell(r.baseline)} | ${cell(r.ratio)} | ${cell(r.aim)} | ${r.ok === undefined ? '-' : r.ok ? 'met' : '**missed**'} |`,
     ),
     '',
     `Measured by \`npm run bench\` at commit ${machine.commit} on ${machine.cpus} CPUs (${machine.cpuModel}), ${machine.os}, Node ${machine.node}${machine.rounds ? `; ${machine.rounds} rounds` : ''}.`,

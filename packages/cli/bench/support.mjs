@@ -14,7 +14,8 @@ const PEAK_RSS = fileURLToPath(new URL('./bare/peak-rss.cjs', import.meta.url));
 /**
  * A row of the table (performance-table.mjs): what was measured against what, and whether it
  * meets its aim. `measured` and `baseline` are as printed; `result` (the table's `ratio` column)
- * is the ratio or the count compared with `aim`.
+ * is the ratio or the count compared with `aim`. A row without `ok` (and with `aim` '-') is a
+ * figure for information: it is printed, and neither meets nor misses anything.
  */
 export const row = (figure, { measured, baseline = '-', result, aim, ok }) => ({ figure, measured, baseline, ratio: result, aim, ok });
 
