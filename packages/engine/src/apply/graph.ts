@@ -25,6 +25,7 @@ import { liveNormal } from '../identity/normal-form.js';
 import { collect } from '../identity/patterns.js';
 import type { Subject } from './model.js';
 import type { Matching } from '../plan/matching.js';
+import { liveReferences } from '../plan/reference-tokens.js';
 import { append } from '../append.js';
 
 type PartKind = 'create' | 'update' | 'delete' | 'repoint' | 'stale';
@@ -49,17 +50,12 @@ function fieldsReferencing(descriptor: KindDescriptor, normal: Spec, token: stri
   return [...fields];
 }
 
-const liveRefs = (o: LiveObject): Set<string> => {
-  const normal = liveNormal(o);
-  return new Set(o.descriptor.refs.flatMap((r) => collect(normal, r.pattern).map((f) => String(f.value))));
-};
-
 /** Index of the live objects: who references an id, who is a child of an id. */
 function liveIndex(all: LiveObject[]) {
   const referrers = new Map<string, LiveObject[]>();
   const children = new Map<string, LiveObject[]>();
   for (const o of all) {
-    for (const id of liveRefs(o)) if (id !== o.id) append(referrers, id, o);
+    for (const id of liveReferences(o)) if (id !== o.id) append(referrers, id, o);
     if (o.parentId !== undefined) append(children, o.parentId, o);
   }
   return { referrersOf: (id: string) => referrers.get(id) ?? [], childrenOf: (id: string) => children.get(id) ?? [] };

@@ -18,9 +18,7 @@ import type { DuplicateObject } from './duplicates.js';
 import type { HeldDuplicate } from '../plan-model.js';
 import type { LiveObject } from '../live.js';
 import type { Matching } from './matching.js';
-import { canonicalJson } from '../identity/canonical-json.js';
-import { liveNormal } from '../identity/normal-form.js';
-import { collect } from '../identity/patterns.js';
+import { liveReferences } from './reference-tokens.js';
 
 /**
  * The duplicates of `matching` that stay, with the ids of every duplicate not to delete (the
@@ -35,7 +33,7 @@ export function holdDuplicates(matching: Matching, stack: string, prune: boolean
   const hold = (objects: readonly LiveObject[]) => {
     const more: LiveObject[] = [];
     for (const o of objects) {
-      for (const id of referencedIds(o)) {
+      for (const id of liveReferences(o)) {
         const duplicate = duplicateOf.get(id);
         if (!duplicate || duplicate.live.parentId !== undefined || id === o.id) continue;
         const list = referrers.get(id) ?? [];
@@ -57,13 +55,6 @@ export function holdDuplicates(matching: Matching, stack: string, prune: boolean
   for (const d of matching.duplicates) if (d.live.parentId !== undefined && ids.has(d.live.parentId)) ids.add(d.live.id);
   held.sort((a, b) => a.address.localeCompare(b.address));
   return { held, ids };
-}
-
-/** The ids a live object references (its descriptor's reference fields). */
-function referencedIds(o: LiveObject): string[] {
-  if (o.descriptor.refs.length === 0) return [];
-  const normal = liveNormal(o);
-  return o.descriptor.refs.flatMap((r) => collect(normal, r.pattern).map((f) => (typeof f.value === 'string' ? f.value : canonicalJson(f.value))));
 }
 
 function describe(duplicate: DuplicateObject, objects: readonly LiveObject[], stack: string, duplicateOf: ReadonlyMap<string, DuplicateObject>): HeldDuplicate {

@@ -42,9 +42,8 @@ import type { Matching } from './matching.js';
 import { metadataWriter } from './metadata.js';
 import { order } from './order.js';
 import { pruneScopeNote } from './prune-scope.js';
-import { addValueTokens } from './reference-tokens.js';
+import { addValueTokens, referencesIn } from './reference-tokens.js';
 import { takeOverReason } from './stacks.js';
-import { collect } from '../identity/patterns.js';
 import { append } from '../append.js';
 
 export interface PlanInput {
@@ -63,10 +62,6 @@ export interface PlanInput {
 }
 
 const kindRank = new Map(KINDS.map((k, i) => [k.kind, i]));
-
-/** Tokens (addresses or ids) a normal form references, by the descriptor's patterns. */
-const referenced = (descriptor: KindDescriptor, normal: Spec): string[] =>
-  descriptor.refs.flatMap((r) => collect(normal, r.pattern).map((f) => String(f.value)));
 
 export function plan(input: PlanInput): Plan {
   const { stack } = input;
@@ -167,8 +162,8 @@ export function plan(input: PlanInput): Plan {
     // What the live object referenced and no longer will: those deletes wait for this change.
     // (Only what it stops referencing: a reference it keeps is not waited for, which would be a
     // cycle when the referenced object is replaced.)
-    const kept = new Set(referenced(d.descriptor, after));
-    for (const token of referenced(o.descriptor, before)) {
+    const kept = new Set(referencesIn(d.descriptor, after));
+    for (const token of referencesIn(o.descriptor, before)) {
       if (!kept.has(token)) dependents.set(token, (dependents.get(token) ?? new Set()).add(change.address));
     }
     changes.push(change);
@@ -201,7 +196,7 @@ export function plan(input: PlanInput): Plan {
     for (let j = 0; j < matching.pairs.length; j++) {
       const { desired: d, live: o } = matching.pairs[j]!;
       if (planned.has(d.address)) continue;
-      const target = referenced(o.descriptor, liveNormal(o))
+      const target = referencesIn(o.descriptor, liveNormal(o))
         .map((id) => replacedById.get(id))
         .find((c) => c !== undefined);
       const pair = target && pairByLiveId.get(target.id!);
@@ -236,7 +231,7 @@ export function plan(input: PlanInput): Plan {
     fingerprints[o.id] = fingerprint(o.raw);
     const parent = o.parentId !== undefined ? liveById.get(o.parentId) : undefined;
     if (parent) dependents.set(liveAddress(parent), (dependents.get(liveAddress(parent)) ?? new Set()).add(change.address));
-    for (const token of referenced(o.descriptor, normal)) dependents.set(token, (dependents.get(token) ?? new Set()).add(change.address));
+    for (const token of referencesIn(o.descriptor, normal)) dependents.set(token, (dependents.get(token) ?? new Set()).add(change.address));
     changes.push(change);
   }
   // Make before break: a child deleted from a parent that stays (a rule whose CIDR changed) waits

@@ -10,10 +10,20 @@
  * reservation they name.
  */
 import { referencedValueField } from '../kinds/index.js';
+import type { KindDescriptor, Spec } from '../kinds/types.js';
+import { liveNormal } from '../identity/normal-form.js';
+import { collect } from '../identity/patterns.js';
 import type { LiveObject } from '../live.js';
 import type { ApiObject } from '../ports.js';
 import type { Matching } from './matching.js';
 import { duplicateAddress } from './duplicates.js';
+
+/** The tokens (addresses or live ids) a normal form references, by its descriptor's reference patterns. */
+export const referencesIn = (descriptor: KindDescriptor, normal: Spec): string[] =>
+  descriptor.refs.flatMap((r) => collect(normal, r.pattern).map((f) => String(f.value)));
+
+/** The live ids a live object references. */
+export const liveReferences = (o: LiveObject): Set<string> => new Set(o.descriptor.refs.length === 0 ? [] : referencesIn(o.descriptor, liveNormal(o)));
 
 /** Live id -> desired address for every paired or owned object, as the plan canonicalizes references. */
 export function referenceTokens(matching: Matching): Map<string, string> {

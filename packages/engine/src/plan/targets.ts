@@ -43,15 +43,8 @@ import type { Change, Plan, PlanTargets } from '../plan-model.js';
 import { sanitize } from '../render/sanitize.js';
 import type { Matching } from './matching.js';
 import { movedRegistryChange, registryChange, type RegistryMatching } from '../bot-registry/changes.js';
-import { liveNormal } from '../identity/normal-form.js';
-import { collect } from '../identity/patterns.js';
+import { liveReferences } from './reference-tokens.js';
 import { append } from '../append.js';
-
-/** Live ids a live object references (its descriptor's reference patterns). */
-const liveReferences = (o: LiveObject): Set<string> => {
-  const normal = liveNormal(o);
-  return new Set(o.descriptor.refs.flatMap((r) => collect(normal, r.pattern).map((f) => String(f.value))));
-};
 
 export const TARGET_CODES = {
   target_invalid: 'a --target is not Kind/NAME with a known kind (or is empty, or holds control characters)',
