@@ -97,7 +97,7 @@ export function applyIgnoreRules(matching: Matching): Matching {
     const { fields } = fieldChanges(canonical(d.descriptor, normal, tokens), canonical(d.descriptor, d.normal, tokens), []);
     if (fields.length === 0) return pair;
     return {
-      desired: new IgnoringView(
+      desired: ignoringView(
         d,
         normal,
         fields.map((f) => f.path),
@@ -128,58 +128,11 @@ function asTokens(value: unknown, tokens: ReadonlyMap<string, string>): unknown 
 
 /**
  * A paired desired object as plan and apply see it once its ignore rules are applied: its own
- * normal form and ignored fields, everything else read from the object resolve built.
+ * normal form and ignored fields, everything else read from the object resolve built (a view,
+ * not a copy: that object computes its address, name and source when read).
  */
-class IgnoringView implements DesiredObject {
-  constructor(
-    readonly original: DesiredObject,
-    readonly normal: Spec,
-    readonly ignoredFields: readonly string[],
-  ) {}
-
-  get address() {
-    return this.original.address;
-  }
-  get descriptor() {
-    return this.original.descriptor;
-  }
-  get name() {
-    return this.original.name;
-  }
-  get markerName() {
-    return this.original.markerName;
-  }
-  get parent() {
-    return this.original.parent;
-  }
-  get adopt() {
-    return this.original.adopt;
-  }
-  get preventDestroy() {
-    return this.original.preventDestroy;
-  }
-  get ignore() {
-    return this.original.ignore;
-  }
-  get idRefs() {
-    return this.original.idRefs;
-  }
-  get references() {
-    return this.original.references;
-  }
-  set references(value: string[]) {
-    this.original.references = value;
-  }
-  get manifestPath() {
-    return this.original.manifestPath;
-  }
-  get doc() {
-    return this.original.doc;
-  }
-  get specPath() {
-    return this.original.specPath;
-  }
-  get source() {
-    return this.original.source;
-  }
+function ignoringView(original: DesiredObject, normal: Spec, ignoredFields: readonly string[]): DesiredObject {
+  return new Proxy(original, {
+    get: (target, key) => (key === 'normal' ? normal : key === 'ignoredFields' ? ignoredFields : Reflect.get(target, key)),
+  });
 }
