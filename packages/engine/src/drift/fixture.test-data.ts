@@ -1,7 +1,7 @@
 /**
  * Test data shared by the drift and export unit tests: the all-kinds scenario (every kind,
  * backend type and module) as live API objects in an in-memory LiveApi, "as gatehouse left
- * it after an apply": every paired object carries the marker `markerFor` computes.
+ * it after an apply": every paired object carries the metadata apply writes (plan/metadata.ts).
  */
 import { cpSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,11 +9,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { matchObservation, readManifests } from '../engine.js';
 import { observe } from '../plan/observe.js';
-import { composeMetadata } from '../identity/marker.js';
 import type { ApiObject } from '../ports.js';
 import { FakeLiveApi } from '../testing/fake-api.js';
-import { markerFor } from './evidence.js';
-import { referenceTokens } from '../plan/reference-tokens.js';
+import { metadataWriter } from '../plan/metadata.js';
 
 export const SCENARIO = fileURLToPath(new URL('../../test-fixtures/scenarios/all-kinds-no-changes/', import.meta.url));
 export const ENV = JSON.parse(readFileSync(join(SCENARIO, 'env.json'), 'utf8')) as Record<string, string>;
@@ -41,12 +39,10 @@ export function findRaw(live: Live, id: string): ApiObject {
 export async function appliedLive(manifests = join(SCENARIO, 'manifests'), stack = 'default'): Promise<Live> {
   const live = JSON.parse(readFileSync(join(SCENARIO, 'live.json'), 'utf8')) as Live;
   const read = await readManifests({ paths: [manifests], env: ENV, stack });
-  const { desired } = read;
   const { matching } = matchObservation(read, await observe(new FakeLiveApi(live)), stack, { paths: [manifests] });
-  const tokens = referenceTokens(matching);
+  const metadataFor = metadataWriter(matching, stack);
   for (const { desired: d, live: o } of matching.pairs) {
-    if (!o.descriptor.metadata) continue;
-    findRaw(live, o.id).metadata = composeMetadata(o.userMetadata, markerFor(d, desired, tokens, stack));
+    if (o.descriptor.metadata) findRaw(live, o.id).metadata = metadataFor(d);
   }
   return live;
 }

@@ -1,6 +1,5 @@
 /** Drift: detection, its report value and renderers, and the marker evidence apply writes. */
 export { classifyDrift, detectDrift, driftFromRead, readForDrift, type DriftInput, type DriftOptions } from './detect.js';
-export { markerFor, declaredChildKeys } from './evidence.js';
 export { selectHealable, type HealCause, type HealPermissions, type HealSelection, type HeldChange } from './heal.js';
 export { childrenHash, liveHash } from '../identity/hash.js';
 export { referenceTokens } from '../plan/reference-tokens.js';
