@@ -103,12 +103,21 @@ export function writes(stack: string, records: readonly RegistryRecord[], want: 
 
 const shown = (entries: Iterable<[string, string]>) => ({ bots: Object.fromEntries(entries) });
 
+/** A registry's change in a plan, and the fingerprint of the records it rewrites. */
+type RegistryChange = { change: Change; fingerprint?: { id: string; value: string } };
+
+/**
+ * The registry changes of a plan whose other changes are `changes`: this stack's, then, with
+ * `--from-stack OLD`, OLD's, which stops recording the bot users that moved (after this stack's).
+ */
+export function registryChanges(matching: RegistryMatching, stack: string, changes: readonly Change[]): RegistryChange[] {
+  const own = registryChange(matching, stack, changes);
+  const moved = movedRegistryChange(matching, stack, own ? [...changes, own.change] : changes);
+  return [own, moved].filter((c) => c !== undefined);
+}
+
 /** The registry's change in a plan, and its fingerprint, or undefined when no write is needed. */
-export function registryChange(
-  matching: RegistryMatching,
-  stack: string,
-  changes: readonly Change[],
-): { change: Change; fingerprint?: { id: string; value: string } } | undefined {
+function registryChange(matching: RegistryMatching, stack: string, changes: readonly Change[]): RegistryChange | undefined {
   const registry = matching.registry ?? emptyRegistry(stack);
   const want = wanted(matching);
   if (want.length === 0 && registry.records.length === 0) return undefined;
@@ -182,11 +191,7 @@ export function keptByOld(matching: RegistryMatching): { name: string; entry: Re
  * The change of OLD's registry on a move (`--from-stack OLD`): it drops the entries of the bot
  * users this stack declares. Undefined when OLD records none of them.
  */
-export function movedRegistryChange(
-  matching: RegistryMatching,
-  stack: string,
-  changes: readonly Change[],
-): { change: Change; fingerprint: { id: string; value: string } } | undefined {
+function movedRegistryChange(matching: RegistryMatching, stack: string, changes: readonly Change[]): RegistryChange | undefined {
   const old = matching.fromRegistry;
   const first = old?.records[0];
   if (!old || !first) return undefined;

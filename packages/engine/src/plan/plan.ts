@@ -32,7 +32,7 @@ import { canonical, comparableLive, liveNormal } from '../identity/normal-form.j
 import { envFields, maskEnv, recordedFields } from '../identity/env-fields.js';
 import type { Change, Plan, UnmanagedObject } from '../plan-model.js';
 import type { Target } from '../ports.js';
-import { movedRegistryChange, registryChange } from '../bot-registry/changes.js';
+import { registryChanges } from '../bot-registry/changes.js';
 import { nameHandOffs } from '../bot-registry/name-order.js';
 import { changedFields, fieldChanges } from './diff.js';
 import { duplicateAddress, duplicateReason } from './duplicates.js';
@@ -299,17 +299,11 @@ export function plan(input: PlanInput): Plan {
     const change = changes.find((c) => c.address === address);
     if (change) change.dependsOn.push(...waits.filter((a) => changes.some((c) => c.address === a) && !change.dependsOn.includes(a)));
   }
-  // The bot user registry records the bot users as this plan leaves them (bot-registry/registry.ts).
-  const registry = registryChange(matching, stack, changes);
-  if (registry) {
+  // The bot user registry records the bot users as this plan leaves them (bot-registry/registry.ts);
+  // with --from-stack, the old stack's registry stops recording the bot users that moved.
+  for (const registry of registryChanges(matching, stack, changes)) {
     changes.push(registry.change);
     if (registry.fingerprint) fingerprints[registry.fingerprint.id] = registry.fingerprint.value;
-  }
-  // With --from-stack, the old stack's registry stops recording the bot users that moved.
-  const moved = movedRegistryChange(matching, stack, changes);
-  if (moved) {
-    changes.push(moved.change);
-    if (moved.fingerprint) fingerprints[moved.fingerprint.id] = moved.fingerprint.value;
   }
 
   const rank = (c: Change) => (c.action === 'delete' ? 1 : 0);

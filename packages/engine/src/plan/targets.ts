@@ -42,7 +42,7 @@ import type { LiveObject } from '../live.js';
 import type { Change, Plan, PlanTargets } from '../plan-model.js';
 import { sanitize } from '../render/sanitize.js';
 import type { Matching } from './matching.js';
-import { movedRegistryChange, registryChange, type RegistryMatching } from '../bot-registry/changes.js';
+import { registryChanges, type RegistryMatching } from '../bot-registry/changes.js';
 import { liveReferences } from './reference-tokens.js';
 import { append } from '../append.js';
 
@@ -213,16 +213,10 @@ export function targetPlan(plan: Plan, matching: Matching, patterns: readonly Ta
   const changes = plan.changes.filter((c) => kept.has(c.address));
   const fingerprints = Object.entries(plan.fingerprints);
   const narrowed = registryMatchingOf(matching, scope.covers);
-  const registry = narrowed && registryChange(narrowed, plan.stack, changes);
-  if (registry) {
+  // With --from-stack, the old stack's registry drops the targeted bot users that moved.
+  for (const registry of narrowed ? registryChanges(narrowed, plan.stack, changes) : []) {
     changes.push(registry.change);
     if (registry.fingerprint) fingerprints.push([registry.fingerprint.id, registry.fingerprint.value]);
-  }
-  // With --from-stack, the old stack's registry drops the targeted bot users that moved.
-  const moved = narrowed && movedRegistryChange(narrowed, plan.stack, changes);
-  if (moved) {
-    changes.push(moved.change);
-    fingerprints.push([moved.fingerprint.id, moved.fingerprint.value]);
   }
   const count = (action: Change['action']) => changes.filter((c) => c.action === action).length;
   const declared = [...matching.pairs.map((p) => p.desired.address), ...matching.creates.map((d) => d.address)];
