@@ -106,7 +106,7 @@ function minimize(spec: Spec, normalOf: (spec: Spec) => Spec): Spec {
   const target = normal(spec);
   let current = structuredClone(spec);
   const visit = (path: (string | number)[]) => {
-    const node = at(current, path);
+    const node = valueAt(current, path);
     if (Array.isArray(node)) {
       node.forEach((item, i) => isMap(item) && visit([...path, i]));
       return;
@@ -115,7 +115,7 @@ function minimize(spec: Spec, normalOf: (spec: Spec) => Spec): Spec {
     for (const key of Object.keys(node)) {
       if (isPlaceholder(node[key])) continue;
       const candidate = structuredClone(current);
-      delete (at(candidate, path) as Spec)[key];
+      delete (valueAt(candidate, path) as Spec)[key];
       if (normal(candidate) === target) current = candidate;
       else visit([...path, key]);
     }
@@ -134,10 +134,4 @@ function setAt(root: unknown, path: readonly (string | number)[], value: unknown
   const copy = (Array.isArray(root) ? [...root] : { ...(root as Spec) }) as Record<string | number, unknown>;
   copy[head] = setAt(copy[head], rest, value);
   return copy;
-}
-
-function at(root: unknown, path: (string | number)[]): unknown {
-  let node = root;
-  for (const segment of path) node = (node as Record<string | number, unknown>)[segment];
-  return node;
 }
