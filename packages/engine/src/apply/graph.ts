@@ -92,7 +92,8 @@ export function buildParts(subjects: Subject[], matching: Matching): Part[] {
     if (change.action === 'update') {
       const part = add(subject, 'update');
       updateOf.set(change.address, part);
-      if (!subject.markerOnly) final.set(change.address, part.key);
+      // A marker refresh writes no field: what references the object need not wait for it.
+      if (change.cause !== 'marker') final.set(change.address, part.key);
     }
     if (change.action === 'delete') {
       const part = add(subject, 'delete');

@@ -122,8 +122,6 @@ export interface Subject {
   live?: LiveObject;
   /** Why this change will not run (stale), if so. */
   stale?: Refusal;
-  /** A metadata-only write of the ownership marker (no change the plan shows). */
-  markerOnly?: boolean;
   /**
    * A write that belongs to no kind descriptor (the bot user registry): it runs after the
    * changes its `change.dependsOn` names, and does its own requests.

@@ -184,7 +184,6 @@ export function planApply(options: PrepareOptions, { read, paths }: ApplyRead, o
       change,
       ...(desired && change.action !== 'delete' ? { desired } : {}),
       ...(live ? { live } : {}),
-      ...(change.cause === 'marker' ? { markerOnly: true } : {}),
       ...(change.cause === 'registry'
         ? { bookkeeping: change.name === stack ? registryWriter(registryMatching, stack) : movedRegistryWriter(registryMatching) }
         : {}),
