@@ -175,7 +175,6 @@ export function planApply(options: PrepareOptions, { read, paths }: ApplyRead, o
   for (const { desired } of matching.pairs) desiredByAddress.set(desired.address, desired);
   // A targeted apply records only the targeted bot users in the registry (plan/targets.ts).
   const registryMatching = targets ? targetRegistryMatching(matching, full, targets) : matching;
-  const pairByAddress = new Map(matching.pairs.map((p) => [p.desired.address, p.live]));
   const liveById = new Map([...matching.pairs.map((p) => p.live), ...matching.deletes, ...matching.duplicates.map((d) => d.live)].map((o) => [o.id, o]));
   const subjectOf = (change: Change): Subject => {
     const desired = desiredByAddress.get(change.address);
@@ -221,8 +220,7 @@ export function planApply(options: PrepareOptions, { read, paths }: ApplyRead, o
   // A targeted apply's markers record only the children it makes (plan/targets.ts).
   const metadataFor = metadataWriter(targets ? targetMatching(matching, fresh) : matching, stack);
 
-  const ids = new Map<string, string>();
-  for (const [address, live] of pairByAddress) ids.set(address, live.id);
+  const ids = new Map(matching.pairs.map((p) => [p.desired.address, p.live.id]));
   const shown: Plan = saved ?? fresh;
   return {
     plan: shown,
