@@ -11,7 +11,6 @@ import { LiveApiError } from '../ports.js';
 import { findByIdentity, runCalls } from './calls.js';
 import { MemoryLiveApi } from './memory-api.js';
 
-const options = (api: MemoryLiveApi) => ({ api });
 const marked = (name: string) => composeMetadata(undefined, { stack: 'default', name, hash: '0'.repeat(16) });
 
 describe('after a create whose answer was lost', () => {
@@ -21,7 +20,7 @@ describe('after a create whose answer was lost', () => {
     api.intercept = () => 'lost';
     const outcome = await runCalls(
       [{ method: 'POST', path: `/edges/https/${String(edge.id)}/routes`, body: { match_type: 'path_prefix', match: '/', metadata: marked('api//') } }],
-      options(api),
+      api,
       { descriptor: descriptor('HTTPSEdgeRoute'), stack: 'default', markerName: 'api//', normal: { match: '/' } },
     );
     const routes = (await api.get(`/edges/https/${String(edge.id)}`))!.routes as { id: string }[];
@@ -34,7 +33,7 @@ describe('after a create whose answer was lost', () => {
     const api = new MemoryLiveApi();
     await api.create('/bot_users', { name: 'other' });
     api.intercept = (r) => (r.method === 'POST' ? 'lost' : undefined);
-    const outcome = await runCalls([{ method: 'POST', path: '/bot_users', body: { name: 'deploy', active: true } }], options(api), {
+    const outcome = await runCalls([{ method: 'POST', path: '/bot_users', body: { name: 'deploy', active: true } }], api, {
       descriptor: descriptor('BotUser'),
       stack: 'default',
       markerName: 'deploy',
@@ -61,7 +60,7 @@ describe('after a create whose answer was lost', () => {
       first = false;
       throw new LiveApiError('POST /ip_policies: 502 bad gateway', 502, 'bad_gateway', true);
     };
-    const outcome = await runCalls([{ method: 'POST', path: '/ip_policies', body: { metadata: marked('p') } }], options(api), {
+    const outcome = await runCalls([{ method: 'POST', path: '/ip_policies', body: { metadata: marked('p') } }], api, {
       descriptor: descriptor('IPPolicy'),
       stack: 'default',
       markerName: 'p',
@@ -80,7 +79,7 @@ describe('other failures', () => {
       sent++;
       throw new LiveApiError('PATCH: 400 invalid', 400, 'invalid', false);
     };
-    await expect(runCalls([{ method: 'PATCH', path: '/ip_policies/x', body: {} }], options(api))).rejects.toThrow('400 invalid');
+    await expect(runCalls([{ method: 'PATCH', path: '/ip_policies/x', body: {} }], api)).rejects.toThrow('400 invalid');
     expect(sent).toBe(1);
   });
 
@@ -94,19 +93,19 @@ describe('other failures', () => {
       sent++;
       throw new LiveApiError('PATCH: 429', 429, 'too_many_requests', true);
     };
-    await expect(runCalls([{ method: 'PATCH', path: `/ip_policies/${id}`, body: { description: 'x' } }], options(api))).rejects.toThrow('429');
+    await expect(runCalls([{ method: 'PATCH', path: `/ip_policies/${id}`, body: { description: 'x' } }], api)).rejects.toThrow('429');
     expect(sent).toBe(1);
   });
 
   it('never sends a create again after a lost answer without a look-up', async () => {
     const api = new MemoryLiveApi();
     api.intercept = () => 'lost';
-    await expect(runCalls([{ method: 'POST', path: '/ip_policies', body: {} }], options(api))).rejects.toMatchObject({ outcomeUnknown: true });
+    await expect(runCalls([{ method: 'POST', path: '/ip_policies', body: {} }], api)).rejects.toMatchObject({ outcomeUnknown: true });
     expect(api.objects('/ip_policies')).toHaveLength(1);
   });
 
   it('counts a DELETE answered 404 as done: the object is gone', async () => {
     const api = new MemoryLiveApi();
-    await expect(runCalls([{ method: 'DELETE', path: '/ip_policies/ipp_gone' }], options(api))).resolves.toMatchObject({ requests: 1 });
+    await expect(runCalls([{ method: 'DELETE', path: '/ip_policies/ipp_gone' }], api)).resolves.toMatchObject({ requests: 1 });
   });
 });

@@ -50,10 +50,6 @@ async function findInList(api: LiveApi, path: string, listKey: string, matches: 
   return { requests: Math.max(1, Math.ceil(seen / 100)) };
 }
 
-export interface CallOptions {
-  api: LiveApi;
-}
-
 export interface CallsOutcome {
   /** The first call's answer (the created object for a create). */
   first: ApiObject | undefined;
@@ -66,18 +62,18 @@ export interface CallsOutcome {
  * carries its look-up (`identity`), which the client runs before sending it again after a lost
  * answer.
  */
-export async function runCalls(calls: readonly ApiCall[], options: CallOptions, identity?: Identity | LookUp): Promise<CallsOutcome> {
+export async function runCalls(calls: readonly ApiCall[], api: LiveApi, identity?: Identity | LookUp): Promise<CallsOutcome> {
   let first: ApiObject | undefined;
   let requests = 0;
   const findExisting = (path: string) => async () => {
-    const lookup = typeof identity === 'function' ? await identity(options.api, path) : await findByIdentity(options.api, path, identity!);
+    const lookup = typeof identity === 'function' ? await identity(api, path) : await findByIdentity(api, path, identity!);
     requests += lookup.requests;
     return lookup.found;
   };
   for (const [index, call] of calls.entries()) {
     try {
       requests += 1;
-      const answer = await send(options.api, call, identity && call.method === 'POST' ? findExisting(call.path) : undefined);
+      const answer = await send(api, call, identity && call.method === 'POST' ? findExisting(call.path) : undefined);
       if (index === 0) first = answer;
     } catch (error) {
       // A DELETE answered 404 has reached its goal: gone already, or an earlier attempt did it.

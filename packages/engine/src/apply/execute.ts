@@ -10,7 +10,7 @@ import { liveNormal } from '../identity/normal-form.js';
 import { canonical, comparableLive } from '../identity/normal-form.js';
 import { changedFields } from '../plan/diff.js';
 import type { ApiObject, LiveApi } from '../ports.js';
-import { runCalls, type CallOptions } from './calls.js';
+import { runCalls } from './calls.js';
 import type { Part } from './graph.js';
 import type { Refusal } from './model.js';
 
@@ -22,7 +22,7 @@ export class StaleChange extends Error {
   }
 }
 
-export interface ExecuteEnv extends CallOptions {
+export interface ExecuteEnv {
   api: LiveApi;
   stack: string;
   /** Desired address -> live id; creates add to it. */
@@ -44,7 +44,7 @@ export interface PartValue {
 export async function executePart(part: Part, env: ExecuteEnv): Promise<PartValue> {
   const { desired: d, live: o, change } = part.subject;
   if (part.kind === 'stale') throw new StaleChange(part.subject.stale!);
-  if (part.subject.bookkeeping) return part.subject.bookkeeping({ ids: env.ids, send: (calls, lookUp) => runCalls(calls, env, lookUp) });
+  if (part.subject.bookkeeping) return part.subject.bookkeeping({ ids: env.ids, send: (calls, lookUp) => runCalls(calls, env.api, lookUp) });
   const resolve = (token: string): string => {
     const id = env.ids.get(token);
     if (id !== undefined) return id;
@@ -61,7 +61,7 @@ export async function executePart(part: Part, env: ExecuteEnv): Promise<PartValu
 
   if (part.kind === 'delete') {
     const ctx: CallContext = { id: o!.id, resolve, referencedValue, ...(o!.parentId !== undefined ? { parentId: o!.parentId } : {}) };
-    const { requests } = await runCalls(o!.descriptor.calls.delete(liveNormal(o!), ctx), env);
+    const { requests } = await runCalls(o!.descriptor.calls.delete(liveNormal(o!), ctx), env.api);
     return { id: o!.id, requests };
   }
 
@@ -78,7 +78,7 @@ export async function executePart(part: Part, env: ExecuteEnv): Promise<PartValu
       normal: d!.normal,
       ...(part.excludeId ? { excludeId: part.excludeId } : {}),
     };
-    const { first, requests } = await runCalls(calls, env, identity);
+    const { first, requests } = await runCalls(calls, env.api, identity);
     const id = typeof first?.id === 'string' ? first.id : undefined;
     if (id === undefined) throw new Error(`the API answered the create of ${change.address} without an id`);
     env.ids.set(d!.address, id);
@@ -92,6 +92,6 @@ export async function executePart(part: Part, env: ExecuteEnv): Promise<PartValu
   const changed = part.kind === 'repoint' ? [] : changedFields(before, after);
   for (const field of part.extraFields) if (!changed.includes(field)) changed.push(field);
   const calls = d!.descriptor.calls.update(liveNormal(o!), d!.normal, changed, { ...base, id: o!.id });
-  const { requests } = await runCalls(calls, env);
+  const { requests } = await runCalls(calls, env.api);
   return { id: o!.id, requests };
 }

@@ -216,7 +216,7 @@ async function writeRecord(api: LiveApi, stack: string, ctx: LockContext, botUse
     // two records and a record written despite the error is this holder's, not a reason to give up.
     const { first } = await runCalls(
       [{ method: 'POST', path: '/ip_policies', body: { description: `gatehouse lock of stack "${stack}"`.slice(0, 255), metadata } }],
-      { api },
+      api,
       ownRecord(stack, runId, metadata),
     );
     return { botUserId, recordId: String(first!.id), record };
