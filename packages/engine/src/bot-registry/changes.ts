@@ -47,12 +47,10 @@ export function wanted(matching: RegistryMatching): Wanted[] {
     const at = path(d);
     return { name: d.name, address: d.address, id, hash: desiredHash(d), ...(at !== undefined ? { path: at } : {}) };
   };
-  for (let i = 0; i < matching.pairs.length; i++) {
-    const { desired: d, live } = matching.pairs[i]!;
+  for (const { desired: d, live } of matching.pairs) {
     if (d.descriptor.kind === BOT_KIND) out.push(entry(d, live.id));
   }
-  for (let i = 0; i < matching.creates.length; i++) {
-    const d = matching.creates[i]!;
+  for (const d of matching.creates) {
     if (d.descriptor.kind === BOT_KIND) out.push(entry(d, undefined));
   }
   const declared = new Set(out.map((w) => w.name));

@@ -24,8 +24,7 @@ interface Pairs {
 /** Live bot users that are renamed, by the name they hold now. */
 function renamedByLiveName(matching: Pairs): Map<string, { desired: DesiredObject; live: LiveObject }> {
   const renamed = new Map<string, { desired: DesiredObject; live: LiveObject }>();
-  for (let i = 0; i < matching.pairs.length; i++) {
-    const pair = matching.pairs[i]!;
+  for (const pair of matching.pairs) {
     if (pair.desired.descriptor.kind !== BOT_KIND) continue;
     const now = pair.live.raw.name;
     if (typeof now === 'string' && now !== pair.desired.normal.name) renamed.set(now, pair);

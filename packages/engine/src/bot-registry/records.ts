@@ -175,8 +175,7 @@ export function registeredPairs(
   const adopted = new Set(desired.flatMap((d) => (d.adopt !== undefined ? [d.adopt] : [])));
   const taken = new Set<string>();
   const pairs: [DesiredObject, LiveObject][] = [];
-  for (let i = 0; i < desired.length; i++) {
-    const d = desired[i]!;
+  for (const d of desired) {
     if (d.descriptor.kind !== BOT_KIND || d.adopt !== undefined) continue;
     const entry = registry.entries.get(d.name);
     const live = entry && byId.get(entry.id);

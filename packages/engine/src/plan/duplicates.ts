@@ -49,8 +49,7 @@ export function findDuplicates(live: readonly LiveObject[], stack: string, desir
   // (no key built per object); a group only for a name seen twice (most plans have none).
   const firsts = new Map<KindDescriptor, Map<string, LiveObject>>();
   const groups = new Map<string, LiveObject[]>();
-  for (let i = 0; i < live.length; i++) {
-    const o = live[i]!;
+  for (const o of live) {
     if (o.parentId !== undefined || !o.marker || o.marker.stack !== stack) continue;
     let ofKind = firsts.get(o.descriptor);
     if (!ofKind) firsts.set(o.descriptor, (ofKind = new Map()));

@@ -66,8 +66,7 @@ export function match(
     if (!found) index.set(kind, (found = new Map()));
     return found;
   };
-  for (let i = 0; i < live.length; i++) {
-    const o = live[i]!;
+  for (const o of live) {
     byId.set(o.id, o);
     if (owned(o)) slot(byMarker, o.descriptor.kind).set(o.marker!.name, o);
     if (o.descriptor.naturalKey) {
@@ -76,8 +75,7 @@ export function match(
     }
   }
   // `{id: ...}` references name live objects: checked against what was read, before any write.
-  for (let i = 0; i < desired.length; i++) {
-    const d = desired[i]!;
+  for (const d of desired) {
     // (Most objects have no `{id}` reference: no iterator for them.)
     if (d.idRefs)
       for (const ref of d.idRefs) {
@@ -114,8 +112,7 @@ export function match(
   for (const [d, o] of registeredPairs(desired, fromRegistry, byId)) if (!liveOf.has(d.address) && !claimed.has(o)) claim(d, o);
   const aliased: DesiredObject[] = [];
   // Parents before children: the desired list has each parent before its children.
-  for (let i = 0; i < desired.length; i++) {
-    const d = desired[i]!;
+  for (const d of desired) {
     const kind = d.descriptor.kind;
     if (liveOf.has(d.address)) continue;
     if (d.adopt !== undefined) {
@@ -168,15 +165,13 @@ export function match(
 
   // Unique keys (an IP restriction's type, hostports) held by objects this manifest may not take.
   const holders = new Map<string, LiveObject>();
-  for (let i = 0; i < live.length; i++) {
-    const o = live[i]!;
+  for (const o of live) {
     if (claimed.has(o) || owned(o) || !o.descriptor.uniqueKeys) continue;
     for (const k of o.descriptor.uniqueKeys(o.descriptor.fromLive(o.raw, o.collection))) holders.set(k.key, o);
   }
   const creates = desired.filter((d) => !liveOf.has(d.address));
   const reported = new Set<DesiredObject>();
-  for (let i = 0; i < creates.length; i++) {
-    const d = creates[i]!;
+  for (const d of creates) {
     const named = new Set<LiveObject>(); // one problem per holder (an edge's several hostports)
     for (const claimKey of d.descriptor.uniqueKeys?.(d.normal) ?? []) {
       const holder = holders.get(claimKey.key);
@@ -202,8 +197,7 @@ export function match(
   // Decide parents before children, so children of a deleted parent are deleted with it.
   // (A stable partition, as the sort by "is a child" it replaces: no comparison per pair.)
   const ordered = [...live.filter((o) => !o.descriptor.child), ...live.filter((o) => o.descriptor.child)];
-  for (let i = 0; i < ordered.length; i++) {
-    const o = ordered[i]!;
+  for (const o of ordered) {
     if (claimed.has(o)) continue;
     const duplicateParent = o.parentId !== undefined ? duplicateOf.get(o.parentId) : undefined;
     if (duplicateParent) {
@@ -240,8 +234,7 @@ function lastChildren(desired: DesiredObject[], live: LiveObject[], liveOf: Map<
   const deleted = new Set(deletes);
   // Built at the first object that keeps children (most manifests have none).
   let declaredChildren: Set<string> | undefined;
-  for (let i = 0; i < desired.length; i++) {
-    const d = desired[i]!;
+  for (const d of desired) {
     if (!d.descriptor.keepsChildren) continue;
     for (const keep of d.descriptor.keepsChildren(d.normal)) {
       const target = liveOf.get(keep.token) ?? live.find((o) => o.id === keep.token);

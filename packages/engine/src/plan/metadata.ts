@@ -32,17 +32,15 @@ export function metadataWriter(matching: Matching, stack: string): MetadataFor {
   const declare = (d: DesiredObject) => {
     if (d.parent !== undefined) append(childKeys, d.parent, d.descriptor.naturalKey!(d.normal));
   };
-  for (let i = 0; i < matching.pairs.length; i++) declare(matching.pairs[i]!.desired);
-  for (let i = 0; i < matching.creates.length; i++) declare(matching.creates[i]!);
+  for (const p of matching.pairs) declare(p.desired);
+  for (const d of matching.creates) declare(d);
   const livePaths = new Map<string, string>(); // desired address -> path its live marker records
-  for (let i = 0; i < matching.pairs.length; i++) {
-    const { desired, live } = matching.pairs[i]!;
+  for (const { desired, live } of matching.pairs) {
     if (live.marker?.stack === stack && live.marker.path !== undefined) livePaths.set(desired.address, live.marker.path);
   }
   // Objects with write-only secrets (event destinations: few): their live marker keeps the digests to reuse.
   const liveOf = new Map<string, LiveObject>();
-  for (let i = 0; i < matching.pairs.length; i++) {
-    const { desired, live } = matching.pairs[i]!;
+  for (const { desired, live } of matching.pairs) {
     if (desired.descriptor.sensitive.length > 0) liveOf.set(desired.address, live);
   }
   return (d) => {

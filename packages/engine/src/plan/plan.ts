@@ -70,8 +70,7 @@ export function plan(input: PlanInput): Plan {
   const matching =
     holds.ids.size === 0 ? input.matching : { ...input.matching, duplicates: input.matching.duplicates.filter((d) => !holds.ids.has(d.live.id)) };
   const tokens = new Map<string, string>();
-  for (let i = 0; i < matching.pairs.length; i++) {
-    const { desired, live } = matching.pairs[i]!;
+  for (const { desired, live } of matching.pairs) {
     tokens.set(live.id, desired.address);
   }
   /**
@@ -88,8 +87,8 @@ export function plan(input: PlanInput): Plan {
   const desiredAddresses = (): Set<string> => {
     if (addresses) return addresses;
     addresses = new Set<string>();
-    for (let i = 0; i < matching.pairs.length; i++) addresses.add(matching.pairs[i]!.desired.address);
-    for (let i = 0; i < matching.creates.length; i++) addresses.add(matching.creates[i]!.address);
+    for (const p of matching.pairs) addresses.add(p.desired.address);
+    for (const d of matching.creates) addresses.add(d.address);
     return addresses;
   };
   const liveAddress = (o: LiveObject): string => (duplicates.has(o.id) ? duplicateAddress(plainAddress(o), o.id) : plainAddress(o));
@@ -131,8 +130,7 @@ export function plan(input: PlanInput): Plan {
     ...(d ? { source: d.source } : {}),
   });
 
-  for (let i = 0; i < matching.pairs.length; i++) {
-    const { desired: d, live: o } = matching.pairs[i]!;
+  for (const { desired: d, live: o } of matching.pairs) {
     const after = canonical(d.descriptor, d.normal, tokens);
     const before = comparableLive(d.descriptor, after, canonical(o.descriptor, liveNormal(o), tokens));
     const changed = changedFields(before, after);
@@ -172,8 +170,7 @@ export function plan(input: PlanInput): Plan {
   // Marker refreshes: owned, unchanged objects whose marker is not what apply would write.
   const metadataFor = metadataWriter(matching, stack);
   const planned = new Set(changes.map((c) => c.address));
-  for (let i = 0; i < matching.pairs.length; i++) {
-    const { desired: d, live: o } = matching.pairs[i]!;
+  for (const { desired: d, live: o } of matching.pairs) {
     if (planned.has(d.address) || !d.descriptor.metadata || o.marker?.stack !== stack) continue;
     const want = metadataFor(d);
     if (want === undefined || want === o.raw.metadata) continue;
@@ -193,8 +190,7 @@ export function plan(input: PlanInput): Plan {
   if (replaced.length > 0) {
     const pairByLiveId = new Map(matching.pairs.map((p) => [p.live.id, p]));
     const replacedById = new Map(replaced.map((c) => [c.id!, c]));
-    for (let j = 0; j < matching.pairs.length; j++) {
-      const { desired: d, live: o } = matching.pairs[j]!;
+    for (const { desired: d, live: o } of matching.pairs) {
       if (planned.has(d.address)) continue;
       const target = referencesIn(o.descriptor, liveNormal(o))
         .map((id) => replacedById.get(id))
@@ -211,8 +207,7 @@ export function plan(input: PlanInput): Plan {
   }
 
   const creates = new Map(matching.creates.map((d) => [d.address, d]));
-  for (let i = 0; i < matching.creates.length; i++) {
-    const d = matching.creates[i]!;
+  for (const d of matching.creates) {
     const change = base(d, null, 'create');
     const after = canonical(d.descriptor, d.normal, tokens);
     change.after = maskEnv(envFields(d, after), null, mask(d.descriptor.sensitive, null, after)[1])[1];
@@ -238,14 +233,12 @@ export function plan(input: PlanInput): Plan {
   // for the creates of its new siblings, so the parent never passes through having none (the
   // service refuses to delete the last rule of a policy a dashboard restriction uses).
   const createsByParent = new Map<string, DesiredObject[]>();
-  for (let i = 0; i < matching.creates.length; i++) {
-    const d = matching.creates[i]!;
+  for (const d of matching.creates) {
     if (d.parent) append(createsByParent, d.parent, d);
   }
   const deleteOf = new Map(changes.filter((c) => c.action === 'delete').map((c) => [c.id, c]));
   const childDeletes = new Map<string, Change[]>(); // parent address -> deletes of its children
-  for (let i = 0; i < matching.deletes.length; i++) {
-    const o = matching.deletes[i]!;
+  for (const o of matching.deletes) {
     const parentAddress = o.parentId !== undefined ? tokens.get(o.parentId) : undefined;
     if (parentAddress === undefined) continue;
     const change = deleteOf.get(o.id)!;
@@ -267,20 +260,17 @@ export function plan(input: PlanInput): Plan {
     }
   };
   // Only kinds that keep children (most do not: their normal forms are not built again for nothing).
-  for (let i = 0; i < matching.deletes.length; i++) {
-    const o = matching.deletes[i]!;
+  for (const o of matching.deletes) {
     if (o.descriptor.keepsChildren) releases(o.descriptor, canonical(o.descriptor, liveNormal(o), tokens), null, liveAddress(o));
   }
-  for (let i = 0; i < matching.pairs.length; i++) {
-    const { desired: d, live: o } = matching.pairs[i]!;
+  for (const { desired: d, live: o } of matching.pairs) {
     if (!d.descriptor.keepsChildren) continue;
     releases(d.descriptor, canonical(o.descriptor, liveNormal(o), tokens), canonical(d.descriptor, d.normal, tokens), d.address);
   }
   // A create whose unique key (a hostport) an owned object being deleted still holds (an edge
   // renamed in the manifests) waits for that delete.
   const freedBy = new Map<string, string>();
-  for (let i = 0; i < matching.deletes.length; i++) {
-    const o = matching.deletes[i]!;
+  for (const o of matching.deletes) {
     for (const k of o.descriptor.uniqueKeys?.(liveNormal(o)) ?? []) freedBy.set(k.key, liveAddress(o));
   }
   for (const change of changes) {

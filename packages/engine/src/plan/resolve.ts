@@ -22,8 +22,7 @@ export function resolve(documents: ValidDocument[], declaredElsewhere: string[] 
   // Names per kind, first declaration wins; later ones are duplicates.
   const names = new Map<string, ValidDocument>();
   const unique: ValidDocument[] = [];
-  for (let i = 0; i < documents.length; i++) {
-    const doc = documents[i]!;
+  for (const doc of documents) {
     const key = `${doc.value.kind}/${doc.value.name}`;
     const first = names.get(key);
     if (first) {
@@ -94,8 +93,7 @@ export function resolve(documents: ValidDocument[], declaredElsewhere: string[] 
     // Most objects (every IP policy rule) reference nothing: no list of ids for them.
     let ids: { id: string; kind: string; locate(): SourceLocation }[] | undefined;
     let resolved: unknown = spec;
-    for (let r = 0; r < descriptor.refs.length; r++) {
-      const ref = descriptor.refs[r]!;
+    for (const ref of descriptor.refs) {
       const into = (ids ??= []);
       const byValue = ref.byValue;
       resolved = rewrite(resolved, ref.pattern, (value, path) => {
@@ -122,8 +120,7 @@ export function resolve(documents: ValidDocument[], declaredElsewhere: string[] 
     return object;
   };
 
-  for (let i = 0; i < unique.length; i++) {
-    const doc = unique[i]!;
+  for (const doc of unique) {
     const descriptor = byManifestKind.get(doc.value.kind)!;
     const children = childrenOf(descriptor.kind);
     const own = children.length === 0 ? { ...doc.value.spec } : withoutFields(doc.value.spec, children);
@@ -168,12 +165,10 @@ function withoutFields(spec: Spec, children: readonly KindDescriptor[]): Spec {
  */
 function addRequirements(desired: DesiredObject[]): void {
   const byKey = new Map<string, string>(); // kind \0 natural key -> address
-  for (let i = 0; i < desired.length; i++) {
-    const d = desired[i]!;
+  for (const d of desired) {
     if (!d.parent && d.descriptor.naturalKey) byKey.set(`${d.descriptor.kind}\0${d.descriptor.naturalKey(d.normal)}`, d.address);
   }
-  for (let i = 0; i < desired.length; i++) {
-    const d = desired[i]!;
+  for (const d of desired) {
     const needs = d.descriptor.requires?.(d.normal);
     if (needs)
       for (const need of needs) {

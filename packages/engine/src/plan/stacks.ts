@@ -82,8 +82,7 @@ export function stackRules(live: readonly LiveObject[], scope: StackScope): Stac
   const { stack, fromStack } = scope;
   // kind -> manifest name -> live objects of other stacks (top-level objects carry the name).
   const others = new Map<string, Map<string, LiveObject[]>>();
-  for (let i = 0; i < live.length; i++) {
-    const o = live[i]!;
+  for (const o of live) {
     if (!o.marker || o.marker.stack === stack || o.descriptor.child || !o.descriptor.metadata) continue;
     let byName = others.get(o.descriptor.kind);
     if (!byName) others.set(o.descriptor.kind, (byName = new Map()));
