@@ -69,10 +69,7 @@ export function plan(input: PlanInput): Plan {
   const holds = holdDuplicates(input.matching, stack, input.prune === true);
   const matching =
     holds.ids.size === 0 ? input.matching : { ...input.matching, duplicates: input.matching.duplicates.filter((d) => !holds.ids.has(d.live.id)) };
-  const tokens = new Map<string, string>();
-  for (const { desired, live } of matching.pairs) {
-    tokens.set(live.id, desired.address);
-  }
+  const tokens = new Map(matching.pairs.map((p) => [p.live.id, p.desired.address]));
   /**
    * Address of a live object no manifest declares: its marker's name, else parent + natural
    * key, else its id; a duplicate's is followed by `#<id>` (duplicates.ts). It never collides
@@ -81,24 +78,15 @@ export function plan(input: PlanInput): Plan {
    */
   const duplicates = new Map(matching.duplicates.map((d) => [d.live.id, d]));
   const liveById = new Map([...matching.deletes, ...matching.duplicates.map((d) => d.live)].map((o) => [o.id, o]));
-  // Built at the first live object that needs an address of its own (a delete, a duplicate):
-  // most plans have none.
-  let addresses: Set<string> | undefined;
-  const desiredAddresses = (): Set<string> => {
-    if (addresses) return addresses;
-    addresses = new Set<string>();
-    for (const p of matching.pairs) addresses.add(p.desired.address);
-    for (const d of matching.creates) addresses.add(d.address);
-    return addresses;
-  };
+  const desiredAddresses = new Set([...matching.pairs.map((p) => p.desired.address), ...matching.creates.map((d) => d.address)]);
   const liveAddress = (o: LiveObject): string => (duplicates.has(o.id) ? duplicateAddress(plainAddress(o), o.id) : plainAddress(o));
   const plainAddress = (o: LiveObject): string => {
-    if (o.marker && (duplicates.has(o.id) || !desiredAddresses().has(`${o.descriptor.kind}/${o.marker.name}`))) return `${o.descriptor.kind}/${o.marker.name}`;
+    if (o.marker && (duplicates.has(o.id) || !desiredAddresses.has(`${o.descriptor.kind}/${o.marker.name}`))) return `${o.descriptor.kind}/${o.marker.name}`;
     const parent = o.parentId !== undefined ? liveById.get(o.parentId) : undefined;
     if (!o.marker && parent && o.descriptor.naturalKey) {
       const parentName = liveAddress(parent).slice(parent.descriptor.kind.length + 1);
       const address = `${o.descriptor.kind}/${parentName}/${o.descriptor.naturalKey(liveNormal(o))}`;
-      if (!desiredAddresses().has(address)) return address;
+      if (!desiredAddresses.has(address)) return address;
     }
     return `${o.descriptor.kind}/${o.id}`;
   };
