@@ -212,9 +212,11 @@ export function targetPlan(plan: Plan, matching: Matching, patterns: readonly Ta
 
   const changes = plan.changes.filter((c) => kept.has(c.address));
   const fingerprints = Object.entries(plan.fingerprints);
+  // The registry changes only when a bot user is targeted; with --from-stack, the old stack's
+  // registry drops the targeted bot users that moved.
   const narrowed = registryMatchingOf(matching, scope.covers);
-  // With --from-stack, the old stack's registry drops the targeted bot users that moved.
-  for (const registry of narrowed ? registryChanges(narrowed, plan.stack, changes) : []) {
+  const targetsBots = narrowed.pairs.length > 0 || narrowed.creates.length > 0;
+  for (const registry of targetsBots ? registryChanges(narrowed, plan.stack, changes) : []) {
     changes.push(registry.change);
     if (registry.fingerprint) fingerprints.push([registry.fingerprint.id, registry.fingerprint.value]);
   }
@@ -232,16 +234,13 @@ export function targetPlan(plan: Plan, matching: Matching, patterns: readonly Ta
   };
 }
 
-/** The registry's matching when `covers` says what is targeted, or undefined when no bot user is. */
-function registryMatchingOf(matching: Matching, covers: (address: string) => boolean): RegistryMatching | undefined {
+/** The registry's matching when `covers` says what is targeted: only the targeted bot users. */
+function registryMatchingOf(matching: Matching, covers: (address: string) => boolean): RegistryMatching {
   const bot = (d: { descriptor: { kind: string }; address: string }) => d.descriptor.kind === 'BotUser' && covers(d.address);
-  const pairs = matching.pairs.filter((p) => bot(p.desired));
-  const creates = matching.creates.filter(bot);
-  if (pairs.length === 0 && creates.length === 0) return undefined;
   // Every recorded entry of a bot user not covered stays as recorded (as outside a prune scope).
   return {
-    pairs,
-    creates,
+    pairs: matching.pairs.filter((p) => bot(p.desired)),
+    creates: matching.creates.filter(bot),
     ...(matching.registry ? { registry: matching.registry } : {}),
     ...(matching.fromRegistry ? { fromRegistry: matching.fromRegistry } : {}),
     pruneScope: { covers: () => false },
@@ -253,14 +252,7 @@ function registryMatchingOf(matching: Matching, covers: (address: string) => boo
  * the bot users the targets cover, every other entry as recorded (see the module comment).
  */
 export function targetRegistryMatching(matching: Matching, full: Plan, patterns: readonly TargetPattern[]): RegistryMatching {
-  return (
-    registryMatchingOf(matching, targetScope(patterns, matching, full.changes).covers) ?? {
-      pairs: [],
-      creates: [],
-      ...(matching.registry ? { registry: matching.registry } : {}),
-      pruneScope: { covers: () => false },
-    }
-  );
+  return registryMatchingOf(matching, targetScope(patterns, matching, full.changes).covers);
 }
 
 /**
