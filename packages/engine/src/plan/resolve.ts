@@ -207,7 +207,7 @@ class ResolvedObject implements DesiredObject {
    * Set by the orchestrator after resolve (the prune scope). A field from the start: a property
    * added to every object later would cost each a separate property store.
    */
-  #manifestPath: string | undefined;
+  manifestPath: string | undefined = undefined;
   /** The name; undefined for a child until first read (see `name`). */
   #name: string | undefined;
   /**
@@ -238,20 +238,12 @@ class ResolvedObject implements DesiredObject {
     return (this.#name ??= `${this.doc.value.name} ${this.descriptor.label(this.normal)}`);
   }
 
-  set name(value: string) {
-    this.#name = value;
-  }
-
   /**
    * A child's address, `<Kind>/<parent name>/<natural key>`, is built when first read (plan
    * reads them all), so that validating many rules keeps no address string per rule.
    */
   get address(): string {
     return (this.#address ??= [this.descriptor.kind, this.#childName()].join('/'));
-  }
-
-  set address(value: string) {
-    this.#address = value;
   }
 
   /** The address without its kind (`office`, `office/10.0.0.0/8`), computed when read: no second string per object. */
@@ -263,14 +255,6 @@ class ResolvedObject implements DesiredObject {
   #childName(): string {
     const parent = this.parent!;
     return [parent.slice(parent.indexOf('/') + 1), this.descriptor.naturalKey!(this.normal)].join('/');
-  }
-
-  get manifestPath(): string | undefined {
-    return this.#manifestPath;
-  }
-
-  set manifestPath(value: string | undefined) {
-    this.#manifestPath = value;
   }
 
   /** `['spec']` or `['spec', field, index]`: a fresh array at each read (kept compact instead). */
