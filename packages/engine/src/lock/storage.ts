@@ -32,10 +32,6 @@ export async function lockRecords(api: LiveApi, stack: string): Promise<{ id: st
   return lockRecordsIn(stack, policies);
 }
 
-/** Removes the lock records of `stack` that `select` picks. */
-const removeRecords = async (api: LiveApi, stack: string, select: (record: LockRecord) => boolean): Promise<void> =>
-  removeListed(api, await lockRecords(api, stack), select);
-
 /** Removes the records of a listing already made that `select` picks (one already gone is fine). */
 export async function removeListed(
   api: LiveApi,
@@ -60,7 +56,8 @@ export function ownRecord(stack: string, runId: string, metadata: string): LookU
 }
 
 /** Removes the lock records of `stack` written by run `runId`. */
-export const withdrawRecordsOf = (api: LiveApi, stack: string, runId: string) => removeRecords(api, stack, (r) => r.run_id === runId);
+export const withdrawRecordsOf = async (api: LiveApi, stack: string, runId: string): Promise<void> =>
+  removeListed(api, await lockRecords(api, stack), (r) => r.run_id === runId);
 
 /**
  * The bot user first, then the record: a bot user without its record would be claimable (see
