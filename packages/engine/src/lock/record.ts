@@ -128,12 +128,6 @@ export function describeLock(lock: LockInfo): string {
 }
 
 /**
- * The sentence plan and drift print about a lock they found: who holds it, and what that means
- * for what they show (`consequence`, said only when an apply probably runs). A stale lock is
- * not a running apply (`describeLock` says to unlock it); a holder known dead on this machine
- * (`holderIsDead`) is not either: the next apply takes its lock over.
- */
-/**
  * Whether an apply probably runs under `lock`: it is neither stale (its lease renewed) nor held
  * by a process known dead on this machine (which the next apply takes over).
  */
@@ -141,6 +135,12 @@ export function lockIsActive(lock: LockInfo, here: ProcessIdentity | undefined =
   return !lock.stale && !holderIsDead(lock.process, here);
 }
 
+/**
+ * The sentence plan and drift print about a lock they found: who holds it, and what that means
+ * for what they show (`consequence`, said only when an apply probably runs). A stale lock is
+ * not a running apply (`describeLock` says to unlock it); a holder known dead on this machine
+ * (`holderIsDead`) is not either: the next apply takes its lock over.
+ */
 export function lockNote(lock: LockInfo, consequence: string, here: ProcessIdentity | undefined = currentProcess()): string {
   if (holderIsDead(lock.process, here)) return `${describeLock(lock)}; its holder no longer runs on this machine, so the next apply takes the lock over`;
   if (lock.stale) return describeLock(lock);
