@@ -21,9 +21,9 @@
  */
 import type { DesiredObject } from '../desired.js';
 import type { LiveObject } from '../live.js';
-import type { KindDescriptor } from '../kinds/types.js';
 import { desiredHash } from '../identity/hash.js';
 import type { DuplicateCause } from '../plan-model.js';
+import { append } from '../append.js';
 
 export interface DuplicateObject {
   /** The live object to delete. */
@@ -45,28 +45,15 @@ const byAge = (a: LiveObject, b: LiveObject) =>
  * name), each group's kept object excluded. `desired` gives the hash that picks the kept one.
  */
 export function findDuplicates(live: readonly LiveObject[], stack: string, desired: readonly DesiredObject[]): DuplicateObject[] {
-  // The first object of each kind and marker name, keyed by the name the marker already holds
-  // (no key built per object); a group only for a name seen twice (most plans have none).
-  const firsts = new Map<KindDescriptor, Map<string, LiveObject>>();
-  const groups = new Map<string, LiveObject[]>();
+  const groups = new Map<string, LiveObject[]>(); // kind \0 marker name -> this stack's top-level objects
   for (const o of live) {
-    if (o.parentId !== undefined || !o.marker || o.marker.stack !== stack) continue;
-    let ofKind = firsts.get(o.descriptor);
-    if (!ofKind) firsts.set(o.descriptor, (ofKind = new Map()));
-    const first = ofKind.get(o.marker.name);
-    if (first === undefined) {
-      ofKind.set(o.marker.name, o);
-      continue;
-    }
-    const key = `${o.descriptor.kind}\0${o.marker.name}`;
-    const group = groups.get(key);
-    if (group) group.push(o);
-    else groups.set(key, [first, o]);
+    if (o.parentId === undefined && o.marker?.stack === stack) append(groups, `${o.descriptor.kind}\0${o.marker.name}`, o);
   }
   // Built only when there is a group: most plans have no duplicate.
   let desiredByKey: Map<string, DesiredObject> | undefined;
   const found: DuplicateObject[] = [];
   for (const [key, group] of groups) {
+    if (group.length < 2) continue;
     const sorted = [...group].sort(byAge);
     desiredByKey ??= new Map(desired.filter((d) => !d.parent).map((d) => [`${d.descriptor.kind}\0${d.markerName}`, d]));
     const d = desiredByKey.get(key);
