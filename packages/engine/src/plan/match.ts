@@ -56,22 +56,15 @@ export function match(
   };
 
   // Indexes, built once: lookups stay linear in the number of objects.
-  // Keyed per kind first, so lookups hash the strings the objects already hold instead of
-  // building a composite key per lookup.
   const byId = new Map<string, LiveObject>();
-  const byMarker = new Map<string, Map<string, LiveObject>>(); // kind -> marker name -> owned live
-  const byNaturalKey = new Map<string, Map<string, LiveObject[]>>(); // kind -> parent id \0 key -> live
-  const slot = <T>(index: Map<string, Map<string, T>>, kind: string) => {
-    let found = index.get(kind);
-    if (!found) index.set(kind, (found = new Map()));
-    return found;
-  };
+  const byMarker = new Map<string, LiveObject>(); // kind \0 marker name -> owned live
+  const byNaturalKey = new Map<string, LiveObject[]>(); // kind \0 parent id \0 key -> live
   for (const o of live) {
     byId.set(o.id, o);
-    if (owned(o)) slot(byMarker, o.descriptor.kind).set(o.marker!.name, o);
+    if (owned(o)) byMarker.set(`${o.descriptor.kind}\0${o.marker!.name}`, o);
     if (o.descriptor.naturalKey) {
-      const key = `${o.parentId ?? ''}\0${o.descriptor.naturalKey(o.descriptor.fromLive(o.raw, o.collection))}`;
-      append(slot(byNaturalKey, o.descriptor.kind), key, o);
+      const key = o.descriptor.naturalKey(o.descriptor.fromLive(o.raw, o.collection));
+      append(byNaturalKey, `${o.descriptor.kind}\0${o.parentId ?? ''}\0${key}`, o);
     }
   }
   // `{id: ...}` references name live objects: checked against what was read, before any write.
@@ -100,11 +93,7 @@ export function match(
   }
   const stacks = stackRules(live, scope);
   const free = (o: LiveObject | undefined) => (o && !claimed.has(o) ? o : undefined);
-  const byKey = (kind: string, parentId: string, key: string) =>
-    byNaturalKey
-      .get(kind)
-      ?.get(`${parentId}\0${key}`)
-      ?.find((o) => !claimed.has(o));
+  const byKey = (kind: string, parentId: string, key: string) => byNaturalKey.get(`${kind}\0${parentId}\0${key}`)?.find((o) => !claimed.has(o));
 
   // Bot users the registry records, before natural keys, so no other manifest takes them by name.
   for (const [d, o] of registeredPairs(desired, registry, byId)) claim(d, o);
@@ -144,7 +133,7 @@ export function match(
       }
       continue;
     }
-    const marked = free(byMarker.get(kind)?.get(d.markerName)) ?? free(stacks.moveCandidate(d));
+    const marked = free(byMarker.get(`${kind}\0${d.markerName}`)) ?? free(stacks.moveCandidate(d));
     if (marked) {
       claim(d, marked);
       continue;
