@@ -80,16 +80,14 @@ export function takeOverReason(o: LiveObject, stack: string): string {
 
 export function stackRules(live: readonly LiveObject[], scope: StackScope): StackRules {
   const { stack, fromStack } = scope;
-  // kind -> manifest name -> live objects of other stacks (top-level objects carry the name).
-  const others = new Map<string, Map<string, LiveObject[]>>();
+  // kind \0 manifest name -> live objects of other stacks (top-level objects carry the name).
+  const others = new Map<string, LiveObject[]>();
   for (const o of live) {
     if (!o.marker || o.marker.stack === stack || o.descriptor.child || !o.descriptor.metadata) continue;
-    let byName = others.get(o.descriptor.kind);
-    if (!byName) others.set(o.descriptor.kind, (byName = new Map()));
-    append(byName, o.marker.name, o);
+    append(others, `${o.descriptor.kind}\0${o.marker.name}`, o);
   }
   const refused = new Set<string>(); // addresses of desired objects reported by takeOver
-  const named = (d: DesiredObject) => others.get(d.descriptor.kind)?.get(d.markerName) ?? [];
+  const named = (d: DesiredObject) => others.get(`${d.descriptor.kind}\0${d.markerName}`) ?? [];
 
   return {
     moveCandidate(d) {
