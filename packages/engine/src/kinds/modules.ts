@@ -19,7 +19,8 @@ import type { CheckContext, Pattern, Spec } from './types.js';
 
 interface ModuleDef {
   fromManifest(m: Spec): Spec;
-  fromLive(m: Spec): Spec;
+  /** The live module's normal form, when it is not read as `fromManifest` reads the manifest's. */
+  fromLive?(m: Spec): Spec;
   toInput(normal: Spec, resolve: (token: string) => string): ApiObject;
   /** References inside the module (patterns relative to the module; `set` lists are sorted). */
   refs?: { pattern: Pattern; kind: string; set?: boolean }[];
@@ -47,7 +48,6 @@ const pick = (m: Spec, keys: string[]): Spec => Object.fromEntries(keys.filter((
 
 const switchModule: ModuleDef = {
   fromManifest: (m) => ({ enabled: enabled(m) }),
-  fromLive: (m) => ({ enabled: enabled(m) }),
   toInput: identity,
 };
 
@@ -57,7 +57,6 @@ const headers: ModuleDef = {
     add: sortedKeys(lowerKeys(m.add)),
     remove: sorted(((m.remove as string[] | undefined) ?? []).map((h) => h.toLowerCase())),
   }),
-  fromLive: (m) => headers.fromManifest(m),
   toInput: identity,
   serviceText: [['add', '*']],
 };
@@ -132,25 +131,21 @@ const SAML_DERIVED = ['entity_id', 'assertion_consumer_service_url', 'single_log
 const MODULES = {
   backend: {
     fromManifest: (m) => ({ enabled: enabled(m), backend: refToken(m.backend) }),
-    fromLive: (m) => ({ enabled: enabled(m), backend: refToken(m.backend) }),
     toInput: (n, resolve) => ({ enabled: n.enabled, backend_id: resolve(String(n.backend)) }),
     refs: [{ pattern: ['backend'], kind: 'Backend' }],
   },
   ip_restriction: {
-    fromManifest: (m) => ({ enabled: enabled(m), ip_policies: (m.ip_policies as unknown[]).map(refToken) }),
-    fromLive: (m) => ({ enabled: enabled(m), ip_policies: ((m.ip_policies as unknown[]) ?? []).map(refToken) }),
+    fromManifest: (m) => ({ enabled: enabled(m), ip_policies: ((m.ip_policies as unknown[]) ?? []).map(refToken) }),
     toInput: (n, resolve) => ({ enabled: n.enabled, ip_policy_ids: (n.ip_policies as string[]).map(resolve) }),
     refs: [{ pattern: ['ip_policies', '*'], kind: 'IPPolicy', set: true }],
   },
   mutual_tls: {
     fromManifest: (m) => ({ enabled: enabled(m), certificate_authorities: ((m.certificate_authorities as unknown[]) ?? []).map(refToken) }),
-    fromLive: (m) => ({ enabled: enabled(m), certificate_authorities: ((m.certificate_authorities as unknown[]) ?? []).map(refToken) }),
     toInput: (n, resolve) => ({ enabled: n.enabled, certificate_authority_ids: (n.certificate_authorities as string[]).map(resolve) }),
     refs: [{ pattern: ['certificate_authorities', '*'], kind: 'CertificateAuthority', set: true }],
   },
   tls_termination: {
     fromManifest: (m) => ({ enabled: enabled(m), terminate_at: m.terminate_at ?? 'edge', min_version: m.min_version ?? null }),
-    fromLive: (m) => ({ enabled: enabled(m), terminate_at: m.terminate_at ?? 'edge', min_version: m.min_version ?? null }),
     toInput: identity,
     check: (n, at) =>
       n.terminate_at === 'upstream' && n.min_version !== null
@@ -165,7 +160,6 @@ const MODULES = {
   },
   circuit_breaker: {
     fromManifest: (m) => ({ enabled: enabled(m), ...Object.fromEntries(CIRCUIT_FIELDS.map((f) => [f, m[f] ?? 0])) }),
-    fromLive: (m) => ({ enabled: enabled(m), ...Object.fromEntries(CIRCUIT_FIELDS.map((f) => [f, m[f] ?? 0])) }),
     toInput: identity,
   },
   compression: switchModule,
@@ -173,7 +167,6 @@ const MODULES = {
   response_headers: { ...headers, check: duplicateHeaders },
   webhook_verification: {
     fromManifest: (m) => ({ enabled: enabled(m), provider: String(m.provider).toLowerCase(), secret: m.secret ?? '' }),
-    fromLive: (m) => ({ enabled: enabled(m), provider: String(m.provider).toLowerCase(), secret: m.secret ?? '' }),
     toInput: (n) => (n.provider === 'sns' && n.secret === '' ? { enabled: n.enabled, provider: n.provider } : { ...n }),
     sensitive: [['secret']],
     // An empty secret is reported at the secret when one is written (a `${env:}` that is unset
@@ -204,7 +197,6 @@ const MODULES = {
   },
   oauth: {
     fromManifest: (m) => ({ ...session(m), auth_check_interval: Number(m.auth_check_interval ?? 0), provider: providers(m.provider) }),
-    fromLive: (m) => ({ ...session(m), auth_check_interval: Number(m.auth_check_interval ?? 0), provider: providers(m.provider) }),
     toInput: (n) => ({ ...n, provider: providerInput(n.provider as Spec) }),
     sensitive: [['provider', '*', 'client_secret']],
     check: (n, at) => {
@@ -249,19 +241,16 @@ const MODULES = {
   },
   oidc: {
     fromManifest: oidcNormal,
-    fromLive: oidcNormal,
     toInput: identity,
     sensitive: [['client_secret']],
   },
   websocket_tcp_converter: switchModule,
   user_agent_filter: {
     fromManifest: userAgentNormal,
-    fromLive: userAgentNormal,
     toInput: identity,
   },
   traffic_policy: {
     fromManifest: (m) => ({ enabled: enabled(m), value: m.value }),
-    fromLive: (m) => ({ enabled: enabled(m), value: m.value }),
     toInput: identity,
     serviceText: [['value']],
   },
@@ -282,7 +271,7 @@ export function moduleSet(names: readonly ModuleName[]) {
     fromManifest: (spec: Spec): Spec =>
       Object.fromEntries(defs.filter(([n]) => spec[n] !== null && spec[n] !== undefined).map(([n, d]) => [n, d.fromManifest(spec[n] as Spec)])),
     fromLive: (live: ApiObject): Spec =>
-      Object.fromEntries(defs.filter(([n]) => live[n] !== null && live[n] !== undefined).map(([n, d]) => [n, d.fromLive(live[n] as Spec)])),
+      Object.fromEntries(defs.filter(([n]) => live[n] !== null && live[n] !== undefined).map(([n, d]) => [n, (d.fromLive ?? d.fromManifest)(live[n] as Spec)])),
     inputs: Object.fromEntries(defs.map(([n, d]) => [n, d.toInput])) as Record<string, ModuleDef['toInput']>,
     refs: defs.flatMap(([n, d]) => (d.refs ?? []).map((r) => ({ ...r, pattern: [n, ...r.pattern] }))),
     sensitive: defs.flatMap(([n, d]) => (d.sensitive ?? []).map((p) => [n, ...p])),
