@@ -1,9 +1,10 @@
 /**
- * The descriptor shared by TCP and TLS edges: hostports plus a set of modules that are PUT or
- * DELETEd on their own when they change. The two kinds differ only in their path, the modules
- * they take and how their hostports name their reservations (a TLS edge's hostname is a
- * reserved domain, which plan creates first; a TCP edge names the reserved TCP address by
- * reference, since the service assigns it), so they are one description with those parameters.
+ * The descriptor shared by HTTPS, TCP and TLS edges: hostports plus a set of modules that are
+ * PUT or DELETEd on their own when they change. The three kinds differ only in their path, the
+ * modules they take, their hostports' port (443 only for HTTPS edges) and how their hostports
+ * name their reservations (an HTTPS or TLS edge's hostname is a reserved domain, which plan
+ * creates first; a TCP edge names the reserved TCP address by reference, since the service
+ * assigns it), so they are one description with those parameters.
  */
 import { checkHostports, hostportKeys, hostports, hostportsBody } from './hostports.js';
 import { moduleSet, type ModuleName } from './modules.js';
@@ -11,13 +12,13 @@ import { commonBody, commonFields, moduleBodies, requireId, updateWithModules } 
 import type { KindDescriptor, RefField } from './types.js';
 
 export interface HostportEdgeOptions {
-  kind: 'TCPEdge' | 'TLSEdge';
+  kind: 'HTTPSEdge' | 'TCPEdge' | 'TLSEdge';
   title: string;
   /** Collection path, e.g. `/edges/tcp`, and the key of its list envelope. */
   path: string;
   listKey: string;
   modules: ModuleName[];
-  /** The reserved domains the edge's hostports need to exist first (TLS edges). */
+  /** The reserved domains the edge's hostports need to exist first (HTTPS and TLS edges). */
   requires?: KindDescriptor['requires'];
   /** Hostports written as references to reservations (TCP edges: `RESERVED_ADDRESS_REF`). */
   hostportRef?: RefField;
@@ -43,8 +44,8 @@ export function hostportEdge(options: HostportEdgeOptions): KindDescriptor {
     immutable: [],
     serverChosen: modules.serverChosen,
     serviceText: modules.serviceText,
-    label: (normal, name) => name ?? (normal.hostports as string[])[0] ?? '',
-    check: (normal, ctx) => [...checkHostports(normal, ctx, false), ...modules.check(normal, ctx)],
+    label: (normal, name) => name ?? (normal.hostports as string[])[0] ?? String(normal.description ?? ''),
+    check: (normal, ctx) => [...checkHostports(normal, ctx, options.kind === 'HTTPSEdge'), ...modules.check(normal, ctx)],
     calls: {
       create: (normal, ctx) => [
         {

@@ -6,47 +6,22 @@
  */
 import { oauthRouteProblem } from '@gatehouse/schemas/runtime';
 import { problem, type Problem } from '../problems.js';
-import { DNS_LABEL, checkHostports, domainsNeeded, hostportKeys, hostports } from './hostports.js';
+import { hostportEdge } from './hostport-edge.js';
+import { DNS_LABEL, domainsNeeded } from './hostports.js';
 import { HTTPS_EDGE_MODULES, ROUTE_MODULES, moduleSet } from './modules.js';
 import { commonBody, commonFields, moduleBodies, requireId, requireParent, updateWithModules } from './shared.js';
 import type { KindDescriptor } from './types.js';
 
-const edgeModules = moduleSet(HTTPS_EDGE_MODULES);
 const routeModules = moduleSet(ROUTE_MODULES);
 
-export const httpsEdge: KindDescriptor = {
+export const httpsEdge = hostportEdge({
   kind: 'HTTPSEdge',
-  policyName: 'edge',
   title: 'HTTPS edge',
-  manifestKind: 'HTTPSEdge',
-  observe: { lists: [{ path: '/edges/https', listKey: 'https_edges' }] },
-  metadata: true,
-  uniqueKeys: hostportKeys,
+  path: '/edges/https',
+  listKey: 'https_edges',
+  modules: HTTPS_EDGE_MODULES,
   requires: domainsNeeded,
-  fromManifest: (spec) => ({ ...commonFields(spec), hostports: hostports(spec), ...edgeModules.fromManifest(spec) }),
-  fromLive: (live) => ({ ...commonFields(live), hostports: hostports(live), ...edgeModules.fromLive(live) }),
-  refs: edgeModules.refs,
-  sensitive: edgeModules.sensitive,
-  sets: [['hostports']],
-  immutable: [],
-  serverChosen: edgeModules.serverChosen,
-  label: (normal, name) => name ?? (normal.hostports as string[])[0] ?? String(normal.description ?? ''),
-  check: (normal, ctx) => [...checkHostports(normal, ctx, true), ...edgeModules.check(normal, ctx)],
-  calls: {
-    create: (normal, ctx) => [
-      {
-        method: 'POST',
-        path: '/edges/https',
-        body: { ...commonBody(normal, ctx), hostports: normal.hostports, ...moduleBodies(normal, edgeModules.inputs, ctx.resolve) },
-      },
-    ],
-    update: (_before, after, changed, ctx) =>
-      updateWithModules(`/edges/https/${requireId(ctx)}`, after, changed, ctx, edgeModules.inputs, (a, fields) =>
-        fields.includes('hostports') ? { hostports: a.hostports } : {},
-      ),
-    delete: (_normal, ctx) => [{ method: 'DELETE', path: `/edges/https/${requireId(ctx)}` }],
-  },
-};
+});
 
 const AUTH_MODULES = ['saml', 'oidc', 'oauth'] as const;
 
