@@ -10,13 +10,12 @@
  * Every result comes with its `Origin`, so that positions point at the overlay for what the
  * overlay wrote and at the base for the rest.
  */
+import { isMap } from '../identity/patterns.js';
 import { problem, type Problem } from '../problems.js';
 import { childOrigin, type Origin } from './origin.js';
 
 /** `spec` fields whose lists merge by a key: field -> key field. */
 export type KeyedLists = ReadonlyMap<string, string>;
-
-const isMap = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
 
 /** defineProperty: a key named __proto__ stays a plain key. */
 const set = (target: Record<string, unknown>, key: string, value: unknown) =>

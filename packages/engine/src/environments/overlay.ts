@@ -11,6 +11,7 @@
  * The result keeps every position: a value the overlay wrote is located at the overlay's
  * line, the rest at the base's. Problems of the overlays themselves point at their lines.
  */
+import { isMap } from '../identity/patterns.js';
 import { childrenOf, KINDS } from '../kinds/index.js';
 import { problem, type Problem } from '../problems.js';
 import type { LoadedDocument } from '../load/documents.js';
@@ -33,7 +34,6 @@ interface Entry {
   deleted?: boolean;
 }
 
-const isMap = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
 const keyOf = (value: unknown) =>
   isMap(value) && typeof value.kind === 'string' && typeof value.name === 'string' ? `${value.kind}/${value.name}` : undefined;
 

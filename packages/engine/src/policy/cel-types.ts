@@ -11,6 +11,7 @@
  * additionalProperties -> map<string, T>; a string-or-{id} reference -> string; the rest dyn.
  */
 import type { Environment } from '@marcbachmann/cel-js';
+import { isMap } from '../identity/patterns.js';
 
 export type Shape =
   | { kind: 'scalar'; cel: 'string' | 'bool' | 'int' | 'double' | 'dyn' }
@@ -119,9 +120,9 @@ export function toCel(value: unknown, shape: Shape): unknown {
     case 'list':
       return Array.isArray(value) ? value.map((item) => toCel(item, shape.item)).filter((item) => item !== undefined) : dynamic(value);
     case 'map':
-      return isRecord(value) ? Object.fromEntries(Object.entries(value).flatMap(([k, v]) => (v === null ? [] : [[k, toCel(v, shape.value)]]))) : dynamic(value);
+      return isMap(value) ? Object.fromEntries(Object.entries(value).flatMap(([k, v]) => (v === null ? [] : [[k, toCel(v, shape.value)]]))) : dynamic(value);
     case 'object': {
-      if (!isRecord(value)) return dynamic(value);
+      if (!isMap(value)) return dynamic(value);
       const init: Record<string, unknown> = {};
       for (const [key, field] of shape.fields) {
         const converted = toCel(value[key], field);
@@ -136,11 +137,9 @@ export function toCel(value: unknown, shape: Shape): unknown {
 function dynamic(value: unknown): unknown {
   if (typeof value === 'number' && Number.isInteger(value)) return BigInt(value);
   if (Array.isArray(value)) return value.map(dynamic);
-  if (isRecord(value)) return Object.fromEntries(Object.entries(value).flatMap(([k, v]) => (v === null ? [] : [[k, dynamic(v)]])));
+  if (isMap(value)) return Object.fromEntries(Object.entries(value).flatMap(([k, v]) => (v === null ? [] : [[k, dynamic(v)]])));
   return value;
 }
-
-const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
 
 /** What `hasFields` needs of the library's AST: an operator, its arguments, a position, a checked type. */
 interface AstNode {
