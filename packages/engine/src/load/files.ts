@@ -226,45 +226,26 @@ async function readCapped(stream: AsyncIterable<Buffer>, limit: number): Promise
   return Buffer.concat(chunks, size);
 }
 
-/** Where the first byte that is not part of a well-formed UTF-8 sequence is (RFC 3629). */
-function invalidUtf8Position(bytes: Uint8Array, file: string): { offset: number; location: { file: string; line: number; col: number } } {
-  const offset = firstInvalidUtf8(bytes);
-  let lineStart = 0;
-  let line = 1;
-  for (let i = 0; i < offset; i++) {
-    if (bytes[i] === 0x0a) {
-      line += 1;
-      lineStart = i + 1;
-    }
-  }
-  // Columns count characters, as the parser's positions do.
-  const col = Buffer.from(bytes.subarray(lineStart, offset)).toString('utf8').length + 1;
-  return { offset, location: { file, line, col } };
-}
+/** U+FFFD as the file itself may hold it: not where the decoder replaced bytes. */
+const REPLACEMENT_CHARACTER = Buffer.from('\uFFFD');
 
-function firstInvalidUtf8(bytes: Uint8Array): number {
-  let i = 0;
-  while (i < bytes.length) {
-    const b = bytes[i]!;
-    let need: number;
-    let min: number;
-    if (b < 0x80) {
-      i += 1;
-      continue;
-    } else if (b >= 0xc2 && b <= 0xdf) [need, min] = [1, 0x80];
-    else if (b >= 0xe0 && b <= 0xef) [need, min] = [2, 0x800];
-    else if (b >= 0xf0 && b <= 0xf4) [need, min] = [3, 0x10000];
-    else return i;
-    let code = b & (0x3f >> need);
-    for (let k = 1; k <= need; k++) {
-      const next = bytes[i + k];
-      if (next === undefined || (next & 0xc0) !== 0x80) return i;
-      code = (code << 6) | (next & 0x3f);
-    }
-    if (code < min || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) return i;
-    i += need + 1;
+/**
+ * Where the first byte that is not part of a well-formed UTF-8 sequence is (RFC 3629): where
+ * decoding put its first U+FFFD that the file does not hold as such. Columns count characters
+ * (UTF-16 code units), as the parser's positions do.
+ */
+function invalidUtf8Position(bytes: Buffer, file: string): { offset: number; location: { file: string; line: number; col: number } } {
+  let offset = 0;
+  let line = 1;
+  let col = 1;
+  for (const char of bytes.toString('utf8')) {
+    if (char === '\uFFFD' && !bytes.subarray(offset, offset + 3).equals(REPLACEMENT_CHARACTER)) break;
+    const code = char.codePointAt(0)!;
+    offset += code < 0x80 ? 1 : code < 0x800 ? 2 : code < 0x10000 ? 3 : 4;
+    if (char === '\n') [line, col] = [line + 1, 1];
+    else col += char.length;
   }
-  return bytes.length;
+  return { offset, location: { file, line, col } };
 }
 
 const formatBytes = (n: number) => (n >= 1024 * 1024 ? `${(n / 1024 / 1024).toFixed(1)} MiB` : n >= 1024 ? `${(n / 1024).toFixed(1)} KiB` : `${n} bytes`);
