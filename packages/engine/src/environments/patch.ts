@@ -104,13 +104,11 @@ export function applyPatch(document: unknown, origin: Origin, operations: unknow
       if (operation.path === '/kind' && operation.op !== 'test') origin.recast = at;
       switch (operation.op) {
         case 'add':
+        case 'copy':
           addOrigin(origin, before, operation.path, written, true);
           break;
         case 'replace':
           addOrigin(origin, before, operation.path, written, false);
-          break;
-        case 'copy':
-          addOrigin(origin, before, operation.path, written, true);
           break;
         case 'move': {
           removeOrigin(origin, before, operation.from, at);
