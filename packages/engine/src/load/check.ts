@@ -9,7 +9,7 @@ import type { DesiredObject } from '../desired.js';
 import { LOCK_BOT_PREFIX } from '../lock/record.js';
 import { metadataRoom } from '../identity/marker.js';
 import { secretVersionOf } from '../plan/write-only-secrets.js';
-import { envRecord } from '../identity/env-fields.js';
+import { envRecord, valueAt } from '../identity/env-fields.js';
 import { problem, type Problem } from '../problems.js';
 import type { SourceLocation } from '../source.js';
 import { collect } from '../identity/patterns.js';
@@ -22,10 +22,8 @@ export function check(desired: DesiredObject[], stack: string): Problem[] {
   for (let i = 0; i < desired.length; i++) {
     const object = desired[i]!;
     if (object.descriptor.check) {
-      const manifest = object.specPath.reduce<unknown>((v, k) => (v as Record<string | number, unknown> | undefined)?.[k], object.doc.value) as
-        Record<string, unknown> | undefined;
-      const found = object.descriptor.check(object.normal, manifest ? { at: at(object), manifest } : { at: at(object) });
-      if (found.length > 0) problems.push(...found);
+      const manifest = valueAt(object.doc.value, object.specPath) as Record<string, unknown> | undefined;
+      problems.push(...object.descriptor.check(object.normal, manifest ? { at: at(object), manifest } : { at: at(object) }));
     }
     // The lock's bot users (lock/record.ts) are gatehouse's own: never declared, planned or deleted.
     if (object.descriptor.kind === 'BotUser' && String(object.normal.name).startsWith(LOCK_BOT_PREFIX)) {
@@ -149,7 +147,7 @@ function cycles(desired: DesiredObject[]): Problem[] {
  * the reference that closes a cycle. The object's own position when none is found.
  */
 function referenceAt(object: DesiredObject, address: string): SourceLocation {
-  const manifest = object.specPath.reduce<unknown>((v, k) => (v as Record<string | number, unknown> | undefined)?.[k], object.doc.value);
+  const manifest = valueAt(object.doc.value, object.specPath);
   for (const ref of object.descriptor.refs) {
     const isKey = ref.pattern.at(-1) === '{}';
     const hit = collect(manifest, ref.pattern).find(({ value }) => typeof value === 'string' && `${ref.kind}/${value}` === address);
