@@ -115,10 +115,9 @@ export function explain(errors: ErrorObject[], doc: LoadedDocument): Problem[] {
     problem('missing_field', `${field(path)} is missing the required field "${name}"`, doc.locate(path));
   for (const error of errors) {
     const path = pathOf(error.instancePath);
-    const inUnion = [...unions].some((u) => error.instancePath === u || error.instancePath.startsWith(`${u}/`));
+    const union = [...unions].find((u) => error.instancePath === u || error.instancePath.startsWith(`${u}/`));
     let p: Problem;
-    if (inUnion) {
-      const union = [...unions].find((u) => error.instancePath === u || error.instancePath.startsWith(`${u}/`))!;
+    if (union !== undefined) {
       const unionPath = pathOf(union);
       const schema = errors.find((e) => e.instancePath === union && (e.keyword === 'anyOf' || e.keyword === 'oneOf'))?.parentSchema as
         { description?: string } | undefined;
