@@ -61,12 +61,8 @@ export function isServiceText(manifestKind: unknown, path: readonly (string | nu
 
 /** Top-level manifest kinds. */
 export const MANIFEST_KINDS = KINDS.filter((k) => k.manifestKind !== undefined);
-const childKinds = new Map<string, readonly KindDescriptor[]>();
-/** Child kinds declared inline in a parent of `kind` (one array per kind, shared: never change it). */
-export const childrenOf = (kind: string): readonly KindDescriptor[] => {
-  let found = childKinds.get(kind);
-  if (found === undefined) childKinds.set(kind, (found = Object.freeze(KINDS.filter((k) => k.child?.parentKind === kind))));
-  return found;
-};
+const childKinds = new Map(KINDS.map((parent) => [parent.kind, Object.freeze(KINDS.filter((k) => k.child?.parentKind === parent.kind))]));
+/** Child kinds declared inline in a parent of `kind` (one array per kind, shared and frozen). */
+export const childrenOf = (kind: string): readonly KindDescriptor[] => childKinds.get(kind) ?? [];
 
 export type { KindDescriptor } from './types.js';
