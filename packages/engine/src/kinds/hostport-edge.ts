@@ -6,7 +6,7 @@
  * creates first; a TCP edge names the reserved TCP address by reference, since the service
  * assigns it), so they are one description with those parameters.
  */
-import { checkHostports, hostportKeys, hostports, hostportsBody } from './hostports.js';
+import { checkHostports, domainsNeeded, hostportKeys, hostports, hostportsBody } from './hostports.js';
 import { moduleSet, type ModuleName } from './modules.js';
 import { commonBody, commonFields, moduleBodies, requireId, updateWithModules } from './shared.js';
 import type { KindDescriptor, RefField } from './types.js';
@@ -18,9 +18,10 @@ export interface HostportEdgeOptions {
   path: string;
   listKey: string;
   modules: ModuleName[];
-  /** The reserved domains the edge's hostports need to exist first (HTTPS and TLS edges). */
-  requires?: KindDescriptor['requires'];
-  /** Hostports written as references to reservations (TCP edges: `RESERVED_ADDRESS_REF`). */
+  /**
+   * Hostports written as references to reservations (TCP edges: `RESERVED_ADDRESS_REF`). Without
+   * it, hostports are hostnames whose reserved domains must exist first (HTTPS and TLS edges).
+   */
   hostportRef?: RefField;
 }
 
@@ -35,7 +36,7 @@ export function hostportEdge(options: HostportEdgeOptions): KindDescriptor {
     observe: { lists: [{ path, listKey: options.listKey }] },
     metadata: true,
     uniqueKeys: hostportKeys,
-    ...(options.requires ? { requires: options.requires } : {}),
+    ...(options.hostportRef ? {} : { requires: domainsNeeded }),
     fromManifest: (spec) => ({ ...commonFields(spec), hostports: hostports(spec), ...modules.fromManifest(spec) }),
     fromLive: (live) => ({ ...commonFields(live), hostports: hostports(live), ...modules.fromLive(live) }),
     refs: options.hostportRef ? [options.hostportRef, ...modules.refs] : modules.refs,

@@ -7,7 +7,7 @@
 import { oauthRouteProblem } from '@gatehouse/schemas/runtime';
 import { problem, type Problem } from '../problems.js';
 import { hostportEdge } from './hostport-edge.js';
-import { DNS_LABEL, domainsNeeded } from './hostports.js';
+import { DNS_LABEL } from './hostports.js';
 import { HTTPS_EDGE_MODULES, ROUTE_MODULES, moduleSet } from './modules.js';
 import { commonBody, commonFields, moduleBodies, requireId, requireParent, updateWithModules } from './shared.js';
 import type { KindDescriptor } from './types.js';
@@ -20,7 +20,6 @@ export const httpsEdge = hostportEdge({
   path: '/edges/https',
   listKey: 'https_edges',
   modules: HTTPS_EDGE_MODULES,
-  requires: domainsNeeded,
 });
 
 const AUTH_MODULES = ['saml', 'oidc', 'oauth'] as const;

@@ -4,7 +4,6 @@
  * change, as for TCP edges.
  */
 import { hostportEdge } from './hostport-edge.js';
-import { domainsNeeded } from './hostports.js';
 import { TLS_EDGE_MODULES } from './modules.js';
 
 export const tlsEdge = hostportEdge({
@@ -13,5 +12,4 @@ export const tlsEdge = hostportEdge({
   path: '/edges/tls',
   listKey: 'tls_edges',
   modules: TLS_EDGE_MODULES,
-  requires: domainsNeeded,
 });
