@@ -36,8 +36,6 @@ import { API_KEY_VARIABLE, type Credentials, type EnvVariable, type SecretUse } 
 const PATTERN = /\$\$(?=[{A-Za-z_])|\$\{([^}]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)/g;
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const WHOLE_VAR = /^\$\{var:([^}]*)\}$/;
-/** Cheap pre-check: strings without `$` (nearly all) are left alone. */
-const hasDollar = (text: string) => text.includes('$');
 
 /** The variables of one environment, and where each was declared (for messages). */
 export interface Variables {
@@ -99,10 +97,7 @@ export function interpolate(documents: LoadedDocument[], env: Record<string, str
     const at = vars?.locate(name);
     return at ? ` (${formatLocation(at)})` : '';
   };
-  const recordUse = (at: SourceLocation, name: string, value: unknown) => {
-    const key = formatLocation(at);
-    append(variableUses, key, { name, value });
-  };
+  const recordUse = (at: SourceLocation, name: string, value: unknown) => append(variableUses, formatLocation(at), { name, value });
   /** The value of `${var:name}`, or `undefined` after reporting why there is none. */
   const variable = (name: string, at: () => SourceLocation): { value: unknown } | undefined => {
     if (!NAME.test(name)) {
@@ -232,16 +227,16 @@ export function interpolate(documents: LoadedDocument[], env: Record<string, str
     });
   };
 
+  /** Secret uses of the document being read. */
+  let uses: SecretUse[] = [];
   /**
    * Substitutes in place of a copy: containers are copied only when something inside them
    * changed (most documents hold no placeholder at all), and the path is one stack, copied
-   * only when a position is needed.
+   * only when a position is needed. Strings without `$` (nearly all) are left alone.
    */
-  /** Secret uses of the document being read. */
-  let uses: SecretUse[] = [];
   const walk = (value: unknown, doc: LoadedDocument, path: (string | number)[]): unknown => {
     if (typeof value === 'string') {
-      if (!hasDollar(value)) return value;
+      if (!value.includes('$')) return value;
       secretNames = [];
       secretValues = [];
       const out = substitute(value, doc, [...path]);
