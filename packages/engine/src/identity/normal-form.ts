@@ -9,17 +9,11 @@
  */
 import type { KindDescriptor, Spec } from '../kinds/types.js';
 import type { LiveObject } from '../live.js';
+import { sortedKeys } from '../kinds/shared.js';
 import { collect, isMap, rewrite, without } from './patterns.js';
 
 const sortedList = (list: unknown) => (Array.isArray(list) ? list.map(String).sort() : list);
-const sortedMap = (map: unknown) =>
-  isMap(map)
-    ? Object.fromEntries(
-        Object.keys(map)
-          .sort()
-          .map((k) => [k, map[k]]),
-      )
-    : map;
+const sortedMap = (map: unknown) => (isMap(map) ? sortedKeys(map) : map);
 
 /** A live object's normal form, with the ownership marker stripped from its metadata. */
 export function liveNormal(o: LiveObject): Spec {
