@@ -4,7 +4,7 @@
  * the file:line:col it is about. Steps collect problems instead of throwing, so that a run
  * reports all of them together.
  */
-import type { SourceLocation } from './source.js';
+import { compareLocations, type SourceLocation } from './source.js';
 
 /** The central table of problem codes: code -> what it means. */
 export const PROBLEM_CODES = {
@@ -90,8 +90,5 @@ export class ManifestProblems extends Error {
 
 /** Problems in file, line, column order (problems without a location last). */
 export function sortProblems(problems: Problem[]): Problem[] {
-  return [...problems].sort((a, b) => {
-    if (!a.at || !b.at) return a.at ? -1 : b.at ? 1 : 0;
-    return a.at.file.localeCompare(b.at.file) || a.at.line - b.at.line || a.at.col - b.at.col;
-  });
+  return [...problems].sort((a, b) => compareLocations(a.at, b.at));
 }

@@ -16,7 +16,7 @@ import type { DesiredObject } from '../desired.js';
 import type { KindDescriptor, Spec } from '../kinds/types.js';
 import { descriptor } from '../kinds/index.js';
 import type { Change } from '../plan-model.js';
-import { formatLocation, type SourceLocation } from '../source.js';
+import { compareLocations, formatLocation, type SourceLocation } from '../source.js';
 import { mask } from '../identity/mask.js';
 import { envFields, maskEnv } from '../identity/env-fields.js';
 import { toCel } from './cel-types.js';
@@ -162,11 +162,7 @@ export function evaluatePolicies(rules: readonly PolicyRule[], subjects: readonl
     }
   }
   const rank = (r: PolicyResult) => (r.severity === 'error' ? 0 : 1);
-  results.sort(
-    (a, b) =>
-      rank(a) - rank(b) ||
-      (a.source && b.source ? a.source.file.localeCompare(b.source.file) || a.source.line - b.source.line : a.source ? -1 : b.source ? 1 : 0),
-  );
+  results.sort((a, b) => rank(a) - rank(b) || compareLocations(a.source, b.source));
   return { results, problems };
 }
 
