@@ -30,8 +30,6 @@ export interface MarkdownOptions {
   maxLength?: number;
 }
 
-const LABELS = { create: 'create', update: 'update', replace: 'replace', delete: 'delete' } as const;
-
 export function renderMarkdown(plan: Plan, options: MarkdownOptions = {}): string {
   const maxLength = options.maxLength ?? MARKDOWN_MAX_LENGTH;
   const head = [
@@ -128,7 +126,7 @@ function section(change: Change): string {
   const id = change.id ? ` (<code>${escape(change.id)}</code>)` : '';
   const why = change.needsPrune ? 'would be deleted with --prune' : change.reason;
   const reason = why ? ` — ${escape(why)}` : '';
-  const summary = `<code>${escape(SYMBOLS[change.action])}</code> ${LABELS[change.action]} <b>${escape(change.kind)}</b> ${escape(change.name)}${id}${reason}`;
+  const summary = `<code>${escape(SYMBOLS[change.action])}</code> ${change.action} <b>${escape(change.kind)}</b> ${escape(change.name)}${id}${reason}`;
   return `<details><summary>${summary}</summary>\n\n\`\`\`diff\n${diffLines(change).join('\n')}\n\`\`\`\n\n</details>\n\n`;
 }
 
