@@ -91,10 +91,7 @@ export function isSavedPlanText(beginning: string): boolean {
 }
 
 export class PlanFormatError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'PlanFormatError';
-  }
+  override name = 'PlanFormatError';
 }
 
 /** Reads a saved plan back; throws `PlanFormatError` saying what is wrong. */
