@@ -8,7 +8,7 @@
  * `stack` is expanded only when a command connects to that environment (`expandSetting`), so
  * validate and render work without any secret set.
  */
-import { access } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { ValidateFunction } from 'ajv';
 import type { ProjectFile } from '@gatehouse/schemas';
@@ -72,12 +72,7 @@ const display = (path: string, cwd: string) => {
 export async function findProjectFile(from: string = process.cwd()): Promise<string | undefined> {
   for (let dir = resolve(from); ; dir = dirname(dir)) {
     const candidate = join(dir, PROJECT_FILE_NAME);
-    try {
-      await access(candidate);
-      return candidate;
-    } catch {
-      // not here; look one level up
-    }
+    if (existsSync(candidate)) return candidate;
     if (dirname(dir) === dir) return undefined;
   }
 }
