@@ -92,18 +92,17 @@ export function kindEnvironment(kind: string): KindEnvironment {
   const build = (withChange: boolean) => {
     // The parser's size limits are those of every gatehouse expression (cel-cost.ts).
     const env = new Environment({ homogeneousAggregateLiterals: false, limits: CEL_LIMITS });
-    const seen = types;
-    seen.clear();
+    types.clear();
     const own = kindShape(d);
-    registerShape(env, own, seen);
+    registerShape(env, own, types);
     env.registerVariable(variableName(d), celType(own)).registerVariable('object', celType(own));
     if (parent) {
       const theirs = kindShape(parent);
-      registerShape(env, theirs, seen);
+      registerShape(env, theirs, types);
       env.registerVariable(variableName(parent), celType(theirs)).registerVariable('parent', celType(theirs));
     }
     if (withChange) {
-      registerShape(env, changeShape, seen);
+      registerShape(env, changeShape, types);
       env.registerVariable('change', celType(changeShape));
     }
     env.registerVariable('now', TIMESTAMP);
