@@ -19,14 +19,9 @@ export function canonicalPem(pem: unknown): string {
   const text = String(pem ?? '');
   const split = splitPemCertificates(text);
   if (!split.ok) return text.trim();
+  // Base64 of 64 characters a line: a line break after every 64 that more follow.
   return split.certificates
-    .map(
-      (der) =>
-        `-----BEGIN CERTIFICATE-----\n${der
-          .toString('base64')
-          .replace(/(.{64})/g, '$1\n')
-          .replace(/\n$/, '')}\n-----END CERTIFICATE-----\n`,
-    )
+    .map((der) => `-----BEGIN CERTIFICATE-----\n${der.toString('base64').replace(/.{64}(?=.)/g, '$&\n')}\n-----END CERTIFICATE-----\n`)
     .join('');
 }
 
