@@ -52,8 +52,5 @@ export function locateIn(root: Origin, path: Path, options?: { key?: boolean }):
 
 /** A deep copy of the recorded children (sources are shared; they are read-only). */
 export function cloneOrigin(origin: Origin): Origin {
-  const marks = { ...(origin.touched ? { touched: origin.touched } : {}), ...(origin.recast ? { recast: origin.recast } : {}) };
-  return origin.children
-    ? { source: origin.source, path: origin.path, children: new Map([...origin.children].map(([k, v]) => [k, cloneOrigin(v)])), ...marks }
-    : { source: origin.source, path: origin.path, ...marks };
+  return origin.children ? { ...origin, children: new Map([...origin.children].map(([k, v]) => [k, cloneOrigin(v)])) } : { ...origin };
 }
