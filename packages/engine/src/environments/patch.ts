@@ -15,15 +15,11 @@ const isContainer = (value: unknown): value is Record<string, unknown> | unknown
 
 /** Gives `node` an explicit child per key of `value`, so children can be set, moved and removed. */
 function ensureChildren(node: Origin, value: unknown): Map<string, Origin> {
-  if (!node.children) {
-    node.children = new Map();
-    const keys = Array.isArray(value) ? value.map((_v, i) => i) : isContainer(value) ? Object.keys(value) : [];
-    for (const key of keys) node.children.set(String(key), childOrigin({ source: node.source, path: node.path }, key));
-  } else if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i += 1)
-      if (!node.children.has(String(i))) node.children.set(String(i), childOrigin({ source: node.source, path: node.path }, i));
-  }
-  return node.children;
+  const children = (node.children ??= new Map());
+  // A key with no explicit child is read at the same path of `node`'s source: made explicit as that.
+  const keys = Array.isArray(value) ? value.map((_v, i) => i) : isContainer(value) ? Object.keys(value) : [];
+  for (const key of keys) children.set(String(key), childOrigin(node, key));
+  return children;
 }
 
 const unescape = (segment: string) => segment.replace(/~1/g, '/').replace(/~0/g, '~');
