@@ -4,32 +4,17 @@
  */
 import type { Ref } from '@gatehouse/schemas';
 
-/** Path of the collection a referenced id belongs to, chosen by the id's prefix. */
-const REF_PATHS: Record<string, string> = {
-  ipp: '/ip_policies',
-  ipr: '/ip_policy_rules',
-  ipx: '/ip_restrictions',
-  bot: '/bot_users',
-  edghts: '/edges/https',
-  edgtcp: '/edges/tcp',
-  bkdtg: '/backends/tunnel_group',
-  bkdfo: '/backends/failover',
-  bkdwd: '/backends/weighted',
-  bkdhr: '/backends/http_response',
-  bkdsc: '/backends/static',
-  // Static backends created before the service's path was known keep their ids (db/migrations.ts).
-  bkdsa: '/backends/static',
-  edgtls: '/edges/tls',
-  rd: '/reserved_domains',
-  ra: '/reserved_addrs',
-  ca: '/certificate_authorities',
-  ed: '/event_destinations',
-  esb: '/event_subscriptions',
-  ak: '/api_keys',
-};
-
 export class Urls {
   private base: string;
+  /**
+   * Path of the collection a referenced id belongs to, by the id's prefix: each top-level
+   * resource kind adds its own as it is registered (`collection`); these have no definition.
+   */
+  private readonly collections = new Map<string, string>([
+    ['ak', '/api_keys'],
+    // Static backends created before the service's path was known keep their ids (db/migrations.ts).
+    ['bkdsa', '/backends/static'],
+  ]);
 
   constructor(baseUrl: string) {
     this.base = baseUrl.replace(/\/+$/, '');
@@ -43,6 +28,11 @@ export class Urls {
     this.base = baseUrl.replace(/\/+$/, '');
   }
 
+  /** Ids starting `<idPrefix>_` belong to the collection at `path`. */
+  collection(idPrefix: string, path: string): void {
+    this.collections.set(idPrefix, path);
+  }
+
   /** Absolute URL of a path under the base URL. */
   of(path: string): string {
     return `${this.base}${path}`;
@@ -51,7 +41,7 @@ export class Urls {
   /** A `Ref` to the object with this id; its collection is known from the id's prefix. */
   ref(id: string): Ref {
     const prefix = id.slice(0, id.indexOf('_'));
-    const path = REF_PATHS[prefix];
+    const path = this.collections.get(prefix);
     return { id, uri: path ? `${this.base}${path}/${id}` : `${this.base}/${id}` };
   }
 

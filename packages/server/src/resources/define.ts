@@ -111,6 +111,8 @@ export function registerResource<Stored>(app: FastifyInstance, def: ResourceDefi
   const ctxOf = (request: FastifyRequest): RequestContext => requestContext(services(), request.principal);
   const itemPath = `${def.path}/:id`;
   const load = (request: FastifyRequest) => loadFromUrl<Stored>(request, def);
+  // A top-level kind's ids are referenced by `Ref`s (`urls.ref`), whose URI needs its path.
+  if (!def.parent) app.services.urls.collection(def.idPrefix, def.path);
 
   const claimKeys = (data: Stored, object: { id: string; parentId: string | null }) => {
     if (!def.uniqueKeys) return;
