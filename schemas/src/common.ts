@@ -6,7 +6,7 @@
  * that editors that do not know `maxBytes` still catch most mistakes. Every validator that
  * consumes these schemas registers `maxBytes` (see `keywords.ts`).
  */
-import { Type, type Static, type TProperties, type TSchema } from '@sinclair/typebox';
+import { Type, type Static, type TNull, type TOptional, type TProperties, type TSchema, type TUnion } from '@sinclair/typebox';
 
 export const DESCRIPTION_MAX_BYTES = 255;
 import { METADATA_MAX_BYTES } from './constants.js';
@@ -114,4 +114,19 @@ export function StringEnum<const T extends readonly string[]>(values: T, options
 /** A module or object that may be `null` in a response. */
 export function Nullable<T extends TSchema>(schema: T) {
   return Type.Union([schema, Type.Null()]);
+}
+
+/** A module of an owner (an edge, a route): what a create or PATCH gives, and what a response renders. */
+export interface ModuleSchemas {
+  input: TSchema;
+  output: TSchema;
+}
+
+/** The fields an owner's modules add: to its bodies (each optional) and to its response (each `null` when unset). */
+export function moduleFields<M extends Record<string, ModuleSchemas>>(modules: M) {
+  const entries = Object.entries(modules);
+  return {
+    inputs: Object.fromEntries(entries.map(([name, module]) => [name, Type.Optional(module.input)])) as { [N in keyof M]: TOptional<M[N]['input']> },
+    outputs: Object.fromEntries(entries.map(([name, module]) => [name, Nullable(module.output)])) as { [N in keyof M]: TUnion<[M[N]['output'], TNull]> },
+  };
 }

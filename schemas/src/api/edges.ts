@@ -11,8 +11,8 @@
  * - TLS edges (`/edges/tls`): hostports on reserved domains; the backend, IP restriction, mutual
  *   TLS, TLS termination (`terminate_at` edge or upstream) and traffic policy modules.
  */
-import { Type, type Static, type TArray, type TNull, type TOptional, type TProperties, type TSchema, type TString, type TUnion } from '@sinclair/typebox';
-import { Description, Metadata, Nullable, listEnvelope, resourceBase, UpdateBody } from '../common.js';
+import { Type, type Static, type TArray, type TProperties, type TSchema, type TString } from '@sinclair/typebox';
+import { Description, Metadata, listEnvelope, moduleFields, resourceBase, UpdateBody, type ModuleSchemas } from '../common.js';
 import {
   EndpointBackend,
   EndpointBackendInput,
@@ -24,15 +24,6 @@ import {
 import { EndpointMutualTls, EndpointMutualTlsInput, EndpointTlsTermination, EndpointTlsTerminationInput } from './endpoint-modules.js';
 import { HttpsEdgeRoute } from './routes.js';
 
-/** A module of an edge: what a create or PATCH gives, and what a response renders. */
-interface EdgeModule {
-  input: TSchema;
-  output: TSchema;
-}
-
-type ModuleInputs<M extends Record<string, EdgeModule>> = { [N in keyof M]: TOptional<M[N]['input']> };
-type ModuleOutputs<M extends Record<string, EdgeModule>> = { [N in keyof M]: TUnion<[M[N]['output'], TNull]> };
-
 /**
  * The create, update, resource and list schemas of one edge kind. `modules` are in the order
  * bodies and responses list them; `rendered` are response fields after them (an HTTPS edge's
@@ -40,15 +31,13 @@ type ModuleOutputs<M extends Record<string, EdgeModule>> = { [N in keyof M]: TUn
  */
 // `{}`: no rendered fields, as TypeBox writes an empty set of properties.
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type
-export function edgeSchemas<K extends string, H extends TSchema, M extends Record<string, EdgeModule>, R extends TProperties = {}>(options: {
+export function edgeSchemas<K extends string, H extends TSchema, M extends Record<string, ModuleSchemas>, R extends TProperties = {}>(options: {
   listKey: K;
   hostports: H;
   modules: M;
   rendered?: R;
 }) {
-  const moduleEntries = Object.entries(options.modules);
-  const inputs = Object.fromEntries(moduleEntries.map(([name, module]) => [name, Type.Optional(module.input)])) as ModuleInputs<M>;
-  const outputs = Object.fromEntries(moduleEntries.map(([name, module]) => [name, Nullable(module.output)])) as ModuleOutputs<M>;
+  const { inputs, outputs } = moduleFields(options.modules);
   const fields = {
     description: Type.Optional(Description),
     metadata: Type.Optional(Metadata),

@@ -4,8 +4,8 @@
  * in a PATCH replaces the current one whole; only its own DELETE removes it) and rendered
  * inline, `null` when unset. Routes have no list endpoint: they appear in their edge.
  */
-import { Type, type Static, type TNull, type TOptional, type TUnion } from '@sinclair/typebox';
-import { Description, Metadata, Nullable, StringEnum, Timestamp, UpdateBody } from '../common.js';
+import { Type, type Static } from '@sinclair/typebox';
+import { Description, Metadata, moduleFields, StringEnum, Timestamp, UpdateBody } from '../common.js';
 import {
   EndpointBackend,
   EndpointBackendInput,
@@ -36,29 +36,21 @@ export const RouteMatch = Type.String({
 
 /** The thirteen route modules, in the order of api-spec 2.7: input and output schema. */
 export const ROUTE_MODULE_SCHEMAS = {
-  backend: [EndpointBackendInput, EndpointBackend],
-  ip_restriction: [EndpointIpPolicyInput, EndpointIpPolicy],
-  circuit_breaker: [EndpointCircuitBreakerInput, EndpointCircuitBreaker],
-  compression: [EndpointSwitchInput, EndpointSwitch],
-  request_headers: [EndpointHeadersInput, EndpointHeaders],
-  response_headers: [EndpointHeadersInput, EndpointHeaders],
-  webhook_verification: [EndpointWebhookValidationInput, EndpointWebhookValidation],
-  oauth: [EndpointOAuthInput, EndpointOAuth],
-  saml: [EndpointSamlInput, EndpointSaml],
-  oidc: [EndpointOidcInput, EndpointOidc],
-  websocket_tcp_converter: [EndpointSwitchInput, EndpointSwitch],
-  user_agent_filter: [EndpointUserAgentFilterInput, EndpointUserAgentFilter],
-  traffic_policy: [EndpointTrafficPolicyInput, EndpointTrafficPolicy],
-} as const;
-type ModuleSchemas = typeof ROUTE_MODULE_SCHEMAS;
-type ModuleName = keyof ModuleSchemas;
-
-const moduleInputs = Object.fromEntries(Object.entries(ROUTE_MODULE_SCHEMAS).map(([name, [input]]) => [name, Type.Optional(input)])) as {
-  [K in ModuleName]: TOptional<ModuleSchemas[K][0]>;
+  backend: { input: EndpointBackendInput, output: EndpointBackend },
+  ip_restriction: { input: EndpointIpPolicyInput, output: EndpointIpPolicy },
+  circuit_breaker: { input: EndpointCircuitBreakerInput, output: EndpointCircuitBreaker },
+  compression: { input: EndpointSwitchInput, output: EndpointSwitch },
+  request_headers: { input: EndpointHeadersInput, output: EndpointHeaders },
+  response_headers: { input: EndpointHeadersInput, output: EndpointHeaders },
+  webhook_verification: { input: EndpointWebhookValidationInput, output: EndpointWebhookValidation },
+  oauth: { input: EndpointOAuthInput, output: EndpointOAuth },
+  saml: { input: EndpointSamlInput, output: EndpointSaml },
+  oidc: { input: EndpointOidcInput, output: EndpointOidc },
+  websocket_tcp_converter: { input: EndpointSwitchInput, output: EndpointSwitch },
+  user_agent_filter: { input: EndpointUserAgentFilterInput, output: EndpointUserAgentFilter },
+  traffic_policy: { input: EndpointTrafficPolicyInput, output: EndpointTrafficPolicy },
 };
-const moduleOutputs = Object.fromEntries(Object.entries(ROUTE_MODULE_SCHEMAS).map(([name, [, output]]) => [name, Nullable(output)])) as {
-  [K in ModuleName]: TUnion<[ModuleSchemas[K][1], TNull]>;
-};
+const { inputs: moduleInputs, outputs: moduleOutputs } = moduleFields(ROUTE_MODULE_SCHEMAS);
 
 const common = { description: Type.Optional(Description), metadata: Type.Optional(Metadata) };
 
