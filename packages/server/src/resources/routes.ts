@@ -29,7 +29,7 @@ import { trafficPolicyModule } from './modules/traffic-policy.js';
 import { userAgentFilterModule } from './modules/user-agent-filter.js';
 import { webhookVerificationModule } from './modules/webhook-verification.js';
 import { compressionModule, websocketTcpConverterModule } from './modules/switch.js';
-import type { CommonFields } from './common.js';
+import { withCommonFields, type CommonFields } from './common.js';
 
 export const HTTPS_EDGE = 'https_edge';
 export const HTTPS_EDGE_ROUTE = 'https_edge_route';
@@ -125,17 +125,11 @@ const httpsEdgeRoutes: ResourceDefinition<StoredRoute, HttpsEdgeRoute> = {
 };
 
 function renderRoute(route: StoredObject<StoredRoute>, services: Services): HttpsEdgeRoute {
-  const { description, metadata } = route.data;
+  const uri = services.urls.of(objectPath(httpsEdgeRoutes as ResourceDefinition<unknown>, route));
+  const { match_type, match } = route.data;
   return {
     edge_id: route.parentId!,
-    id: route.id,
-    created_at: route.createdAt,
-    match_type: route.data.match_type,
-    match: route.data.match,
-    uri: services.urls.of(objectPath(httpsEdgeRoutes as ResourceDefinition<unknown>, route)),
-    ...(description !== undefined ? { description } : {}),
-    ...(metadata !== undefined ? { metadata } : {}),
-    ...renderModules(route.data, ROUTE_MODULES, services, route),
+    ...withCommonFields(route, uri, { match_type, match, ...renderModules(route.data, ROUTE_MODULES, services, route) }),
   } as HttpsEdgeRoute;
 }
 
