@@ -27,11 +27,16 @@ export interface ModuleDefinition<Stored = Record<string, unknown>> {
    */
   write(input: Record<string, unknown>, ctx: RequestContext, field: string): Stored;
   /**
-   * The module as it is returned. `owner` is the object it belongs to, for the few modules
-   * whose output derives from it (SAML's service-provider URLs); every caller that can pass
-   * it does.
+   * The module as it is returned, when that is not what `write` stored (ids shown as Refs).
+   * `owner` is the object it belongs to, for the few modules whose output derives from it
+   * (SAML's service-provider URLs); every caller that can pass it does.
    */
-  render(stored: Stored, ctx: Services, owner?: ModuleOwnerRef): unknown;
+  render?(stored: Stored, ctx: Services, owner?: ModuleOwnerRef): unknown;
+}
+
+/** A stored module as it is returned: its `render`, or what was stored. */
+export function renderModule(module: AnyModule, stored: unknown, ctx: Services, owner?: ModuleOwnerRef): unknown {
+  return module.render ? module.render(stored, ctx, owner) : stored;
 }
 
 /** The object a module belongs to: its id and its parent's id (a route's edge). */
@@ -77,7 +82,7 @@ export function renderModules(data: Record<string, unknown>, modules: readonly A
   const out: Record<string, unknown> = {};
   for (const module of modules) {
     const stored = data[module.name];
-    out[module.name] = stored === undefined || stored === null ? null : module.render(stored, ctx, owner);
+    out[module.name] = stored === undefined || stored === null ? null : renderModule(module, stored, ctx, owner);
   }
   return out;
 }
@@ -99,7 +104,7 @@ export function registerModules(app: FastifyInstance, owner: ModuleOwner, module
         ctx.store.update(object, data);
         return { stored: written, object };
       });
-      return module.render(stored, app.services, object);
+      return renderModule(module, stored, app.services, object);
     });
 
     app.get(path, { schema: { response: { 200: module.output } } }, async (request) => {
@@ -108,7 +113,7 @@ export function registerModules(app: FastifyInstance, owner: ModuleOwner, module
       if (stored === undefined || stored === null) {
         throw notFound(`${module.name} module of ${owner.label}`, object.id);
       }
-      return module.render(stored, app.services, object);
+      return renderModule(module, stored, app.services, object);
     });
 
     app.delete(path, async (request, reply) => {

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RequestContext } from '../context.js';
 import { startHarness, TEST_BASE_URL, type Harness } from '../../testing/harness.js';
 import { ApiError } from '../../errors.js';
+import { renderModule } from '../modules.js';
 import { backendModule } from './backend.js';
 
 let h: Harness;
@@ -25,7 +26,7 @@ describe('backendModule', () => {
     ids.forEach((id, i) => {
       const stored = backendModule.write({ backend_id: id }, ctx, 'backend');
       expect(stored).toEqual({ enabled: true, backend_id: id });
-      expect(backendModule.render(stored, ctx)).toEqual({
+      expect(renderModule(backendModule, stored, ctx)).toEqual({
         enabled: true,
         backend: { id, uri: `${TEST_BASE_URL}/backends/${kinds[i]}/${id}` },
       });
@@ -35,7 +36,7 @@ describe('backendModule', () => {
   it('keeps enabled false as given', async () => {
     const id = (await h.call('POST', '/backends/http_response', {})).body.id;
     const stored = backendModule.write({ backend_id: id, enabled: false }, ctx, 'backend');
-    expect(backendModule.render(stored, ctx)).toMatchObject({ enabled: false });
+    expect(renderModule(backendModule, stored, ctx)).toMatchObject({ enabled: false });
   });
 
   it('rejects an id that is not a live backend, naming the nested field', async () => {

@@ -22,5 +22,4 @@ export const circuitBreakerModule: ModuleDefinition<EndpointCircuitBreaker> = {
       error_threshold_percentage: given.error_threshold_percentage ?? 0,
     };
   },
-  render: (stored): EndpointCircuitBreaker => ({ ...stored }),
 };

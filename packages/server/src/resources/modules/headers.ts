@@ -24,7 +24,6 @@ function headersModule(name: 'request_headers' | 'response_headers'): ModuleDefi
       }
       return { enabled: given.enabled ?? true, add, remove: [...(given.remove ?? [])] };
     },
-    render: (stored): EndpointHeaders => ({ enabled: stored.enabled, add: { ...stored.add }, remove: [...stored.remove] }),
   };
 }
 

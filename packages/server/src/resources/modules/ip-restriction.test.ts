@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RequestContext } from '../context.js';
 import { startHarness, TEST_BASE_URL, type Harness } from '../../testing/harness.js';
 import { ApiError } from '../../errors.js';
+import { renderModule } from '../modules.js';
 import { checkIpPolicyIds, ipRestrictionModule } from './ip-restriction.js';
 
 let h: Harness;
@@ -27,7 +28,7 @@ describe('ipRestrictionModule', () => {
     const b = (await h.call('POST', '/ip_policies', {})).body.id;
     const stored = ipRestrictionModule.write({ ip_policy_ids: [b, a] }, ctx, 'ip_restriction');
     expect(stored).toEqual({ enabled: true, ip_policy_ids: [b, a] });
-    expect(ipRestrictionModule.render(stored, ctx)).toEqual({
+    expect(renderModule(ipRestrictionModule, stored, ctx)).toEqual({
       enabled: true,
       ip_policies: [b, a].map((id) => ({ id, uri: `${TEST_BASE_URL}/ip_policies/${id}` })),
     });

@@ -48,5 +48,4 @@ export const oauthModule: ModuleDefinition<EndpointOAuth> = {
       auth_check_interval: given.auth_check_interval ?? 0,
     };
   },
-  render: (stored): EndpointOAuth => structuredClone(stored),
 };

@@ -34,5 +34,4 @@ export const oidcModule: ModuleDefinition<EndpointOidc> = {
       scopes: [...(given.scopes ?? [])],
     };
   },
-  render: (stored): EndpointOidc => ({ ...stored, scopes: [...stored.scopes] }),
 };

@@ -12,7 +12,6 @@ function switchModule(name: string): ModuleDefinition<EndpointSwitch> {
     input: EndpointSwitchInput,
     output: EndpointSwitch,
     write: (input) => ({ enabled: (input as EndpointSwitchInput).enabled ?? true }),
-    render: (stored): EndpointSwitch => ({ enabled: stored.enabled }),
   };
 }
 

@@ -24,5 +24,4 @@ export const tlsTerminationModule: ModuleDefinition<EndpointTlsTermination> = {
     }
     return { enabled: given.enabled ?? true, terminate_at: terminateAt, min_version: minVersion };
   },
-  render: (stored): EndpointTlsTermination => ({ ...stored }),
 };

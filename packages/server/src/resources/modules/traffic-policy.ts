@@ -13,5 +13,4 @@ export const trafficPolicyModule: ModuleDefinition<EndpointTrafficPolicy> = {
     const { enabled = true, value } = input as EndpointTrafficPolicyInput;
     return { enabled, value };
   },
-  render: (stored): EndpointTrafficPolicy => ({ enabled: stored.enabled, value: stored.value }),
 };

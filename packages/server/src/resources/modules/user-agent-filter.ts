@@ -23,5 +23,4 @@ export const userAgentFilterModule: ModuleDefinition<EndpointUserAgentFilter> = 
     }
     return { enabled: given.enabled ?? true, allow: [...(given.allow ?? [])], deny: [...(given.deny ?? [])] };
   },
-  render: (stored): EndpointUserAgentFilter => ({ enabled: stored.enabled, allow: [...stored.allow], deny: [...stored.deny] }),
 };

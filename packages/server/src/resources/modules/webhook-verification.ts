@@ -34,5 +34,4 @@ export const webhookVerificationModule: ModuleDefinition<EndpointWebhookValidati
     }
     return { enabled: given.enabled ?? true, provider, secret };
   },
-  render: (stored): EndpointWebhookValidation => ({ ...stored }),
 };
