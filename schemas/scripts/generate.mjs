@@ -9,7 +9,7 @@
  * `src/generated.test.ts` fails while they are stale.
  */
 import { mkdirSync, readdirSync, rmSync, writeFileSync, readFileSync, existsSync } from 'node:fs';
-import { dirname, join, relative, sep } from 'node:path';
+import { dirname, join, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { isSchemaModule, schemaFiles, SUFFIX } from './json-files.mjs';
 
@@ -18,14 +18,12 @@ const srcDir = join(root, 'src');
 const distDir = join(root, 'dist');
 const jsonDir = join(root, 'json');
 
-const walk = (dir) =>
-  readdirSync(dir, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? walk(join(dir, entry.name)) : [join(dir, entry.name)]));
-const posixRelative = (from, path) => relative(from, path).split(sep).join('/');
+/** Every path under `dir`, relative to it, with `/` between segments. */
+const filesUnder = (dir) => readdirSync(dir, { recursive: true }).map((path) => path.split(sep).join('/'));
 
 const indexExports = await import(pathToFileURL(join(distDir, 'index.js')).href);
 const modules = [];
-for (const file of walk(srcDir)) {
-  const path = posixRelative(srcDir, file);
+for (const path of filesUnder(srcDir)) {
   if (!isSchemaModule(path)) continue;
   const built = join(distDir, path.replace(/\.ts$/, '.js'));
   if (!existsSync(built)) throw new Error(`${built} is missing: run \`npm run build\` first`);
@@ -43,9 +41,9 @@ for (const [path, content] of files) {
   written++;
 }
 if (existsSync(jsonDir)) {
-  for (const file of walk(jsonDir)) {
-    if (file.endsWith(SUFFIX) && !files.has(posixRelative(jsonDir, file))) {
-      rmSync(file);
+  for (const path of filesUnder(jsonDir)) {
+    if (path.endsWith(SUFFIX) && !files.has(path)) {
+      rmSync(join(jsonDir, path));
       removed++;
     }
   }
