@@ -3,9 +3,12 @@
  * every delivery attempt that operators read (`GET /_admin/deliveries`). SQL only; the policy
  * (order, retries, what a delivery is) lives in `delivery.ts`.
  */
+import { Nullable, StringEnum } from '@gatehouse/schemas';
+import { Type, type Static } from '@sinclair/typebox';
 import type { Db } from '../db/database.js';
 
-export type DeliveryOutcome = 'delivered' | 'failed' | 'dropped';
+const DeliveryOutcome = StringEnum(['delivered', 'failed', 'dropped']);
+export type DeliveryOutcome = Static<typeof DeliveryOutcome>;
 
 /** An outbox row with the audit event it carries, exactly as recorded (`body`). */
 export interface PendingDelivery {
@@ -22,18 +25,19 @@ export interface PendingDelivery {
   nextAttemptAt: string | null;
 }
 
-/** One attempt, as the admin route shows it. */
-export interface DeliveryRecord {
-  seq: number;
-  event_id: string;
-  event_type: string;
-  subscription_id: string;
-  destination_id: string;
-  attempt: number;
-  outcome: DeliveryOutcome;
-  detail: string | null;
-  recorded_at: string;
-}
+/** One attempt, as the admin route shows it (its response schema). */
+export const DeliveryRecord = Type.Object({
+  seq: Type.Integer(),
+  event_id: Type.String(),
+  event_type: Type.String(),
+  subscription_id: Type.String(),
+  destination_id: Type.String(),
+  attempt: Type.Integer(),
+  outcome: DeliveryOutcome,
+  detail: Nullable(Type.String()),
+  recorded_at: Type.String(),
+});
+export type DeliveryRecord = Static<typeof DeliveryRecord>;
 
 export interface DeliveryQuery {
   /** Records after this sequence number (a cursor), oldest first. */

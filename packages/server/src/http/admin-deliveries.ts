@@ -12,53 +12,27 @@
  *
  * `next_after` is null when this page was not full; otherwise pass it as `after`.
  */
+import { Nullable } from '@gatehouse/schemas';
+import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import type { DeliveryLog, DeliveryQuery } from '../domain/delivery-log.js';
+import { DeliveryRecord, type DeliveryLog, type DeliveryQuery } from '../domain/delivery-log.js';
 
 const ADMIN_DELIVERIES_PATH = '/_admin/deliveries';
 
-const idFilter = { type: 'string', minLength: 1 } as const;
+const IdFilter = Type.Optional(Type.String({ minLength: 1 }));
 
-const querystring = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    after: { type: 'integer', minimum: 0 },
-    limit: { type: 'integer', minimum: 1, maximum: 1000 },
-    event_id: idFilter,
-    subscription_id: idFilter,
-    destination_id: idFilter,
+const querystring = Type.Object(
+  {
+    after: Type.Optional(Type.Integer({ minimum: 0 })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+    event_id: IdFilter,
+    subscription_id: IdFilter,
+    destination_id: IdFilter,
   },
-} as const;
+  { additionalProperties: false },
+);
 
-const nullableString = { type: ['string', 'null'] } as const;
-
-const response = {
-  200: {
-    type: 'object',
-    properties: {
-      deliveries: {
-        type: 'array',
-        items: {
-          type: 'object',
-          properties: {
-            seq: { type: 'integer' },
-            event_id: { type: 'string' },
-            event_type: { type: 'string' },
-            subscription_id: { type: 'string' },
-            destination_id: { type: 'string' },
-            attempt: { type: 'integer' },
-            outcome: { type: 'string' },
-            detail: nullableString,
-            recorded_at: { type: 'string' },
-          },
-        },
-      },
-      pending: { type: 'integer' },
-      next_after: { type: ['integer', 'null'] },
-    },
-  },
-} as const;
+const response = { 200: Type.Object({ deliveries: Type.Array(DeliveryRecord), pending: Type.Integer(), next_after: Nullable(Type.Integer()) }) };
 
 export function registerAdminDeliveries(app: FastifyInstance, log: DeliveryLog): void {
   app.get(ADMIN_DELIVERIES_PATH, { schema: { querystring, response } }, async (request) => {
