@@ -61,9 +61,6 @@ import { collection, listableCollection, moduleAccessor, paginate, paginatePages
 import { Transport } from './transport.js';
 import type { ClientOptions, Method, RequestCounts, RequestOptions } from './client-options.js';
 
-/** A backend's PATCH body: any of its create fields, at least one. */
-type BackendUpdate<C> = Partial<C>;
-
 /** A route module's field name, from the schemas package's table of them (api-spec 2.7). */
 type RouteModuleName = (typeof ROUTE_MODULES)[number];
 
@@ -120,20 +117,14 @@ export class GatehouseClient {
       ip_restriction: moduleAccessor<EndpointIpPolicy, EndpointIpPolicyInput>(t, tcpEdge, 'ip_restriction'),
       traffic_policy: moduleAccessor<EndpointTrafficPolicy, EndpointTrafficPolicyInput>(t, tcpEdge, 'traffic_policy'),
     };
+    // Every backend kind is listed under `backends`; its PATCH body is any of its create fields.
+    const backend = <T, C>(kind: string) => listableCollection<T, C, Partial<C>>(t, `/backends/${kind}`, 'backends');
     this.backends = {
-      tunnelGroup: listableCollection<TunnelGroupBackend, TunnelGroupBackendCreate, BackendUpdate<TunnelGroupBackendCreate>>(
-        t,
-        '/backends/tunnel_group',
-        'backends',
-      ),
-      httpResponse: listableCollection<HttpResponseBackend, HttpResponseBackendCreate, BackendUpdate<HttpResponseBackendCreate>>(
-        t,
-        '/backends/http_response',
-        'backends',
-      ),
-      failover: listableCollection<FailoverBackend, FailoverBackendCreate, BackendUpdate<FailoverBackendCreate>>(t, '/backends/failover', 'backends'),
-      weighted: listableCollection<WeightedBackend, WeightedBackendCreate, BackendUpdate<WeightedBackendCreate>>(t, '/backends/weighted', 'backends'),
-      static: listableCollection<StaticBackend, StaticBackendCreate, BackendUpdate<StaticBackendCreate>>(t, '/backends/static', 'backends'),
+      tunnelGroup: backend<TunnelGroupBackend, TunnelGroupBackendCreate>('tunnel_group'),
+      httpResponse: backend<HttpResponseBackend, HttpResponseBackendCreate>('http_response'),
+      failover: backend<FailoverBackend, FailoverBackendCreate>('failover'),
+      weighted: backend<WeightedBackend, WeightedBackendCreate>('weighted'),
+      static: backend<StaticBackend, StaticBackendCreate>('static'),
     };
     this.certificateAuthorities = listableCollection<CertificateAuthority, CertificateAuthorityCreate, CertificateAuthorityUpdate>(
       t,
