@@ -2,6 +2,7 @@
  * What a resource's code sees while it handles a request: the store, URL building, the audit
  * log and who is asking. Built once per app; `principal` comes from the request.
  */
+import type { FastifyRequest } from 'fastify';
 import type { Store } from '../db/store.js';
 import type { AuditLog, Principal } from '../domain/audit.js';
 import type { Urls } from '../http/urls.js';
@@ -22,9 +23,9 @@ export interface RequestContext extends Services {
   principal: Principal;
 }
 
-/** The context of one request: the app's services and who is asking. */
-export function requestContext(services: Services, principal: Principal): RequestContext {
-  return { ...services, principal };
+/** The context of one request: its app's services and who is asking. */
+export function requestContext(request: FastifyRequest): RequestContext {
+  return { ...request.server.services, principal: request.principal };
 }
 
 declare module 'fastify' {

@@ -107,8 +107,6 @@ export function loadFromUrl<Stored>(request: FastifyRequest, what: { kind: strin
 }
 
 export function registerResource<Stored>(app: FastifyInstance, def: ResourceDefinition<Stored>): void {
-  const services = () => app.services;
-  const ctxOf = (request: FastifyRequest): RequestContext => requestContext(services(), request.principal);
   const itemPath = `${def.path}/:id`;
   const load = (request: FastifyRequest) => loadFromUrl<Stored>(request, def);
   // A top-level kind's ids are referenced by `Ref`s (`urls.ref`), whose URI needs its path.
@@ -118,10 +116,10 @@ export function registerResource<Stored>(app: FastifyInstance, def: ResourceDefi
     if (!def.uniqueKeys) return;
     const keys = def.uniqueKeys(data, object);
     for (const { key, conflict } of keys) {
-      const owner = services().store.keyOwner(key);
+      const owner = app.services.store.keyOwner(key);
       if (owner !== undefined && owner !== object.id) throw conflict();
     }
-    services().store.setKeys(
+    app.services.store.setKeys(
       object.id,
       keys.map((k) => k.key),
     );
@@ -140,7 +138,7 @@ export function registerResource<Stored>(app: FastifyInstance, def: ResourceDefi
   const response200 = { 200: def.schemas.resource };
 
   app.post(def.path, { schema: { body: def.schemas.create, response: { 201: def.schemas.resource } } }, async (request, reply) => {
-    const ctx = ctxOf(request);
+    const ctx = requestContext(request);
     const created = ctx.store.transaction(() => {
       const body = request.body as Record<string, unknown>;
       const parentId = def.parentFromBody ? def.parentFromBody(body, ctx) : parentIdOf(request, def.parent);
@@ -153,7 +151,7 @@ export function registerResource<Stored>(app: FastifyInstance, def: ResourceDefi
     return reply.code(201).send(created);
   });
 
-  app.get(itemPath, { schema: { params: IdParams, response: response200 } }, async (request) => def.render(load(request), services()));
+  app.get(itemPath, { schema: { params: IdParams, response: response200 } }, async (request) => def.render(load(request), app.services));
 
   if (def.listKey && def.schemas.list) {
     const listKey = def.listKey;
@@ -161,7 +159,7 @@ export function registerResource<Stored>(app: FastifyInstance, def: ResourceDefi
       const query = request.query as ListQuery;
       const parentId = parentIdOf(request, def.parent);
       const limit = query.limit ?? 100;
-      const { store, urls } = services();
+      const { store, urls } = app.services;
       const page = store.page<Stored>(def.kind, {
         limit,
         ...(query.before_id !== undefined ? { beforeId: query.before_id } : {}),
@@ -176,7 +174,7 @@ export function registerResource<Stored>(app: FastifyInstance, def: ResourceDefi
       const path = collectionPath(def, parentId);
       const last = page.items[page.items.length - 1];
       return {
-        [listKey]: page.items.map((item) => def.render(item, services())),
+        [listKey]: page.items.map((item) => def.render(item, app.services)),
         uri: urls.of(path),
         next_page_uri: page.hasMore && last ? urls.of(`${path}?before_id=${last.id}&limit=${limit}`) : null,
       };
@@ -184,9 +182,9 @@ export function registerResource<Stored>(app: FastifyInstance, def: ResourceDefi
   }
 
   app.patch(itemPath, { schema: { params: IdParams, body: def.schemas.update, response: response200 } }, async (request) => {
-    const ctx = ctxOf(request);
+    const ctx = requestContext(request);
     // A PATCH naming no field changes nothing and records no event; it answers the object.
-    if (isEmptyBody(request.body)) return def.render(load(request), services());
+    if (isEmptyBody(request.body)) return def.render(load(request), app.services);
     const updated = ctx.store.transaction(() => {
       const current = load(request);
       const data = def.write(request.body as Record<string, unknown>, current.data, writeContext(ctx, current.id, current.parentId));
@@ -198,7 +196,7 @@ export function registerResource<Stored>(app: FastifyInstance, def: ResourceDefi
   });
 
   app.delete(itemPath, { schema: { params: IdParams } }, async (request, reply) => {
-    const ctx = ctxOf(request);
+    const ctx = requestContext(request);
     ctx.store.transaction(() => {
       const current = load(request);
       def.onDelete?.(current, ctx);

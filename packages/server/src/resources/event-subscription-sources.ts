@@ -33,7 +33,6 @@ import { isEmptyBody, loadFromUrl } from './define.js';
 const BASE = '/event_subscriptions/:id/sources';
 
 export function registerEventSubscriptionSources(app: FastifyInstance): void {
-  const ctxOf = (request: FastifyRequest): RequestContext => requestContext(app.services, request.principal);
   const load = (request: FastifyRequest) => loadFromUrl<StoredSubscription>(request, { kind: EVENT_SUBSCRIPTION, label: 'Event subscription' });
   const sourceOf = (subscription: StoredObject<StoredSubscription>, type: string) => {
     const index = subscription.data.sources.findIndex((s) => s.type === type);
@@ -56,7 +55,7 @@ export function registerEventSubscriptionSources(app: FastifyInstance): void {
   });
 
   app.post(BASE, { schema: { params: IdParams, body: EventSubscriptionSourceCreate, response: { 201: EventSubscriptionSource } } }, async (request, reply) => {
-    const ctx = ctxOf(request);
+    const ctx = requestContext(request);
     const source = request.body as EventSubscriptionSourceInput;
     const rendered = ctx.store.transaction(() => {
       const subscription = load(request);
@@ -76,7 +75,7 @@ export function registerEventSubscriptionSources(app: FastifyInstance): void {
     `${BASE}/:type`,
     { schema: { params: EventSubscriptionSourceParams, body: EventSubscriptionSourceUpdate, response: { 200: EventSubscriptionSource } } },
     async (request) => {
-      const ctx = ctxOf(request);
+      const ctx = requestContext(request);
       return ctx.store.transaction(() => {
         const subscription = load(request);
         const index = sourceOf(subscription, (request.params as { type: string }).type);
@@ -94,7 +93,7 @@ export function registerEventSubscriptionSources(app: FastifyInstance): void {
   );
 
   app.delete(`${BASE}/:type`, { schema: { params: EventSubscriptionSourceParams } }, async (request, reply) => {
-    const ctx = ctxOf(request);
+    const ctx = requestContext(request);
     ctx.store.transaction(() => {
       const subscription = load(request);
       const index = sourceOf(subscription, (request.params as { type: string }).type);

@@ -95,7 +95,7 @@ export function registerModules(app: FastifyInstance, owner: ModuleOwner, module
     const path = `${owner.path}/${module.name}`;
 
     app.put(path, { schema: { body: module.input, response: { 200: module.output } } }, async (request) => {
-      const ctx = requestContext(app.services, request.principal);
+      const ctx = requestContext(request);
       const { stored, object } = ctx.store.transaction(() => {
         const object = load(request);
         const written = module.write(request.body as Record<string, unknown>, ctx, module.name);
