@@ -105,7 +105,6 @@ function hostportKeys(hostports: readonly string[]): UniqueKey[] {
 
 /** The resource definition of an edge kind (define.ts). */
 function edgeResource(edge: EdgeKind): ResourceDefinition<StoredEdge> {
-  const moduleNames = new Set(edge.modules.map((m) => m.name));
   return {
     kind: edge.kind,
     label: edge.label,
@@ -114,12 +113,13 @@ function edgeResource(edge: EdgeKind): ResourceDefinition<StoredEdge> {
     listKey: edge.listKey,
     schemas: edge.schemas,
     write(input, current, ctx) {
-      const plain = Object.fromEntries(Object.entries(input).filter(([key]) => !moduleNames.has(key)));
-      if (plain.hostports !== undefined) {
-        plain.hostports = checkHostports(plain.hostports as string[], edge.onlyPort);
-        checkReserved(plain.hostports as string[], edge.reservedBy, ctx);
+      const given = { ...input };
+      if (given.hostports !== undefined) {
+        given.hostports = checkHostports(given.hostports as string[], edge.onlyPort);
+        checkReserved(given.hostports as string[], edge.reservedBy, ctx);
       }
-      return { ...merge<StoredEdge>(current ?? { hostports: [] }, plain), ...writeModules(input, edge.modules, ctx) };
+      // A module given replaces its raw input with what it writes.
+      return { ...merge<StoredEdge>(current ?? { hostports: [] }, given), ...writeModules(input, edge.modules, ctx) };
     },
     uniqueKeys: (data) => hostportKeys(data.hostports),
     render: (object, services) =>

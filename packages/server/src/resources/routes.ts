@@ -50,7 +50,6 @@ const ROUTE_MODULES: readonly AnyModule[] = [
   userAgentFilterModule,
   trafficPolicyModule,
 ];
-const MODULE_NAMES = new Set(ROUTE_MODULES.map((m) => m.name));
 
 interface StoredRoute extends CommonFields, Record<string, unknown> {
   match_type: 'exact_path' | 'path_prefix';
@@ -106,9 +105,9 @@ const httpsEdgeRoutes: ResourceDefinition<StoredRoute, HttpsEdgeRoute> = {
   parent: { kind: HTTPS_EDGE, param: 'edge_id', label: 'HTTPS edge' },
   schemas: { create: HttpsEdgeRouteCreate, update: HttpsEdgeRouteUpdate, resource: HttpsEdgeRoute },
   write(input, current, ctx) {
-    const plain = Object.fromEntries(Object.entries(input).filter(([key]) => !MODULE_NAMES.has(key)));
-    if (typeof plain.match === 'string') checkMatch(plain.match);
-    const data = { ...merge<StoredRoute>(current, plain), ...writeModules(input, ROUTE_MODULES, ctx) };
+    if (typeof input.match === 'string') checkMatch(input.match);
+    // A module given replaces its raw input with what it writes.
+    const data = { ...merge<StoredRoute>(current, input), ...writeModules(input, ROUTE_MODULES, ctx) };
     checkRouteModules(data, ...Object.keys(input));
     return data;
   },
