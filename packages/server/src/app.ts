@@ -61,8 +61,6 @@ export interface GatehouseApp extends FastifyInstance {
   db: Db;
   apiKeys: ApiKeys;
   audit: AuditLog;
-  /** The delivery outbox and log (read by `GET /_admin/deliveries`). */
-  deliveryLog: DeliveryLog;
   /** Absent when `delivery: false`. `flush()` delivers everything deliverable now. */
   deliverer: Deliverer | undefined;
 }
@@ -116,7 +114,6 @@ export async function buildApp(options: AppOptions = {}): Promise<GatehouseApp> 
   app.decorate('db', db);
   app.decorate('apiKeys', apiKeys);
   app.decorate('audit', audit);
-  app.decorate('deliveryLog', deliveryLog);
   app.decorate('deliverer', deliverer);
   app.addHook('onClose', async () => {
     // The deliverer first: the pass it finishes records its deliveries in the database.
