@@ -25,12 +25,14 @@ export interface DeliveryOptions {
   sinkPath?: string;
   /** Poll interval (ms) that picks up retries and anything a wake-up missed. Default 1000. */
   pollMs?: number;
-  /** First retry delay (ms), doubled per failed attempt up to `maxBackoffMs`. Default 500. */
+  /** First retry delay (ms), doubled per failed attempt up to `MAX_BACKOFF_MS`. Default 500. */
   backoffMs?: number;
-  maxBackoffMs?: number;
-  /** Rows read per pass. Default 500. */
-  batch?: number;
 }
+
+/** Longest wait before a failed delivery is tried again (ms). */
+const MAX_BACKOFF_MS = 60_000;
+/** Outbox rows read per pass. */
+const BATCH = 500;
 
 export interface DeliveryLogger {
   warn(object: Record<string, unknown>, message: string): void;
@@ -40,8 +42,6 @@ export class Deliverer {
   private readonly sink: JsonLinesSink | undefined;
   private readonly pollMs: number;
   private readonly backoffMs: number;
-  private readonly maxBackoffMs: number;
-  private readonly batch: number;
   private timer: NodeJS.Timeout | undefined;
   private wakeScheduled = false;
   private stopped = false;
@@ -58,8 +58,6 @@ export class Deliverer {
     this.sink = options.sinkPath !== undefined ? new JsonLinesSink(options.sinkPath) : undefined;
     this.pollMs = options.pollMs ?? 1000;
     this.backoffMs = options.backoffMs ?? 500;
-    this.maxBackoffMs = options.maxBackoffMs ?? 60_000;
-    this.batch = options.batch ?? 500;
   }
 
   /** Starts polling (the timer never keeps the process alive) and delivers what is pending. */
@@ -117,7 +115,7 @@ export class Deliverer {
     const now = Date.now();
     const held = new Set<string>();
     let settled = 0;
-    const rows = this.log.pending(this.batch);
+    const rows = this.log.pending(BATCH);
     for (const row of rows) {
       if (this.stopped) break;
       if (held.has(row.destinationId)) continue;
@@ -128,7 +126,7 @@ export class Deliverer {
       if (await this.deliver(row)) settled++;
       else held.add(row.destinationId);
     }
-    if (rows.length === this.batch && settled > 0) this.wake();
+    if (rows.length === BATCH && settled > 0) this.wake();
     return settled;
   }
 
@@ -141,7 +139,7 @@ export class Deliverer {
     try {
       await this.sink?.append(row);
     } catch (error) {
-      const delay = Math.min(this.backoffMs * 2 ** row.attempts, this.maxBackoffMs);
+      const delay = Math.min(this.backoffMs * 2 ** row.attempts, MAX_BACKOFF_MS);
       const detail = `sink write failed: ${(error as Error).message}`;
       this.log.settle(row, 'failed', detail, new Date(Date.now() + delay).toISOString());
       this.logger.warn({ event_id: row.eventId, destination_id: row.destinationId, attempt: row.attempts + 1, retry_in_ms: delay }, detail);
