@@ -6,23 +6,14 @@
  * references are the API's request schemas themselves.
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { Description, Metadata, Strict, StringEnum } from '../common.js';
+import { Description, Metadata, moduleFields, Strict, StringEnum } from '../common.js';
 import { Cidr, RuleAction } from '../api/ip-policies.js';
 import { IpRestrictionType } from '../api/ip-restrictions.js';
 import { WEIGHT_MAX } from '../api/backends.js';
 import { Hostports, HttpsHostports } from '../api/edges.js';
-import { RouteMatch, RouteMatchType } from '../api/routes.js';
+import { ROUTE_MODULE_SCHEMAS, RouteMatch, RouteMatchType } from '../api/routes.js';
 import { EndpointTrafficPolicyInput } from '../api/backend-modules.js';
-import {
-  EndpointCircuitBreakerInput,
-  EndpointHeadersInput,
-  EndpointSwitchInput,
-  EndpointTlsTerminationInput,
-  EndpointUserAgentFilterInput,
-  EndpointWebhookValidationInput,
-  ModuleEnabled,
-} from '../api/endpoint-modules.js';
-import { EndpointOAuthInput, EndpointOidcInput, EndpointSamlInput } from '../api/auth-modules.js';
+import { EndpointTlsTerminationInput, ModuleEnabled } from '../api/endpoint-modules.js';
 import { ManifestDocument, Reference, References } from './common.js';
 import { CERTIFICATE_AUTHORITIES, DomainName, DomainRegion, PRIVATE_KEY_TYPES, TcpAddressRegion } from '../api/reservations.js';
 import { CertificateAuthorityManifest } from './certificate-authority.js';
@@ -128,19 +119,10 @@ export const RouteSpec = Strict(
     match_type: RouteMatchType,
     match: RouteMatch,
     ...common,
+    // The API's module inputs, in their order; the two with references take them by name.
+    ...moduleFields(ROUTE_MODULE_SCHEMAS).inputs,
     backend: Type.Optional(BackendModuleSpec),
     ip_restriction: Type.Optional(IpRestrictionModuleSpec),
-    circuit_breaker: Type.Optional(EndpointCircuitBreakerInput),
-    compression: Type.Optional(EndpointSwitchInput),
-    request_headers: Type.Optional(EndpointHeadersInput),
-    response_headers: Type.Optional(EndpointHeadersInput),
-    webhook_verification: Type.Optional(EndpointWebhookValidationInput),
-    oauth: Type.Optional(EndpointOAuthInput),
-    saml: Type.Optional(EndpointSamlInput),
-    oidc: Type.Optional(EndpointOidcInput),
-    websocket_tcp_converter: Type.Optional(EndpointSwitchInput),
-    user_agent_filter: Type.Optional(EndpointUserAgentFilterInput),
-    traffic_policy: Type.Optional(EndpointTrafficPolicyInput),
   },
   'a route of the edge; match_type plus match is unique per edge',
 );
