@@ -13,16 +13,8 @@
  */
 import { Type, type Static, type TArray, type TProperties, type TSchema, type TString } from '@sinclair/typebox';
 import { Description, Metadata, listEnvelope, moduleFields, resourceBase, UpdateBody, type ModuleSchemas } from '../common.js';
-import {
-  EndpointBackend,
-  EndpointBackendInput,
-  EndpointIpPolicy,
-  EndpointIpPolicyInput,
-  EndpointTrafficPolicy,
-  EndpointTrafficPolicyInput,
-} from './backend-modules.js';
 import { EndpointMutualTls, EndpointMutualTlsInput, EndpointTlsTermination, EndpointTlsTerminationInput } from './endpoint-modules.js';
-import { HttpsEdgeRoute } from './routes.js';
+import { HttpsEdgeRoute, ROUTE_MODULE_SCHEMAS } from './routes.js';
 
 /**
  * The create, update, resource and list schemas of one edge kind. `modules` are in the order
@@ -65,11 +57,10 @@ export const HttpsHostports = Type.Array(Type.String({ minLength: 1 }), {
   description: 'hostname:443 pairs served by the edge; each belongs to at most one edge',
 });
 
-const backend = { input: EndpointBackendInput, output: EndpointBackend };
-const ipRestriction = { input: EndpointIpPolicyInput, output: EndpointIpPolicy };
+// The modules edges share with routes, described once (routes.ts).
+const { backend, ip_restriction: ipRestriction, traffic_policy: trafficPolicy } = ROUTE_MODULE_SCHEMAS;
 const mutualTls = { input: EndpointMutualTlsInput, output: EndpointMutualTls };
 const tlsTermination = { input: EndpointTlsTerminationInput, output: EndpointTlsTermination };
-const trafficPolicy = { input: EndpointTrafficPolicyInput, output: EndpointTrafficPolicy };
 
 const https = edgeSchemas({
   listKey: 'https_edges',
