@@ -62,42 +62,44 @@ const { backend, ip_restriction: ipRestriction, traffic_policy: trafficPolicy } 
 const mutualTls = { input: EndpointMutualTlsInput, output: EndpointMutualTls };
 const tlsTermination = { input: EndpointTlsTerminationInput, output: EndpointTlsTermination };
 
-const https = edgeSchemas({
+// `<Kind>EdgeSchemas`: the four schemas of each kind together, as the reference server takes them.
+
+export const HttpsEdgeSchemas = edgeSchemas({
   listKey: 'https_edges',
   hostports: HttpsHostports,
   modules: { mutual_tls: mutualTls, tls_termination: tlsTermination },
   rendered: { routes: Type.Array(HttpsEdgeRoute) },
 });
-export const HttpsEdgeCreate = https.create;
-export const HttpsEdgeUpdate = https.update;
-export const HttpsEdge = https.resource;
-export const HttpsEdgeList = https.list;
+export const HttpsEdgeCreate = HttpsEdgeSchemas.create;
+export const HttpsEdgeUpdate = HttpsEdgeSchemas.update;
+export const HttpsEdge = HttpsEdgeSchemas.resource;
+export const HttpsEdgeList = HttpsEdgeSchemas.list;
 export type HttpsEdgeCreate = Static<typeof HttpsEdgeCreate>;
 export type HttpsEdgeUpdate = Static<typeof HttpsEdgeUpdate>;
 export type HttpsEdge = Static<typeof HttpsEdge>;
 
-const tcp = edgeSchemas({
+export const TcpEdgeSchemas = edgeSchemas({
   listKey: 'tcp_edges',
   hostports: Hostports,
   modules: { backend, ip_restriction: ipRestriction, traffic_policy: trafficPolicy },
 });
-export const TcpEdgeCreate = tcp.create;
-export const TcpEdgeUpdate = tcp.update;
-export const TcpEdge = tcp.resource;
-export const TcpEdgeList = tcp.list;
+export const TcpEdgeCreate = TcpEdgeSchemas.create;
+export const TcpEdgeUpdate = TcpEdgeSchemas.update;
+export const TcpEdge = TcpEdgeSchemas.resource;
+export const TcpEdgeList = TcpEdgeSchemas.list;
 export type TcpEdgeCreate = Static<typeof TcpEdgeCreate>;
 export type TcpEdgeUpdate = Static<typeof TcpEdgeUpdate>;
 export type TcpEdge = Static<typeof TcpEdge>;
 
-const tls = edgeSchemas({
+export const TlsEdgeSchemas = edgeSchemas({
   listKey: 'tls_edges',
   hostports: Hostports,
   modules: { backend, ip_restriction: ipRestriction, mutual_tls: mutualTls, tls_termination: tlsTermination, traffic_policy: trafficPolicy },
 });
-export const TlsEdgeCreate = tls.create;
-export const TlsEdgeUpdate = tls.update;
-export const TlsEdge = tls.resource;
-export const TlsEdgeList = tls.list;
+export const TlsEdgeCreate = TlsEdgeSchemas.create;
+export const TlsEdgeUpdate = TlsEdgeSchemas.update;
+export const TlsEdge = TlsEdgeSchemas.resource;
+export const TlsEdgeList = TlsEdgeSchemas.list;
 export type TlsEdgeCreate = Static<typeof TlsEdgeCreate>;
 export type TlsEdgeUpdate = Static<typeof TlsEdgeUpdate>;
 export type TlsEdge = Static<typeof TlsEdge>;

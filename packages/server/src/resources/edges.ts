@@ -11,20 +11,7 @@
  * address for TCP edges. An HTTPS edge also has routes (routes.ts), rendered inline in creation
  * order and deleted with it.
  */
-import {
-  HttpsEdge,
-  HttpsEdgeCreate,
-  HttpsEdgeList,
-  HttpsEdgeUpdate,
-  TcpEdge,
-  TcpEdgeCreate,
-  TcpEdgeList,
-  TcpEdgeUpdate,
-  TlsEdge,
-  TlsEdgeCreate,
-  TlsEdgeList,
-  TlsEdgeUpdate,
-} from '@gatehouse/schemas';
+import { HttpsEdgeSchemas, TcpEdgeSchemas, TlsEdgeSchemas } from '@gatehouse/schemas';
 import type { FastifyInstance } from 'fastify';
 import type { StoredObject } from '../db/store.js';
 import { ApiError } from '../errors.js';
@@ -138,7 +125,7 @@ const HTTPS_EDGES: EdgeKind = {
   idPrefix: 'edghts',
   path: '/edges/https',
   listKey: 'https_edges',
-  schemas: { create: HttpsEdgeCreate, update: HttpsEdgeUpdate, resource: HttpsEdge, list: HttpsEdgeList },
+  schemas: HttpsEdgeSchemas,
   modules: [mutualTlsModule, tlsTerminationModule],
   reservedBy: 'domain',
   onlyPort: '443',
@@ -154,7 +141,7 @@ const TCP_EDGES: EdgeKind = {
   idPrefix: 'edgtcp',
   path: '/edges/tcp',
   listKey: 'tcp_edges',
-  schemas: { create: TcpEdgeCreate, update: TcpEdgeUpdate, resource: TcpEdge, list: TcpEdgeList },
+  schemas: TcpEdgeSchemas,
   modules: [backendModule, ipRestrictionModule, trafficPolicyModule],
   reservedBy: 'addr',
 };
@@ -165,7 +152,7 @@ const TLS_EDGES: EdgeKind = {
   idPrefix: 'edgtls',
   path: '/edges/tls',
   listKey: 'tls_edges',
-  schemas: { create: TlsEdgeCreate, update: TlsEdgeUpdate, resource: TlsEdge, list: TlsEdgeList },
+  schemas: TlsEdgeSchemas,
   modules: [backendModule, ipRestrictionModule, mutualTlsModule, tlsTerminationModule, trafficPolicyModule],
   reservedBy: 'domain',
 };
