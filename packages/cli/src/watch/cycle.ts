@@ -19,11 +19,11 @@ import { hostname } from 'node:os';
 import type { Connection } from '../connection/connect.js';
 import type { EnvironmentRun } from '../environments/select.js';
 import { formatProblem } from '../output.js';
-import { LiveApiError, LockHeld, lockIsActive, lockOf, ManifestProblems, sanitize, type LockInfo } from '@gatehouse/engine/core';
+import { LiveApiError, LockHeld, lockIsActive, lockOf, lockWhileReading, ManifestProblems, sanitize, type LockInfo } from '@gatehouse/engine/core';
 import type { ReadingOptions } from '../manifest-flags.js';
 import { executeApply, observe, planApply, readForApply, type ApplyRead, type Observation, type PrepareOptions } from '@gatehouse/engine/apply';
 import { classifyDrift, selectHealable, type DriftReport, type HeldChange } from '@gatehouse/engine/drift';
-import { lockStacksWhileReading, lockWarnings } from '../stack-flags.js';
+import { lockWarnings } from '../stack-flags.js';
 import type { ApplyOutcome, CycleOutcome } from './metrics.js';
 import type { DriftedItem } from './notify.js';
 import type { WatchSettings } from './settings.js';
@@ -167,10 +167,9 @@ async function healUnderLock(
   const lockWarned = lockWarnings(stack, warn);
   let held;
   try {
-    held = await lockStacksWhileReading(
+    held = await lockWhileReading(
       api,
       stack,
-      undefined,
       {
         timeoutMs: settings.lockTimeoutMs,
         holder: `gatehouse watch on ${hostname()} (pid ${process.pid})`,
