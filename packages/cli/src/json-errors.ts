@@ -19,6 +19,7 @@ import {
   type Problem,
 } from '@gatehouse/engine/core';
 import { CliError } from './errors.js';
+import { printOut } from './output.js';
 
 export interface ErrorDocument {
   error: {
@@ -100,7 +101,7 @@ export async function catchAsJson(command: Command, error: unknown): Promise<boo
   if (isExit(error) || !wantsJson(command.argv)) return false;
   const document = errorDocument(error);
   process.stderr.write(`Error: ${document.error.message}\n`);
-  await new Promise<void>((resolve) => process.stdout.write(`${terminalSafeJson(document)}\n`, () => resolve()));
+  await printOut(`${terminalSafeJson(document)}\n`);
   process.exitCode = 1;
   return true;
 }

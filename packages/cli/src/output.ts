@@ -20,6 +20,14 @@ export function colourEnabled(env: NodeJS.ProcessEnv = process.env, isTTY = Bool
   return isTTY;
 }
 
+/**
+ * Writes `text` to stdout and resolves once it is flushed: a pipe may be written
+ * asynchronously, and an exit right after a plain write could cut it short.
+ */
+export function printOut(text: string): Promise<void> {
+  return new Promise<void>((resolve) => process.stdout.write(text, () => resolve()));
+}
+
 export function terminalStyle(enabled = colourEnabled()): Style {
   const c = pc.createColors(enabled);
   return { create: c.green, update: c.yellow, delete: c.red, replace: c.magenta, bold: c.bold, dim: c.dim };

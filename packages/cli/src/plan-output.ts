@@ -18,11 +18,3 @@ export function renderPlanAs(plan: Plan, format: ReportFormat): string {
   if (format === 'html') return renderHtml(plan);
   return renderText(plan, { style: terminalStyle() });
 }
-
-/**
- * Writes `text` to stdout and resolves once it is flushed: a pipe may be written
- * asynchronously, and an exit right after a plain write could cut it short.
- */
-export function printOut(text: string): Promise<void> {
-  return new Promise<void>((resolve) => process.stdout.write(text, () => resolve()));
-}

@@ -26,7 +26,7 @@ import { readSavedPlan } from '../saved-plan.js';
 import { lockTimeoutFlag } from '../lock-flags.js';
 import { targetFlags, targetsOf, unmatchedWarnings } from '../target-flags.js';
 import { fromStackFlag, fromStackOption, lockStacksWhileReading, lockWarnings } from '../stack-flags.js';
-import { colourEnabled, terminalStyle } from '../output.js';
+import { colourEnabled, printOut, terminalStyle } from '../output.js';
 import { printAbove } from '../progress/live-line.js';
 import { ReadingProgress } from '../progress/listing.js';
 import { paceOf } from '../progress/pace-source.js';
@@ -221,7 +221,7 @@ export default class Apply extends Command {
   async #report(result: ApplyResult, json: boolean): Promise<void> {
     const usage = result.api_requests ? `${formatUsage(result.api_requests, result.target.embedded)}\n` : '';
     const text = json ? renderJsonDocument(result, result.target) : [...formatSummary(result).map((line) => `${line}\n`), usage].join('');
-    await new Promise<void>((resolve) => process.stdout.write(text, () => resolve()));
+    await printOut(text);
     if (json && usage) process.stderr.write(usage);
   }
 

@@ -12,8 +12,8 @@ import { explicitFlags, selectEnvironments, type EnvironmentRun } from '../envir
 import { isVerbose } from '../request-log.js';
 import { requestUsage } from '../request-usage.js';
 import { manifestFlags, readingOptions, type ReadingOptions } from '../manifest-flags.js';
-import { terminalStyle } from '../output.js';
-import { REPORT_FORMATS, printOut, type ReportFormat } from '../plan-output.js';
+import { printOut, terminalStyle } from '../output.js';
+import { REPORT_FORMATS, type ReportFormat } from '../plan-output.js';
 import { CliError } from '../errors.js';
 import { targetFlags, targetsOf } from '../target-flags.js';
 

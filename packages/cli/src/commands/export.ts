@@ -8,6 +8,7 @@ import { environmentFlags } from '../environments/flags.js';
 import { explicitFlags, selectEnvironments } from '../environments/select.js';
 import { manifestCount } from '../export/summary.js';
 import { exportStream, STDOUT_PATH, writeExport } from '../export/write.js';
+import { printOut } from '../output.js';
 
 /** `gatehouse export`: the live configuration as manifests, the way into gatehouse. */
 export default class Export extends Command {
@@ -50,7 +51,7 @@ export default class Export extends Command {
       .catch((error: unknown) => this.#fail(error));
     const toStdout = flags.out === STDOUT_PATH;
     const { result, embedded } = await this.#export({ ...connection, all: flags.all, within: toStdout ? '' : recordedDirectory(flags.out) });
-    if (toStdout) await new Promise<void>((resolve) => process.stdout.write(exportStream(result.files), () => resolve()));
+    if (toStdout) await printOut(exportStream(result.files));
     const { written, removed } = toStdout
       ? { written: [], removed: [] }
       : await writeExport(flags.out, result.files, flags.overwrite).catch((error: unknown) => this.#fail(error));

@@ -7,7 +7,7 @@ import { environmentFlags } from '../environments/flags.js';
 import { selectEnvironments } from '../environments/select.js';
 import { CliError } from '../errors.js';
 import { manifestFlags, readingOptions } from '../manifest-flags.js';
-import { foreignFiles, formatProblem, writeFileAtomic } from '../output.js';
+import { foreignFiles, formatProblem, printOut, writeFileAtomic } from '../output.js';
 
 /** `gatehouse render --env NAME`: one environment's resolved manifests, to review or diff. */
 export default class Render extends Command {
@@ -52,7 +52,7 @@ the full offline check. Exit 0 on success, 1 when the overlays or variables have
       this.error(`${problems.length} problem${problems.length === 1 ? '' : 's'} in environment ${run.environment.name}; nothing was rendered.`, { exit: 1 });
     }
     if (!flags.out) {
-      await new Promise<void>((resolve) => process.stdout.write(files.map((f) => f.text).join('---\n'), () => resolve()));
+      await printOut(files.map((f) => f.text).join('---\n'));
       return;
     }
     const targets = files.map((file) => ({ ...file, target: join(flags.out!, insideOut(file.file)) }));

@@ -1,7 +1,8 @@
 import { Args, Flags } from '@oclif/core';
 import { Command } from '../command.js';
 import { failCommand } from '../command-run.js';
-import { REPORT_FORMATS, printOut, renderPlanAs, type ReportFormat } from '../plan-output.js';
+import { REPORT_FORMATS, renderPlanAs, type ReportFormat } from '../plan-output.js';
+import { printOut } from '../output.js';
 import { readSavedPlan } from '../saved-plan.js';
 
 /** `gatehouse show PLAN.json`: a saved plan in any format, as `terraform show` renders a saved plan. */

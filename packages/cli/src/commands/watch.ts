@@ -6,6 +6,7 @@ import { environmentFlags } from '../environments/flags.js';
 import { explicitFlags, selectEnvironments } from '../environments/select.js';
 import { lockTimeoutFlag } from '../lock-flags.js';
 import { manifestFlags, readingOptions } from '../manifest-flags.js';
+import { printOut } from '../output.js';
 import { eventLine } from '../watch/log.js';
 import { readWatchSettings } from '../watch/settings.js';
 import { startWatch } from '../watch/start.js';
@@ -93,7 +94,7 @@ export default class Watch extends Command {
       reading: readingOptions(flags, onceOnStderr()),
     }).catch(fail);
     // Requests and timers are all closed; exit now rather than wait for a lingering handle.
-    await new Promise<void>((resolve) => process.stdout.write('', () => resolve()));
+    await printOut('');
     process.exit(0);
   }
 }
