@@ -1,27 +1,19 @@
 import { Args, Flags } from '@oclif/core';
 import { Command } from '../command.js';
-import type { Desired, EngineOptions } from '@gatehouse/engine/core';
 import { renderDriftsJson, renderDriftsMarkdown, renderDriftsText, type EnvironmentDrift } from '@gatehouse/engine/environments';
 import { driftFromRead, readForDrift, renderDriftHtml, renderDriftJson, renderDriftMarkdown, renderDriftText } from '@gatehouse/engine/drift';
 import { failCommand } from '../command-run.js';
 import { connectionFlags } from '../connection/flags.js';
 import { environmentFlags } from '../environments/flags.js';
-import { budgetKey } from '../environments/by-target.js';
-import { checkTargets, readEach, sayUsage, type Readable } from '../environments/read-each.js';
-import { explicitFlags, selectEnvironments, type EnvironmentRun } from '../environments/select.js';
+import { checkTargets, prepareEach, readEach, sayUsage } from '../environments/read-each.js';
+import { explicitFlags, selectEnvironments } from '../environments/select.js';
 import { isVerbose } from '../request-log.js';
 import { requestUsage } from '../request-usage.js';
-import { manifestFlags, readingOptions, type ReadingOptions } from '../manifest-flags.js';
+import { manifestFlags, readingOptions } from '../manifest-flags.js';
 import { printOut, terminalStyle } from '../output.js';
 import { REPORT_FORMATS, type ReportFormat } from '../plan-output.js';
 import { CliError } from '../errors.js';
 import { targetFlags, targetsOf } from '../target-flags.js';
-
-/** An environment ready to check: everything read and checked that needs no request. */
-interface Prepared extends Readable {
-  options: EngineOptions & { stack: string; targets?: readonly string[] };
-  read: Desired;
-}
 
 /** `gatehouse drift`: for a nightly job; exit 0 in sync, 2 drifted, 1 error. */
 export default class Drift extends Command {
@@ -76,8 +68,28 @@ export default class Drift extends Command {
       );
     }
     // Every environment's manifests and settings first: a problem in any costs no request.
-    const prepared: Prepared[] = [];
-    for (const run of selection.runs) prepared.push(await this.#prepare(run, reading, targets, selection.all));
+    const prepared = await prepareEach(
+      this,
+      selection.runs,
+      (environment) =>
+        environment === undefined
+          ? 'drift was not checked'
+          : selection.all
+            ? `drift was not checked (the problem is in environment ${environment})`
+            : `drift of environment ${environment} was not checked`,
+      async (run, connection) => {
+        const options = {
+          paths: run.paths,
+          ...run.options,
+          env: process.env,
+          stack: connection.stack,
+          environment: run.environment,
+          ...(targets ? { targets } : {}),
+          ...reading,
+        };
+        return { options, read: await readForDrift(options) };
+      },
+    );
     const detected = await readEach(prepared, isVerbose(flags), async ({ options, read }, connection, api) => {
       const report = await driftFromRead(read, { ...options, api, stack: connection.stack });
       return { ...report, api_requests: requestUsage(connection.client) };
@@ -117,27 +129,5 @@ export default class Drift extends Command {
     await printOut(output);
     sayUsage(report);
     if (report.drifted) this.exit(2);
-  }
-
-  /** An environment's drift check up to its first request: connection settings and manifests read and checked. */
-  async #prepare(run: EnvironmentRun, reading: ReadingOptions, targets: string[] | undefined, all: boolean): Promise<Prepared> {
-    const environment = run.environment;
-    try {
-      // The target first (checked, not opened), then the manifests: as connecting does.
-      const connection = run.connection();
-      const budget = budgetKey(connection);
-      const options = { paths: run.paths, ...run.options, env: process.env, stack: connection.stack, environment, ...(targets ? { targets } : {}), ...reading };
-      return { run, connection, budget, options, read: await readForDrift(options) };
-    } catch (error) {
-      return failCommand(
-        this,
-        error,
-        !environment
-          ? 'drift was not checked'
-          : all
-            ? `drift was not checked (the problem is in environment ${environment.name})`
-            : `drift of environment ${environment.name} was not checked`,
-      );
-    }
   }
 }

@@ -1,14 +1,13 @@
 import { Args, Flags } from '@oclif/core';
 import { Command } from '../command.js';
-import { planFromRead, policyErrors, readForPlan, type EngineOptions, type Plan as PlanValue, type PlanRead } from '@gatehouse/engine/core';
+import { planFromRead, policyErrors, readForPlan, type Plan as PlanValue } from '@gatehouse/engine/core';
 import { anyChanges, renderPlansJson, renderPlansMarkdown, renderPlansText, type EnvironmentPlan } from '@gatehouse/engine/environments';
 import { countChanges, isSavedPlanText, renderJson } from '@gatehouse/engine/render';
 import { failCommand } from '../command-run.js';
 import { connectionFlags } from '../connection/flags.js';
 import { environmentFlags } from '../environments/flags.js';
-import { budgetKey } from '../environments/by-target.js';
-import { checkTargets, readEach, sayUsage, type Readable } from '../environments/read-each.js';
-import { explicitFlags, selectEnvironments, type EnvironmentRun } from '../environments/select.js';
+import { checkTargets, prepareEach, readEach, sayUsage } from '../environments/read-each.js';
+import { explicitFlags, selectEnvironments } from '../environments/select.js';
 import { isVerbose } from '../request-log.js';
 import { requestUsage } from '../request-usage.js';
 import { CliError } from '../errors.js';
@@ -19,12 +18,6 @@ import { REPORT_FORMATS, renderPlanAs, type ReportFormat } from '../plan-output.
 import { policyFlags, policyPaths } from '../policy-flags.js';
 import { targetFlags, targetsOf } from '../target-flags.js';
 import { fromStackFlag, fromStackOption } from '../stack-flags.js';
-
-/** An environment ready to plan: everything read and checked that needs no request. */
-interface Prepared extends Readable {
-  engineOptions: EngineOptions;
-  read: PlanRead;
-}
 
 /** `gatehouse plan`: what apply would change, computed from list requests only. */
 export default class Plan extends Command {
@@ -117,9 +110,36 @@ export default class Plan extends Command {
         );
     }
     // Everything that can fail without the API, for every environment, before the first request.
-    const prepared: Prepared[] = [];
-    for (const run of selection.runs) prepared.push(await this.#prepare(run, { ...reading, policies }, flags['from-stack'], selection.all));
-    const plans = await this.#computeAll(prepared, prune, targets, isVerbose(flags));
+    const prepared = await prepareEach(
+      this,
+      selection.runs,
+      (environment) =>
+        environment === undefined
+          ? 'nothing was planned'
+          : selection.all
+            ? `nothing was planned (the problem is in environment ${environment})`
+            : `environment ${environment} was not planned`,
+      async (run, connection) => {
+        const moving = fromStackOption(flags['from-stack'], connection.stack);
+        const engineOptions = {
+          ...reading,
+          policies,
+          paths: run.paths,
+          ...run.options,
+          env: process.env,
+          stack: connection.stack,
+          environment: run.environment,
+          ...moving,
+        };
+        return { engineOptions, read: await readForPlan(engineOptions) };
+      },
+    );
+    // manifest_paths: where `apply --plan` reads the manifests again (docs/plan-json.md).
+    const plans = await readEach(prepared, isVerbose(flags), async ({ run, engineOptions, read }, connection, api) => {
+      const plan = await planFromRead(read, { ...engineOptions, api, stack: connection.stack, ...prune, ...(targets ? { targets } : {}) });
+      const environment = run.environment ? { environment: run.environment.name } : {};
+      return { ...plan, manifest_paths: run.paths, ...environment, api_requests: requestUsage(connection.client) };
+    }).catch((error: unknown) => this.#fail(error, prepared.length > 1 ? undefined : prepared[0]?.run.environment?.name));
     if (selection.all) {
       const environmentPlans: EnvironmentPlan[] = plans.map((plan, i) => ({ environment: selection.runs[i]!.environment!.name, plan }));
       checkTargets(this, plans, format, 'nothing was planned');
@@ -148,43 +168,6 @@ export default class Plan extends Command {
     if (flags['detailed-exitcode'] && countChanges(plan.summary) > 0) this.exit(2);
   }
 
-  /**
-   * An environment's plan up to its first request: its connection settings, its budget's key,
-   * and its manifests and policy rules read and checked (`readForPlan`). Fails the command
-   * (nothing sent to any environment) on the first problem.
-   */
-  async #prepare(run: EnvironmentRun, options: Omit<EngineOptions, 'paths'>, fromStack: string | undefined, all: boolean): Promise<Prepared> {
-    const environment = run.environment;
-    try {
-      // The target first (checked, not opened), then the manifests: as connecting does.
-      const connection = run.connection();
-      const budget = budgetKey(connection);
-      const moving = fromStackOption(fromStack, connection.stack);
-      const engineOptions = { ...options, paths: run.paths, ...run.options, env: process.env, stack: connection.stack, environment, ...moving };
-      return { run, connection, budget, engineOptions, read: await readForPlan(engineOptions) };
-    } catch (error) {
-      return this.#fail(error, environment?.name, all ? `nothing was planned (the problem is in environment ${environment?.name})` : undefined);
-    }
-  }
-
-  /**
-   * The plans of the prepared environments, in their order: environments on different targets
-   * (another URL or key: another budget) read at once, those sharing one in turn (read-each.ts).
-   */
-  async #computeAll(
-    prepared: readonly Prepared[],
-    prune: { prune: boolean; pruneAll: boolean },
-    targets: string[] | undefined,
-    verbose: boolean,
-  ): Promise<PlanValue[]> {
-    // manifest_paths: where `apply --plan` reads the manifests again (docs/plan-json.md).
-    return readEach(prepared, verbose, async ({ run, engineOptions, read }, connection, api) => {
-      const plan = await planFromRead(read, { ...engineOptions, api, stack: connection.stack, ...prune, ...(targets ? { targets } : {}) });
-      const environment = run.environment ? { environment: run.environment.name } : {};
-      return { ...plan, manifest_paths: run.paths, ...environment, api_requests: requestUsage(connection.client) };
-    }).catch((error: unknown) => this.#fail(error, prepared.length > 1 ? undefined : prepared[0]?.run.environment?.name));
-  }
-
   /** Exit 1 when a plan breaks a policy rule of severity error (after its output was written, which is kept whole). */
   #failOnPolicyErrors(plans: readonly PlanValue[], out?: string): void {
     const broken = plans.flatMap((p) => policyErrors(p.policy_results));
@@ -198,8 +181,8 @@ export default class Plan extends Command {
     this.exit(1);
   }
 
-  #fail(error: unknown, environment?: string, notDone?: string): never {
-    return failCommand(this, error, notDone ?? (environment ? `environment ${environment} was not planned` : 'nothing was planned'));
+  #fail(error: unknown, environment?: string): never {
+    return failCommand(this, error, environment ? `environment ${environment} was not planned` : 'nothing was planned');
   }
 }
 

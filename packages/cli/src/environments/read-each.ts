@@ -1,6 +1,7 @@
 /**
  * What plan and drift share to read live state for one environment or for every one
- * (`--env all`): each environment read over its own connection (those on different targets at
+ * (`--env all`): every environment prepared (its settings and manifests checked) before the
+ * first request, then each read over its own connection (those on different targets at
  * once, by-target.ts) with the progress of the reading on stderr, the requests each cost said
  * after the report, and the check that `--target` matched something.
  */
@@ -15,7 +16,7 @@ import { paceOf } from '../progress/pace-source.js';
 import { progressMode } from '../progress/status.js';
 import { formatUsage } from '../request-usage.js';
 import { unmatchedWarnings } from '../target-flags.js';
-import { byTarget } from './by-target.js';
+import { budgetKey, byTarget } from './by-target.js';
 import type { EnvironmentRun } from './select.js';
 
 /** An environment ready to read: its run, its connection settings and the key of its budget (by-target.ts). */
@@ -23,6 +24,31 @@ export interface Readable {
   run: EnvironmentRun;
   connection: ConnectionFlagValues;
   budget: string;
+}
+
+/**
+ * Every run up to its first request, in order: its connection settings (checked, not opened),
+ * its budget's key, then what `prepare` reads and checks (the manifests). The first problem
+ * fails `command` (nothing is sent to any environment), ending with `notDone(environment)`.
+ */
+export async function prepareEach<T extends object>(
+  command: Command,
+  runs: readonly EnvironmentRun[],
+  notDone: (environment: string | undefined) => string,
+  prepare: (run: EnvironmentRun, connection: ConnectionFlagValues) => Promise<T>,
+): Promise<(Readable & T)[]> {
+  const prepared: (Readable & T)[] = [];
+  for (const run of runs) {
+    try {
+      // The target first, then the manifests: as connecting does.
+      const connection = run.connection();
+      const budget = budgetKey(connection);
+      prepared.push({ run, connection, budget, ...(await prepare(run, connection)) });
+    } catch (error) {
+      failCommand(command, error, notDone(run.environment?.name));
+    }
+  }
+  return prepared;
 }
 
 /**
