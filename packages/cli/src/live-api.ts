@@ -13,12 +13,9 @@ export class ClientLiveApi implements LiveApi {
     readonly target: Target,
   ) {}
 
+  /** `listPages`, an object at a time. */
   async *list(path: string, listKey: string): AsyncIterable<ApiObject> {
-    try {
-      for await (const item of this.client.list<ApiObject>(path, listKey)) yield item;
-    } catch (error) {
-      throw toLiveApiError(error);
-    }
+    for await (const page of this.listPages(path, listKey)) yield* page;
   }
 
   async *listPages(path: string, listKey: string): AsyncIterable<readonly ApiObject[]> {
