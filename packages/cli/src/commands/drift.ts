@@ -70,13 +70,8 @@ export default class Drift extends Command {
     // Every environment's manifests and settings first: a problem in any costs no request.
     const prepared = await prepareEach(
       this,
-      selection.runs,
-      (environment) =>
-        environment === undefined
-          ? 'drift was not checked'
-          : selection.all
-            ? `drift was not checked (the problem is in environment ${environment})`
-            : `drift of environment ${environment} was not checked`,
+      selection,
+      { nothing: 'drift was not checked', environment: (name) => `drift of environment ${name} was not checked` },
       async (run, connection) => {
         const options = {
           paths: run.paths,

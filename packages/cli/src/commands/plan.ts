@@ -112,13 +112,8 @@ export default class Plan extends Command {
     // Everything that can fail without the API, for every environment, before the first request.
     const prepared = await prepareEach(
       this,
-      selection.runs,
-      (environment) =>
-        environment === undefined
-          ? 'nothing was planned'
-          : selection.all
-            ? `nothing was planned (the problem is in environment ${environment})`
-            : `environment ${environment} was not planned`,
+      selection,
+      { nothing: 'nothing was planned', environment: (name) => `environment ${name} was not planned` },
       async (run, connection) => {
         const moving = fromStackOption(flags['from-stack'], connection.stack);
         const engineOptions = {

@@ -27,25 +27,29 @@ export interface Readable {
 }
 
 /**
- * Every run up to its first request, in order: its connection settings (checked, not opened),
- * its budget's key, then what `prepare` reads and checks (the manifests). The first problem
- * fails `command` (nothing is sent to any environment), ending with `notDone(environment)`.
+ * Every run of `selection` up to its first request, in order: its connection settings
+ * (checked, not opened), its budget's key, then what `prepare` reads and checks (the
+ * manifests). The first problem fails `command` (nothing is sent to any environment), saying
+ * `notDone.nothing` (e.g. "nothing was planned") with the environment of the problem, or
+ * `notDone.environment` of the one environment run.
  */
 export async function prepareEach<T extends object>(
   command: Command,
-  runs: readonly EnvironmentRun[],
-  notDone: (environment: string | undefined) => string,
+  selection: { runs: readonly EnvironmentRun[]; all: boolean },
+  notDone: { nothing: string; environment: (name: string) => string },
   prepare: (run: EnvironmentRun, connection: ConnectionFlagValues) => Promise<T>,
 ): Promise<(Readable & T)[]> {
   const prepared: (Readable & T)[] = [];
-  for (const run of runs) {
+  for (const run of selection.runs) {
     try {
       // The target first, then the manifests: as connecting does.
       const connection = run.connection();
       const budget = budgetKey(connection);
       prepared.push({ run, connection, budget, ...(await prepare(run, connection)) });
     } catch (error) {
-      failCommand(command, error, notDone(run.environment?.name));
+      const name = run.environment?.name;
+      if (name === undefined) failCommand(command, error, notDone.nothing);
+      failCommand(command, error, selection.all ? `${notDone.nothing} (the problem is in environment ${name})` : notDone.environment(name));
     }
   }
   return prepared;
