@@ -498,4 +498,63 @@ describe('waiting for a held lock', () => {
     expect(told).toEqual([]);
     await first.release();
   });
+  it('each poll costs the refused create and one reading of the lock, out of the budget the holder spends too', async () => {
+    const api = new MemoryLiveApi();
+    let refused = 0;
+    api.intercept = (request) => {
+      if (request.method === 'POST' && request.path === '/bot_users' && api.objects('/bot_users').some((b) => b.name === request.body?.name)) {
+        refused += 1;
+        throw new LiveApiError('name taken', 400, 'duplicate_name', false);
+      }
+      return undefined;
+    };
+    const first = await acquireLock(api, 'web', { process: null, holder: 'first@here' });
+    const listed: string[] = [];
+    const list = api.list.bind(api);
+    api.list = (path) => {
+      listed.push(path);
+      return list(path);
+    };
+    let clock = 0;
+    let polls = 0;
+    const error = await acquireLock(api, 'web', {
+      process: null,
+      timeoutMs: 5_000,
+      pollMs: 1000,
+      now: () => new Date(clock),
+      sleep: async (ms) => {
+        polls += 1;
+        clock += ms;
+      },
+    }).catch((e: Error) => e);
+    expect(error).toBeInstanceOf(LockHeld);
+    expect(polls).toBe(5);
+    // One attempt a poll and the last one, each followed by one reading (the bot users, then the records).
+    expect(refused).toBe(6);
+    expect(listed).toEqual(Array.from({ length: 6 }, () => ['/bot_users', '/ip_policies']).flat());
+    await first.release();
+  });
+
+  it('looks again every 10 s by default', async () => {
+    const api = new MemoryLiveApi();
+    api.intercept = (request) => {
+      if (request.method === 'POST' && request.path === '/bot_users' && api.objects('/bot_users').some((b) => b.name === request.body?.name))
+        throw new LiveApiError('name taken', 400, 'duplicate_name', false);
+      return undefined;
+    };
+    const first = await acquireLock(api, 'web', { process: null, holder: 'first@here' });
+    let clock = 0;
+    const waits: number[] = [];
+    await acquireLock(api, 'web', {
+      process: null,
+      timeoutMs: 25_000,
+      now: () => new Date(clock),
+      sleep: async (ms) => {
+        waits.push(ms);
+        clock += ms;
+      },
+    }).catch(() => undefined);
+    expect(waits).toEqual([10_000, 10_000, 5_000]);
+    await first.release();
+  });
 });

@@ -11,7 +11,10 @@ import { breakLock, ignoreMissing, lockRecords, lockRecordsIn, ownRecord, readLo
 export interface AcquireOptions {
   /** How long to wait for a held lock, in milliseconds (0: fail at once). */
   timeoutMs?: number;
-  /** Between two attempts while waiting (default 2 s). */
+  /**
+   * Between two attempts while waiting (default 10 s: each attempt costs about three requests,
+   * out of the account's budget that the holder is spending too).
+   */
   pollMs?: number;
   leaseSeconds?: number;
   holder?: string;
@@ -126,7 +129,7 @@ function lockContext(options: AcquireOptions): LockContext {
     now,
     sleep: options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))),
     timeoutMs: options.timeoutMs ?? 0,
-    pollMs: options.pollMs ?? 2000,
+    pollMs: options.pollMs ?? 10_000,
     start: now().getTime(),
     runId: options.runId ?? defaultRunId(),
     here: options.process === undefined ? currentProcess() : (options.process ?? undefined),
@@ -152,38 +155,31 @@ async function claimBotUser(api: LiveApi, stack: string, ctx: LockContext): Prom
       if (!isNameTaken(error) && !mayHaveBeenCarriedOut(error)) throw error;
       createError = isNameTaken(error) ? undefined : error;
     }
-    if (!bot) {
-      const lock = await readLock(api, stack, ctx.now());
-      if (!lock && createError) throw createError;
-      if (!lock) continue;
-      if (!lock.record_id) {
-        // A lock bot user without a record: its creator lost the answer (perhaps us), died
-        // between its two writes, or is between them now. Claim it; the record check of
-        // `confirmClaim` lets exactly one claimant through.
-        bot = { id: lock.bot_user_id };
-      }
-      // A holder killed on this machine (SIGKILL, OOM) left its lock: take it over at once, so
-      // that running apply again finishes the job. Only when its death is certain.
-      else if (holderIsDead(lock.process, ctx.here) && lock.bot_user_id !== ctx.recovered?.bot_user_id) {
-        await breakLock(api, stack, lock);
-        ctx.recovered = lock;
-        continue;
-      }
-    }
-    if (!bot) {
-      const lock = await readLock(api, stack, ctx.now());
-      // Released since the create was refused: it is free, take it.
-      if (!lock) continue;
-      const waited = ctx.now().getTime() - ctx.start;
-      if (waited >= ctx.timeoutMs) throw new LockHeld(lock, stack, ctx.timeoutMs > 0 ? waited : 0);
-      if (!ctx.waiting) {
-        ctx.waiting = true;
-        ctx.options.onWait?.(lock);
-      }
-      await ctx.sleep(Math.min(ctx.pollMs, Math.max(1, ctx.timeoutMs - waited)));
+    if (bot) return String(bot.id);
+    // One reading of the lock per refused create: while waiting, each poll costs the create and
+    // this reading, out of the budget the holder is spending too.
+    const lock = await readLock(api, stack, ctx.now());
+    if (!lock && createError) throw createError;
+    // Released since the create was refused: it is free, take it.
+    if (!lock) continue;
+    // A lock bot user without a record: its creator lost the answer (perhaps us), died between
+    // its two writes, or is between them now. Claim it; the record check of `confirmClaim` lets
+    // exactly one claimant through.
+    if (!lock.record_id) return String(lock.bot_user_id);
+    // A holder killed on this machine (SIGKILL, OOM) left its lock: take it over at once, so
+    // that running apply again finishes the job. Only when its death is certain.
+    if (holderIsDead(lock.process, ctx.here) && lock.bot_user_id !== ctx.recovered?.bot_user_id) {
+      await breakLock(api, stack, lock);
+      ctx.recovered = lock;
       continue;
     }
-    return String(bot.id);
+    const waited = ctx.now().getTime() - ctx.start;
+    if (waited >= ctx.timeoutMs) throw new LockHeld(lock, stack, ctx.timeoutMs > 0 ? waited : 0);
+    if (!ctx.waiting) {
+      ctx.waiting = true;
+      ctx.options.onWait?.(lock);
+    }
+    await ctx.sleep(Math.min(ctx.pollMs, Math.max(1, ctx.timeoutMs - waited)));
   }
 }
 
