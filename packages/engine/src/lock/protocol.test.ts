@@ -472,14 +472,22 @@ describe('what is said of a held lock (LockHeld, lockNote)', () => {
 });
 
 describe('waiting for a held lock', () => {
-  it('tells onWait once, naming the holder, when it starts waiting; not at all with timeout 0', async () => {
+  /** An API where stack `web`'s lock is held by `first@here`, and that refuses a second lock bot user as the service does (name taken); `refused` counts those refusals. */
+  async function heldLock() {
     const api = new MemoryLiveApi();
+    const held = { api, refused: 0, first: await acquireLock(api, 'web', { process: null, holder: 'first@here' }) };
     api.intercept = (request) => {
-      if (request.method === 'POST' && request.path === '/bot_users' && api.objects('/bot_users').some((b) => b.name === request.body?.name))
+      if (request.method === 'POST' && request.path === '/bot_users' && api.objects('/bot_users').some((b) => b.name === request.body?.name)) {
+        held.refused += 1;
         throw new LiveApiError('name taken', 400, 'duplicate_name', false);
+      }
       return undefined;
     };
-    const first = await acquireLock(api, 'web', { process: null, holder: 'first@here' });
+    return held;
+  }
+
+  it('tells onWait once, naming the holder, when it starts waiting; not at all with timeout 0', async () => {
+    const { api, first } = await heldLock();
     const told: (string | undefined)[] = [];
     let clock = 0;
     const error = await acquireLock(api, 'web', {
@@ -499,16 +507,8 @@ describe('waiting for a held lock', () => {
     await first.release();
   });
   it('each poll costs the refused create and one reading of the lock, out of the budget the holder spends too', async () => {
-    const api = new MemoryLiveApi();
-    let refused = 0;
-    api.intercept = (request) => {
-      if (request.method === 'POST' && request.path === '/bot_users' && api.objects('/bot_users').some((b) => b.name === request.body?.name)) {
-        refused += 1;
-        throw new LiveApiError('name taken', 400, 'duplicate_name', false);
-      }
-      return undefined;
-    };
-    const first = await acquireLock(api, 'web', { process: null, holder: 'first@here' });
+    const held = await heldLock();
+    const { api, first } = held;
     const listed: string[] = [];
     const list = api.list.bind(api);
     api.list = (path) => {
@@ -530,19 +530,13 @@ describe('waiting for a held lock', () => {
     expect(error).toBeInstanceOf(LockHeld);
     expect(polls).toBe(5);
     // One attempt a poll and the last one, each followed by one reading (the bot users, then the records).
-    expect(refused).toBe(6);
+    expect(held.refused).toBe(6);
     expect(listed).toEqual(Array.from({ length: 6 }, () => ['/bot_users', '/ip_policies']).flat());
     await first.release();
   });
 
   it('looks again every 10 s by default', async () => {
-    const api = new MemoryLiveApi();
-    api.intercept = (request) => {
-      if (request.method === 'POST' && request.path === '/bot_users' && api.objects('/bot_users').some((b) => b.name === request.body?.name))
-        throw new LiveApiError('name taken', 400, 'duplicate_name', false);
-      return undefined;
-    };
-    const first = await acquireLock(api, 'web', { process: null, holder: 'first@here' });
+    const { api, first } = await heldLock();
     let clock = 0;
     const waits: number[] = [];
     await acquireLock(api, 'web', {
